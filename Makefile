@@ -1,0 +1,75 @@
+# memhp-lab - one verb per target. See README.md.
+#
+#   make demo      deps + kernel + guest image + orchestrator, then the demo scenario
+#   make check     the same setup, then every test (unit, bad input, integration)
+#   make deps      install missing Debian packages (tools/deps.list)
+#   make kernel    build (or reuse) the guest kernel in $(MEMHP_CACHE)
+#   make clean     remove build/ (the kernel cache stays)
+
+KVER        ?= 6.12
+MEMHP_CACHE ?= $(HOME)/.cache/memhp-lab
+export MEMHP_CACHE
+B           := build
+VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror
+PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
+
+ORCH_SRC := $(wildcard orchestrator/*.c) lib/mhl-size.c
+ORCH_LIB := $(filter-out orchestrator/main.c,$(ORCH_SRC))
+PIN_SRC  := workloads/memhp-pin.c workloads/census.c lib/mhl-size.c
+KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
+
+.PHONY: all deps kernel workloads orchestrator image demo check unit-tests clean
+
+all: orchestrator image
+
+deps:
+	@tools/deps.sh
+
+kernel: deps
+	@kernel/build.sh $(KVER) >/dev/null
+
+$(B):
+	@mkdir -p $@
+
+orchestrator: $(B)/memhp-lab
+
+$(B)/memhp-lab: $(ORCH_SRC) $(wildcard orchestrator/*.h lib/*.h) | $(B)
+	@echo "[cc] $@"
+	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' -Ilib $$(pkg-config --cflags $(PKGS)) \
+		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread
+
+# The workload compiles against the kernel's own gup_test.h from the artifact.
+workloads: kernel
+	@$(MAKE) --no-print-directory $(B)/memhp-pin-$(KVER)
+
+$(B)/memhp-pin-$(KVER): $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KART)/include/gup_test.h | $(B)
+	@echo "[cc] $@ (static, gup_test.h from $(KART))"
+	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC)
+
+image: workloads
+	@$(MAKE) --no-print-directory $(B)/initramfs-$(KVER).cpio.gz
+
+$(B)/initramfs-$(KVER).cpio.gz: $(B)/memhp-pin-$(KVER) workloads/init workloads/mkinitramfs.sh
+	@echo "[image] $@"
+	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin-$(KVER)
+
+demo: deps kernel image orchestrator
+	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo
+
+# Unit tests link the orchestrator's parsers; no guest needed.
+$(B)/unit-tests: tests/unit.c tests/tap.h $(ORCH_LIB) workloads/census.c $(wildcard orchestrator/*.h lib/*.h) | $(B)
+	@echo "[cc] $@"
+	@$(CC) $(WARN) $(CFLAGS) -Ilib -Iorchestrator -Iworkloads $$(pkg-config --cflags $(PKGS)) \
+		-o $@ tests/unit.c $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread
+
+unit-tests: $(B)/unit-tests
+
+check: deps kernel image orchestrator unit-tests
+	@tests/run.sh
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,152 @@
+#!/bin/bash
+# kernel/build.sh - build the memhp-lab guest kernel from Debian's linux-source.
+#
+# Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default) or 6.1)
+# Environment: MEMHP_CACHE (default ~/.cache/memhp-lab), V=1 for compiler output,
+#              JOBS (default: all cores).
+#
+# Phases, one line each: extract, patch, config, check, build. The result is
+# $MEMHP_CACHE/kernel/<KVER>/artifacts/<key>/{bzImage,config,identity.json}, where
+# key hashes the source package version, the series with its patches, the config
+# fragments and the required-options list. An existing artifact is reused as is;
+# otherwise the one build tree per source version is re-patched and rebuilt
+# incrementally. The path of the artifact directory is printed last on stdout and
+# written to $MEMHP_CACHE/kernel/<KVER>/current.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+kver=${1:-6.12}
+cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
+jobs=${JOBS:-$(nproc)}
+pkg=linux-source-$kver
+tarball=/usr/src/$pkg.tar.xz
+patchdir=$here/patches/$kver
+t0=$(date +%s)
+
+say() { printf '[kernel %s] %s\n' "$kver" "$*" >&2; }
+die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
+
+# Run a phase quietly into its log; on failure show the tail and name the log.
+run_logged() {
+	local log=$1; shift
+	if [ "${V:-0}" = 1 ]; then
+		"$@" 2>&1 | tee -a "$log" >&2
+		return "${PIPESTATUS[0]}"
+	fi
+	if ! "$@" >>"$log" 2>&1; then
+		tail -n 25 "$log" >&2
+		die "'$*' failed; full log: $log"
+	fi
+}
+
+case $kver in 6.12|6.1) ;; *) die "unknown kernel '$kver' (known: 6.12, 6.1)";; esac
+[ -r "$tarball" ] || die "$tarball not found: install the Debian package $pkg (make deps)"
+[ -d "$patchdir" ] && [ -f "$patchdir/series" ] ||
+	die "$patchdir/series not found (an empty series file means: no patches)"
+pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+	die "cannot read the version of the package $pkg (dpkg-query -W $pkg)"
+
+# The patches in series order (comments and blank lines skipped).
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series" | awk '{print $1}')
+for p in "${patches[@]}"; do
+	[ -r "$patchdir/$p" ] || die "$patchdir/series names '$p', which does not exist"
+done
+
+frags=("$here"/config/*.config)
+series_hash=$( (cd "$patchdir" && cat series "${patches[@]}") | sha256sum | cut -c1-16)
+key=$( {
+	echo "$pkg $pkgver"
+	echo "series $series_hash"
+	cat "${frags[@]}" "$here/required.list"
+} | sha256sum | cut -c1-16)
+
+kdir=$cache/kernel/$kver
+src=$kdir/src-$pkgver
+obj=$kdir/obj-$pkgver
+art=$kdir/artifacts/$key
+mkdir -p "$kdir/artifacts"
+log=$kdir/build-$key.log
+
+if [ -f "$art/bzImage" ] && [ -f "$art/identity.json" ]; then
+	say "cached: $art (key $key)"
+	echo "$art" >"$kdir/current"
+	echo "$art"
+	exit 0
+fi
+: >"$log"
+
+# Phase 1: extract the pristine tree once per source package version.
+if [ ! -f "$src/.memhp-extracted" ]; then
+	say "extract $tarball -> $src"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	run_logged "$log" tar -xf "$tarball" -C "$src.tmp" --strip-components=1
+	touch "$src.tmp/.memhp-extracted"
+	mv "$src.tmp" "$src"
+fi
+
+# Phase 2: bring the tree to exactly our series with quilt. The applied copy lives
+# in $src/patches; quilt's own backups in $src/.pc let us pop even after the
+# patches in the checkout changed.
+applied=$(cat "$src/.memhp-series" 2>/dev/null || echo none)
+if [ "$applied" != "$series_hash" ]; then
+	say "patch: ${#patches[@]} patch(es) from $patchdir/series"
+	export QUILT_PATCHES=patches QUILT_PC=.pc
+	if [ -d "$src/.pc" ] && [ -s "$src/.pc/applied-patches" ]; then
+		(cd "$src" && run_logged "$log" quilt pop -a -q)
+	fi
+	rm -rf "$src/patches" "$src/.pc"
+	mkdir -p "$src/patches"
+	cp "$patchdir/series" "${patches[@]/#/$patchdir/}" "$src/patches/" 2>/dev/null ||
+		cp "$patchdir/series" "$src/patches/"
+	rm -f "$src/.memhp-series"
+	for p in "${patches[@]}"; do
+		if ! (cd "$src" && quilt push -q --fuzz=0 "$p" >>"$log" 2>&1); then
+			grep -E '^(Hunk|patching file|[0-9]+ out of)' "$log" | tail -n 10 >&2
+			die "patch $patchdir/$p does not apply to $pkg $pkgver (see the hunks above; log: $log)"
+		fi
+	done
+	echo "$series_hash" >"$src/.memhp-series"
+fi
+
+# Phase 3: config = allnoconfig with our fragments forced, then olddefconfig.
+say "config: allnoconfig + ${#frags[@]} fragment(s)"
+mkdir -p "$obj"
+cat "${frags[@]}" >"$obj/memhp-fragments.config"
+run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 \
+	KCONFIG_ALLCONFIG="$obj/memhp-fragments.config" allnoconfig
+run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
+
+# Phase 4: every required option must have survived the dependency resolution.
+missing=()
+while read -r opt; do
+	case $opt in ''|'#'*) continue;; esac
+	grep -qx "CONFIG_$opt=y" "$obj/.config" || missing+=("CONFIG_$opt")
+done <"$here/required.list"
+[ ${#missing[@]} -eq 0 ] ||
+	die "required option(s) not set after olddefconfig: ${missing[*]} (config: $obj/.config; fragments: $here/config/)"
+say "check: $(grep -cv '^[[:space:]]*\(#\|$\)' "$here/required.list") required options set"
+
+# Phase 5: build.
+say "build: bzImage with $jobs job(s), log $log"
+tb=$(date +%s)
+run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" bzImage
+te=$(date +%s)
+
+mkdir -p "$art.tmp"
+cp "$obj/arch/x86/boot/bzImage" "$art.tmp/bzImage"
+cp "$obj/.config" "$art.tmp/config"
+# Headers the guest workloads compile against (never hard-code kernel ABI).
+mkdir -p "$art.tmp/include"
+cp "$src/mm/gup_test.h" "$art.tmp/include/gup_test.h"
+release=$(cat "$obj/include/config/kernel.release")
+cat >"$art.tmp/identity.json" <<JSON
+{"source_package": "$pkg", "source_version": "$pkgver", "kernel_release": "$release",
+ "series_hash": "$series_hash", "patches": ${#patches[@]}, "config_key": "$key",
+ "compiler": "$(gcc --version | head -n1)", "build_seconds": $((te - tb))}
+JSON
+rm -rf "$art"
+mv "$art.tmp" "$art"
+echo "$art" >"$kdir/current"
+say "done in $(( $(date +%s) - t0 )) s: $art"
+echo "$art"

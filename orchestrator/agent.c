@@ -1,0 +1,189 @@
+#include <glib.h>
+
+#include "util.h"
+#include "agent.h"
+
+#include <libvirt/libvirt-qemu.h>
+#include <string.h>
+#include <unistd.h>
+
+
+
+void mhlExecStatusClear(mhlExecStatus *st)
+{
+	g_clear_pointer(&st->out, g_free);
+	g_clear_pointer(&st->err, g_free);
+	memset(st, 0, sizeof(*st));
+}
+
+static json_object *replyReturn(const char *reply, const char *what)
+{
+	json_object *root = json_tokener_parse(reply);
+	json_object *ret;
+
+	if (!root || !json_object_object_get_ex(root, "return", &ret)) {
+		mhlError("agent reply to %s is not {\"return\": ...}: '%.200s'", what, reply);
+		json_object_put(root);
+		return NULL;
+	}
+	json_object_get(ret);
+	json_object_put(root);
+	return ret;
+}
+
+int mhlAgentParseExecPid(const char *reply, long long *pid)
+{
+	json_object *ret = replyReturn(reply, "guest-exec"), *p;
+	int rc = -1;
+
+	if (!ret)
+		return -1;
+	if (json_object_object_get_ex(ret, "pid", &p) && json_object_is_type(p, json_type_int)) {
+		*pid = json_object_get_int64(p);
+		rc = 0;
+	} else {
+		mhlError("agent reply to guest-exec has no integer 'pid': '%.200s'", reply);
+	}
+	json_object_put(ret);
+	return rc;
+}
+
+static char *decodeB64(json_object *ret, const char *key)
+{
+	json_object *v;
+	gsize len;
+	guchar *raw;
+	char *out;
+
+	if (!json_object_object_get_ex(ret, key, &v) || !json_object_is_type(v, json_type_string))
+		return g_strdup("");
+	raw = g_base64_decode(json_object_get_string(v), &len);
+	out = g_malloc(len + 1);
+	memcpy(out, raw, len);
+	out[len] = '\0';
+	g_free(raw);
+	return out;
+}
+
+int mhlAgentParseExecStatus(const char *reply, mhlExecStatus *st)
+{
+	json_object *ret = replyReturn(reply, "guest-exec-status"), *v;
+
+	if (!ret)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	if (!json_object_object_get_ex(ret, "exited", &v) ||
+	    !json_object_is_type(v, json_type_boolean)) {
+		mhlError("agent reply to guest-exec-status has no boolean 'exited': '%.200s'", reply);
+		json_object_put(ret);
+		return -1;
+	}
+	st->exited = json_object_get_boolean(v);
+	st->exitcode = -1;
+	if (json_object_object_get_ex(ret, "exitcode", &v))
+		st->exitcode = json_object_get_int(v);
+	if (json_object_object_get_ex(ret, "signal", &v))
+		st->signal = json_object_get_int(v);
+	st->out = decodeB64(ret, "out-data");
+	st->err = decodeB64(ret, "err-data");
+	json_object_put(ret);
+	return 0;
+}
+
+double mhlAgentWait(virDomainPtr dom, double deadline, const char *console_log)
+{
+	double t0 = mhlNow();
+
+	while (!mhlInterrupted) {
+		char *reply = virDomainQemuAgentCommand(dom, "{\"execute\":\"guest-ping\"}", 2, 0);
+
+		if (reply) {
+			free(reply);
+			return mhlNow() - t0;
+		}
+		if (mhlNow() - t0 > deadline) {
+			mhlErrorVirt("guest agent did not answer guest-ping within %.0f s (console: %s)",
+				     deadline, console_log);
+			return -1;
+		}
+		g_usleep(100 * 1000);
+	}
+	mhlError("interrupted while waiting for the guest agent");
+	return -1;
+}
+
+int mhlAgentExec(virDomainPtr dom, const char *const *argv, double deadline,
+		 mhlExecStatus *st)
+{
+	g_autoptr(json_object) cmd = json_object_new_object();
+	json_object *args = json_object_new_object(), *arr = json_object_new_array();
+	g_autofree char *status_cmd = NULL;
+	char *reply;
+	long long pid;
+	double t0 = mhlNow();
+	int i, rc;
+
+	json_object_object_add(cmd, "execute", json_object_new_string("guest-exec"));
+	json_object_object_add(args, "path", json_object_new_string(argv[0]));
+	for (i = 1; argv[i]; i++)
+		json_object_array_add(arr, json_object_new_string(argv[i]));
+	json_object_object_add(args, "arg", arr);
+	json_object_object_add(args, "capture-output", json_object_new_boolean(1));
+	json_object_object_add(cmd, "arguments", args);
+
+	reply = virDomainQemuAgentCommand(dom, json_object_to_json_string(cmd), 10, 0);
+	if (!reply) {
+		mhlErrorVirt("guest-exec of '%s' failed", argv[0]);
+		return -1;
+	}
+	rc = mhlAgentParseExecPid(reply, &pid);
+	free(reply);
+	if (rc < 0)
+		return -1;
+	status_cmd = g_strdup_printf(
+		"{\"execute\":\"guest-exec-status\",\"arguments\":{\"pid\":%lld}}", pid);
+	for (;;) {
+		reply = virDomainQemuAgentCommand(dom, status_cmd, 10, 0);
+		if (!reply) {
+			mhlErrorVirt("guest-exec-status of '%s' (pid %lld) failed", argv[0], pid);
+			return -1;
+		}
+		rc = mhlAgentParseExecStatus(reply, st);
+		free(reply);
+		if (rc < 0)
+			return -1;
+		if (st->exited)
+			return 0;
+		mhlExecStatusClear(st);
+		if (mhlInterrupted) {
+			mhlError("interrupted while '%s' ran in the guest", argv[0]);
+			return -1;
+		}
+		if (mhlNow() - t0 > deadline) {
+			mhlError("guest command '%s' (pid %lld) did not exit within %.0f s",
+				 argv[0], pid, deadline);
+			return -1;
+		}
+		g_usleep(50 * 1000);
+	}
+}
+
+json_object *mhlAgentExecJSON(virDomainPtr dom, const char *const *argv, double deadline,
+			      int *exitcode)
+{
+	mhlExecStatus st = { 0 };
+	json_object *obj;
+
+	if (mhlAgentExec(dom, argv, deadline, &st) < 0)
+		return NULL;
+	*exitcode = st.exitcode;
+	obj = json_tokener_parse(st.out);
+	if (!obj || !json_object_is_type(obj, json_type_object)) {
+		mhlError("'%s %s' (exit %d) did not print one JSON object; stdout '%.200s', stderr '%.200s'",
+			 argv[0], argv[1] ? argv[1] : "", st.exitcode, st.out, st.err);
+		json_object_put(obj);
+		obj = NULL;
+	}
+	mhlExecStatusClear(&st);
+	return obj;
+}

@@ -1,0 +1,176 @@
+#include "domain.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xpath.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#define KIB(b) ((unsigned long long)(b) >> 10)
+
+char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
+			const mhlDomainParams *p)
+{
+	g_autoptr(GString) cells = g_string_new(NULL);
+	g_autoptr(GString) vmems = g_string_new(NULL);
+	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
+	g_autofree char *slots = NULL;
+	unsigned long long bootb = 0, vmemb = 0;
+	int i, cpu = 0, nvmem = 0;
+
+	for (i = 0; i < s->nnodes; i++) {
+		const mhlNode *n = &s->nodes[i];
+		g_autofree char *cpus = n->cpus > 1 ? g_strdup_printf("%d-%d", cpu, cpu + n->cpus - 1)
+						    : g_strdup_printf("%d", cpu);
+
+		g_string_append_printf(cells,
+			"      <cell id='%d' cpus='%s' memory='%llu' unit='KiB'/>\n", i, cpus, KIB(n->memory));
+		cpu += n->cpus;
+		bootb += n->memory;
+		if (!n->vmem_size)
+			continue;
+		nvmem++;
+		vmemb += n->vmem_size;
+		g_string_append_printf(vmems,
+			"    <memory model='virtio-mem'>\n"
+			"      <target>\n"
+			"        <size unit='KiB'>%llu</size>\n"
+			"        <node>%d</node>\n"
+			"        <block unit='KiB'>%llu</block>\n"
+			"        <requested unit='KiB'>%llu</requested>\n"
+			"      </target>\n"
+			"    </memory>\n",
+			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
+	}
+	cmdline = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable %s",
+				  s->cmdline);
+	boot = g_strdup_printf("%llu", KIB(bootb));
+	max = g_strdup_printf("%llu", KIB(bootb + vmemb));
+	vcpus = g_strdup_printf("%d", cpu);
+	slots = g_strdup_printf("%d", nvmem ? nvmem : 1);
+	{
+		const char *const pairs[] = {
+			"DOMTYPE", !g_strcmp0(p->accel, "kvm") ? "kvm" : "qemu",
+			"NAME", p->name,
+			"BOOT_KIB", boot,
+			"MAX_KIB", max,
+			"SLOTS", slots,
+			"VCPUS", vcpus,
+			"KERNEL", p->kernel,
+			"INITRD", p->initrd,
+			"CMDLINE", cmdline,
+			/* TCG: QEMU's default model; KVM: the host CPU. */
+			"CPU_MODE", !g_strcmp0(p->accel, "kvm") ? "mode='host-passthrough'" : "",
+			"CELLS", cells->str,
+			"EMULATOR", p->emulator,
+			"CONSOLE_LOG", p->console_log,
+			"VMEMS", vmems->str,
+			NULL
+		};
+
+		return mhlTemplateExpand(tmpl, pairs, tmpl_name);
+	}
+}
+
+/* The unique virtio-mem <memory> element on @node; NULL + mhlError otherwise. */
+static xmlNodePtr findVirtioMem(xmlDocPtr doc, int node)
+{
+	g_autofree char *expr = g_strdup_printf(
+		"/domain/devices/memory[@model='virtio-mem'][target/node='%d']", node);
+	xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+	xmlXPathObjectPtr res = ctx ? xmlXPathEvalExpression(BAD_CAST expr, ctx) : NULL;
+	xmlNodePtr found = NULL;
+	int n = res && res->nodesetval ? res->nodesetval->nodeNr : 0;
+
+	if (n == 1)
+		found = res->nodesetval->nodeTab[0];
+	else
+		mhlError("domain XML has %d virtio-mem devices on node %d (need exactly one)", n, node);
+	xmlXPathFreeObject(res);
+	xmlXPathFreeContext(ctx);
+	return found;
+}
+
+static xmlDocPtr parseDomain(const char *domxml)
+{
+	xmlDocPtr doc = xmlReadMemory(domxml, (int)strlen(domxml), "domain.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+
+	if (!doc) {
+		const xmlError *e = xmlGetLastError();
+
+		mhlError("cannot parse domain XML: %s", e && e->message ? e->message : "?");
+	}
+	return doc;
+}
+
+char *mhlVirtioMemUpdateXML(const char *domxml, int node, unsigned long long requested_kib)
+{
+	xmlDocPtr doc = parseDomain(domxml);
+	xmlNodePtr mem, cur, req = NULL, target = NULL;
+	xmlBufferPtr buf;
+	char num[32];
+	char *out = NULL;
+
+	if (!doc)
+		return NULL;
+	mem = findVirtioMem(doc, node);
+	if (!mem)
+		goto cleanup;
+	for (cur = mem->children; cur; cur = cur->next)
+		if (cur->type == XML_ELEMENT_NODE && !xmlStrcmp(cur->name, BAD_CAST "target"))
+			target = cur;
+	if (!target) {
+		mhlError("virtio-mem device on node %d has no <target>", node);
+		goto cleanup;
+	}
+	for (cur = target->children; cur; cur = cur->next)
+		if (cur->type == XML_ELEMENT_NODE && !xmlStrcmp(cur->name, BAD_CAST "requested"))
+			req = cur;
+	snprintf(num, sizeof(num), "%llu", requested_kib);
+	if (!req)
+		req = xmlNewChild(target, NULL, BAD_CAST "requested", NULL);
+	xmlNodeSetContent(req, BAD_CAST num);
+	xmlSetProp(req, BAD_CAST "unit", BAD_CAST "KiB");
+	/* <current> is read-only state; libvirt rejects it in an update. */
+	for (cur = target->children; cur; cur = cur->next) {
+		if (cur->type == XML_ELEMENT_NODE && !xmlStrcmp(cur->name, BAD_CAST "current")) {
+			xmlUnlinkNode(cur);
+			xmlFreeNode(cur);
+			break;
+		}
+	}
+	buf = xmlBufferCreate();
+	if (xmlNodeDump(buf, doc, mem, 0, 0) < 0)
+		mhlError("cannot serialize the virtio-mem device XML");
+	else
+		out = g_strdup((const char *)xmlBufferContent(buf));
+	xmlBufferFree(buf);
+cleanup:
+	xmlFreeDoc(doc);
+	return out;
+}
+
+char *mhlVirtioMemAlias(const char *domxml, int node)
+{
+	xmlDocPtr doc = parseDomain(domxml);
+	xmlNodePtr mem, cur;
+	char *alias = NULL;
+
+	if (!doc)
+		return NULL;
+	mem = findVirtioMem(doc, node);
+	for (cur = mem ? mem->children : NULL; cur && !alias; cur = cur->next) {
+		if (cur->type == XML_ELEMENT_NODE && !xmlStrcmp(cur->name, BAD_CAST "alias")) {
+			xmlChar *n = xmlGetProp(cur, BAD_CAST "name");
+
+			alias = g_strdup((const char *)n);
+			xmlFree(n);
+		}
+	}
+	if (mem && !alias)
+		mhlError("virtio-mem device on node %d has no alias in the live XML", node);
+	xmlFreeDoc(doc);
+	return alias;
+}

@@ -1,0 +1,470 @@
+/*
+ * scenario.c - load a scenario file with libyaml's document API, so every
+ * node keeps its line and column for messages.
+ */
+#include <glib.h>
+
+#include "scenario.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "mhl-size.h"
+#include "util.h"
+
+const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
+	[MHL_STEP_PIN] = "pin",
+	[MHL_STEP_RESIZE] = "resize",
+	[MHL_STEP_CHECK] = "check",
+	[MHL_STEP_RELEASE] = "release",
+	[MHL_STEP_SNAPSHOT] = "snapshot",
+};
+
+typedef struct {
+	const char *path;
+	yaml_document_t *doc;
+} mhlYaml;
+
+#define AT(y, n) (y)->path, (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1
+
+static const char *nodeKindName(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE: return "a scalar";
+	case YAML_SEQUENCE_NODE: return "a list";
+	case YAML_MAPPING_NODE: return "a mapping";
+	default: return "nothing";
+	}
+}
+
+static int wantKind(mhlYaml *y, yaml_node_t *n, yaml_node_type_t kind, const char *what)
+{
+	static const char *const names[] = {
+		[YAML_SCALAR_NODE] = "a scalar", [YAML_SEQUENCE_NODE] = "a list",
+		[YAML_MAPPING_NODE] = "a mapping",
+	};
+
+	if (n->type == kind)
+		return 0;
+	mhlError("%s:%d:%d: %s must be %s, not %s", AT(y, n), what, names[kind], nodeKindName(n));
+	return -1;
+}
+
+static const char *scalar(yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static int getSize(mhlYaml *y, yaml_node_t *n, const char *what, uint64_t *out)
+{
+	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	if (mhl_size_parse(scalar(n), out) < 0) {
+		mhlError("%s:%d:%d: %s: '%s' is not a size (%s; expected e.g. 256MiB, 1GiB, 0)",
+			 AT(y, n), what, scalar(n), errno == ERANGE ? "too large" : "unparsable");
+		return -1;
+	}
+	return 0;
+}
+
+static int getInt(mhlYaml *y, yaml_node_t *n, const char *what, long min, long max, long *out)
+{
+	char *end;
+
+	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	errno = 0;
+	*out = strtol(scalar(n), &end, 10);
+	if (errno || end == scalar(n) || *end || *out < min || *out > max) {
+		mhlError("%s:%d:%d: %s: '%s' is not an integer in [%ld, %ld]",
+			 AT(y, n), what, scalar(n), min, max);
+		return -1;
+	}
+	return 0;
+}
+
+static int getSeconds(mhlYaml *y, yaml_node_t *n, const char *what, double *out)
+{
+	char *end;
+
+	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	*out = strtod(scalar(n), &end);
+	if (end == scalar(n) || *end || *out <= 0 || *out > 86400) {
+		mhlError("%s:%d:%d: %s: '%s' is not a number of seconds in (0, 86400]",
+			 AT(y, n), what, scalar(n));
+		return -1;
+	}
+	return 0;
+}
+
+static int getStr(mhlYaml *y, yaml_node_t *n, const char *what, char *buf, size_t len)
+{
+	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	if (strlen(scalar(n)) >= len || !*scalar(n)) {
+		mhlError("%s:%d:%d: %s: '%s' must be 1 to %zu characters", AT(y, n), what,
+			 scalar(n), len - 1);
+		return -1;
+	}
+	snprintf(buf, len, "%s", scalar(n));
+	return 0;
+}
+
+/* Walk a mapping: for each pair, look the key up in keys[]; unknown keys fail. */
+typedef int (*mhlPairFn)(mhlYaml *y, int key, yaml_node_t *val, void *opaque);
+
+static int forPairs(mhlYaml *y, yaml_node_t *map, const char *what,
+		    const char *const *keys, mhlPairFn fn, void *opaque)
+{
+	yaml_node_pair_t *p;
+
+	if (wantKind(y, map, YAML_MAPPING_NODE, what) < 0)
+		return -1;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
+		g_autofree char *known = NULL;
+		int i;
+
+		if (wantKind(y, k, YAML_SCALAR_NODE, "a key") < 0)
+			return -1;
+		for (i = 0; keys[i]; i++)
+			if (!strcmp(keys[i], scalar(k)))
+				break;
+		if (!keys[i]) {
+			known = g_strjoinv(", ", (char **)keys);
+			mhlError("%s:%d:%d: unknown key '%s' in %s (known: %s)", AT(y, k),
+				 scalar(k), what, known);
+			return -1;
+		}
+		if (fn(y, i, v, opaque) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+enum { VM_SIZE, VM_BLOCK, VM_REQUESTED };
+static const char *const vmemKeys[] = { "size", "block", "requested", NULL };
+
+static int vmemPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlNode *n = opaque;
+
+	switch (key) {
+	case VM_SIZE: return getSize(y, v, "virtio_mem.size", &n->vmem_size);
+	case VM_BLOCK: return getSize(y, v, "virtio_mem.block", &n->vmem_block);
+	default: return getSize(y, v, "virtio_mem.requested", &n->vmem_requested);
+	}
+}
+
+enum { ND_MEMORY, ND_CPUS, ND_VMEM };
+static const char *const nodeKeys[] = { "memory", "cpus", "virtio_mem", NULL };
+
+static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlNode *n = opaque;
+	long l;
+
+	switch (key) {
+	case ND_MEMORY:
+		if (getSize(y, v, "node memory", &n->memory) < 0)
+			return -1;
+		if (n->memory < 16 << 20) {
+			mhlError("%s:%d:%d: node memory must be at least 16MiB (QEMU refuses an empty NUMA cell)",
+				 AT(y, v));
+			return -1;
+		}
+		return 0;
+	case ND_CPUS:
+		if (getInt(y, v, "cpus", 1, 8, &l) < 0)
+			return -1;
+		n->cpus = (int)l;
+		return 0;
+	default:
+		n->vmem_block = 2 << 20;
+		if (forPairs(y, v, "virtio_mem", vmemKeys, vmemPair, n) < 0)
+			return -1;
+		if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
+		    n->vmem_size % n->vmem_block || n->vmem_requested % n->vmem_block ||
+		    n->vmem_requested > n->vmem_size) {
+			mhlError("%s:%d:%d: virtio_mem: size (%" G_GUINT64_FORMAT ") must be a non-zero multiple of block (%" G_GUINT64_FORMAT ", a power of two), requested (%" G_GUINT64_FORMAT ") a multiple of block and at most size",
+				 AT(y, v), n->vmem_size, n->vmem_block, n->vmem_requested);
+			return -1;
+		}
+		return 0;
+	}
+}
+
+enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE };
+static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
+					"deadline", NULL };
+
+typedef struct {
+	mhlStep *st;
+	unsigned int seen;
+} mhlStepParse;
+
+static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlStepParse *sp = opaque;
+	mhlStep *st = sp->st;
+	long l;
+
+	sp->seen |= 1u << key;
+	switch (key) {
+	case ST_ID: return getStr(y, v, "id", st->id, sizeof(st->id));
+	case ST_WORKLOAD:
+		if (getStr(y, v, "workload", st->workload, sizeof(st->workload)) < 0)
+			return -1;
+		if (strcmp(st->workload, "gup")) {
+			mhlError("%s:%d:%d: unknown workload '%s' (known: gup)", AT(y, v), st->workload);
+			return -1;
+		}
+		return 0;
+	case ST_SIZE: return getSize(y, v, "size", &st->size);
+	case ST_NODE:
+		if (getInt(y, v, "node", 0, MHL_MAX_NODES - 1, &l) < 0)
+			return -1;
+		st->node = (int)l;
+		return 0;
+	case ST_REQUESTED: return getSize(y, v, "requested", &st->requested);
+	default: return getSeconds(y, v, "deadline", &st->deadline);
+	}
+}
+
+/* Which keys each step type needs (bit per ST_*) and allows. */
+static const struct {
+	unsigned int need, allow;
+} stepRules[MHL_STEP_LAST] = {
+	[MHL_STEP_PIN] = { 1 << ST_ID | 1 << ST_SIZE,
+			   1 << ST_ID | 1 << ST_WORKLOAD | 1 << ST_SIZE | 1 << ST_NODE },
+	[MHL_STEP_RESIZE] = { 1 << ST_NODE | 1 << ST_REQUESTED,
+			      1 << ST_NODE | 1 << ST_REQUESTED | 1 << ST_DEADLINE },
+	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
+	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
+	[MHL_STEP_SNAPSHOT] = { 0, 0 },
+};
+
+static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
+{
+	mhlStep *st = &s->steps[s->nsteps];
+	mhlStepParse sp = { .st = st };
+	yaml_node_pair_t *p;
+	yaml_node_t *k, *v;
+	int t, i;
+
+	if (wantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
+		return -1;
+	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot)",
+			 AT(y, item));
+		return -1;
+	}
+	if (s->nsteps >= MHL_MAX_STEPS) {
+		mhlError("%s:%d:%d: more than %d steps", AT(y, item), MHL_MAX_STEPS);
+		return -1;
+	}
+	p = item->data.mapping.pairs.start;
+	k = yaml_document_get_node(y->doc, p->key);
+	v = yaml_document_get_node(y->doc, p->value);
+	for (t = 0; t < MHL_STEP_LAST; t++)
+		if (!strcmp(scalar(k), mhlStepTypeNames[t]))
+			break;
+	if (t == MHL_STEP_LAST) {
+		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot)",
+			 AT(y, k), scalar(k));
+		return -1;
+	}
+	memset(st, 0, sizeof(*st));
+	st->type = t;
+	st->line = (int)k->start_mark.line + 1;
+	st->node = 1;
+	st->deadline = 60;
+	snprintf(st->workload, sizeof(st->workload), "gup");
+	/* "- snapshot:" with no value is an empty scalar. */
+	if (!(v->type == YAML_SCALAR_NODE && !*scalar(v)) &&
+	    forPairs(y, v, mhlStepTypeNames[t], stepKeys, stepPair, &sp) < 0)
+		return -1;
+	for (i = 0; stepKeys[i]; i++) {
+		if ((stepRules[t].need & (1u << i)) && !(sp.seen & (1u << i))) {
+			mhlError("%s:%d:%d: step '%s' needs '%s'", AT(y, k), scalar(k), stepKeys[i]);
+			return -1;
+		}
+		if ((sp.seen & (1u << i)) && !(stepRules[t].allow & (1u << i))) {
+			mhlError("%s:%d:%d: step '%s' takes no '%s'", AT(y, k), scalar(k), stepKeys[i]);
+			return -1;
+		}
+	}
+	s->nsteps++;
+	return 0;
+}
+
+enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_NODES, TOP_STEPS };
+static const char *const topKeys[] = { "name", "kernel", "cmdline", "nodes", "steps", NULL };
+
+static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+	yaml_node_item_t *it;
+
+	switch (key) {
+	case TOP_NAME:
+	case TOP_KERNEL:
+	case TOP_CMDLINE:
+		if (wantKind(y, v, YAML_SCALAR_NODE, topKeys[key]) < 0)
+			return -1;
+		if (key == TOP_KERNEL && strcmp(scalar(v), "6.12") && strcmp(scalar(v), "6.1")) {
+			mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1)", AT(y, v), scalar(v));
+			return -1;
+		}
+		g_free(key == TOP_NAME ? s->name : key == TOP_KERNEL ? s->kernel : s->cmdline);
+		*(key == TOP_NAME ? &s->name : key == TOP_KERNEL ? &s->kernel : &s->cmdline) =
+			g_strdup(scalar(v));
+		return 0;
+	case TOP_NODES:
+		if (wantKind(y, v, YAML_SEQUENCE_NODE, "nodes") < 0)
+			return -1;
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+
+			if (s->nnodes >= MHL_MAX_NODES) {
+				mhlError("%s:%d:%d: more than %d nodes", AT(y, n), MHL_MAX_NODES);
+				return -1;
+			}
+			s->nodes[s->nnodes].cpus = 1;
+			if (forPairs(y, n, "a node", nodeKeys, nodePair, &s->nodes[s->nnodes]) < 0)
+				return -1;
+			if (!s->nodes[s->nnodes].memory) {
+				mhlError("%s:%d:%d: node %d needs 'memory'", AT(y, n), s->nnodes);
+				return -1;
+			}
+			s->nnodes++;
+		}
+		return 0;
+	default:
+		if (wantKind(y, v, YAML_SEQUENCE_NODE, "steps") < 0)
+			return -1;
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
+			if (parseStep(y, s, yaml_document_get_node(y->doc, *it)) < 0)
+				return -1;
+		return 0;
+	}
+}
+
+/* Cross-step checks: nodes exist, ids refer to started workloads. */
+static int validate(mhlScenario *s)
+{
+	g_autoptr(GHashTable) held = g_hash_table_new(g_str_hash, g_str_equal);
+	int i;
+
+	if (s->nnodes < 1) {
+		mhlError("%s: no 'nodes' given", s->path);
+		return -1;
+	}
+	for (i = 0; i < s->nsteps; i++) {
+		mhlStep *st = &s->steps[i];
+
+		if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_RESIZE) &&
+		    st->node >= s->nnodes) {
+			mhlError("%s:%d: step '%s' names node %d, but the guest has %d node(s)",
+				 s->path, st->line, mhlStepTypeNames[st->type], st->node, s->nnodes);
+			return -1;
+		}
+		switch (st->type) {
+		case MHL_STEP_PIN:
+			if (g_hash_table_contains(held, st->id)) {
+				mhlError("%s:%d: workload '%s' is already started", s->path, st->line, st->id);
+				return -1;
+			}
+			g_hash_table_add(held, st->id);
+			break;
+		case MHL_STEP_RESIZE: {
+			mhlNode *n = &s->nodes[st->node];
+
+			if (!n->vmem_size) {
+				mhlError("%s:%d: resize: node %d has no virtio_mem device", s->path,
+					 st->line, st->node);
+				return -1;
+			}
+			if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
+				mhlError("%s:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
+					 s->path, st->line, st->requested, n->vmem_block, n->vmem_size);
+				return -1;
+			}
+			break;
+		}
+		case MHL_STEP_CHECK:
+		case MHL_STEP_RELEASE:
+			if (!g_hash_table_contains(held, st->id)) {
+				mhlError("%s:%d: step '%s' refers to workload '%s', which was never started (or was released)",
+					 s->path, st->line, mhlStepTypeNames[st->type], st->id);
+				return -1;
+			}
+			if (st->type == MHL_STEP_RELEASE)
+				g_hash_table_remove(held, st->id);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+mhlScenario *mhlScenarioLoad(const char *path)
+{
+	g_autoptr(mhlScenario) s = g_new0(mhlScenario, 1);
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	mhlYaml y = { .path = path, .doc = &doc };
+	FILE *f;
+	int rc = -1;
+
+	s->path = g_strdup(path);
+	f = fopen(path, "r");
+	if (!f) {
+		mhlError("cannot open scenario '%s': %s", path, g_strerror(errno));
+		return NULL;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
+			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return NULL;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root)
+		mhlError("%s: the scenario is empty", path);
+	else if (forPairs(&y, root, "the scenario", topKeys, topPair, s) == 0)
+		rc = validate(s);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	if (rc < 0)
+		return NULL;
+	if (!s->name)
+		s->name = g_path_get_basename(path);
+	if (!s->kernel)
+		s->kernel = g_strdup("6.12");
+	if (!s->cmdline)
+		s->cmdline = g_strdup("");
+	return g_steal_pointer(&s);
+}
+
+void mhlScenarioFree(mhlScenario *s)
+{
+	if (!s)
+		return;
+	g_free(s->path);
+	g_free(s->name);
+	g_free(s->kernel);
+	g_free(s->cmdline);
+	g_free(s);
+}

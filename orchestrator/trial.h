@@ -1,0 +1,37 @@
+/* trial.h - one trial: boot a fresh guest, run the steps, write the record. */
+#ifndef MHL_TRIAL_H
+#define MHL_TRIAL_H
+
+#include <json-c/json.h>
+#include <libvirt/libvirt.h>
+
+#include "scenario.h"
+
+typedef struct {
+	const char *uri;
+	const char *outdir;	/* absolute; trials.jsonl and console logs go here */
+	const char *kernel_dir;	/* artifact dir: bzImage, identity.json */
+	const char *initrd;
+	const char *tmpl_path;	/* domain template */
+	const char *emulator;
+	const char *accel;	/* "kvm" or "tcg" */
+	const char *accel_why;
+	double agent_deadline;
+} mhlRunConfig;
+
+typedef enum {
+	MHL_VERDICT_PASS,
+	MHL_VERDICT_FAIL,	/* an outcome was not what the steps require */
+	MHL_VERDICT_ERROR,	/* the trial could not be carried out */
+	MHL_VERDICT_INTERRUPTED,
+	MHL_VERDICT_LAST
+} mhlVerdict;
+
+extern const char *const mhlVerdictNames[MHL_VERDICT_LAST];
+
+/* Run one trial; the record is appended to outdir/trials.jsonl in every case
+ * where that file can be written. Returns the verdict, and the record in *rec. */
+mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
+		       json_object **rec);
+
+#endif

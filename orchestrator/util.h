@@ -1,0 +1,41 @@
+/* util.h - error reporting and small helpers shared by the orchestrator. */
+#ifndef MHL_UTIL_H
+#define MHL_UTIL_H
+
+#include <glib.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Report once, propagate -1: the function that knows what failed calls
+ * mhlError(); callers return -1; main() prints "error: <message>" once.
+ * The message carries file:line of the report. Only the first report is kept;
+ * later ones (from cleanup paths) go to the debug log.
+ */
+#define mhlError(...) mhlErrorAt(__FILE__, __LINE__, __VA_ARGS__)
+void mhlErrorAt(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append libvirt's last error to the message ("...: <libvirt message>"). */
+#define mhlErrorVirt(...) mhlErrorVirtAt(__FILE__, __LINE__, __VA_ARGS__)
+void mhlErrorVirtAt(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *mhlErrorLast(void);
+void mhlErrorReset(void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
+
+/* Monotonic seconds. */
+double mhlNow(void);
+
+/* Set by SIGINT/SIGTERM; every wait loop checks it. */
+extern volatile int mhlInterrupted;
+void mhlSignalsInstall(void);
+
+/* Read a whole file; NULL + mhlError on failure. */
+char *mhlFileRead(const char *path, gsize *len);
+
+/* Replace each @KEY@ in tmpl with the value from the NULL-terminated pairs. */
+char *mhlTemplateExpand(const char *tmpl, const char *const *pairs, const char *name);
+
+#endif

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/* census.c - NUMA node and zone of each page of a buffer (see census.h). */
+#include "census.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PATH_SYS_MEMORY		"/sys/devices/system/memory"
+#define PATH_BLOCK_SIZE		PATH_SYS_MEMORY "/block_size_bytes"
+
+#define PM_PFN_MASK		((1ULL << 55) - 1)
+#define PM_PRESENT		(1ULL << 63)
+
+const char *const census_zone_names[CENSUS_ZONE_LAST] = {
+	[CENSUS_ZONE_DMA] = "DMA",
+	[CENSUS_ZONE_DMA32] = "DMA32",
+	[CENSUS_ZONE_NORMAL] = "Normal",
+	[CENSUS_ZONE_MOVABLE] = "Movable",
+	[CENSUS_ZONE_OTHER] = "other",
+};
+
+enum census_zone census_zone_parse(const char *s)
+{
+	size_t n = strcspn(s, " \n");
+	int i;
+
+	for (i = 0; i < CENSUS_ZONE_OTHER; i++)
+		if (strlen(census_zone_names[i]) == n && !strncmp(s, census_zone_names[i], n))
+			return i;
+	return CENSUS_ZONE_OTHER;
+}
+
+int census_pagemap_pfn(uint64_t entry, uint64_t *pfn)
+{
+	if (!(entry & PM_PRESENT))
+		return 0;
+	*pfn = entry & PM_PFN_MASK;
+	return *pfn != 0;	/* 0: present but PFN hidden (no CAP_SYS_ADMIN) */
+}
+
+static int read_attr(const struct census_ctx *ctx, const char *path, char *buf, size_t len)
+{
+	char full[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(full, sizeof(full), "%s%s", ctx->sysroot, path);
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int census_init(struct census_ctx *ctx, const char *sysroot, const char *pagemap_path)
+{
+	char buf[64];
+
+	memset(ctx, 0, sizeof(*ctx));
+	snprintf(ctx->sysroot, sizeof(ctx->sysroot), "%s", sysroot ? sysroot : "");
+	ctx->page_size = sysconf(_SC_PAGESIZE);
+	ctx->last_block = UINT64_MAX;
+	if (read_attr(ctx, PATH_BLOCK_SIZE, buf, sizeof(buf)) < 0)
+		return -1;
+	ctx->block_size = strtoull(buf, NULL, 16);
+	if (!ctx->block_size) {
+		errno = EINVAL;
+		return -1;
+	}
+	ctx->pagemap_fd = open(pagemap_path, O_RDONLY | O_CLOEXEC);
+	return ctx->pagemap_fd < 0 ? -1 : 0;
+}
+
+void census_fini(struct census_ctx *ctx)
+{
+	if (ctx->pagemap_fd >= 0)
+		close(ctx->pagemap_fd);
+	ctx->pagemap_fd = -1;
+}
+
+static int block_node(const struct census_ctx *ctx, uint64_t block)
+{
+	char path[512];
+	struct dirent *de;
+	int node = -1;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s%s/memory%" PRIu64, ctx->sysroot, PATH_SYS_MEMORY, block);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char *end;
+		long n;
+
+		if (strncmp(de->d_name, "node", 4))
+			continue;
+		n = strtol(de->d_name + 4, &end, 10);
+		if (end != de->d_name + 4 && !*end) {
+			node = (int)n;
+			break;
+		}
+	}
+	closedir(d);
+	return node;
+}
+
+int census_block_of_pfn(struct census_ctx *ctx, uint64_t pfn, int *node, enum census_zone *zone)
+{
+	uint64_t block = pfn * (uint64_t)ctx->page_size / ctx->block_size;
+	char path[128], buf[128];
+
+	if (block == ctx->last_block) {
+		*node = ctx->last_node;
+		*zone = ctx->last_zone;
+		return 0;
+	}
+	snprintf(path, sizeof(path), PATH_SYS_MEMORY "/memory%" PRIu64 "/valid_zones", block);
+	if (read_attr(ctx, path, buf, sizeof(buf)) < 0)
+		return -1;
+	/* An online block names exactly its zone; several names mean not online. */
+	*zone = strchr(buf, ' ') ? CENSUS_ZONE_OTHER : census_zone_parse(buf);
+	*node = block_node(ctx, block);
+	if (*node < 0)
+		return -1;
+	ctx->last_block = block;
+	ctx->last_node = *node;
+	ctx->last_zone = *zone;
+	return 0;
+}
+
+int census_take(struct census_ctx *ctx, const void *addr, size_t len,
+		struct census *out, uint64_t *pfns)
+{
+	uint64_t first = (uintptr_t)addr / ctx->page_size;
+	uint64_t n = len / ctx->page_size, i, done = 0;
+	uint64_t chunk[512];
+
+	memset(out, 0, sizeof(*out));
+	while (done < n) {
+		uint64_t want = n - done < 512 ? n - done : 512;
+		ssize_t got = pread(ctx->pagemap_fd, chunk, want * sizeof(uint64_t),
+				    (off_t)((first + done) * sizeof(uint64_t)));
+
+		if (got <= 0)
+			return -1;
+		want = (uint64_t)got / sizeof(uint64_t);
+		for (i = 0; i < want; i++) {
+			enum census_zone zone;
+			uint64_t pfn = 0;
+			int node;
+
+			out->pages++;
+			if (!census_pagemap_pfn(chunk[i], &pfn)) {
+				if (chunk[i] & PM_PRESENT)
+					out->unknown++;
+				else
+					out->not_present++;
+			} else if (census_block_of_pfn(ctx, pfn, &node, &zone) < 0 ||
+				   node >= CENSUS_MAX_NODES) {
+				out->unknown++;
+			} else {
+				out->node[node]++;
+				out->zone[zone]++;
+				out->node_zone[node][zone]++;
+			}
+			if (pfns)
+				pfns[done + i] = pfn;
+		}
+		done += want;
+	}
+	return 0;
+}
+
+void census_print_json(FILE *f, const struct census *c)
+{
+	const char *sep = "";
+	int z, n;
+
+	fprintf(f, "{\"pages\":%" PRIu64 ",\"not_present\":%" PRIu64 ",\"unknown\":%" PRIu64,
+		c->pages, c->not_present, c->unknown);
+	fputs(",\"by_zone\":{", f);
+	for (z = 0; z < CENSUS_ZONE_LAST; z++, sep = ",")
+		fprintf(f, "%s\"%s\":%" PRIu64, sep, census_zone_names[z], c->zone[z]);
+	fputs("},\"by_node\":{", f);
+	sep = "";
+	for (n = 0; n < CENSUS_MAX_NODES; n++) {
+		const char *zsep = "";
+
+		if (!c->node[n])
+			continue;
+		fprintf(f, "%s\"%d\":{\"pages\":%" PRIu64, sep, n, c->node[n]);
+		for (z = 0; z < CENSUS_ZONE_LAST; z++) {
+			if (!c->node_zone[n][z])
+				continue;
+			fprintf(f, "%s\"%s\":%" PRIu64, zsep[0] ? zsep : ",", census_zone_names[z],
+				c->node_zone[n][z]);
+			zsep = ",";
+		}
+		fputc('}', f);
+		sep = ",";
+	}
+	fputs("}}", f);
+}
