@@ -148,7 +148,11 @@ static char *guestOutput(virDomainPtr dom, const char *const *argv)
 
 json_object *mhlGuestSnapshot(virDomainPtr dom)
 {
-	static const char *const vmstat[] = { "/bin/cat", "/proc/vmstat", NULL };
+	/* stat_refresh folds the per-CPU counter deltas first, so that counters
+	 * that must balance (nr_foll_pin_acquired/released) can be compared exactly. */
+	static const char *const vmstat[] = {
+		"/bin/sh", "-c", "echo 1 > /proc/sys/vm/stat_refresh; cat /proc/vmstat", NULL
+	};
 	static const char *const zoneinfo[] = { "/bin/cat", "/proc/zoneinfo", NULL };
 	static const char *const blocks[] = {
 		"/bin/sh", "-c",

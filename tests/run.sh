@@ -1,0 +1,89 @@
+#!/bin/bash
+# tests/run.sh - every test of `make check`, one line per check, then
+# "N passed, N failed". Unit tests (KTAP from build/unit-tests), CLI bad-input
+# tests, and integration tests that boot the real kernel under QEMU through
+# libvirt and assert on the trial record.
+set -u
+cd "$(dirname "$0")/.."
+B=build
+LAB=$B/memhp-lab
+pass=0 fail=0 n=0
+work=$(mktemp -d /tmp/mhl-check-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+ok() {	# ok DESC CMD... : one check
+	local desc=$1; shift
+	n=$((n + 1))
+	if "$@" >>"$work/log" 2>&1; then
+		echo "ok $n $desc"; pass=$((pass + 1))
+	else
+		echo "not ok $n $desc"; fail=$((fail + 1))
+		echo "# command: $*"; tail -n 5 "$work/log" | sed 's/^/#   /'
+	fi
+}
+
+# expect_fail DESC EXIT PATTERN CMD...: CMD exits EXIT and stderr matches PATTERN.
+expect_fail() {
+	local desc=$1 want=$2 pat=$3; shift 3
+	"$@" >"$work/out" 2>"$work/err"
+	local rc=$?
+	ok "$desc (exit $want, says '$pat')" test "$rc" = "$want" -a -n "$(grep -E -- "$pat" "$work/err")"
+	[ "$rc" = "$want" ] || echo "#   exit was $rc; stderr: $(head -c 300 "$work/err")"
+}
+
+echo "# unit tests (build/unit-tests)"
+$B/unit-tests >"$work/unit.ktap"
+sed 's/^/  /' "$work/unit.ktap"
+up=$(grep -c '^ok ' "$work/unit.ktap"); uf=$(grep -c '^not ok ' "$work/unit.ktap")
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/unit.ktap")
+ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = "$plan"
+
+echo "# bad input"
+expect_fail "no command" 2 'usage: memhp-lab' $LAB
+expect_fail "unknown command" 2 "unknown command 'frobnicate'" $LAB frobnicate
+expect_fail "unknown option" 2 "unknown option.*--bogus" $LAB run --bogus scenarios/demo.yaml
+expect_fail "missing scenario file" 2 "cannot open scenario '/nonexistent/s.yaml'" $LAB run /nonexistent/s.yaml
+printf 'name: x\nnodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 5M}\n' >"$work/bad.yaml"
+expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_mem" $LAB check "$work/bad.yaml"
+expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
+	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
+ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
+
+echo "# integration: the demo scenario on the real guest (TCG unless KVM really boots)"
+rec=$work/demo/trials.jsonl
+$LAB run -o "$work/demo" scenarios/demo.yaml >"$work/demo.out" 2>&1
+rc=$?
+sed 's/^/#   /' "$work/demo.out"
+j() { jq -e "$1" "$rec" >/dev/null; }
+# No QEMU started for a memhp-demo guest is still running (libvirt names it guest=...).
+no_qemu() { ! pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-demo' >/dev/null; }
+ok "demo run exits 0" test "$rc" = 0
+ok "one record in trials.jsonl" test "$(wc -l <"$rec" 2>/dev/null)" = 1
+ok "verdict is pass" j '.verdict == "pass"'
+ok "the pin succeeded: 256 MiB pinned" j '.steps[0].ok and .steps[0].workload.bytes_pinned == 268435456'
+ok "before the pin the buffer was in ZONE_MOVABLE" j '.summary.pinned_pages_movable_before > 0'
+ok "no pinned page is left in ZONE_MOVABLE" j '.steps[0].workload.census_after.by_zone.Movable == 0'
+ok "the plugged size reached 0 before the deadline" j '.steps[1].converged and .steps[1].reached_bytes == 0 and .steps[1].seconds_to_converge < .steps[1].deadline_s'
+ok "the timeline shows the request and the plugged size reaching 0" j '[.timeline[] | select(.source=="request")] | length == 1' 
+ok "timeline's last plugged size is 0" j '[.timeline[] | select(.size_bytes != null)] | last | .size_bytes == 0'
+ok "pattern intact after the unplug" j '.steps[2].workload.pattern_ok and .steps[2].workload.pages_moved_since_pin == 0'
+ok "pattern intact at release, pin released" j '.steps[3].workload.pattern_ok and .steps[3].workload.released'
+ok "record holds kernel identity" j '.kernel.source_package == "linux-source-6.12" and (.kernel.series_hash | length) == 16'
+ok "record holds guest counters before and after" j '.guest_before.vmstat.nr_foll_pin_acquired >= 0 and .guest_after.vmstat.nr_foll_pin_acquired > .guest_before.vmstat.nr_foll_pin_acquired'
+ok "pins balanced after release (nr_foll_pin acquired == released)" j '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released'
+ok "console clean" j '.console_findings | length == 0'
+ok "no QEMU process remains" no_qemu
+
+echo "# integration: SIGTERM mid-trial destroys the guest and records 'interrupted'"
+$LAB run -o "$work/int" scenarios/demo.yaml >"$work/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q 'step 1/' "$work/int.out" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid
+rc=$?
+ok "interrupted run exits non-zero" test "$rc" != 0
+ok "interrupted trial is recorded" jq -e '.verdict == "interrupted"' "$work/int/trials.jsonl"
+ok "no QEMU process outlives the interrupted run" no_qemu
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,328 @@
+/*
+ * tests/unit.c - unit tests of the parsers and writers the orchestrator and
+ * the workloads rely on: size strings, pagemap -> block -> node/zone census
+ * (on a fake sysfs tree, as lsmem --sysroot), agent and QMP replies, guest
+ * counters, console scanning, the virtio-mem update XML, templates, record
+ * writing and scenario validation errors. No guest is booted here.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "census.h"
+#include "domain.h"
+#include "guest.h"
+#include "mhl-size.h"
+#include "record.h"
+#include "scenario.h"
+#include "tap.h"
+#include "util.h"
+
+static char *tmpdir;
+
+static int rmEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+static char *writeTmp(const char *name, const char *content)
+{
+	char *path = g_build_filename(tmpdir, name, NULL);
+
+	g_file_set_contents(path, content, -1, NULL);
+	return path;
+}
+
+static void testSizes(void)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		uint64_t want;
+	} cases[] = {
+		{ "4096", 0, 4096 }, { "64k", 0, 64 << 10 }, { "256M", 0, 256ULL << 20 },
+		{ "256MiB", 0, 256ULL << 20 }, { "1G", 0, 1ULL << 30 }, { "1GiB", 0, 1ULL << 30 },
+		{ "2MB", 0, 2ULL << 20 }, { "0", 0, 0 }, { "-1", -1, 0 }, { "", -1, 0 },
+		{ "12Q", -1, 0 }, { "1GiBx", -1, 0 }, { "99999999999T", -1, 0 }, { "M", -1, 0 },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		uint64_t got = 0;
+		int rc = mhl_size_parse(cases[i].in, &got);
+
+		tapOk(rc == cases[i].rc && (rc || got == cases[i].want),
+		      "size '%s' parses to %s", cases[i].in,
+		      cases[i].rc ? "an error" : mhl_size_format(cases[i].want, buf, sizeof(buf)));
+	}
+	tapOk(!strcmp(mhl_size_format(256ULL << 20, buf, sizeof(buf)), "256MiB"),
+	      "256 MiB formats as 256MiB (got %s)", buf);
+	tapOk(!strcmp(mhl_size_format(4097, buf, sizeof(buf)), "4097B"), "4097 formats as 4097B");
+}
+
+/* A fake sysfs: 4 blocks of 128 MiB; 0-1 node 0 (DMA32, Normal), 2 node 1 Movable, 3 spanning. */
+static void testCensus(void)
+{
+	static const char *const zones[] = { "DMA32", "Normal", "Movable", "DMA DMA32" };
+	static const int nodes[] = { 0, 0, 1, 0 };
+	g_autofree char *root = g_build_filename(tmpdir, "sys", NULL);
+	g_autofree char *mem = g_build_filename(root, "sys/devices/system/memory", NULL);
+	g_autofree char *pm = g_build_filename(tmpdir, "pagemap", NULL);
+	uint64_t entries[6], pfns[6], pfn;
+	const uint64_t present = 1ULL << 63, per_block = (128ULL << 20) / 4096;
+	struct census_ctx cx;
+	struct census c;
+	int i, fd;
+
+	g_mkdir_with_parents(mem, 0755);
+	g_free(writeTmp("sys/sys/devices/system/memory/block_size_bytes", "8000000\n"));
+	for (i = 0; i < 4; i++) {
+		g_autofree char *b = g_strdup_printf("%s/memory%d", mem, i);
+		g_autofree char *n = g_strdup_printf("%s/node%d", b, nodes[i]);
+		g_autofree char *z = g_strdup_printf("%s/valid_zones", b);
+		g_autofree char *zz = g_strdup_printf("%s\n", zones[i]);
+
+		g_mkdir_with_parents(n, 0755);
+		g_file_set_contents(z, zz, -1, NULL);
+	}
+	/* Pages: 2 in block 2 (Movable/node1), 1 in block 0, 1 in block 3, 1 absent, 1 hidden PFN. */
+	entries[0] = present | (2 * per_block + 5);
+	entries[1] = present | (2 * per_block + 6);
+	entries[2] = present | 7;
+	entries[3] = present | (3 * per_block);
+	entries[4] = 0;
+	entries[5] = present;
+	fd = open(pm, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* The buffer "lives" at virtual page 16: write the entries at offset 16 * 8. */
+	tapOk(fd >= 0 && pwrite(fd, entries, sizeof(entries), 16 * 8) == sizeof(entries),
+	      "census: fake pagemap written");
+	close(fd);
+
+	tapOk(census_pagemap_pfn(present | 42, &pfn) == 1 && pfn == 42, "pagemap: present entry gives its PFN");
+	tapOk(census_pagemap_pfn(42, &pfn) == 0, "pagemap: entry without the present bit is skipped");
+	tapOk(census_zone_parse("Movable\n") == CENSUS_ZONE_MOVABLE, "zone: 'Movable' parses");
+	tapOk(census_zone_parse("Weird") == CENSUS_ZONE_OTHER, "zone: unknown name is 'other'");
+
+	tapOk(census_init(&cx, root, pm) == 0 && cx.block_size == 128ULL << 20,
+	      "census: block_size_bytes read as hex (128 MiB)");
+	tapOk(census_take(&cx, (void *)(uintptr_t)(16 * 4096), 6 * 4096, &c, pfns) == 0,
+	      "census: 6 pages taken");
+	tapOk(c.pages == 6 && c.not_present == 1 && c.unknown == 1, "census: 1 absent, 1 hidden PFN");
+	tapOk(c.zone[CENSUS_ZONE_MOVABLE] == 2 && c.node_zone[1][CENSUS_ZONE_MOVABLE] == 2,
+	      "census: 2 pages in node 1 Movable");
+	tapOk(c.zone[CENSUS_ZONE_DMA32] == 1 && c.node[0] == 2, "census: node 0 has 2 pages, 1 in DMA32");
+	tapOk(c.zone[CENSUS_ZONE_OTHER] == 1, "census: a block listing several zones counts as 'other'");
+	tapOk(pfns[0] == 2 * per_block + 5 && pfns[4] == 0, "census: PFNs recorded per page");
+	census_fini(&cx);
+	tapOk(census_init(&cx, "/nonexistent", pm) < 0 && errno == ENOENT,
+	      "census: missing sysfs tree fails with ENOENT");
+}
+
+static void testAgent(void)
+{
+	mhlExecStatus st = { 0 };
+	long long pid = 0;
+
+	tapOk(mhlAgentParseExecPid("{\"return\":{\"pid\":97}}", &pid) == 0 && pid == 97,
+	      "agent: guest-exec reply gives the pid");
+	tapOk(mhlAgentParseExecPid("{\"error\":{\"class\":\"GenericError\"}}", &pid) < 0 &&
+	      strstr(mhlErrorLast(), "GenericError"), "agent: an error reply is reported, quoted");
+	mhlErrorReset();
+	tapOk(mhlAgentParseExecPid("not json", &pid) < 0, "agent: garbage is an error");
+	mhlErrorReset();
+	tapOk(mhlAgentParseExecStatus("{\"return\":{\"exited\":true,\"exitcode\":3,"
+				      "\"out-data\":\"aGVsbG8K\",\"err-data\":\"b29wcw==\"}}", &st) == 0 &&
+	      st.exited && st.exitcode == 3 && !strcmp(st.out, "hello\n") && !strcmp(st.err, "oops"),
+	      "agent: exec-status decodes exit code and base64 output");
+	mhlExecStatusClear(&st);
+	tapOk(mhlAgentParseExecStatus("{\"return\":{\"exited\":false}}", &st) == 0 && !st.exited,
+	      "agent: a running process is not exited");
+	mhlExecStatusClear(&st);
+	tapOk(mhlAgentParseExecStatus("{\"return\":{\"exitcode\":0}}", &st) < 0,
+	      "agent: exec-status without 'exited' is an error");
+	mhlErrorReset();
+}
+
+static void testGuest(void)
+{
+	static const char qmp[] = "{\"return\":[{\"type\":\"dimm\",\"data\":{\"node\":1,\"size\":5}},"
+		"{\"type\":\"virtio-mem\",\"data\":{\"node\":1,\"size\":268435456,"
+		"\"requested-size\":0,\"id\":\"virtiomem0\"}}]}";
+	static const char zoneinfo[] = "Node 0, zone    DMA32\n  pages free     1000\n"
+		"        spanned  2000\n        present  1900\n        managed  1800\n"
+		"Node 1, zone  Movable\n  pages free     7\n        present  262144\n";
+	g_autoptr(json_object) vm = mhlParseVmstat("nr_free_pages 123\nnr_foll_pin_acquired 32768\nbad\n");
+	g_autoptr(json_object) zi = mhlParseZoneinfo(zoneinfo);
+	g_autoptr(json_object) mb = mhlParseMemoryBlocks("memory0 online DMA32\nmemory8 online Movable\n"
+							  "memory9 online Movable\nmemory10 offline Movable Normal\n");
+	g_autoptr(json_object) cs = mhlConsoleScan(
+		"Booting from ROM..\n[    1.5] WARNING: CPU: 0 PID: 1 at mm/gup.c:42\n"
+		"user says BUG: not a kernel line\n[  12.000001] Kernel panic - not syncing\n"
+		"\x1b[2J[    0.1] normal line\n");
+	unsigned long long size = 0, req = 1;
+	json_object *v;
+
+	tapOk(mhlParseMemoryDevices(qmp, 1, &size, &req) == 0 && size == 268435456 && req == 0,
+	      "qmp: virtio-mem size and requested-size of node 1 (dimm skipped)");
+	tapOk(mhlParseMemoryDevices(qmp, 0, &size, &req) < 0, "qmp: no device on node 0 is an error");
+	mhlErrorReset();
+	tapOk(json_object_object_get_ex(vm, "nr_foll_pin_acquired", &v) && json_object_get_int64(v) == 32768 &&
+	      json_object_object_length(vm) == 2, "vmstat: counters parsed, junk line skipped");
+	tapOk(json_object_array_length(zi) == 2 &&
+	      json_object_get_int64(json_object_object_get(json_object_array_get_idx(zi, 1), "present")) == 262144 &&
+	      !strcmp(json_object_get_string(json_object_object_get(json_object_array_get_idx(zi, 1), "zone")), "Movable"),
+	      "zoneinfo: node 1 Movable present pages");
+	tapOk(json_object_get_int(json_object_object_get(mb, "online")) == 3 &&
+	      json_object_get_int(json_object_object_get(mb, "offline")) == 1 &&
+	      json_object_get_int(json_object_object_get(json_object_object_get(mb, "online_by_zone"), "Movable")) == 2,
+	      "memory blocks: 3 online (2 Movable), 1 offline");
+	tapOk(json_object_array_length(cs) == 2 &&
+	      !strcmp(json_object_get_string(json_object_object_get(json_object_array_get_idx(cs, 0), "kind")), "warning") &&
+	      !strcmp(json_object_get_string(json_object_object_get(json_object_array_get_idx(cs, 1), "kind")), "panic"),
+	      "console: a WARNING and a panic found, non-kernel line ignored");
+}
+
+static const char liveXML[] =
+	"<domain type='qemu'><name>t</name><devices>"
+	"<memory model='virtio-mem'><target><size unit='KiB'>1048576</size><node>1</node>"
+	"<block unit='KiB'>2048</block><requested unit='KiB'>1048576</requested>"
+	"<current unit='KiB'>1048576</current></target><alias name='virtiomem0'/></memory>"
+	"</devices></domain>";
+
+static void testDomain(void)
+{
+	g_autofree char *dev = mhlVirtioMemUpdateXML(liveXML, 1, 0);
+	g_autofree char *alias = mhlVirtioMemAlias(liveXML, 1);
+	g_autofree char *none = NULL, *twice = NULL, *bad = NULL, *xml = NULL;
+	g_autofree char *two = g_strdup_printf("%.*s%s", (int)(strstr(liveXML, "</devices>") - liveXML),
+					       liveXML, strstr(liveXML, "<memory"));
+	const char *const pairs[] = { "A", "1", "BC", "two", NULL };
+	g_autofree char *t1 = mhlTemplateExpand("x@A@y@BC@z", pairs, "t");
+	g_autofree char *t2 = NULL;
+	g_autofree char *tmpl = mhlFileRead("domains/numa-virtio-mem.xml", NULL);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/demo.yaml");
+
+	tapOk(dev && strstr(dev, "<requested unit=\"KiB\">0</requested>") && !strstr(dev, "<current"),
+	      "resize XML: requested set to 0 KiB, <current> dropped");
+	tapOk(dev && strstr(dev, "<node>1</node>") && strstr(dev, "virtiomem0"),
+	      "resize XML: keeps node and alias so libvirt finds the device");
+	tapOk(alias && !strcmp(alias, "virtiomem0"), "alias of node 1's virtio-mem is virtiomem0");
+	none = mhlVirtioMemUpdateXML(liveXML, 0, 0);
+	tapOk(!none && strstr(mhlErrorLast(), "0 virtio-mem devices on node 0"),
+	      "resize XML: no device on the node is an error saying so");
+	mhlErrorReset();
+	twice = mhlVirtioMemUpdateXML(two, 1, 0);
+	tapOk(!twice && strstr(mhlErrorLast(), "2 virtio-mem devices"), "resize XML: two matches is an error");
+	mhlErrorReset();
+	bad = mhlVirtioMemUpdateXML("<domain", 1, 0);
+	tapOk(!bad && strstr(mhlErrorLast(), "cannot parse"), "resize XML: broken XML is an error");
+	mhlErrorReset();
+	tapOk(t1 && !strcmp(t1, "x1ytwoz"), "template: placeholders replaced");
+	t2 = mhlTemplateExpand("@NOPE@", pairs, "t.xml");
+	tapOk(!t2 && strstr(mhlErrorLast(), "unknown placeholder '@NOPE@'"), "template: unknown placeholder named");
+	mhlErrorReset();
+	if (tmpl && s) {
+		mhlDomainParams p = { "n", "tcg", "/k", "/i", "/c.log", "/usr/bin/qemu-system-x86_64" };
+
+		xml = mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", s, &p);
+	}
+	tapOk(xml && strstr(xml, "<cell id='1' cpus='1' memory='131072' unit='KiB'/>") &&
+	      strstr(xml, "<requested unit='KiB'>1048576</requested>") &&
+	      strstr(xml, "memhp_default_state=online_movable") && strstr(xml, "type='qemu'"),
+	      "domain XML of the demo: node 1 cell, virtio-mem requested, online_movable, TCG");
+	mhlErrorReset();
+}
+
+static void testRecord(void)
+{
+	g_autofree char *path = g_build_filename(tmpdir, "trials.jsonl", NULL);
+	g_autoptr(json_object) a = json_tokener_parse("{\"trial\":\"a\",\"v\":\"x/y\"}");
+	g_autoptr(json_object) b = json_tokener_parse("{\"trial\":\"b\"}");
+	g_autofree char *content = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	tapOk(mhlRecordAppend(path, a) == 0 && mhlRecordAppend(path, b) == 0, "record: two appends");
+	g_file_get_contents(path, &content, NULL, NULL);
+	lines = g_strsplit(content ? content : "", "\n", -1);
+	tapOk(g_strv_length(lines) == 3 && !strcmp(lines[0], "{\"trial\":\"a\",\"v\":\"x/y\"}") &&
+	      !strcmp(lines[1], "{\"trial\":\"b\"}") && !*lines[2],
+	      "record: one complete line each, newline-terminated");
+	tapOk(mhlRecordAppend("/nonexistent/dir/trials.jsonl", a) < 0 &&
+	      strstr(mhlErrorLast(), "/nonexistent/dir/trials.jsonl"), "record: unwritable path is named");
+	mhlErrorReset();
+}
+
+static void testScenarioErrors(void)
+{
+	static const struct {
+		const char *desc, *yaml, *want;
+	} cases[] = {
+		{ "unknown key", "name: x\nnodez: []\n", "2:1: unknown key 'nodez'" },
+		{ "wrong type", "nodes: 3\n", "1:8: nodes must be a list" },
+		{ "negative size", "nodes:\n  - memory: -1G\n", "2:13: node memory: '-1G' is not a size" },
+		{ "unparsable size", "nodes:\n  - memory: lots\n", "'lots' is not a size" },
+		{ "not a block multiple",
+		  "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 3M}\n",
+		  "3:17: virtio_mem: size" },
+		{ "requested > size",
+		  "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 2G}\n",
+		  "at most size" },
+		{ "node that does not exist",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n",
+		  ":4: step 'pin' names node 2, but the guest has 1 node(s)" },
+		{ "workload never started",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n",
+		  ":4: step 'release' refers to workload 'ghost', which was never started" },
+		{ "unknown step", "nodes:\n  - memory: 1G\nsteps:\n  - dance: {}\n", "4:5: unknown step 'dance'" },
+		{ "missing key", "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a}\n", "step 'pin' needs 'size'" },
+		{ "YAML syntax", "nodes: [\n", "YAML syntax error" },
+		{ "unknown kernel", "kernel: '5.4'\nnodes:\n  - memory: 1G\n", "unknown kernel '5.4'" },
+		{ "resize without device",
+		  "nodes:\n  - memory: 1G\n  - memory: 64M\nsteps:\n  - resize: {node: 1, requested: 0}\n",
+		  "node 1 has no virtio_mem device" },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = writeTmp("s.yaml", cases[i].yaml);
+		g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+		const char *msg = mhlErrorLast();
+
+		tapOk(!s && strstr(msg, path) && strstr(msg, cases[i].want),
+		      "scenario error: %s -> '%s'", cases[i].desc, cases[i].want);
+		if (s || !strstr(msg, cases[i].want))
+			printf("#   got: %s\n", msg);
+		mhlErrorReset();
+	}
+	{
+		g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/demo.yaml");
+
+		tapOk(s && s->nnodes == 2 && s->nsteps == 4 && s->steps[0].size == 256ULL << 20 &&
+		      s->steps[1].requested == 0 && s->nodes[1].vmem_size == 1ULL << 30,
+		      "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)");
+	}
+	mhlErrorReset();
+}
+
+int main(void)
+{
+	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
+	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 14);
+	testSizes();
+	testCensus();
+	testAgent();
+	testGuest();
+	testDomain();
+	testRecord();
+	testScenarioErrors();
+	nftw(tmpdir, rmEntry, 16, FTW_DEPTH | FTW_PHYS);
+	return tapFinish();
+}
