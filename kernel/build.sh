@@ -92,6 +92,12 @@ applied=$(cat "$src/.memhp-series" 2>/dev/null || echo none)
 if [ "$applied" != "$series_hash" ]; then
 	say "patch: ${#patches[@]} patch(es) from $patchdir/series"
 	export QUILT_PATCHES=patches QUILT_PC=.pc
+	# Files the old and the new series touch. quilt restores popped files with
+	# their old timestamps, which kbuild would take for up to date: touch them
+	# all once the tree is in its new state.
+	# The list survives a failed attempt in .memhp-touch.
+	cat "$src"/patches/*.patch "$src"/patches/*.diff "${patches[@]/#/$patchdir/}" 2>/dev/null |
+		sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*|\1|p' >>"$src/.memhp-touch" || true
 	if [ -d "$src/.pc" ] && [ -s "$src/.pc/applied-patches" ]; then
 		(cd "$src" && run_logged "$log" quilt pop -a -q)
 	fi
@@ -106,6 +112,10 @@ if [ "$applied" != "$series_hash" ]; then
 			die "patch $patchdir/$p does not apply to $pkg $pkgver (see the hunks above; log: $log)"
 		fi
 	done
+	sort -u "$src/.memhp-touch" | while read -r f; do
+		if [ -e "$src/$f" ]; then touch "$src/$f"; fi
+	done
+	rm -f "$src/.memhp-touch"
 	echo "$series_hash" >"$src/.memhp-series"
 fi
 
