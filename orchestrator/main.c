@@ -50,7 +50,7 @@ static const mhlOpt runOpts[] = {
 	{ "output", 1, 'o', "DIR", "run directory (default results/<scenario>-<time>)" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
-	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <bindir>/initramfs.cpio.gz)" },
+	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <bindir>/initramfs-<kver>.cpio.gz)" },
 	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <bindir>/../domains/numa-virtio-mem.xml)" },
 	{ "agent-timeout", 1, MHL_LONG_ONLY + 'a', "SEC", "deadline for the guest agent to answer (default 120)" },
 	{ "help", 0, 'h', NULL, "show this help" },
@@ -247,22 +247,38 @@ static void printSummary(json_object *rec, const char *records)
 #undef GETD
 }
 
+/*
+ * Common start of a command taking one SCENARIO: parse the options into
+ * @vals, handle --help, check the argument count. Returns an exit status to
+ * return at once, or -1 to go on with argv[*first] as the scenario.
+ */
+static int cmdStart(const char *name, int argc, char **argv, GHashTable *vals, int *first)
+{
+	const mhlCmd *c = findCmd(name);
+
+	*first = parseOpts(c, argc, argv, vals);
+	if (*first < 0)
+		return EXIT_USAGE;
+	if (g_hash_table_contains(vals, "help")) {
+		usageCmd(stdout, c);
+		return EXIT_PASS;
+	}
+	if (argc - *first != 1) {
+		mhlError("%s: expected one SCENARIO file, got %d (see 'memhp-lab %s --help')",
+			 name, argc - *first, name);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 static int cmdCheck(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	g_autoptr(mhlScenario) s = NULL;
-	int first = parseOpts(findCmd("check"), argc, argv, vals);
+	int first, rc = cmdStart("check", argc, argv, vals, &first);
 
-	if (first < 0)
-		return EXIT_USAGE;
-	if (g_hash_table_contains(vals, "help")) {
-		usageCmd(stdout, findCmd("check"));
-		return EXIT_PASS;
-	}
-	if (argc - first != 1) {
-		mhlError("check: expected one SCENARIO file (see 'memhp-lab check --help')");
-		return EXIT_USAGE;
-	}
+	if (rc >= 0)
+		return rc;
 	if (!(s = mhlScenarioLoad(argv[first])))
 		return EXIT_USAGE;
 	printf("%s: ok: scenario '%s', kernel %s, %d node(s), %d step(s)\n", argv[first], s->name,
@@ -284,19 +300,10 @@ static int cmdRun(int argc, char **argv)
 	pthread_t loop;
 	mhlVerdict verdict;
 	const char *v;
-	int first = parseOpts(findCmd("run"), argc, argv, vals);
+	int first, rc = cmdStart("run", argc, argv, vals, &first);
 
-	if (first < 0)
-		return EXIT_USAGE;
-	if (g_hash_table_contains(vals, "help")) {
-		usageCmd(stdout, findCmd("run"));
-		return EXIT_PASS;
-	}
-	if (argc - first != 1) {
-		mhlError("run: expected one SCENARIO file, got %d (see 'memhp-lab run --help')",
-			 argc - first);
-		return EXIT_USAGE;
-	}
+	if (rc >= 0)
+		return rc;
 	if (!(s = mhlScenarioLoad(argv[first])))
 		return EXIT_USAGE;
 	if (!cache)
