@@ -4,6 +4,7 @@
 #include "agent.h"
 
 #include <libvirt/libvirt-qemu.h>
+#include <libvirt/virterror.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -100,6 +101,14 @@ double mhlAgentWait(virDomainPtr dom, double deadline, const char *console_log)
 		if (reply) {
 			free(reply);
 			return mhlNow() - t0;
+		}
+		int active = virDomainIsActive(dom);
+
+		/* A transient domain that stopped is gone: "no domain" means stopped. */
+		if (active == 0 || (active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)) {
+			mhlError("the guest stopped %.1f s after start, before its agent answered (panic or power-off; console: %s)",
+				 mhlNow() - t0, console_log);
+			return -1;
 		}
 		if (mhlNow() - t0 > deadline) {
 			mhlErrorVirt("guest agent did not answer guest-ping within %.0f s (console: %s)",

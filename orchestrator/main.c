@@ -225,7 +225,8 @@ static void printSummary(json_object *rec, const char *records)
 	if (mb >= 0)
 		printf("  left ZONE_MOVABLE at pin time: %lld of %lld pages in Movable (%lld left there)\n",
 		       mb - ma, mb, ma);
-	printf("  pins failed:      %lld\n", GETI("pins_failed"));
+	if (GETI("pins_failed") >= 0)
+		printf("  pins failed:      %lld\n", GETI("pins_failed"));
 	if (GETI("requested_bytes") >= 0)
 		printf("  unplug:           requested %lld MiB, reached %lld MiB",
 		       GETI("requested_bytes") >> 20, GETI("reached_bytes") >> 20);

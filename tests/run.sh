@@ -9,7 +9,7 @@ B=build
 LAB=$B/memhp-lab
 pass=0 fail=0 n=0
 work=$(mktemp -d /tmp/mhl-check-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ "$fail" = 0 ] && rm -rf "$work" || echo "# logs kept in $work"' EXIT
 
 ok() {	# ok DESC CMD... : one check
 	local desc=$1; shift
@@ -84,6 +84,18 @@ rc=$?
 ok "interrupted run exits non-zero" test "$rc" != 0
 ok "interrupted trial is recorded" jq -e '.verdict == "interrupted"' "$work/int/trials.jsonl"
 ok "no QEMU process outlives the interrupted run" no_qemu
+
+echo "# integration: a guest that panics at boot is an error naming the console log"
+sed -e 's/^name: demo/name: panic/' -e 's/^kernel: "6.12"/kernel: "6.12"\ncmdline: "rdinit=\/nonexistent"/' \
+	scenarios/demo.yaml >"$work/panic.yaml"
+$LAB run -o "$work/panic" --agent-timeout 60 "$work/panic.yaml" >"$work/panic.out" 2>&1
+rc=$?
+prec=$work/panic/trials.jsonl
+ok "panicking guest: exit 1" test "$rc" = 1
+ok "panicking guest: verdict error, reason names the console log" \
+	jq -e '(.verdict == "error") and (.reason | test("stopped.*console: .*panic.console.log"))' "$prec"
+ok "panicking guest: the panic is a console finding" jq -e '[.console_findings[].kind] | index("panic") != null' "$prec"
+ok "panicking guest: no QEMU process remains" no_qemu
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
