@@ -29,16 +29,19 @@ static bool probeBoot(const char *emulator, const char *kernel, const char *log)
 	bool booted = false;
 	pid_t pid;
 
+	g_autofree char *errlog = g_strdup_printf("%s.stderr", log);
+
 	unlink(log);
 	pid = fork();
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDWR);
+		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		dup2(nul, 0);
 		dup2(nul, 1);
-		dup2(nul, 2);
+		dup2(err >= 0 ? err : nul, 2);	/* QEMU's reason, e.g. a failed MSR write */
 		execv(emulator, (char **)argv);
 		_exit(127);
 	}
@@ -105,6 +108,7 @@ const char *mhlAccelChoose(const char *emulator, const char *kernel, const char 
 
 		g_file_set_contents(cache, content, -1, NULL);
 	}
-	*why = g_strdup_printf("KVM probe %s (log %s)", kvm ? "booted" : "did not boot", log);
+	*why = g_strdup_printf("KVM probe %s (logs %s, %s.stderr)", kvm ? "booted" : "did not boot",
+			       log, log);
 	return kvm ? "kvm" : "tcg";
 }
