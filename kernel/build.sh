@@ -2,6 +2,8 @@
 # kernel/build.sh - build the memhp-lab guest kernel from Debian's linux-source.
 #
 # Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default) or 6.1)
+#        kernel/build.sh --check-config CONFIG
+#            only phase 4: does CONFIG set every option in kernel/required.list?
 # Environment: MEMHP_CACHE (default ~/.cache/memhp-lab), V=1 for compiler output,
 #              JOBS (default: all cores).
 #
@@ -15,6 +17,27 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+
+# Phase 4 on its own: every required option must be =y in the given config.
+check_config() {
+	local config=$1 opt missing=()
+	while read -r opt; do
+		case $opt in ''|'#'*) continue;; esac
+		grep -qx "CONFIG_$opt=y" "$config" || missing+=("CONFIG_$opt")
+	done <"$here/required.list"
+	if [ ${#missing[@]} -ne 0 ]; then
+		printf 'Error: required option(s) not set after olddefconfig: %s (config: %s; fragments: %s/config/)\n' \
+			"${missing[*]}" "$config" "$here" >&2
+		return 1
+	fi
+}
+
+if [ "${1:-}" = --check-config ]; then
+	[ -r "${2:-}" ] || { echo "Error: --check-config needs a readable .config, not '${2:-}'" >&2; exit 1; }
+	check_config "$2"
+	exit
+fi
+
 kver=${1:-6.12}
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 jobs=${JOBS:-$(nproc)}
@@ -128,13 +151,7 @@ run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 \
 run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
 
 # Phase 4: every required option must have survived the dependency resolution.
-missing=()
-while read -r opt; do
-	case $opt in ''|'#'*) continue;; esac
-	grep -qx "CONFIG_$opt=y" "$obj/.config" || missing+=("CONFIG_$opt")
-done <"$here/required.list"
-[ ${#missing[@]} -eq 0 ] ||
-	die "required option(s) not set after olddefconfig: ${missing[*]} (config: $obj/.config; fragments: $here/config/)"
+check_config "$obj/.config" || exit 1
 say "check: $(grep -cv '^[[:space:]]*\(#\|$\)' "$here/required.list") required options set"
 
 # Phase 5: build.

@@ -38,6 +38,13 @@ up=$(grep -c '^ok ' "$work/unit.ktap"); uf=$(grep -c '^not ok ' "$work/unit.ktap
 plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/unit.ktap")
 ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = "$plan"
 
+echo "# kernel config check (kernel/build.sh --check-config)"
+kcfg=$(cat "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel/6.12/current")/config
+ok "the built kernel's config has every required option" kernel/build.sh --check-config "$kcfg"
+grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$kcfg" >"$work/config.missing"
+expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1 \
+	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
+
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command" 2 "unknown command 'frobnicate'" $LAB frobnicate
