@@ -5,6 +5,7 @@
 # libvirt and assert on the trial record.
 set -u
 cd "$(dirname "$0")/.."
+top=$(pwd)
 B=build
 LAB=$B/memhp-lab
 pass=0 fail=0 n=0
@@ -45,6 +46,15 @@ grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$kcfg" >"$work/config
 expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1 \
 	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
 
+echo "# kernel patches: checkpatch.pl --strict from the extracted tree, each patch in series order"
+ksrc=$(ls -d "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}"/kernel/6.12/src-*/ | head -n 1)
+for p in $(sed -e 's/#.*//' kernel/patches/6.12/series); do
+	(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q "$top/kernel/patches/6.12/$p") >"$work/cp.out" 2>&1
+	rc=$?
+	ok "checkpatch --strict clean: 6.12/$p" test "$rc" = 0
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$work/cp.out" | head -n 20
+done
+
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command" 2 "unknown command 'frobnicate'" $LAB frobnicate
@@ -78,6 +88,9 @@ ok "pattern intact at release, pin released" j '.steps[3].workload.pattern_ok an
 ok "record holds kernel identity" j '.kernel.source_package == "linux-source-6.12" and (.kernel.series_hash | length) == 16'
 ok "record holds guest counters before and after" j '.guest_before.vmstat.nr_foll_pin_acquired >= 0 and .guest_after.vmstat.nr_foll_pin_acquired > .guest_before.vmstat.nr_foll_pin_acquired'
 ok "pins balanced after release (nr_foll_pin acquired == released)" j '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released'
+ok "vmstat counts the pages the pin found unpinnable (65536)" j '.guest_after.vmstat.gup_longterm_unpinnable - .guest_before.vmstat.gup_longterm_unpinnable == 65536'
+ok "vmstat counts 65536 pages migrated for the pin, none failed" j '(.guest_after.vmstat.gup_longterm_migrate_success == 65536) and (.guest_after.vmstat.gup_longterm_migrate_fail == 0)'
+ok "vmstat: the pin retried after migrating and did not fail" j '(.guest_after.vmstat.gup_longterm_retry >= 1) and (.guest_after.vmstat.gup_longterm_pin_fail == 0)'
 ok "console clean" j '.console_findings | length == 0'
 ok "no QEMU process remains" no_qemu
 
