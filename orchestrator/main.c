@@ -10,7 +10,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -156,12 +155,6 @@ static void *eventLoop(void *opaque)
 		if (virEventRunDefaultImpl() < 0)
 			fprintf(stderr, "memhp-lab: warning: event loop: %s\n", virGetLastErrorMessage());
 	return NULL;
-}
-
-static int rmEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(path);
 }
 
 /* A private root for qemu:///embed, with the qemu.conf this machine needs. */
@@ -389,7 +382,7 @@ static int cmdRun(int argc, char **argv)
 	if (!conn) {
 		mhlErrorVirt("cannot connect to libvirt at '%s'", uri);
 		if (root)
-			nftw(root, rmEntry, 16, FTW_DEPTH | FTW_PHYS);
+			mhlRemoveTree(root);
 		return EXIT_USAGE;
 	}
 	cfg.uri = uri;
@@ -403,7 +396,7 @@ static int cmdRun(int argc, char **argv)
 	verdict = mhlTrialRun(conn, &cfg, s, &rec);
 	virConnectClose(conn);
 	if (root)
-		nftw(root, rmEntry, 16, FTW_DEPTH | FTW_PHYS);
+		mhlRemoveTree(root);
 	printSummary(rec, records);
 	json_object_put(rec);
 	return verdict == MHL_VERDICT_PASS ? EXIT_PASS : EXIT_FAILED;

@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <libvirt/virterror.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,4 +121,15 @@ char *mhlTemplateExpand(const char *tmpl, const char *const *pairs, const char *
 		p = end + 1;
 	}
 	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+static int mhlRemoveEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+int mhlRemoveTree(const char *path)
+{
+	return nftw(path, mhlRemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
 }

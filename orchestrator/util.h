@@ -35,6 +35,9 @@ void mhlSignalsInstall(void);
 /* Read a whole file; NULL + mhlError on failure. */
 char *mhlFileRead(const char *path, gsize *len);
 
+/* Remove a directory tree we created (no links followed). 0 or -1 + errno. */
+int mhlRemoveTree(const char *path);
+
 /* Replace each @KEY@ in tmpl with the value from the NULL-terminated pairs. */
 char *mhlTemplateExpand(const char *tmpl, const char *const *pairs, const char *name);
 

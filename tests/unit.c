@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,12 +24,6 @@
 #include "util.h"
 
 static char *tmpdir;
-
-static int rmEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(path);
-}
 
 static char *writeTmp(const char *name, const char *content)
 {
@@ -323,6 +316,6 @@ int main(void)
 	testDomain();
 	testRecord();
 	testScenarioErrors();
-	nftw(tmpdir, rmEntry, 16, FTW_DEPTH | FTW_PHYS);
+	mhlRemoveTree(tmpdir);
 	return tapFinish();
 }
