@@ -2,8 +2,9 @@
 # kernel/build.sh - build the memhp-lab guest kernel from Debian's linux-source.
 #
 # Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default) or 6.1)
-#        kernel/build.sh --check-config CONFIG
-#            only phase 4: does CONFIG set every option in kernel/required.list?
+#        kernel/build.sh --check-config CONFIG [LIST...]
+#            only phase 4: does CONFIG set every option in kernel/required.list
+#            (and in each further LIST, e.g. kernel/patches/6.12/required.list)?
 # Environment: MEMHP_CACHE (default ~/.cache/memhp-lab), V=1 for compiler output,
 #              JOBS (default: all cores).
 #
@@ -18,13 +19,15 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-# Phase 4 on its own: every required option must be =y in the given config.
+# Phase 4 on its own: every option in kernel/required.list (what any guest kernel
+# needs) and in the further lists given (what a series adds) must be =y.
 check_config() {
 	local config=$1 opt missing=()
+	shift
 	while read -r opt; do
 		case $opt in ''|'#'*) continue;; esac
 		grep -qx "CONFIG_$opt=y" "$config" || missing+=("CONFIG_$opt")
-	done <"$here/required.list"
+	done < <(cat "$here/required.list" "$@")
 	if [ ${#missing[@]} -ne 0 ]; then
 		printf 'Error: required option(s) not set after olddefconfig: %s (config: %s; fragments: %s/config/)\n' \
 			"${missing[*]}" "$config" "$here" >&2
@@ -34,7 +37,9 @@ check_config() {
 
 if [ "${1:-}" = --check-config ]; then
 	[ -r "${2:-}" ] || { echo "Error: --check-config needs a readable .config, not '${2:-}'" >&2; exit 1; }
-	check_config "$2"
+	config=$2
+	shift 2
+	check_config "$config" "$@"
 	exit
 fi
 
@@ -76,11 +81,14 @@ for p in "${patches[@]}"; do
 done
 
 frags=("$here"/config/*.config)
+# Options the series itself adds (its Kconfig entries), checked like required.list.
+series_required=()
+[ -f "$patchdir/required.list" ] && series_required=("$patchdir/required.list")
 series_hash=$( (cd "$patchdir" && cat series "${patches[@]}") | sha256sum | cut -c1-16)
 key=$( {
 	echo "$pkg $pkgver"
 	echo "series $series_hash"
-	cat "${frags[@]}" "$here/required.list"
+	cat "${frags[@]}" "$here/required.list" "${series_required[@]}"
 } | sha256sum | cut -c1-16)
 
 kdir=$cache/kernel/$kver
@@ -88,6 +96,13 @@ src=$kdir/src-$pkgver
 obj=$kdir/obj-$pkgver
 art=$kdir/artifacts/$key
 mkdir -p "$kdir/artifacts"
+# One build per tree at a time: a second `make kernel` (another terminal, a test
+# run) waits here instead of compiling into the same objects.
+exec 9>"$kdir/.lock"
+if ! flock -n 9; then
+	say "waiting for another build of $kver (lock $kdir/.lock)"
+	flock 9
+fi
 log=$kdir/build-$key.log
 
 if [ -f "$art/bzImage" ] && [ -f "$art/identity.json" ]; then
@@ -151,8 +166,8 @@ run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 \
 run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
 
 # Phase 4: every required option must have survived the dependency resolution.
-check_config "$obj/.config" || exit 1
-say "check: $(grep -cv '^[[:space:]]*\(#\|$\)' "$here/required.list") required options set"
+check_config "$obj/.config" "${series_required[@]}" || exit 1
+say "check: $(cat "$here/required.list" "${series_required[@]}" | grep -cv '^[[:space:]]*\(#\|$\)') required options set"
 
 # Phase 5: build.
 say "build: bzImage with $jobs job(s), log $log"
@@ -169,7 +184,8 @@ cp "$src/mm/gup_test.h" "$art.tmp/include/gup_test.h"
 release=$(cat "$obj/include/config/kernel.release")
 cat >"$art.tmp/identity.json" <<JSON
 {"source_package": "$pkg", "source_version": "$pkgver", "kernel_release": "$release",
- "series_hash": "$series_hash", "patches": ${#patches[@]}, "config_key": "$key",
+ "series_hash": "$series_hash", "patches": ${#patches[@]}, "patch_files": [$([ ${#patches[@]} -eq 0 ] || printf '"%s",' "${patches[@]}" | sed 's/,$//')],
+ "config_key": "$key", "config_sha256": "$(sha256sum "$obj/.config" | cut -c1-16)",
  "compiler": "$(gcc --version | head -n1)", "build_seconds": $((te - tb))}
 JSON
 rm -rf "$art"
