@@ -3,10 +3,13 @@
 #   make demo      deps + kernel + guest image + orchestrator, then the demo scenario
 #   make check     the same setup, then every test (unit, bad input, integration)
 #   make deps      install missing Debian packages (tools/deps.list)
-#   make kernel    build (or reuse) the guest kernel in $(MEMHP_CACHE)
+#   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
 #   make clean     remove build/ (the kernel cache stays)
 
-KVER        ?= 6.12
+# Guest kernel trees; the first one's gup_test.h builds the workload, and the
+# series makes that header identical on both (checked below).
+KVERS       ?= 6.12 6.1
+KVER        := $(firstword $(KVERS))
 MEMHP_CACHE ?= $(HOME)/.cache/memhp-lab
 export MEMHP_CACHE
 B           := build
@@ -21,6 +24,7 @@ ORCH_SRC := $(wildcard orchestrator/*.c) lib/mhl-size.c
 ORCH_LIB := $(filter-out orchestrator/main.c,$(ORCH_SRC))
 PIN_SRC  := workloads/memhp-pin.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
+KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
 .PHONY: all deps kernel workloads orchestrator image demo check unit-tests clean
 
@@ -30,7 +34,7 @@ deps:
 	@tools/deps.sh
 
 kernel: deps
-	@kernel/build.sh $(KVER) >/dev/null
+	@for k in $(KVERS); do kernel/build.sh $$k >/dev/null || exit 1; done
 
 $(B):
 	@mkdir -p $@
@@ -42,20 +46,23 @@ $(B)/memhp-lab: $(ORCH_SRC) $(wildcard orchestrator/*.h lib/*.h) | $(B)
 	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' -Ilib $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread
 
-# The workload compiles against the kernel's own gup_test.h from the artifact.
+# The workload compiles against the kernel's own gup_test.h from the artifact;
+# one binary (and one initramfs) serves every kernel, so their headers must agree.
 workloads: kernel
-	@$(MAKE) --no-print-directory $(B)/memhp-pin-$(KVER)
+	@for a in $(KARTS); do cmp -s $(KART)/include/gup_test.h $$a/include/gup_test.h || \
+		{ echo "Error: $$a/include/gup_test.h differs from $(KART)/include/gup_test.h: one memhp-pin cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done
+	@$(MAKE) --no-print-directory $(B)/memhp-pin
 
-$(B)/memhp-pin-$(KVER): $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KART)/include/gup_test.h | $(B)
+$(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KART)/include/gup_test.h | $(B)
 	@echo "[cc] $@ (static, gup_test.h from $(KART))"
 	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC)
 
 image: workloads
-	@$(MAKE) --no-print-directory $(B)/initramfs-$(KVER).cpio.gz
+	@$(MAKE) --no-print-directory $(B)/initramfs.cpio.gz
 
-$(B)/initramfs-$(KVER).cpio.gz: $(B)/memhp-pin-$(KVER) workloads/init workloads/mkinitramfs.sh
+$(B)/initramfs.cpio.gz: $(B)/memhp-pin workloads/init workloads/mkinitramfs.sh
 	@echo "[image] $@"
-	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin-$(KVER)
+	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin
 
 demo: deps kernel image orchestrator
 	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo

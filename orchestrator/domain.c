@@ -43,8 +43,10 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			"    </memory>\n",
 			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
 	}
-	cmdline = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable %s",
-				  s->cmdline);
+	/* pin_policy baseline: the series' test switch, on from boot (docs/kernel.md). */
+	cmdline = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable%s %s",
+				  !strcmp(s->pin_policy, "baseline") ?
+				  " gup_longterm_pin_in_place=1" : "", s->cmdline);
 	boot = g_strdup_printf("%llu", KIB(bootb));
 	max = g_strdup_printf("%llu", KIB(bootb + vmemb));
 	vcpus = g_strdup_printf("%d", cpu);

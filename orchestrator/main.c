@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "kernel.h"
 #include "scenario.h"
 #include "trial.h"
 
@@ -48,8 +49,10 @@ typedef struct {
 static const mhlOpt runOpts[] = {
 	{ "output", 1, 'o', "DIR", "run directory (default results/<scenario>-<time>)" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
+	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel tree, 6.12 or 6.1 (overrides the scenario's kernel:)" },
+	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "series or baseline (overrides the scenario's pin_policy:)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
-	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <bindir>/initramfs-<kver>.cpio.gz)" },
+	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <bindir>/initramfs.cpio.gz)" },
 	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <bindir>/../domains/numa-virtio-mem.xml)" },
 	{ "agent-timeout", 1, MHL_LONG_ONLY + 'a', "SEC", "deadline for the guest agent to answer (default 120)" },
 	{ "help", 0, 'h', NULL, "show this help" },
@@ -285,7 +288,9 @@ static int cmdRun(int argc, char **argv)
 	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	g_autoptr(mhlScenario) s = NULL;
 	g_autofree char *bindir = exeDir(), *root = NULL, *uri = NULL, *outdir = NULL;
-	g_autofree char *kdir = NULL, *initrd = NULL, *tmpl = NULL, *why = NULL, *records = NULL;
+	g_autofree char *image = NULL, *initrd = NULL, *tmpl = NULL, *why = NULL, *records = NULL;
+	g_autofree char *srcdir = g_build_filename(bindir, "..", NULL);
+	g_autoptr(json_object) identity = NULL;
 	const char *cache = g_getenv("MEMHP_CACHE");
 	g_autofree char *cache_dflt = g_build_filename(g_get_home_dir(), ".cache", "memhp-lab", NULL);
 	mhlRunConfig cfg = { .emulator = "/usr/bin/qemu-system-x86_64", .agent_deadline = 120 };
@@ -302,22 +307,16 @@ static int cmdRun(int argc, char **argv)
 		return EXIT_USAGE;
 	if (!cache)
 		cache = cache_dflt;
-
-	if ((v = g_hash_table_lookup(vals, "kernel-dir"))) {
-		kdir = g_strdup(v);
-	} else {
-		g_autofree char *cur = g_strdup_printf("%s/kernel/%s/current", cache, s->kernel);
-
-		if (!g_file_get_contents(cur, &kdir, NULL, NULL)) {
-			mhlError("no kernel %s built yet (%s missing): run 'make kernel' or pass --kernel-dir",
-				 s->kernel, cur);
-			return EXIT_USAGE;
-		}
-		g_strstrip(kdir);
-	}
+	if (mhlScenarioOverride(s, g_hash_table_lookup(vals, "kernel"),
+				g_hash_table_lookup(vals, "pin-policy")) < 0)
+		return EXIT_USAGE;
+	image = mhlKernelResolve(s, cache, g_hash_table_lookup(vals, "kernel-dir"), srcdir,
+				 &identity);
+	if (!image)
+		return EXIT_USAGE;
 	initrd = g_strdup(g_hash_table_lookup(vals, "initrd"));
 	if (!initrd)
-		initrd = g_strdup_printf("%s/initramfs-%s.cpio.gz", bindir, s->kernel);
+		initrd = g_build_filename(bindir, "initramfs.cpio.gz", NULL);
 	tmpl = g_strdup(g_hash_table_lookup(vals, "template"));
 	if (!tmpl)
 		tmpl = g_build_filename(bindir, "..", "domains", "numa-virtio-mem.xml", NULL);
@@ -328,8 +327,7 @@ static int cmdRun(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	{
-		g_autofree char *bz = g_build_filename(kdir, "bzImage", NULL);
-		const char *need[] = { bz, initrd, tmpl, cfg.emulator };
+		const char *need[] = { image, initrd, tmpl, cfg.emulator };
 		size_t i;
 
 		for (i = 0; i < G_N_ELEMENTS(need); i++) {
@@ -339,7 +337,7 @@ static int cmdRun(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 		}
-		cfg.accel = mhlAccelChoose(cfg.emulator, bz, cache, &why);
+		cfg.accel = mhlAccelChoose(cfg.emulator, image, cache, &why);
 	}
 	if ((v = g_hash_table_lookup(vals, "output"))) {
 		outdir = g_canonicalize_filename(v, NULL);
@@ -387,12 +385,13 @@ static int cmdRun(int argc, char **argv)
 	}
 	cfg.uri = uri;
 	cfg.outdir = outdir;
-	cfg.kernel_dir = kdir;
+	cfg.kernel_image = image;
+	cfg.kernel_identity = identity;
 	cfg.initrd = initrd;
 	cfg.tmpl_path = tmpl;
 	cfg.accel_why = why;
-	fprintf(stderr, "memhp-lab: trial 1 of 1: %s on kernel %s, %s (%s), %s\n", s->name,
-		s->kernel, cfg.accel, why, uri);
+	fprintf(stderr, "memhp-lab: trial 1 of 1: %s on kernel %s, pin_policy %s, %s (%s), %s\n",
+		s->name, s->kernel, s->pin_policy, cfg.accel, why, uri);
 	verdict = mhlTrialRun(conn, &cfg, s, &rec);
 	virConnectClose(conn);
 	if (root)

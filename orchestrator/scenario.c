@@ -21,7 +21,20 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_CHECK] = "check",
 	[MHL_STEP_RELEASE] = "release",
 	[MHL_STEP_SNAPSHOT] = "snapshot",
+	[MHL_STEP_EXPECT] = "expect",
 };
+
+static const char *const policyNames[] = { "series", "baseline", NULL };
+
+static int oneOf(const char *what, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(what, names[i]))
+			return i;
+	return -1;
+}
 
 typedef struct {
 	const char *path;
@@ -199,9 +212,12 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	}
 }
 
-enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE };
+enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
+       ST_POLICY, ST_UNPLUG, ST_MOVABLE };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
-					"deadline", NULL };
+					"deadline", "policy", "unplug", "movable_after_pin",
+					NULL };
+static const char *const unplugNames[] = { "any", "reached", "short", NULL };
 
 typedef struct {
 	mhlStep *st;
@@ -232,7 +248,36 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		st->node = (int)l;
 		return 0;
 	case ST_REQUESTED: return getSize(y, v, "requested", &st->requested);
-	default: return getSeconds(y, v, "deadline", &st->deadline);
+	case ST_DEADLINE: return getSeconds(y, v, "deadline", &st->deadline);
+	case ST_POLICY:
+		if (getStr(y, v, "policy", st->policy, sizeof(st->policy)) < 0)
+			return -1;
+		if (oneOf(st->policy, policyNames) < 0) {
+			mhlError("%s:%d:%d: unknown policy '%s' (known: series, baseline)", AT(y, v),
+				 st->policy);
+			return -1;
+		}
+		return 0;
+	case ST_UNPLUG:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "unplug") < 0)
+			return -1;
+		if ((st->unplug = oneOf(scalar(v), unplugNames)) < 0) {
+			mhlError("%s:%d:%d: unplug: expected reached or short, not '%s'", AT(y, v),
+				 scalar(v));
+			return -1;
+		}
+		return 0;
+	default:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
+			return -1;
+		if (!strcmp(scalar(v), "all")) {
+			st->movable_after_pin = MHL_ALL;
+			return 0;
+		}
+		if (getInt(y, v, "movable_after_pin (pages, or all)", 0, G_MAXINT, &l) < 0)
+			return -1;
+		st->movable_after_pin = l;
+		return 0;
 	}
 }
 
@@ -247,6 +292,7 @@ static const struct {
 	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_SNAPSHOT] = { 0, 0 },
+	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE },
 };
 
 static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
@@ -260,7 +306,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	if (wantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
 		return -1;
 	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
-		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot)",
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect)",
 			 AT(y, item));
 		return -1;
 	}
@@ -275,7 +321,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 		if (!strcmp(scalar(k), mhlStepTypeNames[t]))
 			break;
 	if (t == MHL_STEP_LAST) {
-		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot)",
+		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect)",
 			 AT(y, k), scalar(k));
 		return -1;
 	}
@@ -284,6 +330,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	st->line = (int)k->start_mark.line + 1;
 	st->node = 1;
 	st->deadline = 60;
+	st->movable_after_pin = MHL_UNSET;
 	snprintf(st->workload, sizeof(st->workload), "gup");
 	/* "- snapshot:" with no value is an empty scalar. */
 	if (!(v->type == YAML_SCALAR_NODE && !*scalar(v)) &&
@@ -303,27 +350,83 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	return 0;
 }
 
-enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_NODES, TOP_STEPS };
-static const char *const topKeys[] = { "name", "kernel", "cmdline", "nodes", "steps", NULL };
+/* A path in a scenario is relative to the scenario file's directory. */
+static char *scenarioPath(const mhlScenario *s, const char *p)
+{
+	g_autofree char *dir = g_path_get_dirname(s->path);
+
+	return g_canonicalize_filename(p, dir);
+}
+
+/* kernel: {bzimage: PATH, config: PATH}, a kernel the user built. */
+static const char *const prebuiltKeys[] = { "bzimage", "config", NULL };
+
+static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+	char **dst = key == 0 ? &s->kernel_image : &s->kernel_config;
+
+	if (wantKind(y, v, YAML_SCALAR_NODE, prebuiltKeys[key]) < 0)
+		return -1;
+	g_free(*dst);
+	*dst = scenarioPath(s, scalar(v));
+	return 0;
+}
+
+static const char *const kernelNames[] = { "6.12", "6.1", NULL };
+
+static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	g_free(s->kernel);
+	s->kernel = NULL;
+	if (v->type == YAML_MAPPING_NODE) {
+		if (forPairs(y, v, "kernel", prebuiltKeys, prebuiltPair, s) < 0)
+			return -1;
+		if (!s->kernel_image || !s->kernel_config) {
+			mhlError("%s:%d:%d: a prebuilt kernel needs both 'bzimage' and 'config'",
+				 AT(y, v));
+			return -1;
+		}
+		s->kernel = g_strdup("prebuilt");
+		return 0;
+	}
+	if (wantKind(y, v, YAML_SCALAR_NODE, "kernel") < 0)
+		return -1;
+	if (oneOf(scalar(v), kernelNames) < 0) {
+		mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1, or {bzimage: PATH, config: PATH})",
+			 AT(y, v), scalar(v));
+		return -1;
+	}
+	s->kernel = g_strdup(scalar(v));
+	return 0;
+}
+
+enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS };
+static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
+				       "steps", NULL };
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
 	mhlScenario *s = opaque;
 	yaml_node_item_t *it;
+	char **dst;
 
 	switch (key) {
-	case TOP_NAME:
 	case TOP_KERNEL:
+		return parseKernel(y, s, v);
+	case TOP_NAME:
 	case TOP_CMDLINE:
+	case TOP_POLICY:
 		if (wantKind(y, v, YAML_SCALAR_NODE, topKeys[key]) < 0)
 			return -1;
-		if (key == TOP_KERNEL && strcmp(scalar(v), "6.12") && strcmp(scalar(v), "6.1")) {
-			mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1)", AT(y, v), scalar(v));
+		if (key == TOP_POLICY && oneOf(scalar(v), policyNames) < 0) {
+			mhlError("%s:%d:%d: unknown pin_policy '%s' (known: series, baseline)",
+				 AT(y, v), scalar(v));
 			return -1;
 		}
-		g_free(key == TOP_NAME ? s->name : key == TOP_KERNEL ? s->kernel : s->cmdline);
-		*(key == TOP_NAME ? &s->name : key == TOP_KERNEL ? &s->kernel : &s->cmdline) =
-			g_strdup(scalar(v));
+		dst = key == TOP_NAME ? &s->name : key == TOP_CMDLINE ? &s->cmdline : &s->pin_policy;
+		g_free(*dst);
+		*dst = g_strdup(scalar(v));
 		return 0;
 	case TOP_NODES:
 		if (wantKind(y, v, YAML_SEQUENCE_NODE, "nodes") < 0)
@@ -359,6 +462,7 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 static int validate(mhlScenario *s)
 {
 	g_autoptr(GHashTable) held = g_hash_table_new(g_str_hash, g_str_equal);
+	bool pinned = false, resized = false;
 	int i;
 
 	if (s->nnodes < 1) {
@@ -381,6 +485,7 @@ static int validate(mhlScenario *s)
 				return -1;
 			}
 			g_hash_table_add(held, st->id);
+			pinned = true;
 			break;
 		case MHL_STEP_RESIZE: {
 			mhlNode *n = &s->nodes[st->node];
@@ -395,8 +500,21 @@ static int validate(mhlScenario *s)
 					 s->path, st->line, st->requested, n->vmem_block, n->vmem_size);
 				return -1;
 			}
+			resized = true;
 			break;
 		}
+		case MHL_STEP_EXPECT:
+			if (st->unplug && !resized) {
+				mhlError("%s:%d: expect: 'unplug' needs a resize step before it",
+					 s->path, st->line);
+				return -1;
+			}
+			if (st->movable_after_pin != MHL_UNSET && !pinned) {
+				mhlError("%s:%d: expect: 'movable_after_pin' needs a pin step before it",
+					 s->path, st->line);
+				return -1;
+			}
+			break;
 		case MHL_STEP_CHECK:
 		case MHL_STEP_RELEASE:
 			if (!g_hash_table_contains(held, st->id)) {
@@ -410,6 +528,33 @@ static int validate(mhlScenario *s)
 		default:
 			break;
 		}
+	}
+	return 0;
+}
+
+bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st)
+{
+	return !st->policy[0] || !strcmp(st->policy, s->pin_policy);
+}
+
+/* Override the scenario's kernel or pin_policy (memhp-lab run --kernel, --pin-policy). */
+int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
+{
+	if (kernel) {
+		if (oneOf(kernel, kernelNames) < 0) {
+			mhlError("unknown kernel '%s' (known: 6.12, 6.1)", kernel);
+			return -1;
+		}
+		g_free(s->kernel);
+		s->kernel = g_strdup(kernel);
+	}
+	if (policy) {
+		if (oneOf(policy, policyNames) < 0) {
+			mhlError("unknown pin policy '%s' (known: series, baseline)", policy);
+			return -1;
+		}
+		g_free(s->pin_policy);
+		s->pin_policy = g_strdup(policy);
 	}
 	return 0;
 }
@@ -453,6 +598,8 @@ mhlScenario *mhlScenarioLoad(const char *path)
 		s->name = g_path_get_basename(path);
 	if (!s->kernel)
 		s->kernel = g_strdup("6.12");
+	if (!s->pin_policy)
+		s->pin_policy = g_strdup("series");
 	if (!s->cmdline)
 		s->cmdline = g_strdup("");
 	return g_steal_pointer(&s);
@@ -465,6 +612,9 @@ void mhlScenarioFree(mhlScenario *s)
 	g_free(s->path);
 	g_free(s->name);
 	g_free(s->kernel);
+	g_free(s->kernel_image);
+	g_free(s->kernel_config);
+	g_free(s->pin_policy);
 	g_free(s->cmdline);
 	g_free(s);
 }

@@ -3,6 +3,7 @@
 #define MHL_SCENARIO_H
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define MHL_MAX_NODES 4
@@ -14,6 +15,7 @@ typedef enum {
 	MHL_STEP_CHECK,		/* census + pattern check of a held buffer */
 	MHL_STEP_RELEASE,	/* release the pins of a workload */
 	MHL_STEP_SNAPSHOT,	/* collect guest counters */
+	MHL_STEP_EXPECT,	/* assertions on the outcome so far */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -28,7 +30,15 @@ typedef struct {
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
 	double deadline;	/* resize: seconds */
+	/* expect: */
+	char policy[16];	/* applies only under this pin_policy ("" = any) */
+	int unplug;		/* MHL_UNPLUG_*: the last resize reached its request or not */
+	long long movable_after_pin; /* the last pin's pages left in ZONE_MOVABLE, or MHL_ALL */
 } mhlStep;
+
+enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
+#define MHL_ALL (-2)		/* movable_after_pin: every pinned page */
+#define MHL_UNSET (-1)
 
 typedef struct {
 	uint64_t memory;	/* boot memory of the cell */
@@ -41,13 +51,22 @@ typedef struct {
 typedef struct {
 	char *path;
 	char *name;
-	char *kernel;		/* "6.12" */
+	char *kernel;		/* "6.12", "6.1", or "prebuilt" */
+	char *kernel_image;	/* prebuilt: bzImage path (absolute) */
+	char *kernel_config;	/* prebuilt: its .config (absolute) */
+	char *pin_policy;	/* "series" (default) or "baseline" */
 	char *cmdline;		/* extra guest kernel parameters */
 	int nnodes;
 	mhlNode nodes[MHL_MAX_NODES];
 	int nsteps;
 	mhlStep steps[MHL_MAX_STEPS];
 } mhlScenario;
+
+/* Whether expect step @st applies under the scenario's pin_policy. */
+bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
+
+/* --kernel / --pin-policy from the command line; -1 + mhlError if unknown. */
+int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
 
 /* Parse and validate; NULL + mhlError naming file:line:column on error. */
 mhlScenario *mhlScenarioLoad(const char *path);

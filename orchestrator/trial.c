@@ -37,6 +37,8 @@ typedef struct {
 	double t0;
 	virDomainPtr dom;
 	char *name;
+	const mhlScenario *s;
+	json_object *steps;	/* results of the steps so far */
 } mhlTrial;
 
 static void timelineAdd(mhlTrial *t, const char *source, const char *key, json_object *who,
@@ -103,20 +105,6 @@ static double waitPlugged(mhlTrial *t, int node, unsigned long long want, double
 	}
 }
 
-static json_object *identity(const char *kernel_dir)
-{
-	g_autofree char *path = g_build_filename(kernel_dir, "identity.json", NULL);
-	json_object *id = json_object_from_file(path);
-
-	if (!id) {
-		g_autofree char *msg = g_strdup_printf("cannot read %s", path);
-
-		id = json_object_new_object();
-		json_object_object_add(id, "error", json_object_new_string(msg));
-	}
-	return id;
-}
-
 static long long censusPages(json_object *census, const char *zone)
 {
 	json_object *bz, *v;
@@ -125,6 +113,114 @@ static long long censusPages(json_object *census, const char *zone)
 	    json_object_object_get_ex(bz, zone, &v))
 		return json_object_get_int64(v);
 	return -1;
+}
+
+/* Does an expect step after @st, under this pin_policy, say the unplug stops short? */
+static bool shortExpected(const mhlScenario *s, const mhlStep *st)
+{
+	int i;
+
+	for (i = (int)(st - s->steps) + 1; i < s->nsteps; i++) {
+		const mhlStep *e = &s->steps[i];
+
+		if (e->type == MHL_STEP_RESIZE)
+			return false;
+		if (e->type == MHL_STEP_EXPECT && mhlExpectApplies(s, e) && e->unplug)
+			return e->unplug == MHL_UNPLUG_SHORT;
+	}
+	return false;
+}
+
+/* The result of the most recent step of type @type, or NULL. */
+static json_object *lastResult(mhlTrial *t, const char *type)
+{
+	size_t i = json_object_array_length(t->steps);
+
+	while (i-- > 0) {
+		json_object *r = json_object_array_get_idx(t->steps, i), *v;
+
+		if (json_object_object_get_ex(r, "step", &v) &&
+		    !strcmp(json_object_get_string(v), type))
+			return r;
+	}
+	return NULL;
+}
+
+static json_object *path(json_object *o, const char *const *keys)
+{
+	for (; o && *keys; keys++)
+		if (!json_object_object_get_ex(o, *keys, &o))
+			return NULL;
+	return o;
+}
+
+/* Record one check of an expect step; returns 0 if it holds. */
+static int expectCheck(json_object *checks, const mhlStep *st, const char *what,
+		       const char *expected, const char *actual, bool ok)
+{
+	json_object *c = json_object_new_object();
+
+	json_object_object_add(c, "what", json_object_new_string(what));
+	json_object_object_add(c, "expected", json_object_new_string(expected));
+	json_object_object_add(c, "actual", json_object_new_string(actual));
+	json_object_object_add(c, "ok", json_object_new_boolean(ok));
+	json_object_array_add(checks, c);
+	if (ok)
+		return 0;
+	mhlError("expect at line %d: %s: expected %s, got %s", st->line, what, expected, actual);
+	return -1;
+}
+
+/* Assertions on the steps so far. Skipped (and said so) under another pin_policy. */
+static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	json_object *checks = json_object_new_array();
+	int rc = 0;
+
+	json_object_object_add(res, "checks", checks);
+	if (!mhlExpectApplies(t->s, st)) {
+		json_object_object_add(res, "skipped",
+				       json_object_new_string("another pin_policy"));
+		return 0;
+	}
+	if (st->unplug) {
+		static const char *const conv[] = { "converged", NULL };
+		static const char *const got[] = { "reached_bytes", NULL };
+		static const char *const want[] = { "requested_bytes", NULL };
+		json_object *r = lastResult(t, "resize");
+		bool reached = json_object_get_boolean(path(r, conv));
+		g_autofree char *actual = g_strdup_printf("%s (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes)",
+							  reached ? "reached" : "short",
+							  json_object_get_int64(path(r, got)),
+							  json_object_get_int64(path(r, want)));
+
+		rc |= expectCheck(checks, st, "unplug",
+				  st->unplug == MHL_UNPLUG_REACHED ? "reached" : "short", actual,
+				  reached == (st->unplug == MHL_UNPLUG_REACHED));
+	}
+	if (st->movable_after_pin != MHL_UNSET) {
+		static const char *const pages[] = { "workload", "census_after", "pages", NULL };
+		static const char *const mov[] = { "workload", "census_after", "by_zone", "Movable", NULL };
+		json_object *r = lastResult(t, "pin");
+		long long want = st->movable_after_pin, have = -1;
+		g_autofree char *expected = NULL, *actual = NULL;
+
+		if (path(r, mov))
+			have = json_object_get_int64(path(r, mov));
+		else if (path(r, pages))
+			have = 0;	/* no page in ZONE_MOVABLE: the zone is absent */
+		if (want == MHL_ALL) {
+			want = path(r, pages) ? json_object_get_int64(path(r, pages)) : -1;
+			expected = g_strdup_printf("all (%lld) pinned pages", want);
+		} else {
+			expected = g_strdup_printf("%lld pinned page(s)", want);
+		}
+		actual = have < 0 ? g_strdup("no census in the pin's output") :
+				    g_strdup_printf("%lld", have);
+		rc |= expectCheck(checks, st, "pinned pages in ZONE_MOVABLE after the pin",
+				  expected, actual, have >= 0 && have == want);
+	}
+	return rc ? -1 : 0;
 }
 
 /* One step; fills @res; returns 0 if its outcome is what the step requires. */
@@ -166,7 +262,8 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 			json_object_object_add(summary, "pinned_pages_movable_after",
 					       json_object_new_int64(censusPages(after, "Movable")));
 		}
-		if (censusPages(after, "Movable") != 0) {
+		/* The series' rule; under baseline, expect steps say what should happen. */
+		if (!strcmp(s->pin_policy, "series") && censusPages(after, "Movable") != 0) {
 			mhlError("pin '%s': %lld pinned page(s) are still in ZONE_MOVABLE",
 				 st->id, censusPages(after, "Movable"));
 			return -1;
@@ -200,6 +297,12 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		json_object_object_add(res, "deadline_s", json_object_new_double(st->deadline));
 		json_object_object_add(summary, "requested_bytes", json_object_new_int64((int64_t)st->requested));
 		json_object_object_add(summary, "reached_bytes", json_object_new_int64((int64_t)reached));
+		if (secs < 0 && !mhlInterrupted && shortExpected(s, st)) {
+			/* Not a failure here: a later expect step judges it. */
+			json_object_object_add(res, "note", json_object_new_string(mhlErrorLast()));
+			mhlErrorReset();
+			return 0;
+		}
 		if (secs < 0)
 			return -1;
 		json_object_object_add(res, "seconds_to_converge", json_object_new_double(secs));
@@ -226,6 +329,8 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		}
 		return 0;
 	}
+	case MHL_STEP_EXPECT:
+		return expectRun(t, st, res);
 	case MHL_STEP_SNAPSHOT: {
 		json_object *snap = mhlGuestSnapshot(t->dom);
 
@@ -238,6 +343,35 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		mhlError("%s:%d: unknown step type %d", s->path, st->line, st->type);
 		return -1;
 	}
+}
+
+/*
+ * The guest kernel must do what pin_policy says: read the series' switch back
+ * (debugfs) and refuse to run the steps on a kernel that ignored it.
+ */
+static int pinPolicyVerify(mhlTrial *t, json_object *rec)
+{
+	const char *argv[] = { "/bin/cat", "/sys/kernel/debug/gup_longterm_pin_in_place", NULL };
+	bool baseline = !strcmp(t->s->pin_policy, "baseline");
+	mhlExecStatus st = { 0 };
+	const char *state;
+
+	if (mhlAgentExec(t->dom, argv, 30, &st) < 0)
+		return -1;
+	state = st.exited && st.exitcode == 0 && st.out && st.out[0] == 'Y' ? "on" :
+		st.exited && st.exitcode == 0 ? "off" : "absent";
+	json_object_object_add(rec, "pin_in_place_switch", json_object_new_string(state));
+	mhlExecStatusClear(&st);
+	if (baseline && strcmp(state, "on")) {
+		mhlError("pin_policy baseline needs the series' test switch, but /sys/kernel/debug/gup_longterm_pin_in_place is %s in the guest (kernel without CONFIG_GUP_LONGTERM_PIN_IN_PLACE, or the cmdline lost gup_longterm_pin_in_place=1)",
+			 state);
+		return -1;
+	}
+	if (!baseline && !strcmp(state, "on")) {
+		mhlError("pin_policy series, but the guest's pin-in-place switch is on (gup_longterm_pin_in_place=1 in the scenario's cmdline?)");
+		return -1;
+	}
+	return 0;
 }
 
 static json_object *domainFacts(const mhlRunConfig *cfg, const mhlScenario *s)
@@ -271,7 +405,6 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	json_object *rec = json_object_new_object(), *steps = json_object_new_array();
 	json_object *summary = json_object_new_object();
 	g_autofree char *tmpl = NULL, *xml = NULL, *started = isoNow(), *console = NULL;
-	g_autofree char *kernel = g_build_filename(cfg->kernel_dir, "bzImage", NULL);
 	g_autofree char *records = g_build_filename(cfg->outdir, "trials.jsonl", NULL);
 	g_autofree char *console_text = NULL, *reason = NULL;
 	mhlVerdict verdict = MHL_VERDICT_PASS;
@@ -279,13 +412,16 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	double t_start = mhlNow();
 
 	t.timeline = json_object_new_array();
+	t.s = s;
+	t.steps = steps;
 	t.name = g_strdup_printf("memhp-%s-%d", s->name, (int)getpid());
 	console = g_strdup_printf("%s/%s.console.log", cfg->outdir, s->name);
 	json_object_object_add(rec, "trial", json_object_new_string(s->name));
 	json_object_object_add(rec, "scenario", json_object_new_string(s->path));
 	json_object_object_add(rec, "started", json_object_new_string(started));
 	json_object_object_add(rec, "parameters", json_object_new_object());
-	json_object_object_add(rec, "kernel", identity(cfg->kernel_dir));
+	json_object_object_add(rec, "kernel", json_object_get(cfg->kernel_identity));
+	json_object_object_add(rec, "pin_policy", json_object_new_string(s->pin_policy));
 	json_object_object_add(rec, "domain", domainFacts(cfg, s));
 	json_object_object_add(rec, "console_log", json_object_new_string(console));
 
@@ -293,7 +429,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 		goto error;
 	{
 		mhlDomainParams p = {
-			.name = t.name, .accel = cfg->accel, .kernel = kernel, .initrd = cfg->initrd,
+			.name = t.name, .accel = cfg->accel, .kernel = cfg->kernel_image, .initrd = cfg->initrd,
 			.console_log = console, .emulator = cfg->emulator,
 		};
 
@@ -320,6 +456,8 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 			goto error;
 		json_object_object_add(summary, "boot_to_agent_s", json_object_new_double(up));
 	}
+	if (pinPolicyVerify(&t, rec) < 0)
+		goto error;
 	for (i = 0; i < s->nnodes; i++) {
 		unsigned long long reached;
 		double secs;

@@ -10,7 +10,8 @@
 typedef struct {
 	const char *uri;
 	const char *outdir;	/* absolute; trials.jsonl and console logs go here */
-	const char *kernel_dir;	/* artifact dir: bzImage, identity.json */
+	const char *kernel_image;	/* bzImage */
+	json_object *kernel_identity;	/* for the record: identity.json, or the prebuilt's facts */
 	const char *initrd;
 	const char *tmpl_path;	/* domain template */
 	const char *emulator;

@@ -1,0 +1,26 @@
+/* kernel.h - which guest kernel a trial boots, and whether it can do the job. */
+#ifndef MHL_KERNEL_H
+#define MHL_KERNEL_H
+
+#include <json-c/json.h>
+
+#include "scenario.h"
+
+/*
+ * The CONFIG_ names listed in @required (one per line, without CONFIG_, '#'
+ * comments) that @config does not set to =y, space-separated; NULL if none.
+ */
+char *mhlKconfigMissing(const char *config, const char *required);
+
+/*
+ * Resolve the scenario's kernel: an artifact of kernel/build.sh ("6.12", "6.1",
+ * from $MEMHP_CACHE/kernel/<kver>/current, or @kernel_dir if given) or a
+ * prebuilt bzImage with its .config. Checks the config against
+ * @srcdir/kernel/required.list, plus CONFIG_GUP_LONGTERM_PIN_IN_PLACE under
+ * pin_policy baseline. Returns the bzImage path and fills *identity (for the
+ * record); NULL + mhlError naming the file and the missing options otherwise.
+ */
+char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
+		       const char *srcdir, json_object **identity);
+
+#endif
