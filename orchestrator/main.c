@@ -21,6 +21,7 @@
 
 #include "accel.h"
 #include "kernel.h"
+#include "report.h"
 #include "scenario.h"
 #include "trial.h"
 
@@ -63,14 +64,25 @@ static const mhlOpt checkOpts[] = {
 	{ NULL, 0, 0, NULL, NULL }
 };
 
+static const mhlOpt reportOpts[] = {
+	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
+	{ "compare", 1, 'c', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN, regressions first" },
+	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
+	{ "help", 0, 'h', NULL, "show this help" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+
 static int cmdRun(int argc, char **argv);
 static int cmdCheck(int argc, char **argv);
+static int cmdReport(int argc, char **argv);
 static int cmdHelp(int argc, char **argv);
 
 static const mhlCmd cmds[] = {
 	{ "run", "SCENARIO", "boot a guest per trial, run the scenario's steps, record the outcome",
 	  runOpts, cmdRun },
 	{ "check", "SCENARIO", "validate a scenario file without booting anything", checkOpts, cmdCheck },
+	{ "report", "RUN_DIR", "render RUN_DIR/trials.jsonl as HTML, JUnit, KTAP, KCIDB into RUN_DIR/report",
+	  reportOpts, cmdReport },
 	{ "help", "[COMMAND]", "show help", NULL, cmdHelp },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
@@ -261,8 +273,8 @@ static int cmdStart(const char *name, int argc, char **argv, GHashTable *vals, i
 		return EXIT_PASS;
 	}
 	if (argc - *first != 1) {
-		mhlError("%s: expected one SCENARIO file, got %d (see 'memhp-lab %s --help')",
-			 name, argc - *first, name);
+		mhlError("%s: expected one %s, got %d (see 'memhp-lab %s --help')",
+			 name, c->args, argc - *first, name);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -398,7 +410,62 @@ static int cmdRun(int argc, char **argv)
 		mhlRemoveTree(root);
 	printSummary(rec, records);
 	json_object_put(rec);
+	mhlReportAfterRun(outdir);
 	return verdict == MHL_VERDICT_PASS ? EXIT_PASS : EXIT_FAILED;
+}
+
+static int cmdReport(int argc, char **argv)
+{
+	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	g_autoptr(mhlRun) run = NULL, other = NULL;
+	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp" };
+	const char *v;
+	guint i;
+	int first, rc = cmdStart("report", argc, argv, vals, &first);
+
+	if (rc >= 0)
+		return rc;
+	if ((v = g_hash_table_lookup(vals, "format")) && mhlReportFormatsParse(v, &opts.formats) < 0)
+		return EXIT_USAGE;
+	if ((v = g_hash_table_lookup(vals, "origin")) && !g_regex_match_simple("^[a-z0-9_]+$", v, 0, 0)) {
+		mhlError("report: --origin '%s' is not a KCIDB origin (lowercase letters, digits, '_')", v);
+		return EXIT_USAGE;
+	}
+	if (v)
+		opts.origin = v;
+	if (!(run = mhlRunLoad(argv[first])))
+		return EXIT_USAGE;
+	if ((v = g_hash_table_lookup(vals, "compare")) && !(other = mhlRunLoad(v)))
+		return EXIT_USAGE;
+	opts.compare = other;
+	for (i = 0; i < run->bad->len; i++) {
+		mhlRunBad *b = run->bad->pdata[i];
+
+		fprintf(stderr, "error: %s:%d: %s\n", run->records, b->line, b->why);
+	}
+	for (i = 0; other && i < other->bad->len; i++) {
+		mhlRunBad *b = other->bad->pdata[i];
+
+		fprintf(stderr, "error: %s:%d: %s (in --compare)\n", other->records, b->line, b->why);
+	}
+	if (mhlReportWrite(run, &opts) < 0)
+		return EXIT_FAILED;
+	printf("%s: %u trial(s), %u unreadable line(s):", run->records, run->trials->len, run->bad->len);
+	for (i = 0; i < MHL_REPORT_LAST; i++)
+		if (opts.formats & (1u << i))
+			printf(" %s/report/%s", run->dir, mhlReportFormatFiles[i]);
+	printf("\n");
+	if (other) {
+		g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
+
+		printf("compared with %s (before) -> %s (after):\n", other->dir, run->dir);
+		for (i = 0; i < rows->len; i++) {
+			mhlCompareRow *r = rows->pdata[i];
+
+			printf("  %-15s %s: %s\n", mhlCompareRankNames[r->rank], r->trial, *r->what ? r->what : "no change");
+		}
+	}
+	return run->bad->len || (other && other->bad->len) ? EXIT_FAILED : EXIT_PASS;
 }
 
 static int cmdHelp(int argc, char **argv)
@@ -429,7 +496,7 @@ int main(int argc, char **argv)
 		return cmdHelp(1, argv);
 	c = findCmd(argv[1]);
 	if (!c) {
-		fprintf(stderr, "error: unknown command '%s' (commands: run, check, help)\n", argv[1]);
+		fprintf(stderr, "error: unknown command '%s' (commands: run, check, report, help)\n", argv[1]);
 		return EXIT_USAGE;
 	}
 	rc = c->handler(argc - 1, argv + 1);

@@ -53,6 +53,17 @@ void mhlErrorReset(void)
 	g_clear_pointer(&lastError, g_free);
 }
 
+char *mhlErrorSteal(void)
+{
+	return g_steal_pointer(&lastError);
+}
+
+void mhlErrorRestore(char *saved)
+{
+	g_free(lastError);
+	lastError = saved;
+}
+
 double mhlNow(void)
 {
 	struct timespec ts;

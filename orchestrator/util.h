@@ -22,6 +22,13 @@ void mhlErrorVirtAt(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *mhlErrorLast(void);
 void mhlErrorReset(void);
+/*
+ * Take the reported error out (NULL if none) and put it back later: for work
+ * after a run (the report) whose own failure must not replace the run's error.
+ * Restore frees whatever was reported in between.
+ */
+char *mhlErrorSteal(void);
+void mhlErrorRestore(char *saved);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
 

@@ -1,0 +1,757 @@
+/*
+ * report-html.c - RUN_DIR/report/index.html: one self-contained page (inline
+ * CSS and SVG, no script, no network) with a summary table, a matrix plot
+ * when the trials have parameters, and per trial the plugged-size timeline,
+ * the census of the pinned buffers, pin outcomes, console findings and links
+ * to the raw record and the serial log. Every plot is drawn by gnuplot
+ * (`set terminal svg`) from one script, run once with g_spawn (argv, no shell).
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+#define PLOT_W 760
+#define PLOT_H 320
+
+typedef struct {
+	GString *script;	/* the gnuplot script, all plots */
+	GPtrArray *names;	/* plot names, "p<N>" */
+	char *dir;		/* where gnuplot runs and writes p<N>.svg */
+} htmlPlots;
+
+static void htmlPlotsClear(htmlPlots *p)
+{
+	if (p->dir)
+		mhlRemoveTree(p->dir);
+	g_free(p->dir);
+	if (p->script)
+		g_string_free(p->script, TRUE);
+	if (p->names)
+		g_ptr_array_unref(p->names);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(htmlPlots, htmlPlotsClear)
+
+static void esc(GString *out, const char *s)
+{
+	g_autofree char *e = g_markup_escape_text(s ? s : "", -1);
+
+	g_string_append(out, e);
+}
+
+/* A gnuplot string literal: double quotes, backslash and quote escaped, noenhanced by the caller. */
+static char *gpStr(const char *s)
+{
+	g_autoptr(GString) r = g_string_new("\"");
+
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			g_string_append_c(r, '\\');
+		g_string_append_c(r, *s == '\n' ? ' ' : *s);
+	}
+	g_string_append_c(r, '"');
+	return g_string_free(g_steal_pointer(&r), FALSE);
+}
+
+/* Start a plot; returns its name. The caller appends the body (ending with a plot command). */
+static const char *plotBegin(htmlPlots *p, const char *title)
+{
+	g_autofree char *t = gpStr(title);
+	char *name = g_strdup_printf("p%u", p->names->len + 1);
+
+	g_ptr_array_add(p->names, name);
+	g_string_append_printf(p->script, "\nreset\nset output '%s.svg'\nset title %s noenhanced\n"
+			       "set grid lc rgb '#dddddd'\nset border lc rgb '#555555'\n", name, t);
+	return name;
+}
+
+static int plotsRender(htmlPlots *p, const char *outdir)
+{
+	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
+	g_autofree char *tmpl = g_build_filename(outdir, ".plots-XXXXXX", NULL);
+	g_autofree char *script = NULL, *errout = NULL;
+	g_autoptr(GError) err = NULL;
+	int status = 0;
+
+	if (!p->names->len)
+		return 0;
+	if (!g_mkdtemp(tmpl)) {
+		mhlError("report: html: cannot create a plot directory under '%s': %s", outdir, g_strerror(errno));
+		return -1;
+	}
+	p->dir = g_steal_pointer(&tmpl);
+	script = g_build_filename(p->dir, "plots.gp", NULL);
+	if (!g_file_set_contents(script, p->script->str, p->script->len, &err)) {
+		mhlError("report: html: cannot write '%s': %s", script, err->message);
+		return -1;
+	}
+	{
+		char *argv[] = { (char *)gnuplot, script, NULL };
+
+		if (!g_spawn_sync(p->dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+				  NULL, NULL, NULL, &errout, &status, &err)) {
+			mhlError("report: html: cannot run '%s' (Debian package gnuplot-nox; make deps): %s",
+				 gnuplot, err->message);
+			return -1;
+		}
+	}
+	if (!g_spawn_check_wait_status(status, &err)) {
+		mhlError("report: html: '%s %s' failed (%s): %s", gnuplot, script, err->message,
+			 errout && *errout ? g_strstrip(errout) : "no message");
+		return -1;
+	}
+	return 0;
+}
+
+/* The plot's SVG with its ids prefixed (several plots share one page), or a note why not. */
+static void plotInline(GString *out, htmlPlots *p, const char *name, const char *alt)
+{
+	g_autofree char *path = g_build_filename(p->dir ? p->dir : ".", NULL);
+	g_autofree char *file = g_strdup_printf("%s/%s.svg", path, name);
+	g_autofree char *svg = NULL;
+	g_autofree char *pre = g_strdup_printf("%s-", name);
+	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
+	const char *start;
+	size_t i;
+
+	if (!p->dir || !g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
+		g_string_append(out, "<p class=note>plot missing: gnuplot wrote no ");
+		esc(out, name);
+		g_string_append(out, ".svg</p>\n");
+		return;
+	}
+	{
+		g_autofree char *body = g_strdup(start);
+
+		for (i = 0; i < G_N_ELEMENTS(refs); i++) {
+			g_auto(GStrv) parts = g_strsplit(body, refs[i], -1);
+			g_autofree char *with = g_strconcat(refs[i], pre, NULL);
+
+			g_free(body);
+			body = g_strjoinv(with, parts);
+		}
+		g_string_append_printf(out, "<figure class=plot data-plot='%s' aria-label='", name);
+		esc(out, alt);
+		g_string_append(out, "'>\n");
+		g_string_append(out, body);
+		g_string_append(out, "</figure>\n");
+	}
+}
+
+static gint strPtrCmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static double mib(gint64 bytes)
+{
+	return bytes / 1048576.0;
+}
+
+/* ---- per-trial plots ---- */
+
+/* requested vs plugged over time for every virtio-mem node, step markers from steps[].t */
+static const char *plotTimeline(htmlPlots *p, json_object *rec)
+{
+	json_object *tl = mhlJ(rec, "timeline"), *nodes = mhlJ(rec, "domain.nodes"), *steps = mhlJ(rec, "steps");
+	g_autoptr(GString) plot = g_string_new(NULL);
+	g_autoptr(GHashTable) aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, "trial", ""));
+	double tend = mhlJDbl(rec, "seconds", 0);
+	const char *name;
+	size_t i, j, nt = tl ? json_object_array_length(tl) : 0;
+	int series = 0;
+
+	if (!nt)
+		return NULL;
+	for (i = 0; i < nt; i++)
+		tend = MAX(tend, mhlJDbl(json_object_array_get_idx(tl, i), "t", 0));
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+
+		tend = MAX(tend, mhlJDbl(s, "t", 0) + mhlJDbl(s, "seconds", 0));
+	}
+	name = plotBegin(p, title);
+	g_string_append_printf(p->script, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
+			       "set key below noenhanced\nset xrange [0:%.3f]\nset yrange [0:*]\n"
+			       "set offsets 0, 0, graph 0.12, 0\n", tend * 1.02);
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		g_autofree char *sn = mhlStepName(s), *lab = g_strdup_printf("%zu %s", i + 1, sn);
+		g_autofree char *ql = gpStr(lab);
+		double t = mhlJDbl(s, "t", -1);
+
+		if (t < 0)
+			continue;
+		g_string_append_printf(p->script, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n"
+				       "set label %s at %.3f, graph 0.98 rotate by 90 right font ',8' tc rgb '#555555' noenhanced\n",
+				       t, t, ql, t + tend * 0.004);
+	}
+	for (j = 0; nodes && j < json_object_array_length(nodes); j++) {
+		json_object *n = json_object_array_get_idx(nodes, j);
+		gint64 last_req = mhlJInt(n, "virtio_mem_requested_bytes", -1), last_qmp = -1;
+
+		if (mhlJInt(n, "virtio_mem_size_bytes", -1) < 0)
+			continue;
+		g_string_append_printf(p->script, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
+		for (i = 0; i < nt; i++) {
+			json_object *e = json_object_array_get_idx(tl, i);
+
+			if (!strcmp(mhlJStr(e, "source", ""), "request") && mhlJInt(e, "node", -1) == (gint64)j) {
+				last_req = mhlJInt(e, "requested_bytes", 0);
+				g_string_append_printf(p->script, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_req));
+			}
+		}
+		g_string_append_printf(p->script, "%.3f %.3f\nEOD\n$qmp%zu << EOD\n", tend, mib(MAX(last_req, 0)), j);
+		for (i = 0; i < nt; i++) {
+			json_object *e = json_object_array_get_idx(tl, i);
+
+			if (!strcmp(mhlJStr(e, "source", ""), "qmp") && mhlJInt(e, "node", -1) == (gint64)j) {
+				last_qmp = mhlJInt(e, "size_bytes", 0);
+				g_string_append_printf(p->script, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_qmp));
+			}
+		}
+		if (last_qmp >= 0)
+			g_string_append_printf(p->script, "%.3f %.3f\n", tend, mib(last_qmp));
+		g_string_append(p->script, "EOD\n");
+		g_string_append_printf(plot, "%s$req%zu using 1:2 with steps lw 2 lc rgb '#1565c0' title 'requested, node %zu'",
+				       series++ ? ", " : "", j, j);
+		if (last_qmp >= 0)
+			g_string_append_printf(plot, ", $qmp%zu using 1:2 with steps lw 2 lc rgb '#e65100' "
+					       "title 'plugged (QMP query-memory-devices), node %zu'", j, j);
+	}
+	for (i = 0; i < nt; i++) {
+		json_object *e = json_object_array_get_idx(tl, i);
+		const char *alias = mhlJStr(e, "alias", NULL);
+		GString *d;
+
+		if (strcmp(mhlJStr(e, "source", ""), "event") || !alias)
+			continue;
+		if (!(d = g_hash_table_lookup(aliases, alias))) {
+			d = g_string_new(NULL);
+			g_hash_table_insert(aliases, g_strdup(alias), d);
+		}
+		g_string_append_printf(d, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(mhlJInt(e, "size_bytes", 0)));
+	}
+	{
+		g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(aliases), (GCompareFunc)strcmp);
+		GList *k;
+		int a = 0;
+
+		for (k = keys; k; k = k->next, a++) {
+			GString *d = g_hash_table_lookup(aliases, k->data);
+			g_autofree char *ql = g_strdup_printf("size-change event, %s", (char *)k->data);
+			g_autofree char *qt = gpStr(ql);
+
+			g_string_append_printf(p->script, "$ev%d << EOD\n%sEOD\n", a, d->str);
+			g_string_append_printf(plot, "%s$ev%d using 1:2 with points pt 7 ps 0.8 lc rgb '#2e7d32' title %s",
+					       series++ ? ", " : "", a, qt);
+			g_string_free(d, TRUE);
+			g_hash_table_steal(aliases, k->data);
+			g_free(k->data);
+		}
+	}
+	if (!series)
+		g_string_append(plot, "NaN notitle");
+	g_string_append_printf(p->script, "plot %s\n", plot->str);
+	return name;
+}
+
+/* node:zone census of every pin step's buffer, before and after the pin, stacked */
+static const char *plotCensus(htmlPlots *p, json_object *rec)
+{
+	json_object *steps = mhlJ(rec, "steps");
+	g_autoptr(GPtrArray) cols = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new();	/* json census objects */
+	g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *title = g_strdup_printf("%s: where the pinned buffer's pages are (node zone)",
+						 mhlJStr(rec, "trial", ""));
+	const char *name;
+	size_t i, c;
+
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		const char *when[] = { "census_before", "census_after" }, *what[] = { "before", "after" };
+		size_t w;
+
+		if (strcmp(mhlJStr(s, "step", ""), "pin"))
+			continue;
+		for (w = 0; w < 2; w++) {
+			json_object *cen = mhlJ(mhlJ(s, "workload"), when[w]), *bn = mhlJ(cen, "by_node");
+
+			if (!bn)
+				continue;
+			json_object_object_foreach(bn, node, zones) {
+				json_object_object_foreach(zones, zone, pages) {
+					g_autofree char *col = g_strdup_printf("node %s %s", node, zone);
+
+					(void)pages;
+					if (strcmp(zone, "pages") &&
+					    !g_ptr_array_find_with_equal_func(cols, col, g_str_equal, NULL))
+						g_ptr_array_add(cols, g_steal_pointer(&col));
+				}
+			}
+			g_ptr_array_add(rows, cen);
+			g_ptr_array_add(labels, g_strdup_printf("%s %s", mhlJStr(s, "id", "pin"), what[w]));
+		}
+	}
+	if (!rows->len || !cols->len)
+		return NULL;
+	g_ptr_array_sort(cols, (GCompareFunc)strPtrCmp);
+	name = plotBegin(p, title);
+	g_string_append(p->script, "$census << EOD\nrow");
+	for (c = 0; c < cols->len; c++) {
+		g_autofree char *q = gpStr(cols->pdata[c]);
+
+		g_string_append_printf(p->script, " %s", q);
+	}
+	g_string_append_c(p->script, '\n');
+	for (i = 0; i < rows->len; i++) {
+		g_autofree char *q = gpStr(labels->pdata[i]);
+
+		g_string_append(p->script, q);
+		for (c = 0; c < cols->len; c++) {
+			g_auto(GStrv) nz = g_strsplit(cols->pdata[c], " ", 3);
+			g_autofree char *path = g_strdup_printf("by_node.%s.%s", nz[1], nz[2]);
+
+			/* census pages are base pages of 4 KiB */
+			g_string_append_printf(p->script, " %.3f", mhlJInt(rows->pdata[i], path, 0) * 4096 / 1048576.0);
+		}
+		g_string_append_c(p->script, '\n');
+	}
+	g_string_append_printf(p->script, "EOD\nset style data histograms\nset style histogram rowstacked\n"
+			       "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset ylabel 'MiB'\n"
+			       "set yrange [0:*]\nset key outside right noenhanced\nset xtics noenhanced\n"
+			       "plot for [i=2:%u] $census using i:xtic(1) title columnheader(i)\n", cols->len + 1);
+	return name;
+}
+
+/* The unplug outcome across the matrix: a heatmap for two or more axes, bars for one. */
+static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
+{
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) data = g_string_new(NULL), tics = g_string_new(NULL);
+	const char *name;
+	guint i, n = 0;
+
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *pa = mhlJ(run->trials->pdata[i], "parameters");
+
+		if (!pa || !json_object_is_type(pa, json_type_object) || !json_object_object_length(pa))
+			continue;
+		n++;
+		json_object_object_foreach(pa, k, v) {
+			(void)v;
+			if (!g_ptr_array_find_with_equal_func(keys, k, g_str_equal, NULL))
+				g_ptr_array_add(keys, g_strdup(k));
+		}
+	}
+	if (n < 2)
+		return NULL;
+	g_ptr_array_sort(keys, (GCompareFunc)strPtrCmp);
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, "parameters");
+		g_autoptr(GString) x = g_string_new(NULL), y = g_string_new(NULL);
+		g_autofree char *qv = NULL;
+		guint k, xi, yi;
+
+		if (!pa || !json_object_is_type(pa, json_type_object) || !json_object_object_length(pa))
+			continue;
+		for (k = 0; k < keys->len; k++) {
+			json_object *v = mhlJ(pa, keys->pdata[k]);
+			GString *to = k == 0 || keys->len == 1 ? x : y;
+
+			g_string_append_printf(to, "%s%s=%s", to->len ? ", " : "", (char *)keys->pdata[k],
+					       v ? json_object_get_string(v) : "-");
+		}
+		if (!g_ptr_array_find_with_equal_func(xs, x->str, g_str_equal, &xi)) {
+			xi = xs->len;
+			g_ptr_array_add(xs, g_strdup(x->str));
+		}
+		if (!g_ptr_array_find_with_equal_func(ys, y->str, g_str_equal, &yi)) {
+			yi = ys->len;
+			g_ptr_array_add(ys, g_strdup(y->str));
+		}
+		qv = gpStr(mhlJStr(rec, "verdict", ""));
+		g_string_append_printf(data, "%u %u %.1f %s\n", xi, yi,
+				       mib(mhlJInt(rec, "summary.reached_bytes", 0)), qv);
+	}
+	name = plotBegin(p, keys->len == 1 ? "unplug outcome: reached MiB per parameter value" :
+			 "unplug outcome across the matrix: reached MiB (verdict)");
+	g_string_append_printf(p->script, "$m << EOD\n%sEOD\nset xrange [-0.5:%u.5]\n", data->str, xs->len - 1);
+	for (i = 0; i < xs->len; i++) {
+		g_autofree char *q = gpStr(xs->pdata[i]);
+
+		g_string_append_printf(tics, "%s%s %u", i ? ", " : "", q, i);
+	}
+	g_string_append_printf(p->script, "set xtics (%s) noenhanced\n", tics->str);
+	if (keys->len == 1) {
+		g_string_append(p->script, "set ylabel 'reached MiB'\nset yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\n"
+				"set style fill solid 0.8 border -1\n"
+				"plot $m using 1:3:(0.6) with boxes lc rgb '#1565c0' notitle, "
+				"$m using 1:3:(sprintf('%g MiB, %s', $3, strcol(4))) with labels offset 0,1 notitle\n");
+		return name;
+	}
+	g_string_truncate(tics, 0);
+	for (i = 0; i < ys->len; i++) {
+		g_autofree char *q = gpStr(ys->pdata[i]);
+
+		g_string_append_printf(tics, "%s%s %u", i ? ", " : "", q, i);
+	}
+	g_string_append_printf(p->script, "set yrange [-0.5:%u.5]\nset ytics (%s) noenhanced\nset grid noxtics noytics\n"
+			       "set cblabel 'reached MiB'\nset palette defined (0 '#c8e6c9', 1 '#fff59d', 2 '#ef9a9a')\n"
+			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
+			       "$m using 1:2:(sprintf('%%g MiB\\n%%s', $3, strcol(4))) with labels notitle\n",
+			       ys->len - 1, tics->str);
+	return name;
+}
+
+/* ---- page ---- */
+
+static const char *const css =
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:72em}"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+	"th{background:#f0f0f0}.pass{background:#c8e6c9}.fail{background:#ef9a9a}.error{background:#ffcc80}"
+	".interrupted{background:#e0e0e0}.regression{background:#ef9a9a}.improvement{background:#c8e6c9}"
+	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-size:12px}"
+	".warn{background:#fff3e0;border:1px solid #e65100;padding:.5em}.note{color:#666}"
+	"figure.plot{margin:.5em 0}figure.plot svg{max-width:100%;height:auto}section.trial{border-top:2px solid #888;margin-top:2em}";
+
+static void cell(GString *out, const char *cls, const char *text)
+{
+	g_string_append(out, cls ? "<td class=" : "<td");
+	if (cls)
+		g_string_append(out, cls);
+	g_string_append_c(out, '>');
+	esc(out, text);
+	g_string_append(out, "</td>");
+}
+
+static void cellf(GString *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cellf(GString *out, const char *fmt, ...)
+{
+	g_autofree char *s = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	s = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	cell(out, NULL, s);
+}
+
+/* A number with @prec decimals, or a dash when unknown (negative). */
+static void cellNum(GString *out, double v, int prec)
+{
+	if (v < 0)
+		cell(out, NULL, "–");
+	else
+		cellf(out, "%.*f", prec, v);
+}
+
+/* Link text: a path relative to report/ when the file lies in the run directory. */
+static char *htmlHref(const mhlRun *run, const char *path)
+{
+	g_autofree char *dir = g_canonicalize_filename(run->dir, NULL);
+	g_autofree char *abs = g_canonicalize_filename(path, NULL);
+	size_t n = strlen(dir);
+
+	if (!strncmp(abs, dir, n) && abs[n] == '/')
+		return g_strdup_printf("../%s", abs + n + 1);
+	return g_filename_to_uri(abs, NULL, NULL);
+}
+
+static void htmlSummary(GString *out, const mhlRun *run)
+{
+	guint i;
+
+	g_string_append(out, "<h2 id=summary>Summary</h2>\n<table>\n<tr><th>trial</th><th>scenario</th><th>verdict</th>"
+			"<th>kernel</th><th>pin policy</th><th>accel</th><th>reached / requested MiB</th>"
+			"<th>pins failed</th><th>converged in s</th><th>pin s</th><th>trial s</th>"
+			"<th>console findings</th><th>parameters</th></tr>\n");
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, "parameters");
+		g_autofree char *scn = mhlTrialScenarioName(rec);
+		g_autofree char *anchor = g_strdup_printf("t%u", i + 1);
+		json_object *f = mhlJ(rec, "console_findings");
+		gint64 req = mhlJInt(rec, "summary.requested_bytes", -1), got = mhlJInt(rec, "summary.reached_bytes", -1);
+
+		g_string_append_printf(out, "<tr><td><a href='#%s'>", anchor);
+		esc(out, mhlJStr(rec, "trial", ""));
+		g_string_append(out, "</a></td>");
+		cell(out, NULL, scn);
+		cell(out, mhlJStr(rec, "verdict", ""), mhlJStr(rec, "verdict", ""));
+		cell(out, NULL, mhlJStr(rec, "kernel.source_version", "–"));
+		cell(out, NULL, mhlJStr(rec, "pin_policy", "–"));
+		cell(out, NULL, mhlJStr(rec, "domain.accel", "–"));
+		if (req >= 0 && got >= 0)
+			cellf(out, "%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT, got >> 20, req >> 20);
+		else
+			cell(out, NULL, "–");
+		cellNum(out, (double)mhlJInt(rec, "summary.pins_failed", -1), 0);
+		cellNum(out, mhlJDbl(rec, "summary.seconds_to_converge", -1), 2);
+		cellNum(out, mhlTrialPinSeconds(rec), 3);
+		cellNum(out, mhlJDbl(rec, "seconds", -1), 1);
+		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
+		cell(out, NULL, pa && json_object_object_length(pa) ?
+		     json_object_to_json_string_ext(pa, JSON_C_TO_STRING_PLAIN) : "–");
+		g_string_append(out, "</tr>\n");
+	}
+	g_string_append(out, "</table>\n");
+}
+
+/* "before → after" of one summary number, shifted right by @shift (20: bytes to MiB). */
+static void cellPair(GString *out, const mhlCompareRow *r, const char *path, int shift)
+{
+	g_autofree char *a = mhlJ(r->before, path) ? g_strdup_printf("%" G_GINT64_FORMAT,
+								     mhlJInt(r->before, path, 0) >> shift) : g_strdup("–");
+	g_autofree char *b = mhlJ(r->after, path) ? g_strdup_printf("%" G_GINT64_FORMAT,
+								    mhlJInt(r->after, path, 0) >> shift) : g_strdup("–");
+
+	cellf(out, "%s → %s", a, b);
+}
+
+static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
+{
+	g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
+	guint i;
+
+	g_string_append(out, "<h2 id=compare>Compared with ");
+	esc(out, other->dir);
+	g_string_append(out, "</h2>\n<p>Before: ");
+	esc(out, other->dir);
+	g_string_append(out, "; after: this run. Regressions first.</p>\n<table>\n<tr><th>change</th><th>trial</th>"
+			"<th>verdict</th><th>reached MiB</th><th>pins failed</th><th>pin time ratio</th><th>what changed</th></tr>\n");
+	for (i = 0; i < rows->len; i++) {
+		mhlCompareRow *r = rows->pdata[i];
+		double ta = mhlTrialPinSeconds(r->before), tb = mhlTrialPinSeconds(r->after);
+
+		g_string_append(out, "<tr>");
+		cell(out, r->rank <= 1 ? mhlCompareRankNames[r->rank] : NULL, mhlCompareRankNames[r->rank]);
+		cell(out, NULL, r->trial);
+		cellf(out, "%s → %s", mhlJStr(r->before, "verdict", "–"), mhlJStr(r->after, "verdict", "–"));
+		cellPair(out, r, "summary.reached_bytes", 20);
+		cellPair(out, r, "summary.pins_failed", 0);
+		if (ta > 0 && tb > 0)
+			cellf(out, "×%.2f", tb / ta);
+		else
+			cell(out, NULL, "–");
+		cell(out, NULL, r->what && *r->what ? r->what : "–");
+		g_string_append(out, "</tr>\n");
+	}
+	g_string_append(out, "</table>\n");
+}
+
+static void htmlPins(GString *out, json_object *rec)
+{
+	json_object *steps = mhlJ(rec, "steps");
+	size_t i;
+	bool any = false;
+
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i), *w = mhlJ(s, "workload");
+
+		if (strcmp(mhlJStr(s, "step", ""), "pin"))
+			continue;
+		if (!any)
+			g_string_append(out, "<h4>Pin outcomes</h4>\n<table><tr><th>pin</th><th>workload</th><th>node</th>"
+					"<th>asked MiB</th><th>pinned MiB</th><th>pin time s</th><th>Movable pages before → after</th>"
+					"<th>pattern</th><th>outcome</th></tr>\n");
+		any = true;
+		g_string_append(out, "<tr>");
+		cell(out, NULL, mhlJStr(s, "id", "–"));
+		cell(out, NULL, mhlJStr(w, "mode", "–"));
+		cellNum(out, (double)mhlJInt(w, "node", -1), 0);
+		cellNum(out, mib(mhlJInt(w, "bytes_asked", -1)), 0);
+		cellNum(out, mib(mhlJInt(w, "bytes_pinned", -1)), 0);
+		cellNum(out, mhlJDbl(w, "pin_us", -1e6) / 1e6, 3);
+		cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT, mhlJInt(w, "census_before.by_zone.Movable", 0),
+		      mhlJInt(w, "census_after.by_zone.Movable", 0));
+		cell(out, NULL, !mhlJ(w, "pattern_ok") ? "–" : json_object_get_boolean(mhlJ(w, "pattern_ok")) ?
+		     "intact" : "CORRUPT");
+		if (mhlJ(s, "ok") && json_object_get_boolean(mhlJ(s, "ok")))
+			cell(out, "pass", "ok");
+		else
+			cellf(out, "failed: %s%s%s", mhlJStr(w, "errno_name", ""), mhlJStr(w, "errno_name", NULL) ? " " : "",
+			      mhlJStr(s, "error", ""));
+		g_string_append(out, "</tr>\n");
+	}
+	if (any)
+		g_string_append(out, "</table>\n");
+}
+
+static void htmlSteps(GString *out, json_object *rec)
+{
+	json_object *steps = mhlJ(rec, "steps");
+	size_t i;
+
+	if (!steps || !json_object_array_length(steps)) {
+		g_string_append(out, "<p class=note>No step ran.</p>\n");
+		return;
+	}
+	g_string_append(out, "<h4>Steps</h4>\n<table><tr><th>#</th><th>step</th><th>scenario line</th><th>t s</th>"
+			"<th>seconds</th><th>outcome</th></tr>\n");
+	for (i = 0; i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		g_autofree char *sn = mhlStepName(s);
+		bool ok = mhlJ(s, "ok") && json_object_get_boolean(mhlJ(s, "ok"));
+
+		g_string_append(out, "<tr>");
+		cellf(out, "%zu", i + 1);
+		cell(out, NULL, sn);
+		cellNum(out, (double)mhlJInt(s, "line", -1), 0);
+		cellNum(out, mhlJDbl(s, "t", -1), 2);
+		cellNum(out, mhlJDbl(s, "seconds", -1), 3);
+		cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, "error", "failed"));
+		g_string_append(out, "</tr>\n");
+	}
+	g_string_append(out, "</table>\n");
+}
+
+static int htmlRecordWrite(const char *outdir, guint idx, json_object *rec, char **href)
+{
+	g_autofree char *dir = g_build_filename(outdir, "records", NULL);
+	g_autofree char *id = mhlReportIdent(mhlJStr(rec, "trial", ""));
+	g_autofree char *file = g_strdup_printf("%u-%s.json", idx, id);
+
+	if (g_mkdir_with_parents(dir, 0755) < 0) {
+		mhlError("report: html: cannot create '%s': %s", dir, g_strerror(errno));
+		return -1;
+	}
+	*href = g_strdup_printf("records/%s", file);
+	return mhlReportFileWrite(dir, file, json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PRETTY |
+					JSON_C_TO_STRING_NOSLASHESCAPE), -1);
+}
+
+int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
+{
+	g_auto(htmlPlots) p = { g_string_new("set terminal svg size " G_STRINGIFY(PLOT_W) "," G_STRINGIFY(PLOT_H)
+					     " fixed enhanced font 'sans,10' background rgb 'white'\n"),
+				g_ptr_array_new_with_free_func(g_free), NULL };
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree char *name = g_path_get_basename(run->dir);
+	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);
+	g_autofree const char **cen = g_new0(const char *, run->trials->len + 1);
+	const char *matrix;
+	int counts[MHL_TV_LAST + 1] = { 0 };
+	guint i;
+
+	matrix = plotMatrix(&p, run);
+	for (i = 0; i < run->trials->len; i++) {
+		tl[i] = plotTimeline(&p, run->trials->pdata[i]);
+		cen[i] = plotCensus(&p, run->trials->pdata[i]);
+		counts[mhlTrialVerdictOf(run->trials->pdata[i])]++;
+	}
+	if (plotsRender(&p, outdir) < 0)
+		return -1;
+
+	g_string_append(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab report: ");
+	esc(out, name);
+	g_string_append_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>memhp-lab report: ", css);
+	esc(out, name);
+	g_string_append_printf(out, "</h1>\n<p class=headline><b>%d of %u trial(s) passed</b>; %d failed, %d erred, "
+			       "%d interrupted.", counts[MHL_TV_PASS], run->trials->len, counts[MHL_TV_FAIL],
+			       counts[MHL_TV_ERROR], counts[MHL_TV_INTERRUPTED]);
+	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
+			"<a href='junit.xml'>junit.xml</a>, <a href='results.ktap'>results.ktap</a>, "
+			"<a href='kcidb.json'>kcidb.json</a>.</p>\n");
+	if (run->bad->len) {
+		g_string_append_printf(out, "<div class=warn><b>%u line(s) of trials.jsonl could not be read</b> "
+				       "(the other records are reported):<ul>\n", run->bad->len);
+		for (i = 0; i < run->bad->len; i++) {
+			mhlRunBad *b = run->bad->pdata[i];
+			g_autofree char *m = g_strdup_printf("%s:%d: %s", run->records, b->line, b->why);
+
+			g_string_append(out, "<li>");
+			esc(out, m);
+			g_string_append(out, "</li>\n");
+		}
+		g_string_append(out, "</ul></div>\n");
+	}
+	htmlSummary(out, run);
+	if (opts->compare)
+		htmlCompare(out, run, opts->compare);
+	if (matrix) {
+		g_string_append(out, "<h2 id=matrix>Unplug outcome across the parameters</h2>\n");
+		plotInline(out, &p, matrix, "unplug outcome across the parameters");
+	}
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i];
+		g_autofree char *href = NULL, *log = mhlTrialConsolePath(run, rec), *outcome = mhlTrialOutcome(rec);
+		g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
+		json_object *f = mhlJ(rec, "console_findings");
+		size_t k;
+
+		if (htmlRecordWrite(outdir, i + 1, rec, &href) < 0)
+			return -1;
+		g_string_append_printf(out, "<section class=trial id=t%u>\n<h3>", i + 1);
+		esc(out, mhlJStr(rec, "trial", ""));
+		g_string_append(out, ": <span class=");
+		esc(out, mhlJStr(rec, "verdict", ""));
+		g_string_append_c(out, '>');
+		esc(out, mhlJStr(rec, "verdict", ""));
+		g_string_append(out, "</span></h3>\n<p>");
+		if (mhlJStr(rec, "reason", NULL)) {
+			g_string_append(out, "<b>Reason:</b> ");
+			esc(out, mhlJStr(rec, "reason", ""));
+			g_string_append(out, "<br>\n");
+		}
+		esc(out, outcome);
+		g_string_append(out, "<br>\nStarted ");
+		esc(out, mhlJStr(rec, "started", "–"));
+		g_string_append(out, ", kernel ");
+		esc(out, mhlJStr(rec, "kernel.kernel_release", "–"));
+		g_string_append(out, " (");
+		esc(out, mhlJStr(rec, "kernel.source_package", "–"));
+		g_string_append(out, ", series ");
+		esc(out, mhlJStr(rec, "kernel.series_hash", "–"));
+		g_string_append_printf(out, ").<br>\n<a href='%s'>raw record</a>", href);
+		if (log) {
+			g_autofree char *lh = htmlHref(run, log);
+
+			g_string_append(out, " · <a href='");
+			esc(out, lh);
+			g_string_append(out, "'>serial console log</a>");
+		} else {
+			g_string_append(out, " · serial console log not found (");
+			esc(out, mhlJStr(rec, "console_log", "not recorded"));
+			g_string_append(out, ")");
+		}
+		g_string_append(out, "</p>\n");
+		if (tl[i])
+			plotInline(out, &p, tl[i], "virtio-mem requested and plugged size over time");
+		else
+			g_string_append(out, "<p class=note>No plugged-size timeline: the trial ended before the first size report.</p>\n");
+		if (cen[i])
+			plotInline(out, &p, cen[i], "census of the pinned buffer before and after the pin");
+		htmlPins(out, rec);
+		htmlSteps(out, rec);
+		if (f && json_object_array_length(f)) {
+			g_string_append_printf(out, "<h4>Console findings (%zu)</h4>\n<ul>\n", json_object_array_length(f));
+			for (k = 0; k < json_object_array_length(f); k++) {
+				json_object *e = json_object_array_get_idx(f, k);
+				g_autofree char *li = g_strdup_printf("line %" G_GINT64_FORMAT ", %s: %s",
+								      mhlJInt(e, "line", 0), mhlJStr(e, "kind", "?"),
+								      mhlJStr(e, "text", ""));
+
+				g_string_append(out, "<li>");
+				esc(out, li);
+				g_string_append(out, "</li>\n");
+			}
+			g_string_append(out, "</ul>\n<pre>");
+			esc(out, excerpt);
+			g_string_append(out, "</pre>\n");
+		} else {
+			g_string_append(out, "<p class=note>Console: no WARNING, BUG, Oops or panic lines.</p>\n");
+		}
+		g_string_append(out, "</section>\n");
+	}
+	g_string_append(out, "</body>\n</html>\n");
+	return mhlReportFileWrite(outdir, mhlReportFormatFiles[MHL_REPORT_HTML], out->str, out->len);
+}

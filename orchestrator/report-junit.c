@@ -1,0 +1,171 @@
+/*
+ * report-junit.c - RUN_DIR/report/junit.xml with libxml2's xmlTextWriter:
+ * a testsuite per scenario, a testcase per trial (classname memhp.<scenario>),
+ * failure/error bodies with the reason and the console excerpt. The shape
+ * GitLab and Jenkins read (testsuites > testsuite > testcase).
+ */
+#include <glib.h>
+
+#include <libxml/xmlwriter.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlTextWriter, xmlFreeTextWriter)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlBuffer, xmlBufferFree)
+
+typedef struct {
+	int tests, failures, errors;
+	double time;
+} junitCount;
+
+static void junitCountAdd(junitCount *c, json_object *rec)
+{
+	mhlTrialVerdict v = mhlTrialVerdictOf(rec);
+
+	c->tests++;
+	c->failures += v == MHL_TV_FAIL;
+	c->errors += v == MHL_TV_ERROR || v == MHL_TV_INTERRUPTED;
+	c->time += mhlJDbl(rec, "seconds", 0);
+}
+
+/* The counters as attributes; a failed write shows up in xmlTextWriterEndDocument. */
+static void junitCountAttrs(xmlTextWriterPtr w, const junitCount *c)
+{
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "tests", "%d", c->tests);
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "failures", "%d", c->failures);
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "errors", "%d", c->errors);
+	xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST "0");
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", c->time);
+}
+
+static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, const char *classname)
+{
+	mhlTrialVerdict v = mhlTrialVerdictOf(rec);
+	g_autofree char *outcome = mhlTrialOutcome(rec);
+	g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
+	g_autofree char *log = mhlTrialConsolePath(run, rec);
+	g_autoptr(GString) out = g_string_new(NULL);
+	json_object *steps = mhlJ(rec, "steps");
+	const char *reason = mhlJStr(rec, "reason", "");
+	size_t i;
+
+	xmlTextWriterStartElement(w, BAD_CAST "testcase");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST mhlJStr(rec, "trial", ""));
+	xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST classname);
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", mhlJDbl(rec, "seconds", 0));
+	if (v != MHL_TV_PASS) {
+		g_autofree char *body = g_strdup_printf("%s\n%s\n%s%s%s%s", reason, outcome,
+							excerpt ? "console excerpt:\n" : "", excerpt ? excerpt : "",
+							log ? "console log: " : "", log ? log : "");
+
+		xmlTextWriterStartElement(w, BAD_CAST(v == MHL_TV_FAIL ? "failure" : "error"));
+		xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST reason);
+		xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST mhlJStr(rec, "verdict", ""));
+		xmlTextWriterWriteString(w, BAD_CAST body);
+		xmlTextWriterEndElement(w);
+	}
+	g_string_append_printf(out, "%s\n", outcome);
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		g_autofree char *name = mhlStepName(s);
+		json_object *ok = mhlJ(s, "ok");
+
+		g_string_append_printf(out, "step %zu (scenario line %" G_GINT64_FORMAT "): %s: %s in %.3f s%s%s\n",
+				       i + 1, mhlJInt(s, "line", 0), name,
+				       ok && json_object_get_boolean(ok) ? "ok" : "FAILED", mhlJDbl(s, "seconds", 0),
+				       mhlJStr(s, "error", NULL) ? ": " : "", mhlJStr(s, "error", ""));
+	}
+	if (log)
+		g_string_append_printf(out, "console log: %s\n", log);
+	xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST out->str);
+	xmlTextWriterEndElement(w);
+}
+
+int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
+{
+	g_autoptr(xmlBuffer) buf = xmlBufferCreate();
+	g_autoptr(xmlTextWriter) w = NULL;
+	g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *name = g_path_get_basename(run->dir);
+	junitCount all = { 0 };
+	guint i, j;
+
+	(void)opts;
+	if (!buf || !(w = xmlNewTextWriterMemory(buf, 0))) {
+		mhlError("report: junit: cannot create an XML writer (out of memory)");
+		return -1;
+	}
+	for (i = 0; i < run->trials->len; i++) {
+		g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
+
+		junitCountAdd(&all, run->trials->pdata[i]);
+		if (!g_ptr_array_find_with_equal_func(scenarios, scn, g_str_equal, NULL))
+			g_ptr_array_add(scenarios, g_steal_pointer(&scn));
+	}
+	all.errors += run->bad->len;
+	all.tests += run->bad->len;
+	xmlTextWriterSetIndent(w, 1);
+	xmlTextWriterSetIndentString(w, BAD_CAST "  ");
+	xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "name", "memhp-lab %s", name);
+	junitCountAttrs(w, &all);
+	for (j = 0; j < scenarios->len; j++) {
+		g_autofree char *classname = g_strdup_printf("memhp.%s", (char *)scenarios->pdata[j]);
+		junitCount c = { 0 };
+		const char *started = NULL;
+
+		for (i = 0; i < run->trials->len; i++) {
+			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
+
+			if (strcmp(scn, scenarios->pdata[j]))
+				continue;
+			junitCountAdd(&c, run->trials->pdata[i]);
+			if (!started)
+				started = mhlJStr(run->trials->pdata[i], "started", NULL);
+		}
+		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST classname);
+		junitCountAttrs(w, &c);
+		if (started)	/* JUnit wants local ISO 8601 without zone or fraction */
+			xmlTextWriterWriteFormatAttribute(w, BAD_CAST "timestamp", "%.19s", started);
+		for (i = 0; i < run->trials->len; i++) {
+			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
+
+			if (!strcmp(scn, scenarios->pdata[j]))
+				junitCase(w, run, run->trials->pdata[i], classname);
+		}
+		xmlTextWriterEndElement(w);
+	}
+	if (run->bad->len) {
+		junitCount c = { .tests = run->bad->len, .errors = run->bad->len };
+
+		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.records");
+		junitCountAttrs(w, &c);
+		for (i = 0; i < run->bad->len; i++) {
+			mhlRunBad *b = run->bad->pdata[i];
+			g_autofree char *msg = g_strdup_printf("%s:%d: %s", run->records, b->line, b->why);
+
+			xmlTextWriterStartElement(w, BAD_CAST "testcase");
+			xmlTextWriterWriteFormatAttribute(w, BAD_CAST "name", "trials.jsonl:%d", b->line);
+			xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "memhp.records");
+			xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST "0");
+			xmlTextWriterStartElement(w, BAD_CAST "error");
+			xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST msg);
+			xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "unreadable-record");
+			xmlTextWriterEndElement(w);
+			xmlTextWriterEndElement(w);
+		}
+		xmlTextWriterEndElement(w);
+	}
+	if (xmlTextWriterEndDocument(w) < 0) {
+		mhlError("report: junit: libxml2 could not finish the document for '%s'", run->records);
+		return -1;
+	}
+	g_clear_pointer(&w, xmlFreeTextWriter);	/* flushes into buf */
+	return mhlReportFileWrite(outdir, mhlReportFormatFiles[MHL_REPORT_JUNIT],
+				  (const char *)xmlBufferContent(buf), xmlBufferLength(buf));
+}

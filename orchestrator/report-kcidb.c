@@ -1,0 +1,224 @@
+/*
+ * report-kcidb.c - RUN_DIR/report/kcidb.json in KCIDB I/O schema v5:
+ * a checkout per kernel source (package, version, patch series), a build per
+ * kernel artifact (config key, compiler, duration), and per trial a test
+ * memhp.<scenario>.<trial> (PASS/FAIL/ERROR/MISS) whose number is the reached
+ * MiB, with children for the pin failures and each step.
+ * tests/kcidb-v5-subset.schema.json is the subset of the schema we emit.
+ */
+#include <glib.h>
+
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+static const char *const kcidbStatus[MHL_TV_LAST] = {
+	[MHL_TV_PASS] = "PASS",
+	[MHL_TV_FAIL] = "FAIL",
+	[MHL_TV_ERROR] = "ERROR",
+	/* the harness stopped the trial: the tested code's status is unknown */
+	[MHL_TV_INTERRUPTED] = "MISS",
+};
+
+static void kAddStr(json_object *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void kAddCopy(json_object *dst, const char *k, json_object *src, const char *path)
+{
+	json_object *v = mhlJ(src, path);
+
+	if (v)
+		json_object_object_add(dst, k, json_object_get(v));
+}
+
+static json_object *kNumber(double value, const char *unit)
+{
+	json_object *n = json_object_new_object();
+
+	json_object_object_add(n, "value", json_object_new_double(value));
+	kAddStr(n, "unit", unit);
+	return n;
+}
+
+/* "memhp:" + an id made of the record's own fields, stable across re-renders. */
+static char *kId(const char *origin, const char *a, const char *b)
+{
+	g_autofree char *ia = mhlReportIdent(a), *ib = b ? mhlReportIdent(b) : NULL;
+
+	return g_strdup_printf("%s:%s%s%s", origin, ia, ib ? "-" : "", ib ? ib : "");
+}
+
+static json_object *kCheckout(const char *origin, json_object *rec, const char *id)
+{
+	json_object *c = json_object_new_object(), *misc = json_object_new_object();
+	g_autofree char *comment = g_strdup_printf("%s %s with the memhp-lab series (%" G_GINT64_FORMAT
+						   " patch(es), series hash %s)",
+						   mhlJStr(rec, "kernel.source_package", "unknown"),
+						   mhlJStr(rec, "kernel.source_version", "unknown"),
+						   mhlJInt(rec, "kernel.patches", 0),
+						   mhlJStr(rec, "kernel.series_hash", "none"));
+	json_object *files = mhlJ(rec, "kernel.patch_files");
+	size_t i;
+
+	kAddStr(c, "id", id);
+	kAddStr(c, "origin", origin);
+	kAddStr(c, "tree_name", mhlJStr(rec, "kernel.source_package", NULL));
+	kAddStr(c, "comment", comment);
+	kAddStr(c, "start_time", mhlJStr(rec, "started", NULL));
+	json_object_object_add(c, "valid", json_object_new_boolean(TRUE));
+	kAddCopy(misc, "source_package", rec, "kernel.source_package");
+	kAddCopy(misc, "source_version", rec, "kernel.source_version");
+	kAddCopy(misc, "series_hash", rec, "kernel.series_hash");
+	kAddCopy(misc, "patches", rec, "kernel.patches");
+	if (files && json_object_is_type(files, json_type_array)) {
+		/* names only: the record keeps no copy of the patches to link to */
+		json_object *names = json_object_new_array();
+
+		for (i = 0; i < json_object_array_length(files); i++)
+			json_object_array_add(names, json_object_get(json_object_array_get_idx(files, i)));
+		json_object_object_add(misc, "patch_files", names);
+	}
+	json_object_object_add(c, "misc", misc);
+	return c;
+}
+
+static json_object *kBuild(const char *origin, json_object *rec, const char *id, const char *checkout)
+{
+	json_object *b = json_object_new_object(), *misc = json_object_new_object();
+
+	kAddStr(b, "id", id);
+	kAddStr(b, "checkout_id", checkout);
+	kAddStr(b, "origin", origin);
+	kAddStr(b, "architecture", "x86_64");
+	kAddStr(b, "compiler", mhlJStr(rec, "kernel.compiler", NULL));
+	kAddStr(b, "config_name", mhlJStr(rec, "kernel.config_key", NULL));
+	if (mhlJ(rec, "kernel.build_seconds"))
+		json_object_object_add(b, "duration", json_object_new_double(mhlJDbl(rec, "kernel.build_seconds", 0)));
+	/* a trial record exists, so the artifact was built and booted far enough to try */
+	kAddStr(b, "status", "PASS");
+	kAddCopy(misc, "kernel_release", rec, "kernel.kernel_release");
+	kAddCopy(misc, "config_key", rec, "kernel.config_key");
+	json_object_object_add(b, "misc", misc);
+	return b;
+}
+
+static json_object *kTest(const char *origin, const char *id, const char *build, const char *path,
+			  const char *status, json_object *rec)
+{
+	json_object *t = json_object_new_object();
+
+	kAddStr(t, "id", id);
+	kAddStr(t, "build_id", build);
+	kAddStr(t, "origin", origin);
+	kAddStr(t, "path", path);
+	kAddStr(t, "status", status);
+	kAddStr(t, "start_time", mhlJStr(rec, "started", NULL));
+	return t;
+}
+
+static void kTrial(json_object *tests, const mhlRun *run, const char *origin, json_object *rec,
+		   const char *build)
+{
+	g_autofree char *scn = mhlTrialScenarioName(rec), *iscn = mhlReportIdent(scn);
+	g_autofree char *itrial = mhlReportIdent(mhlJStr(rec, "trial", ""));
+	g_autofree char *path = g_strdup_printf("memhp.%s.%s", iscn, itrial);
+	g_autofree char *id = kId(origin, mhlJStr(rec, "trial", ""), mhlJStr(rec, "started", NULL));
+	g_autofree char *log = mhlTrialConsolePath(run, rec);
+	g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
+	g_autofree char *outcome = mhlTrialOutcome(rec);
+	json_object *t = kTest(origin, id, build, path, kcidbStatus[mhlTrialVerdictOf(rec)], rec);
+	json_object *env = json_object_new_object(), *emisc = json_object_new_object();
+	json_object *misc = json_object_new_object(), *steps = mhlJ(rec, "steps");
+	gint64 failed = mhlJInt(rec, "summary.pins_failed", -1);
+	size_t i;
+
+	kAddStr(t, "comment", outcome);
+	if (mhlJ(rec, "summary.reached_bytes"))
+		json_object_object_add(t, "number", kNumber(mhlJInt(rec, "summary.reached_bytes", 0) / 1048576.0, "MiB"));
+	json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(rec, "seconds", 0)));
+	if (log) {
+		g_autofree char *abs = g_canonicalize_filename(log, NULL);
+		g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
+
+		kAddStr(t, "log_url", uri);
+	}
+	if (excerpt)
+		json_object_object_add(t, "log_excerpt", json_object_new_string_len(excerpt, MIN(strlen(excerpt), 16384)));
+	kAddStr(env, "comment", mhlJStr(rec, "domain.accel", NULL));
+	kAddCopy(emisc, "accel_reason", rec, "domain.accel_reason");
+	kAddCopy(emisc, "nodes", rec, "domain.nodes");
+	json_object_object_add(env, "misc", emisc);
+	json_object_object_add(t, "environment", env);
+	kAddCopy(misc, "verdict", rec, "verdict");
+	kAddCopy(misc, "reason", rec, "reason");
+	kAddCopy(misc, "parameters", rec, "parameters");
+	kAddCopy(misc, "pin_policy", rec, "pin_policy");
+	kAddCopy(misc, "summary", rec, "summary");
+	json_object_object_add(t, "misc", misc);
+	json_object_array_add(tests, t);
+
+	if (failed >= 0) {
+		g_autofree char *cpath = g_strdup_printf("%s.pins_failed", path);
+		g_autofree char *cid = g_strdup_printf("%s.pins_failed", id);
+
+		t = kTest(origin, cid, build, cpath, failed ? "FAIL" : "PASS", rec);
+		json_object_object_add(t, "number", kNumber((double)failed, "pins"));
+		json_object_array_add(tests, t);
+	}
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i), *ok = mhlJ(s, "ok");
+		g_autofree char *sname = g_strdup_printf("s%zu_%s%s%s", i + 1, mhlJStr(s, "step", "step"),
+							 mhlJStr(s, "id", NULL) ? "_" : "", mhlJStr(s, "id", ""));
+		g_autofree char *iname = mhlReportIdent(sname);
+		g_autofree char *spath = g_strdup_printf("%s.%s", path, iname);
+		g_autofree char *sid = g_strdup_printf("%s.%s", id, iname);
+
+		t = kTest(origin, sid, build, spath, ok && json_object_get_boolean(ok) ? "PASS" :
+			  strstr(mhlJStr(s, "error", ""), "interrupted") ? "MISS" : "FAIL", rec);
+		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, "seconds", 0)));
+		kAddStr(t, "comment", mhlJStr(s, "error", NULL));
+		json_object_array_add(tests, t);
+	}
+}
+
+int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
+{
+	g_autoptr(json_object) doc = json_object_new_object();
+	json_object *version = json_object_new_object(), *checkouts = json_object_new_array();
+	json_object *builds = json_object_new_array(), *tests = json_object_new_array();
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	const char *origin = opts->origin ? opts->origin : "memhp";
+	const char *text;
+	guint i;
+
+	json_object_object_add(version, "major", json_object_new_int(5));
+	json_object_object_add(version, "minor", json_object_new_int(0));
+	json_object_object_add(doc, "version", version);
+	json_object_object_add(doc, "checkouts", checkouts);
+	json_object_object_add(doc, "builds", builds);
+	json_object_object_add(doc, "tests", tests);
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i];
+		g_autofree char *cid = kId(origin, mhlJStr(rec, "kernel.source_version", "unknown"),
+					   mhlJStr(rec, "kernel.series_hash", "none"));
+		g_autofree char *bid = kId(origin, mhlJStr(rec, "kernel.kernel_release", "unknown"),
+					   mhlJStr(rec, "kernel.config_key", "none"));
+
+		if (!g_hash_table_contains(seen, cid)) {
+			json_object_array_add(checkouts, kCheckout(origin, rec, cid));
+			g_hash_table_add(seen, g_strdup(cid));
+		}
+		if (!g_hash_table_contains(seen, bid)) {
+			json_object_array_add(builds, kBuild(origin, rec, bid, cid));
+			g_hash_table_add(seen, g_strdup(bid));
+		}
+		kTrial(tests, run, origin, rec, bid);
+	}
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	return mhlReportFileWrite(outdir, mhlReportFormatFiles[MHL_REPORT_KCIDB], text, -1);
+}

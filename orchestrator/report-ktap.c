@@ -1,0 +1,116 @@
+/*
+ * report-ktap.c - RUN_DIR/report/results.ktap: one result per trial, its
+ * steps as a nested KTAP subtest, directives as the kernel's
+ * Documentation/dev-tools/ktap.rst defines them (SKIP, TIMEOUT, ERROR).
+ */
+#include <glib.h>
+
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+/* One line of KTAP text: no newline, and '#' only where we put it. */
+static char *ktapText(const char *s, bool description)
+{
+	char *r = g_strdup(s ? s : "");
+	char *p;
+
+	for (p = r; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t' || (description && *p == '#'))
+			*p = ' ';
+	return g_strstrip(r);
+}
+
+static bool ktapTimedOut(const char *why)
+{
+	return why && (strstr(why, "timed out") || strstr(why, "deadline") || strstr(why, "timeout"));
+}
+
+static void ktapStep(GString *out, int n, json_object *step)
+{
+	g_autofree char *name = mhlStepName(step);
+	g_autofree char *desc = ktapText(name, true);
+	g_autofree char *err = ktapText(mhlJStr(step, "error", NULL), false);
+	const char *skip = mhlJStr(step, "skip", mhlJStr(step, "workload.skip", NULL));
+	json_object *ok = mhlJ(step, "ok");
+	bool resizeStuck = !strcmp(mhlJStr(step, "step", ""), "resize") && mhlJ(step, "converged") &&
+		!json_object_get_boolean(mhlJ(step, "converged"));
+
+	if (skip) {
+		g_autofree char *why = ktapText(skip, false);
+
+		g_string_append_printf(out, "  ok %d %s # SKIP %s\n", n, desc, why);
+	} else if (ok && json_object_get_boolean(ok)) {
+		g_string_append_printf(out, "  ok %d %s\n", n, desc);
+	} else if (strstr(err, "interrupted")) {
+		g_string_append_printf(out, "  not ok %d %s # ERROR %s\n", n, desc, err);
+	} else if (resizeStuck || ktapTimedOut(err)) {
+		if (*err)
+			g_string_append_printf(out, "  # %s\n", err);
+		g_string_append_printf(out, "  not ok %d %s # TIMEOUT deadline %g s, reached %" G_GINT64_FORMAT
+				       " MiB of %" G_GINT64_FORMAT " MiB\n", n, desc,
+				       mhlJDbl(step, "deadline_s", 0), mhlJInt(step, "reached_bytes", 0) >> 20,
+				       mhlJInt(step, "requested_bytes", 0) >> 20);
+	} else {
+		if (*err)
+			g_string_append_printf(out, "  # %s\n", err);
+		g_string_append_printf(out, "  not ok %d %s\n", n, desc);
+	}
+}
+
+static void ktapTrial(GString *out, int n, json_object *rec)
+{
+	g_autofree char *desc = ktapText(mhlJStr(rec, "trial", ""), true);
+	g_autofree char *reason = ktapText(mhlJStr(rec, "reason", NULL), false);
+	g_autofree char *outcome = mhlTrialOutcome(rec);
+	json_object *steps = mhlJ(rec, "steps");
+	size_t i, ns = steps ? json_object_array_length(steps) : 0;
+
+	if (ns) {
+		g_string_append_printf(out, "  KTAP version 1\n  # Subtest: %s\n  1..%zu\n", desc, ns);
+		for (i = 0; i < ns; i++)
+			ktapStep(out, (int)i + 1, json_object_array_get_idx(steps, i));
+	}
+	g_string_append_printf(out, "# %s: %s\n", desc, outcome);
+	switch (mhlTrialVerdictOf(rec)) {
+	case MHL_TV_PASS:
+		g_string_append_printf(out, "ok %d %s\n", n, desc);
+		break;
+	case MHL_TV_FAIL:
+		if (ktapTimedOut(reason)) {
+			g_string_append_printf(out, "not ok %d %s # TIMEOUT %s\n", n, desc, reason);
+			break;
+		}
+		g_string_append_printf(out, "# %s\nnot ok %d %s\n", reason, n, desc);
+		break;
+	case MHL_TV_ERROR:
+		g_string_append_printf(out, "not ok %d %s # ERROR %s\n", n, desc, reason);
+		break;
+	case MHL_TV_INTERRUPTED:
+	case MHL_TV_LAST:
+		g_string_append_printf(out, "not ok %d %s # ERROR interrupted: %s\n", n, desc, reason);
+		break;
+	}
+}
+
+int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
+{
+	g_autoptr(GString) out = g_string_new("KTAP version 1\n");
+	g_autofree char *name = g_path_get_basename(run->dir);
+	guint i, n = 0;
+
+	(void)opts;
+	g_string_append_printf(out, "# memhp-lab run %s: %u trial record(s), %u unreadable line(s)\n",
+			       name, run->trials->len, run->bad->len);
+	g_string_append_printf(out, "1..%u\n", run->trials->len + run->bad->len);
+	for (i = 0; i < run->trials->len; i++)
+		ktapTrial(out, ++n, run->trials->pdata[i]);
+	for (i = 0; i < run->bad->len; i++) {
+		mhlRunBad *b = run->bad->pdata[i];
+		g_autofree char *why = ktapText(b->why, false);
+
+		g_string_append_printf(out, "not ok %u trials.jsonl line %d # ERROR %s\n", ++n, b->line, why);
+	}
+	return mhlReportFileWrite(outdir, mhlReportFormatFiles[MHL_REPORT_KTAP], out->str, out->len);
+}

@@ -1,0 +1,133 @@
+/*
+ * report.h - reports rendered from a run's trials.jsonl: HTML with gnuplot
+ * plots, JUnit XML, KTAP and KCIDB v5 JSON (docs/reports.md).
+ *
+ * The record is the contract: every renderer reads only what
+ * mhlRunLoad() parsed, never the trial code's structures, and writes only
+ * under the report directory; trials.jsonl is opened read-only.
+ */
+#ifndef MHL_REPORT_H
+#define MHL_REPORT_H
+
+#include <glib.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+
+typedef enum {
+	MHL_REPORT_HTML,
+	MHL_REPORT_JUNIT,
+	MHL_REPORT_KTAP,
+	MHL_REPORT_KCIDB,
+	MHL_REPORT_LAST
+} mhlReportFormat;
+
+/* "html", "junit", ... indexed by mhlReportFormat. */
+extern const char *const mhlReportFormatNames[MHL_REPORT_LAST];
+/* The file each format writes under the report directory. */
+extern const char *const mhlReportFormatFiles[MHL_REPORT_LAST];
+
+/* A line of trials.jsonl that could not be used, and why. */
+typedef struct {
+	int line;
+	char *why;
+} mhlRunBad;
+
+typedef struct {
+	char *dir;		/* RUN_DIR as given */
+	char *records;		/* RUN_DIR/trials.jsonl */
+	GPtrArray *trials;	/* json_object *, file order */
+	GArray *lines;		/* int: line of each trial in trials.jsonl */
+	GPtrArray *bad;		/* mhlRunBad * */
+} mhlRun;
+
+void mhlRunFree(mhlRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlRun, mhlRunFree)
+
+/*
+ * Parse RUN_DIR/trials.jsonl. Lines that are not a JSON object with a string
+ * "trial" and "verdict" go to run->bad (with "RUN_DIR/trials.jsonl:LINE" and
+ * why, a missing final newline named as a truncated write) and the rest are
+ * kept. NULL + mhlError when RUN_DIR or the file cannot be read or holds no
+ * lines at all (an empty run).
+ */
+mhlRun *mhlRunLoad(const char *dir);
+
+typedef struct {
+	unsigned formats;	/* bit per mhlReportFormat */
+	const char *origin;	/* KCIDB origin */
+	const mhlRun *compare;	/* OTHER_RUN for --compare, or NULL */
+} mhlReportOpts;
+
+/* Parse "html,junit" into format bits; -1 + mhlError on an unknown name. */
+int mhlReportFormatsParse(const char *list, unsigned *formats);
+
+/*
+ * Write the chosen formats into RUN_DIR/report/ (each file replaced
+ * atomically). -1 + mhlError on the first format that fails; the others are
+ * still attempted.
+ */
+int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts);
+
+/*
+ * The end of `memhp-lab run`: every format for @dir. Never touches
+ * trials.jsonl; a failure is printed as a warning and leaves any error
+ * already reported by the run in place.
+ */
+void mhlReportAfterRun(const char *dir);
+
+/* ---- shared by the renderers (report.c) ---- */
+
+typedef enum {
+	MHL_TV_PASS,
+	MHL_TV_FAIL,
+	MHL_TV_ERROR,
+	MHL_TV_INTERRUPTED,
+	MHL_TV_LAST
+} mhlTrialVerdict;
+
+/* A dotted path into a record: "summary.reached_bytes". NULL when absent or null. */
+json_object *mhlJ(json_object *o, const char *path);
+const char *mhlJStr(json_object *o, const char *path, const char *dflt);
+gint64 mhlJInt(json_object *o, const char *path, gint64 dflt);
+double mhlJDbl(json_object *o, const char *path, double dflt);
+
+mhlTrialVerdict mhlTrialVerdictOf(json_object *rec);
+/* The scenario's file name without directory and .yaml: "demo". */
+char *mhlTrialScenarioName(json_object *rec);
+/* "pin pin0": the step kind and its id, if any. */
+char *mhlStepName(json_object *step);
+/* Seconds spent pinning (sum of pin steps' pin_us), -1 when no pin ran. */
+double mhlTrialPinSeconds(json_object *rec);
+/*
+ * One line for people: "kernel 6.12.118, pin_policy series, tcg; reached 0 of
+ * 0 MiB in 0.2 s, pins failed 0, 256 MiB pinned in 1.196 s".
+ */
+char *mhlTrialOutcome(json_object *rec);
+/* The serial log: the recorded path, else RUN_DIR/<its basename>; NULL if neither exists. */
+char *mhlTrialConsolePath(const mhlRun *run, json_object *rec);
+/* Lines around each console finding (or the findings' own text), NULL if none. */
+char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context);
+/* Replace characters outside [A-Za-z0-9_-] with '_'. */
+char *mhlReportIdent(const char *s);
+/* Write @data to @dir/@name atomically. -1 + mhlError. */
+int mhlReportFileWrite(const char *dir, const char *name, const char *data, gssize len);
+
+/* One row of --compare: a trial id seen in either run. */
+typedef struct {
+	char *trial;
+	json_object *before;	/* OTHER_RUN's record or NULL */
+	json_object *after;	/* RUN_DIR's record or NULL */
+	int rank;		/* 0 regression, 1 improvement, 2 other change, 3 same, 4 only in one run */
+	char *what;		/* "verdict pass -> fail; reached 0 -> 256 MiB; ..." */
+} mhlCompareRow;
+
+/* Rows sorted regressions first, then improvements, changes, unchanged. */
+GPtrArray *mhlCompareRuns(const mhlRun *now, const mhlRun *before);
+extern const char *const mhlCompareRankNames[5];
+
+int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
+int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
+int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
+int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
+
+#endif
