@@ -361,8 +361,17 @@ char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context)
 	if (!findings || !json_object_array_length(findings))
 		return NULL;
 	if (path && g_file_get_contents(path, &text, NULL, NULL)) {
-		lines = g_strsplit(text, "\n", -1);
+		g_autofree char *valid = g_utf8_make_valid(text, -1);
+		char *c;
+
+		/* serial consoles send \r\n and the odd escape: keep text XML and JSON can carry */
+		for (c = valid; *c; c++)
+			if ((unsigned char)*c < 0x20 && *c != '\n' && *c != '\t')
+				*c = *c == '\r' ? ' ' : '?';
+		lines = g_strsplit(valid, "\n", -1);
 		nlines = g_strv_length(lines);
+		if (nlines && !*lines[nlines - 1])
+			nlines--;	/* the empty string after the last newline */
 	}
 	for (i = 0; i < json_object_array_length(findings) && out->len < 8192; i++) {
 		json_object *f = json_object_array_get_idx(findings, i);
@@ -377,7 +386,7 @@ char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context)
 		if (from > last + 1 && last)
 			g_string_append(out, "...\n");
 		for (l = from; l <= to; l++)
-			g_string_append_printf(out, "%s\n", lines[l - 1]);
+			g_string_append_printf(out, "%s\n", g_strchomp(lines[l - 1]));
 		last = MAX(last, to);
 	}
 	return g_string_free(g_steal_pointer(&out), FALSE);

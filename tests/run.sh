@@ -117,5 +117,8 @@ ok "panicking guest: verdict error, reason names the console log" \
 ok "panicking guest: the panic is a console finding" jq -e '[.console_findings[].kind] | index("panic") != null' "$prec"
 ok "panicking guest: no QEMU process remains" no_qemu
 
+# Reports from a recorded run and from the runs above (tests/report.sh).
+. tests/report.sh
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
