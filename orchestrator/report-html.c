@@ -331,85 +331,128 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 	return name;
 }
 
-/* The unplug outcome across the matrix: a heatmap for two or more axes, bars for one. */
+static bool hasParameters(json_object *rec)
+{
+	json_object *pa = mhlJ(rec, "parameters");
+
+	return pa && json_object_is_type(pa, json_type_object) && json_object_object_length(pa);
+}
+
+/* A matrix axis value: parameters.KEY, or the record's own pin_policy for the implicit axis. */
+static const char *matrixValue(json_object *rec, const char *key)
+{
+	json_object *v = mhlJ(mhlJ(rec, "parameters"), key);
+
+	if (!v && !strcmp(key, "pin_policy"))
+		return mhlJStr(rec, "pin_policy", "-");
+	return v ? json_object_get_string(v) : "-";
+}
+
+/* Index of @s in @a, added if new. */
+static guint indexOf(GPtrArray *a, const char *s)
+{
+	guint i;
+
+	if (!g_ptr_array_find_with_equal_func(a, s, g_str_equal, &i)) {
+		i = a->len;
+		g_ptr_array_add(a, g_strdup(s));
+	}
+	return i;
+}
+
+static void gpTics(GString *script, const char *axis, GPtrArray *labels)
+{
+	guint i;
+
+	g_string_append_printf(script, "set %stics (", axis);
+	for (i = 0; i < labels->len; i++) {
+		g_autofree char *q = gpStr(labels->pdata[i]);
+
+		g_string_append_printf(script, "%s%s %u", i ? ", " : "", q, i);
+	}
+	g_string_append(script, ") noenhanced\n");
+}
+
+/*
+ * The unplug outcome (reached MiB, verdict) across the matrix: the axes are
+ * the parameters' keys, plus the record's pin_policy when it varies and is no
+ * parameter. Two or more axes: a heatmap, the first axis across, the rest
+ * down. One axis: grouped bars, one bar per trial of each value.
+ */
 static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 {
 	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GString) data = g_string_new(NULL), tics = g_string_new(NULL);
+	g_autoptr(GPtrArray) policies = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) data = g_string_new(NULL);
+	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
 	const char *name;
-	guint i, n = 0;
+	guint i, n = 0, width = 1;
 
 	for (i = 0; i < run->trials->len; i++) {
-		json_object *pa = mhlJ(run->trials->pdata[i], "parameters");
+		json_object *rec = run->trials->pdata[i];
 
-		if (!pa || !json_object_is_type(pa, json_type_object) || !json_object_object_length(pa))
+		if (!hasParameters(rec))
 			continue;
 		n++;
-		json_object_object_foreach(pa, k, v) {
+		indexOf(policies, mhlJStr(rec, "pin_policy", "-"));
+		json_object_object_foreach(mhlJ(rec, "parameters"), k, v) {
 			(void)v;
-			if (!g_ptr_array_find_with_equal_func(keys, k, g_str_equal, NULL))
-				g_ptr_array_add(keys, g_strdup(k));
+			indexOf(keys, k);
 		}
 	}
 	if (n < 2)
 		return NULL;
 	g_ptr_array_sort(keys, (GCompareFunc)strPtrCmp);
+	if (policies->len > 1)
+		indexOf(keys, "pin_policy");
 	for (i = 0; i < run->trials->len; i++) {
-		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, "parameters");
+		json_object *rec = run->trials->pdata[i];
 		g_autoptr(GString) x = g_string_new(NULL), y = g_string_new(NULL);
-		g_autofree char *qv = NULL;
-		guint k, xi, yi;
+		g_autofree char *qv = NULL, *qt = NULL;
+		guint k, xi, yi, slot;
 
-		if (!pa || !json_object_is_type(pa, json_type_object) || !json_object_object_length(pa))
+		if (!hasParameters(rec))
 			continue;
 		for (k = 0; k < keys->len; k++) {
-			json_object *v = mhlJ(pa, keys->pdata[k]);
-			GString *to = k == 0 || keys->len == 1 ? x : y;
+			GString *to = k == 0 ? x : y;
 
 			g_string_append_printf(to, "%s%s=%s", to->len ? ", " : "", (char *)keys->pdata[k],
-					       v ? json_object_get_string(v) : "-");
+					       matrixValue(rec, keys->pdata[k]));
 		}
-		if (!g_ptr_array_find_with_equal_func(xs, x->str, g_str_equal, &xi)) {
-			xi = xs->len;
-			g_ptr_array_add(xs, g_strdup(x->str));
-		}
-		if (!g_ptr_array_find_with_equal_func(ys, y->str, g_str_equal, &yi)) {
-			yi = ys->len;
-			g_ptr_array_add(ys, g_strdup(y->str));
-		}
+		xi = indexOf(xs, x->str);
+		yi = indexOf(ys, y->str);
+		if (inCluster->len <= xi)
+			g_array_set_size(inCluster, xi + 1);
+		slot = g_array_index(inCluster, guint, xi)++;
+		width = MAX(width, slot + 1);
 		qv = gpStr(mhlJStr(rec, "verdict", ""));
-		g_string_append_printf(data, "%u %u %.1f %s\n", xi, yi,
-				       mib(mhlJInt(rec, "summary.reached_bytes", 0)), qv);
+		qt = gpStr(mhlJStr(rec, "trial", ""));
+		g_string_append_printf(data, "%u %u %.1f %s %u %s\n", xi, yi,
+				       mib(mhlJInt(rec, "summary.reached_bytes", 0)), qv, slot, qt);
 	}
-	name = plotBegin(p, keys->len == 1 ? "unplug outcome: reached MiB per parameter value" :
+	name = plotBegin(p, keys->len == 1 ? "unplug outcome: reached MiB per trial, grouped by parameter value" :
 			 "unplug outcome across the matrix: reached MiB (verdict)");
 	g_string_append_printf(p->script, "$m << EOD\n%sEOD\nset xrange [-0.5:%u.5]\n", data->str, xs->len - 1);
-	for (i = 0; i < xs->len; i++) {
-		g_autofree char *q = gpStr(xs->pdata[i]);
-
-		g_string_append_printf(tics, "%s%s %u", i ? ", " : "", q, i);
-	}
-	g_string_append_printf(p->script, "set xtics (%s) noenhanced\n", tics->str);
+	gpTics(p->script, "x", xs);
 	if (keys->len == 1) {
-		g_string_append(p->script, "set ylabel 'reached MiB'\nset yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\n"
-				"set style fill solid 0.8 border -1\n"
-				"plot $m using 1:3:(0.6) with boxes lc rgb '#1565c0' notitle, "
-				"$m using 1:3:(sprintf('%g MiB, %s', $3, strcol(4))) with labels offset 0,1 notitle\n");
+		/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all */
+		g_string_append_printf(p->script, "W = %u.0\nbx(x, k) = x - 0.4 + (k + 0.5) * 0.8 / W\n"
+				       "set ylabel 'reached MiB'\nset yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\n"
+				       "set style fill solid 0.8 border -1\nset palette defined (0 '#1565c0', 1 '#e65100')\n"
+				       "unset colorbox\n"
+				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0 : 1) with boxes fc palette notitle, "
+				       "$m using (bx($1, $5)):3:(sprintf('%%s\\n%%g MiB, %%s', strcol(6), $3, strcol(4))) "
+				       "with labels offset 0,1.2 font ',8' noenhanced notitle\n", width);
 		return name;
 	}
-	g_string_truncate(tics, 0);
-	for (i = 0; i < ys->len; i++) {
-		g_autofree char *q = gpStr(ys->pdata[i]);
-
-		g_string_append_printf(tics, "%s%s %u", i ? ", " : "", q, i);
-	}
-	g_string_append_printf(p->script, "set yrange [-0.5:%u.5]\nset ytics (%s) noenhanced\nset grid noxtics noytics\n"
-			       "set cblabel 'reached MiB'\nset palette defined (0 '#c8e6c9', 1 '#fff59d', 2 '#ef9a9a')\n"
-			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
-			       "$m using 1:2:(sprintf('%%g MiB\\n%%s', $3, strcol(4))) with labels notitle\n",
-			       ys->len - 1, tics->str);
+	g_string_append_printf(p->script, "set yrange [-0.5:%u.5]\n", ys->len - 1);
+	gpTics(p->script, "y", ys);
+	g_string_append(p->script, "set grid noxtics noytics\nset cblabel 'reached MiB'\n"
+			"set palette defined (0 '#c8e6c9', 1 '#fff59d', 2 '#ef9a9a')\n"
+			"plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
+			"$m using 1:2:(sprintf('%g MiB\\n%s', $3, strcol(4))) with labels noenhanced notitle\n");
 	return name;
 }
 

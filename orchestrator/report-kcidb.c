@@ -52,6 +52,67 @@ static char *kId(const char *origin, const char *a, const char *b)
 	return g_strdup_printf("%s:%s%s%s", origin, ia, ib ? "-" : "", ib ? ib : "");
 }
 
+/*
+ * The patch files of the record's series, when this checkout of memhp-lab
+ * still has them unchanged: kernel/patches/<kver>/ next to the binary, whose
+ * series file and patches hash (sha256 of series + patches, as
+ * kernel/build.sh does) to the record's series_hash. Then KCIDB's
+ * patchset_files (file:// URLs) and patchset_hash (sha256 over each patch's
+ * sha256, one per line) are filled; otherwise only misc names the files.
+ */
+static void kPatchset(json_object *c, json_object *rec)
+{
+	json_object *files = mhlJ(rec, "kernel.patch_files");
+	const char *pkg = mhlJStr(rec, "kernel.source_package", ""), *want = mhlJStr(rec, "kernel.series_hash", "");
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	g_autofree char *bindir = exe ? g_path_get_dirname(exe) : g_strdup(".");
+	g_autofree char *dir = NULL, *series = NULL;
+	g_autoptr(GChecksum) all = g_checksum_new(G_CHECKSUM_SHA256);
+	g_autoptr(GChecksum) set = g_checksum_new(G_CHECKSUM_SHA256);
+	json_object *list;
+	gsize len;
+	size_t i;
+
+	if (!files || !json_object_is_type(files, json_type_array) || !g_str_has_prefix(pkg, "linux-source-"))
+		return;
+	dir = g_build_filename(bindir, "..", "kernel", "patches", pkg + strlen("linux-source-"), NULL);
+	{
+		g_autofree char *sp = g_build_filename(dir, "series", NULL);
+
+		if (!g_file_get_contents(sp, &series, &len, NULL))
+			return;
+		g_checksum_update(all, (const guchar *)series, len);
+	}
+	list = json_object_new_array();
+	for (i = 0; i < json_object_array_length(files); i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(files, i));
+		g_autofree char *path = g_build_filename(dir, name, NULL), *abs = NULL, *uri = NULL, *text = NULL;
+		g_autofree char *one = NULL;
+		json_object *r;
+
+		if (!g_file_get_contents(path, &text, &len, NULL)) {
+			json_object_put(list);
+			return;
+		}
+		g_checksum_update(all, (const guchar *)text, len);
+		one = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+		g_checksum_update(set, (const guchar *)one, strlen(one));
+		g_checksum_update(set, (const guchar *)"\n", 1);
+		abs = g_canonicalize_filename(path, NULL);
+		uri = g_filename_to_uri(abs, NULL, NULL);
+		r = json_object_new_object();
+		kAddStr(r, "name", name);
+		kAddStr(r, "url", uri);
+		json_object_array_add(list, r);
+	}
+	if (strncmp(g_checksum_get_string(all), want, 16) || strlen(want) != 16) {
+		json_object_put(list);	/* the series changed since this kernel was built */
+		return;
+	}
+	json_object_object_add(c, "patchset_files", list);
+	kAddStr(c, "patchset_hash", json_object_array_length(list) ? g_checksum_get_string(set) : "");
+}
+
 static json_object *kCheckout(const char *origin, json_object *rec, const char *id)
 {
 	json_object *c = json_object_new_object(), *misc = json_object_new_object();
@@ -70,6 +131,7 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 	kAddStr(c, "comment", comment);
 	kAddStr(c, "start_time", mhlJStr(rec, "started", NULL));
 	json_object_object_add(c, "valid", json_object_new_boolean(TRUE));
+	kPatchset(c, rec);
 	kAddCopy(misc, "source_package", rec, "kernel.source_package");
 	kAddCopy(misc, "source_version", rec, "kernel.source_version");
 	kAddCopy(misc, "series_hash", rec, "kernel.series_hash");

@@ -112,6 +112,11 @@ sed 's|</body>|<script>noSuchFunction()</script></body>|' "$R/index.html" >"$R/b
 ok "chromium: the console check sees an error when there is one" console_errors "$R/broken.html"
 rm -f "$R/broken.html"
 
+mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters = {pin_size} | del(.pin_policy)' \
+	"$rd/run/trials.jsonl" >"$rd/axis1/trials.jsonl"
+$LAB report --format html "$rd/axis1" >/dev/null 2>&1
+ok "one parameter axis: grouped bars instead of the heatmap" grep -q "reached MiB per trial, grouped by parameter value" "$rd/axis1/report/index.html"
+
 echo "# reports: bad input"
 expect_fail "report without RUN_DIR" 2 "report: expected one RUN_DIR" $LAB report
 expect_fail "report of a missing RUN_DIR" 2 "run directory '/nonexistent/run' does not exist" $LAB report /nonexistent/run
@@ -140,3 +145,12 @@ ok "the demo run wrote index.html, junit.xml, results.ktap, kcidb.json" \
 ok "the demo run's KTAP passes the checker with 'ok 1 demo'" sh -c 'awk -v strict=1 -f tests/ktap-check.awk "$1" && grep -qx "ok 1 demo" "$1"' _ "$work/demo/report/results.ktap"
 ok "the demo run's report named in its output" grep -q "report: .*/demo/report/index.html" "$work/demo.out"
 ok "the interrupted run's report shows it interrupted" grep -q "^not ok 1 demo # ERROR interrupted" "$work/int/report/results.ktap"
+demo_patchset() {	# the checkout names kernel/patches/6.12's files and their KCIDB patchset_hash
+	local d=kernel/patches/6.12 want n
+	want=$(cd $d && sha256sum $(sed 's/#.*//' series) | cut -c-64 | sha256sum | cut -c-64)
+	n=$(sed 's/#.*//' $d/series | grep -c .)
+	kv "$1" && jq -e --arg h "$want" --argjson n "$n" \
+		'.checkouts[0].patchset_hash == $h and (.checkouts[0].patchset_files | length) == $n' "$1"
+}
+ok "the demo run's kcidb.json validates; its checkout has the series' patch files and patchset_hash" \
+	demo_patchset "$work/demo/report/kcidb.json"
