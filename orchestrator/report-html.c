@@ -542,8 +542,15 @@ static void htmlSummary(GString *out, const mhlRun *run)
 		cellNum(out, mhlTrialPinSeconds(rec), 3);
 		cellNum(out, mhlJDbl(rec, "seconds", -1), 1);
 		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
-		cell(out, NULL, pa && json_object_object_length(pa) ?
-		     json_object_to_json_string_ext(pa, JSON_C_TO_STRING_PLAIN) : "–");
+		if (hasParameters(rec)) {
+			g_autoptr(GString) kv = g_string_new(NULL);
+
+			json_object_object_foreach(pa, k, v)
+				g_string_append_printf(kv, "%s%s=%s", kv->len ? ", " : "", k, json_object_get_string(v));
+			cell(out, NULL, kv->str);
+		} else {
+			cell(out, NULL, "–");
+		}
 		g_string_append(out, "</tr>\n");
 	}
 	g_string_append(out, "</table>\n");
