@@ -15,7 +15,6 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	g_autoptr(GString) cells = g_string_new(NULL);
 	g_autoptr(GString) vmems = g_string_new(NULL);
 	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
-	g_autofree char *slots = NULL;
 	unsigned long long bootb = 0, vmemb = 0;
 	int i, cpu = 0, nvmem = 0;
 
@@ -48,16 +47,15 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 				  !strcmp(s->pin_policy, "baseline") ?
 				  " gup_longterm_pin_in_place=1" : "", s->cmdline);
 	boot = g_strdup_printf("%llu", KIB(bootb));
-	max = g_strdup_printf("%llu", KIB(bootb + vmemb));
+	max = nvmem ? g_strdup_printf("  <maxMemory slots='%d' unit='KiB'>%llu</maxMemory>\n",
+				      nvmem, KIB(bootb + vmemb)) : g_strdup("");
 	vcpus = g_strdup_printf("%d", cpu);
-	slots = g_strdup_printf("%d", nvmem ? nvmem : 1);
 	{
 		const char *const pairs[] = {
 			"DOMTYPE", !g_strcmp0(p->accel, "kvm") ? "kvm" : "qemu",
 			"NAME", p->name,
 			"BOOT_KIB", boot,
-			"MAX_KIB", max,
-			"SLOTS", slots,
+			"MAX_MEMORY", max,
 			"VCPUS", vcpus,
 			"KERNEL", p->kernel,
 			"INITRD", p->initrd,

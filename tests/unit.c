@@ -17,6 +17,7 @@
 #include "census.h"
 #include "domain.h"
 #include "guest.h"
+#include "kernel.h"
 #include "mhl-size.h"
 #include "record.h"
 #include "scenario.h"
@@ -278,6 +279,22 @@ static void testScenarioErrors(void)
 		{ "missing key", "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a}\n", "step 'pin' needs 'size'" },
 		{ "YAML syntax", "nodes: [\n", "YAML syntax error" },
 		{ "unknown kernel", "kernel: '5.4'\nnodes:\n  - memory: 1G\n", "unknown kernel '5.4'" },
+		{ "prebuilt kernel without config", "kernel: {bzimage: /b}\nnodes:\n  - memory: 1G\n",
+		  "1:9: a prebuilt kernel needs both 'bzimage' and 'config'" },
+		{ "unknown pin_policy", "pin_policy: sometimes\nnodes:\n  - memory: 1G\n",
+		  "1:13: unknown pin_policy 'sometimes'" },
+		{ "expect: unknown unplug value",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {unplug: maybe}\n",
+		  "4:22: unplug: expected reached or short, not 'maybe'" },
+		{ "expect: unplug before any resize",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {unplug: short}\n",
+		  ":4: expect: 'unplug' needs a resize step before it" },
+		{ "expect: movable_after_pin not a number",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {movable_after_pin: some}\n",
+		  "movable_after_pin (pages, or all): 'some' is not an integer" },
+		{ "expect: unknown policy",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {policy: maybe}\n",
+		  "unknown policy 'maybe'" },
 		{ "resize without device",
 		  "nodes:\n  - memory: 1G\n  - memory: 64M\nsteps:\n  - resize: {node: 1, requested: 0}\n",
 		  "node 1 has no virtio_mem device" },
@@ -302,13 +319,36 @@ static void testScenarioErrors(void)
 		      s->steps[1].requested == 0 && s->nodes[1].vmem_size == 1ULL << 30,
 		      "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)");
 	}
+	{
+		g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/pin-policy-ab.yaml");
+
+		tapOk(s && !strcmp(s->pin_policy, "series") && s->steps[2].type == MHL_STEP_EXPECT &&
+		      s->steps[2].movable_after_pin == MHL_ALL && !mhlExpectApplies(s, &s->steps[2]) &&
+		      mhlExpectApplies(s, &s->steps[1]) && s->steps[5].unplug == MHL_UNPLUG_SHORT,
+		      "scenario: pin-policy-ab's expect steps parse, filtered by policy");
+		tapOk(s && mhlScenarioOverride(s, "6.1", "baseline") == 0 &&
+		      !strcmp(s->kernel, "6.1") && mhlExpectApplies(s, &s->steps[2]) &&
+		      mhlScenarioOverride(s, "5.4", NULL) < 0,
+		      "scenario: --kernel/--pin-policy override, unknown kernel refused");
+	}
+	mhlErrorReset();
+	{
+		const char *cfg = "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_CC=m\nCONFIG_DD=y";
+		g_autofree char *none = mhlKconfigMissing(cfg, "# comment\nA\n\nDD\n");
+		g_autofree char *two = mhlKconfigMissing(cfg, "A\nB\nCC\nD\n");
+
+		tapOk(!none, "kconfig: every required option =y -> nothing missing");
+		tapOk(two && !strcmp(two, "CONFIG_B CONFIG_CC CONFIG_D"),
+		      "kconfig: unset, =m and a name that is only a prefix (D of DD) are missing: '%s'",
+		      two ? two : "(none)");
+	}
 	mhlErrorReset();
 }
 
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 14);
+	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 24);
 	testSizes();
 	testCensus();
 	testAgent();

@@ -1,0 +1,113 @@
+#!/bin/bash
+# kernel/bisect-check.sh - does every prefix of a kernel series build?
+#
+# Usage: kernel/bisect-check.sh KVER        (after kernel/build.sh KVER)
+#
+# For k = 1..n, applies the first k patches of the series (quilt, in the one
+# extracted tree), refreshes the artifact's config with olddefconfig (so an
+# option a later patch adds is simply absent, as it would be in a bisect), and
+# compiles, with -Werror, every kernel translation unit the first k patches
+# touch, in a build directory of its own (obj-bisect-<version>) so that the
+# main build directory and its config stay as they are. Headers the patches
+# change are covered through those units, not through every user of them:
+# this is a check of each step of the series, not a full build per step.
+# A last pass builds the whole series with the options it adds
+# (kernel/patches/<KVER>/required.list) turned off.
+#
+# One line per prefix; the result is kept in
+# $MEMHP_CACHE/kernel/<KVER>/bisect-<series hash>-<config key>.result and
+# reused while series and config are unchanged. Exit 1 at the first prefix
+# that does not build, naming it and its log.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+kver=${1:-}
+cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
+kdir=$cache/kernel/$kver
+jobs=${JOBS:-$(nproc)}
+
+say() { printf '[bisect %s] %s\n' "$kver" "$*" >&2; }
+die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
+
+case $kver in 6.12|6.1) ;; *) die "usage: kernel/bisect-check.sh 6.12|6.1";; esac
+[ -s "$kdir/current" ] || die "no kernel $kver built yet ($kdir/current): run kernel/build.sh $kver"
+art=$(cat "$kdir/current")
+id=$art/identity.json
+pkgver=$(jq -r .source_version "$id") && series_hash=$(jq -r .series_hash "$id") &&
+	key=$(jq -r .config_key "$id") || die "cannot read $id"
+src=$kdir/src-$pkgver
+[ "$(cat "$src/.memhp-series" 2>/dev/null)" = "$series_hash" ] ||
+	die "$src does not carry the series of $art: run kernel/build.sh $kver first"
+
+result=$kdir/bisect-$series_hash-$key.result
+if [ -s "$result" ]; then
+	sed 's/$/ (cached)/' "$result"
+	exit 0
+fi
+
+exec 9>"$kdir/.lock"
+if ! flock -n 9; then
+	say "waiting for a build of $kver to finish (lock $kdir/.lock)"
+	flock 9
+fi
+
+export QUILT_PATCHES=patches QUILT_PC=.pc
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/patches/series" | awk '{print $1}')
+[ ${#patches[@]} -gt 0 ] || { echo "ok 0 patches: nothing to check" | tee "$result"; exit 0; }
+
+obj=$kdir/obj-bisect-$pkgver
+log=$kdir/bisect-$series_hash-$key.log
+: >"$log"
+mk() { make -C "$src" O="$obj" ARCH=x86_64 "$@" >>"$log" 2>&1; }
+
+# Whatever happens, leave the tree with the whole series applied.
+restore() { (cd "$src" && quilt push -a -q >>"$log" 2>&1) || true; }
+trap restore EXIT
+
+(cd "$src" && quilt pop -a -q >>"$log" 2>&1) || die "quilt pop -a failed in $src (log: $log)"
+mkdir -p "$obj"
+if [ ! -f "$obj/.memhp-prepared" ]; then
+	say "prepare $obj (once per source version)"
+	cp "$art/config" "$obj/.config"
+	mk olddefconfig && mk -j"$jobs" prepare || die "make prepare failed (log: $log)"
+	touch "$obj/.memhp-prepared"
+fi
+
+out=$(mktemp)
+units=()
+for k in "${!patches[@]}"; do
+	p=${patches[$k]}
+	t0=$(date +%s)
+	(cd "$src" && quilt push -q "$p" >>"$log" 2>&1) || die "patch $p does not apply (log: $log)"
+	# Kernel C files this patch touches (not tools/, which is userspace).
+	while read -r f; do
+		case " ${units[*]} " in *" ${f%.c}.o "*) ;; *) units+=("${f%.c}.o");; esac
+	done < <(sed -n 's|^+++ [^/]*/\([^[:space:]]*\.c\).*|\1|p' "$src/patches/$p" | grep -v '^tools/')
+	cp "$art/config" "$obj/.config"
+	echo "=== prefix $((k + 1)): $p: ${units[*]}" >>"$log"
+	if mk olddefconfig && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}"; then
+		echo "ok $((k + 1)) prefix 1..$((k + 1)) builds: $p (${units[*]}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
+	else
+		echo "not ok $((k + 1)) prefix 1..$((k + 1)) does not build: $p (log: $log)" | tee -a "$out"
+		grep -E 'error|warning' "$log" | tail -n 10 >&2
+		rm -f "$out"
+		exit 1
+	fi
+done
+# The whole series once more with its own options off: the #else side.
+off=$(grep -v '^[[:space:]]*\(#\|$\)' "$here/patches/$kver/required.list" 2>/dev/null || true)
+if [ -n "$off" ]; then
+	t0=$(date +%s)
+	cp "$art/config" "$obj/.config"
+	for o in $off; do "$src/scripts/config" --file "$obj/.config" --disable "$o"; done
+	echo "=== whole series, off: $off" >>"$log"
+	if mk olddefconfig && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}"; then
+		echo "ok $(( ${#patches[@]} + 1 )) whole series builds with $(echo $off | sed 's/\([^ ]*\)/CONFIG_\1/g')=n (${units[*]}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
+	else
+		echo "not ok $(( ${#patches[@]} + 1 )) whole series does not build with its options off (log: $log)" | tee -a "$out"
+		grep -E 'error|warning' "$log" | tail -n 10 >&2
+		rm -f "$out"
+		exit 1
+	fi
+fi
+mv "$out" "$result"
