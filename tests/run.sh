@@ -39,20 +39,43 @@ up=$(grep -c '^ok ' "$work/unit.ktap"); uf=$(grep -c '^not ok ' "$work/unit.ktap
 plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/unit.ktap")
 ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = "$plan"
 
+cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
+art612=$(cat "$cache/kernel/6.12/current")
+art61=$(cat "$cache/kernel/6.1/current")
+
 echo "# kernel config check (kernel/build.sh --check-config)"
-kcfg=$(cat "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel/6.12/current")/config
-ok "the built kernel's config has every required option" kernel/build.sh --check-config "$kcfg"
+for k in 6.12 6.1; do
+	kcfg=$(cat "$cache/kernel/$k/current")/config
+	ok "the built $k kernel's config has every required option and the series' own" \
+		kernel/build.sh --check-config "$kcfg" kernel/patches/$k/required.list
+done
+kcfg=$art612/config
 grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$kcfg" >"$work/config.missing"
 expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1 \
 	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
+ok "the artifacts' gup_test.h are identical (one memhp-pin for both kernels)" \
+	cmp "$art612/include/gup_test.h" "$art61/include/gup_test.h"
+ok "identity.json names the series' patch files (6.1)" \
+	jq -e '.source_package == "linux-source-6.1" and (.patch_files | length) == 4 and (.config_sha256 | length) == 16' "$art61/identity.json"
 
 echo "# kernel patches: checkpatch.pl --strict from the extracted tree, each patch in series order"
-ksrc=$(ls -d "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}"/kernel/6.12/src-*/ | head -n 1)
-for p in $(sed -e 's/#.*//' kernel/patches/6.12/series); do
-	(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q "$top/kernel/patches/6.12/$p") >"$work/cp.out" 2>&1
+for k in 6.12 6.1; do
+	ksrc=$(ls -d "$cache"/kernel/$k/src-*/ | head -n 1)
+	for p in $(sed -e 's/#.*//' kernel/patches/$k/series); do
+		(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q "$top/kernel/patches/$k/$p") >"$work/cp.out" 2>&1
+		rc=$?
+		ok "checkpatch --strict: 0 errors, 0 warnings, 0 checks: $k/$p" test "$rc" = 0 -a ! -s "$work/cp.out"
+		[ "$rc" = 0 ] || sed 's/^/#   /' "$work/cp.out" | head -n 20
+	done
+done
+
+echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"
+for k in 6.12 6.1; do
+	kernel/bisect-check.sh $k >"$work/bisect.out" 2>&1
 	rc=$?
-	ok "checkpatch --strict clean: 6.12/$p" test "$rc" = 0
-	[ "$rc" = 0 ] || sed 's/^/#   /' "$work/cp.out" | head -n 20
+	sed 's/^/#   /' "$work/bisect.out"
+	ok "$k: every prefix of the series and the series with its options off build with -Werror" \
+		test "$rc" = 0 -a "$(grep -c '^ok ' "$work/bisect.out")" = $(( $(grep -c '^0' kernel/patches/$k/series) + 1 ))
 done
 
 echo "# bad input"
@@ -93,6 +116,67 @@ ok "vmstat counts 65536 pages migrated for the pin, none failed" j '(.guest_afte
 ok "vmstat: the pin retried after migrating and did not fail" j '(.guest_after.vmstat.gup_longterm_retry >= 1) and (.guest_after.vmstat.gup_longterm_pin_fail == 0)'
 ok "console clean" j '.console_findings | length == 0'
 ok "no QEMU process remains" no_qemu
+
+# A/B of the seed series on one kernel: the same pin, then a full unplug, under
+# pin_policy series and baseline (the series' pin-in-place test switch).
+for k in 6.12 6.1; do
+	for pol in series baseline; do
+		echo "# integration: kernel $k, pin_policy $pol (scenarios/pin-policy-ab.yaml)"
+		out=$work/ab-$k-$pol
+		$LAB run -o "$out" --kernel $k --pin-policy $pol scenarios/pin-policy-ab.yaml >"$out.out" 2>&1
+		rc=$?
+		r=$out/trials.jsonl
+		ok "$k $pol: exit 0, verdict pass" jq -e '.verdict == "pass"' "$r"
+		[ "$rc" = 0 ] || sed 's/^/#   /' "$out.out" | tail -n 5
+		ok "$k $pol: record names kernel $k and policy $pol, switch read back" \
+			jq -e --arg k "$k" --arg p "$pol" '(.kernel.source_package == "linux-source-" + $k) and .pin_policy == $p and .pin_in_place_switch == (if $p == "baseline" then "on" else "off" end)' "$r"
+		ok "$k $pol: the 256 MiB pin succeeded from ZONE_MOVABLE (65536 pages there before)" \
+			jq -e '.steps[0].workload.bytes_pinned == 268435456 and .steps[0].workload.census_before.by_zone.Movable == 65536' "$r"
+		if [ $pol = series ]; then
+			ok "$k series: no pinned page left in ZONE_MOVABLE" jq -e '.steps[0].workload.census_after.by_zone.Movable == 0' "$r"
+			ok "$k series: gup_longterm_migrate_success rose by 65536, pinned_in_place by 0" \
+				jq -e '(.guest_after.vmstat.gup_longterm_migrate_success - .guest_before.vmstat.gup_longterm_migrate_success) == 65536 and (.guest_after.vmstat.gup_longterm_pinned_in_place - .guest_before.vmstat.gup_longterm_pinned_in_place) == 0' "$r"
+			ok "$k series: the unplug reached 0" jq -e '.steps[3].converged and .steps[3].reached_bytes == 0' "$r"
+		else
+			ok "$k baseline: all 65536 pinned pages stayed in ZONE_MOVABLE" jq -e '.steps[0].workload.census_after.by_zone.Movable == 65536' "$r"
+			ok "$k baseline: gup_longterm_pinned_in_place rose by 65536, nothing migrated" \
+				jq -e '(.guest_after.vmstat.gup_longterm_pinned_in_place - .guest_before.vmstat.gup_longterm_pinned_in_place) == 65536 and (.guest_after.vmstat.gup_longterm_migrate_success - .guest_before.vmstat.gup_longterm_migrate_success) == 0 and (.guest_after.vmstat.gup_longterm_unpinnable - .guest_before.vmstat.gup_longterm_unpinnable) == 0' "$r"
+			ok "$k baseline: the unplug stopped short, at least the 256 MiB pinned still plugged" \
+				jq -e '(.steps[3].converged | not) and .steps[3].reached_bytes >= 268435456 and .steps[5].checks[0].ok' "$r"
+		fi
+		ok "$k $pol: pattern intact after the unplug and at release" \
+			jq -e '.steps[6].workload.pattern_ok and .steps[7].workload.pattern_ok and .steps[7].workload.released' "$r"
+		ok "$k $pol: pins balanced after release" jq -e '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
+		ok "$k $pol: console clean" jq -e '.console_findings | length == 0' "$r"
+	done
+
+	echo "# integration: kernel $k, two gup_test holders at once (scenarios/two-holders.yaml)"
+	out=$work/two-$k
+	$LAB run -o "$out" --kernel $k scenarios/two-holders.yaml >"$out.out" 2>&1
+	r=$out/trials.jsonl
+	ok "$k: both holders pinned (128 MiB and 64 MiB), verdict pass" \
+		jq -e '.verdict == "pass" and .steps[0].workload.bytes_pinned == 134217728 and .steps[1].workload.bytes_pinned == 67108864' "$r"
+	ok "$k: after releasing the first, the second still holds its 16384 pages" \
+		jq -e '.steps[4].workload.released and (.steps[6].guest.vmstat.nr_foll_pin_acquired - .steps[6].guest.vmstat.nr_foll_pin_released) == 16384 and .steps[5].workload.pattern_ok' "$r"
+	ok "$k: both released, pins balanced" \
+		jq -e '.steps[7].workload.released and .guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
+done
+ok "no QEMU process remains after the kernel matrix" no_qemu
+
+echo "# a user's own kernel (kernel: {bzimage, config}) is checked before anything boots"
+printf 'name: own\nkernel: {bzimage: %s/bzImage, config: %s}\nnodes:\n  - memory: 1G\nsteps:\n  - snapshot:\n' \
+	"$art612" "$work/config.missing" >"$work/own.yaml"
+expect_fail "prebuilt kernel lacking options: refused, naming them and its config" 2 \
+	"kernel config '$work/config.missing' lacks option\(s\) the lab needs: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST" \
+	$LAB run -o "$work/own" "$work/own.yaml"
+grep -v '^CONFIG_GUP_LONGTERM_PIN_IN_PLACE=y' "$art612/config" >"$work/config.noswitch"
+sed -e "s|config: [^}]*}|config: $work/config.noswitch}|" "$work/own.yaml" >"$work/own2.yaml"
+expect_fail "baseline on a kernel without the switch: refused, naming CONFIG_GUP_LONGTERM_PIN_IN_PLACE" 2 \
+	'under pin_policy baseline: CONFIG_GUP_LONGTERM_PIN_IN_PLACE' $LAB run -o "$work/own2" --pin-policy baseline "$work/own2.yaml"
+sed -e "s|config: [^}]*}|config: $art612/config}|" "$work/own.yaml" >"$work/own3.yaml"
+$LAB run -o "$work/own3" "$work/own3.yaml" >"$work/own3.out" 2>&1
+ok "a prebuilt kernel with a complete config boots; the record says prebuilt" \
+	jq -e '.verdict == "pass" and .kernel.source_package == "prebuilt" and (.kernel.config_sha256 | length) == 16' "$work/own3/trials.jsonl"
 
 echo "# integration: SIGTERM mid-trial destroys the guest and records 'interrupted'"
 $LAB run -o "$work/int" scenarios/demo.yaml >"$work/int.out" 2>&1 &
