@@ -37,11 +37,17 @@ static void htmlPlotsClear(htmlPlots *p)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(htmlPlots, htmlPlotsClear)
 
-static void esc(GString *out, const char *s)
+/* printf into @out with every %s argument HTML-escaped (g_markup_vprintf_escaped). */
+static void htmlf(GString *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void htmlf(GString *out, const char *fmt, ...)
 {
-	g_autofree char *e = g_markup_escape_text(s ? s : "", -1);
+	g_autofree char *s = NULL;
+	va_list ap;
 
-	g_string_append(out, e);
+	va_start(ap, fmt);
+	s = g_markup_vprintf_escaped(fmt, ap);
+	va_end(ap);
+	g_string_append(out, s);
 }
 
 /* A gnuplot string literal: double quotes, backslash and quote escaped, noenhanced by the caller. */
@@ -120,9 +126,7 @@ static void plotInline(GString *out, htmlPlots *p, const char *name, const char 
 	size_t i;
 
 	if (!p->dir || !g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
-		g_string_append(out, "<p class=note>plot missing: gnuplot wrote no ");
-		esc(out, name);
-		g_string_append(out, ".svg</p>\n");
+		htmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
 		return;
 	}
 	{
@@ -135,9 +139,7 @@ static void plotInline(GString *out, htmlPlots *p, const char *name, const char 
 			g_free(body);
 			body = g_strjoinv(with, parts);
 		}
-		g_string_append_printf(out, "<figure class=plot data-plot='%s' aria-label='", name);
-		esc(out, alt);
-		g_string_append(out, "'>\n");
+		htmlf(out, "<figure class=plot data-plot='%s' aria-label='%s'>\n", name, alt);
 		g_string_append(out, body);
 		g_string_append(out, "</figure>\n");
 	}
@@ -469,33 +471,19 @@ static const char *const css =
 
 static void cell(GString *out, const char *cls, const char *text)
 {
-	g_string_append(out, cls ? "<td class=" : "<td");
-	if (cls)
-		g_string_append(out, cls);
-	g_string_append_c(out, '>');
-	esc(out, text);
-	g_string_append(out, "</td>");
+	htmlf(out, "<td%s%s>%s</td>", cls ? " class=" : "", cls ? cls : "", text ? text : "");
 }
 
-static void cellf(GString *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cellf(GString *out, const char *fmt, ...)
-{
-	g_autofree char *s = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	s = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	cell(out, NULL, s);
-}
+/* A cell from a format, its %s arguments escaped. */
+#define cellf(out, ...) \
+	(g_string_append((out), "<td>"), htmlf((out), __VA_ARGS__), g_string_append((out), "</td>"))
 
 /* A number with @prec decimals, or a dash when unknown (negative). */
 static void cellNum(GString *out, double v, int prec)
 {
-	if (v < 0)
-		cell(out, NULL, "–");
-	else
-		cellf(out, "%.*f", prec, v);
+	g_autofree char *t = v < 0 ? g_strdup("–") : g_strdup_printf("%.*f", prec, v);
+
+	cell(out, NULL, t);	/* not cellf: g_markup_printf_escaped knows no '*' precision */
 }
 
 /* Link text: a path relative to report/ when the file lies in the run directory. */
@@ -525,9 +513,7 @@ static void htmlSummary(GString *out, const mhlRun *run)
 		json_object *f = mhlJ(rec, "console_findings");
 		gint64 req = mhlJInt(rec, "summary.requested_bytes", -1), got = mhlJInt(rec, "summary.reached_bytes", -1);
 
-		g_string_append_printf(out, "<tr><td><a href='#%s'>", anchor);
-		esc(out, mhlJStr(rec, "trial", ""));
-		g_string_append(out, "</a></td>");
+		htmlf(out, "<tr><td><a href='#%s'>%s</a></td>", anchor, mhlJStr(rec, "trial", ""));
 		cell(out, NULL, scn);
 		cell(out, mhlJStr(rec, "verdict", ""), mhlJStr(rec, "verdict", ""));
 		cell(out, NULL, mhlJStr(rec, "kernel.source_version", "–"));
@@ -572,11 +558,9 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 	g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
 	guint i;
 
-	g_string_append(out, "<h2 id=compare>Compared with ");
-	esc(out, other->dir);
-	g_string_append(out, "</h2>\n<p>Before: ");
-	esc(out, other->dir);
-	g_string_append(out, "; after: this run. Regressions first.</p>\n<table>\n<tr><th>change</th><th>trial</th>"
+	htmlf(out, "<h2 id=compare>Compared with %s</h2>\n<p>Before: %s; after: this run. Regressions first.</p>\n",
+	      other->dir, other->dir);
+	g_string_append(out, "<table>\n<tr><th>change</th><th>trial</th>"
 			"<th>verdict</th><th>reached MiB</th><th>pins failed</th><th>pin time ratio</th><th>what changed</th></tr>\n");
 	for (i = 0; i < rows->len; i++) {
 		mhlCompareRow *r = rows->pdata[i];
@@ -701,11 +685,11 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	if (plotsRender(&p, outdir) < 0)
 		return -1;
 
-	g_string_append(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab report: ");
-	esc(out, name);
-	g_string_append_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>memhp-lab report: ", css);
-	esc(out, name);
-	g_string_append_printf(out, "</h1>\n<p class=headline><b>%d of %u trial(s) passed</b>; %d failed, %d erred, "
+	htmlf(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab report: %s</title>\n",
+	      name);
+	g_string_append_printf(out, "<style>%s</style>\n</head>\n<body>\n", css);
+	htmlf(out, "<h1>memhp-lab report: %s</h1>\n", name);
+	g_string_append_printf(out, "<p class=headline><b>%d of %u trial(s) passed</b>; %d failed, %d erred, "
 			       "%d interrupted.", counts[MHL_TV_PASS], run->trials->len, counts[MHL_TV_FAIL],
 			       counts[MHL_TV_ERROR], counts[MHL_TV_INTERRUPTED]);
 	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
@@ -716,11 +700,7 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 				       "(the other records are reported):<ul>\n", run->bad->len);
 		for (i = 0; i < run->bad->len; i++) {
 			mhlRunBad *b = run->bad->pdata[i];
-			g_autofree char *m = g_strdup_printf("%s:%d: %s", run->records, b->line, b->why);
-
-			g_string_append(out, "<li>");
-			esc(out, m);
-			g_string_append(out, "</li>\n");
+			htmlf(out, "<li>%s:%d: %s</li>\n", run->records, b->line, b->why);
 		}
 		g_string_append(out, "</ul></div>\n");
 	}
@@ -740,38 +720,19 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 
 		if (htmlRecordWrite(outdir, i + 1, rec, &href) < 0)
 			return -1;
-		g_string_append_printf(out, "<section class=trial id=t%u>\n<h3>", i + 1);
-		esc(out, mhlJStr(rec, "trial", ""));
-		g_string_append(out, ": <span class=");
-		esc(out, mhlJStr(rec, "verdict", ""));
-		g_string_append_c(out, '>');
-		esc(out, mhlJStr(rec, "verdict", ""));
-		g_string_append(out, "</span></h3>\n<p>");
-		if (mhlJStr(rec, "reason", NULL)) {
-			g_string_append(out, "<b>Reason:</b> ");
-			esc(out, mhlJStr(rec, "reason", ""));
-			g_string_append(out, "<br>\n");
-		}
-		esc(out, outcome);
-		g_string_append(out, "<br>\nStarted ");
-		esc(out, mhlJStr(rec, "started", "–"));
-		g_string_append(out, ", kernel ");
-		esc(out, mhlJStr(rec, "kernel.kernel_release", "–"));
-		g_string_append(out, " (");
-		esc(out, mhlJStr(rec, "kernel.source_package", "–"));
-		g_string_append(out, ", series ");
-		esc(out, mhlJStr(rec, "kernel.series_hash", "–"));
-		g_string_append_printf(out, ").<br>\n<a href='%s'>raw record</a>", href);
+		htmlf(out, "<section class=trial id=t%u>\n<h3>%s: <span class=%s>%s</span></h3>\n<p>", i + 1,
+		      mhlJStr(rec, "trial", ""), mhlJStr(rec, "verdict", ""), mhlJStr(rec, "verdict", ""));
+		if (mhlJStr(rec, "reason", NULL))
+			htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, "reason", ""));
+		htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n<a href='%s'>raw record</a>", outcome,
+		      mhlJStr(rec, "started", "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
+		      mhlJStr(rec, "kernel.source_package", "–"), mhlJStr(rec, "kernel.series_hash", "–"), href);
 		if (log) {
 			g_autofree char *lh = htmlHref(run, log);
 
-			g_string_append(out, " · <a href='");
-			esc(out, lh);
-			g_string_append(out, "'>serial console log</a>");
+			htmlf(out, " · <a href='%s'>serial console log</a>", lh);
 		} else {
-			g_string_append(out, " · serial console log not found (");
-			esc(out, mhlJStr(rec, "console_log", "not recorded"));
-			g_string_append(out, ")");
+			htmlf(out, " · serial console log not found (%s)", mhlJStr(rec, "console_log", "not recorded"));
 		}
 		g_string_append(out, "</p>\n");
 		if (tl[i])
@@ -786,17 +747,11 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 			g_string_append_printf(out, "<h4>Console findings (%zu)</h4>\n<ul>\n", json_object_array_length(f));
 			for (k = 0; k < json_object_array_length(f); k++) {
 				json_object *e = json_object_array_get_idx(f, k);
-				g_autofree char *li = g_strdup_printf("line %" G_GINT64_FORMAT ", %s: %s",
-								      mhlJInt(e, "line", 0), mhlJStr(e, "kind", "?"),
-								      mhlJStr(e, "text", ""));
 
-				g_string_append(out, "<li>");
-				esc(out, li);
-				g_string_append(out, "</li>\n");
+				htmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, "line", 0),
+				      mhlJStr(e, "kind", "?"), mhlJStr(e, "text", ""));
 			}
-			g_string_append(out, "</ul>\n<pre>");
-			esc(out, excerpt);
-			g_string_append(out, "</pre>\n");
+			htmlf(out, "</ul>\n<pre>%s</pre>\n", excerpt ? excerpt : "");
 		} else {
 			g_string_append(out, "<p class=note>Console: no WARNING, BUG, Oops or panic lines.</p>\n");
 		}
