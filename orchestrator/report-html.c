@@ -161,7 +161,7 @@ static double mib(gint64 bytes)
 static const char *plotTimeline(htmlPlots *p, json_object *rec)
 {
 	json_object *tl = mhlJ(rec, "timeline"), *nodes = mhlJ(rec, "domain.nodes"), *steps = mhlJ(rec, "steps");
-	g_autoptr(GString) plot = g_string_new(NULL);
+	g_autoptr(GString) plot = g_string_new(NULL), sc = g_string_new(NULL);
 	g_autoptr(GHashTable) aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, "trial", ""));
 	double tend = mhlJDbl(rec, "seconds", 0);
@@ -178,8 +178,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 
 		tend = MAX(tend, mhlJDbl(s, "t", 0) + mhlJDbl(s, "seconds", 0));
 	}
-	name = plotBegin(p, title);
-	g_string_append_printf(p->script, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
+	g_string_append_printf(sc, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
 			       "set key below noenhanced\nset xrange [0:%.3f]\nset yrange [0:*]\n"
 			       "set offsets 0, 0, graph 0.12, 0\n", tend * 1.02);
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
@@ -190,7 +189,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 
 		if (t < 0)
 			continue;
-		g_string_append_printf(p->script, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n"
+		g_string_append_printf(sc, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n"
 				       "set label %s at %.3f, graph 0.98 rotate by 90 right font ',8' tc rgb '#555555' noenhanced\n",
 				       t, t, ql, t + tend * 0.004);
 	}
@@ -200,27 +199,27 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 
 		if (mhlJInt(n, "virtio_mem_size_bytes", -1) < 0)
 			continue;
-		g_string_append_printf(p->script, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
+		g_string_append_printf(sc, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
 		for (i = 0; i < nt; i++) {
 			json_object *e = json_object_array_get_idx(tl, i);
 
 			if (!strcmp(mhlJStr(e, "source", ""), "request") && mhlJInt(e, "node", -1) == (gint64)j) {
 				last_req = mhlJInt(e, "requested_bytes", 0);
-				g_string_append_printf(p->script, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_req));
+				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_req));
 			}
 		}
-		g_string_append_printf(p->script, "%.3f %.3f\nEOD\n$qmp%zu << EOD\n", tend, mib(MAX(last_req, 0)), j);
+		g_string_append_printf(sc, "%.3f %.3f\nEOD\n$qmp%zu << EOD\n", tend, mib(MAX(last_req, 0)), j);
 		for (i = 0; i < nt; i++) {
 			json_object *e = json_object_array_get_idx(tl, i);
 
 			if (!strcmp(mhlJStr(e, "source", ""), "qmp") && mhlJInt(e, "node", -1) == (gint64)j) {
 				last_qmp = mhlJInt(e, "size_bytes", 0);
-				g_string_append_printf(p->script, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_qmp));
+				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_qmp));
 			}
 		}
 		if (last_qmp >= 0)
-			g_string_append_printf(p->script, "%.3f %.3f\n", tend, mib(last_qmp));
-		g_string_append(p->script, "EOD\n");
+			g_string_append_printf(sc, "%.3f %.3f\n", tend, mib(last_qmp));
+		g_string_append(sc, "EOD\n");
 		g_string_append_printf(plot, "%s$req%zu using 1:2 with steps lw 2 lc rgb '#1565c0' title 'requested, node %zu'",
 				       series++ ? ", " : "", j, j);
 		if (last_qmp >= 0)
@@ -250,7 +249,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 			g_autofree char *ql = g_strdup_printf("size-change event, %s", (char *)k->data);
 			g_autofree char *qt = gpStr(ql);
 
-			g_string_append_printf(p->script, "$ev%d << EOD\n%sEOD\n", a, d->str);
+			g_string_append_printf(sc, "$ev%d << EOD\n%sEOD\n", a, d->str);
 			g_string_append_printf(plot, "%s$ev%d using 1:2 with points pt 7 ps 0.8 lc rgb '#2e7d32' title %s",
 					       series++ ? ", " : "", a, qt);
 			g_string_free(d, TRUE);
@@ -258,9 +257,10 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 			g_free(k->data);
 		}
 	}
-	if (!series)
-		g_string_append(plot, "NaN notitle");
-	g_string_append_printf(p->script, "plot %s\n", plot->str);
+	if (!series)	/* a timeline with no virtio-mem node and no event: nothing to draw */
+		return NULL;
+	name = plotBegin(p, title);
+	g_string_append_printf(p->script, "%splot %s\n", sc->str, plot->str);
 	return name;
 }
 

@@ -222,6 +222,10 @@ void mhlReportAfterRun(const char *dir)
 			mhlErrorLast());
 	else
 		printf("  report:           %s/report/index.html (+ junit.xml, results.ktap, kcidb.json)\n", dir);
+	if (run && run->bad->len)
+		fprintf(stderr, "memhp-lab: warning: %u line(s) of %s could not be read, first line %d: %s "
+			"(memhp-lab report %s names them all)\n", run->bad->len, run->records,
+			((mhlRunBad *)run->bad->pdata[0])->line, ((mhlRunBad *)run->bad->pdata[0])->why, dir);
 	mhlErrorRestore(g_steal_pointer(&saved));
 }
 
