@@ -2,6 +2,7 @@
 #
 #   make demo      deps + kernel + guest image + orchestrator, then the demo scenario
 #   make check     the same setup, then every test (unit, bad input, integration)
+#   make bench     measurements side by side, as ratios (tools/bench.sh)
 #   make deps      install missing Debian packages (tools/deps.list)
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
 #   make clean     remove build/ (the kernel cache stays)
@@ -22,11 +23,11 @@ PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 
 ORCH_SRC := $(wildcard orchestrator/*.c) lib/mhl-size.c
 ORCH_LIB := $(filter-out orchestrator/main.c,$(ORCH_SRC))
-PIN_SRC  := workloads/memhp-pin.c workloads/census.c lib/mhl-size.c
+PIN_SRC  := workloads/memhp-pin.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel workloads orchestrator image demo check unit-tests clean
+.PHONY: all deps kernel workloads orchestrator image demo check bench unit-tests clean
 
 all: orchestrator image
 
@@ -77,6 +78,9 @@ unit-tests: $(B)/unit-tests
 
 check: deps kernel image orchestrator unit-tests
 	@tests/run.sh
+
+bench: deps kernel image orchestrator
+	@tools/bench.sh
 
 clean:
 	rm -rf $(B)

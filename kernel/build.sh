@@ -2,6 +2,10 @@
 # kernel/build.sh - build the memhp-lab guest kernel from Debian's linux-source.
 #
 # Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default) or 6.1)
+#        kernel/build.sh --vanilla KVER
+#            the same tree and config without our series (for make bench's
+#            with/without comparison); its path goes to <KVER>/vanilla, not
+#            <KVER>/current
 #        kernel/build.sh --check-config CONFIG [LIST...]
 #            only phase 4: does CONFIG set every option in kernel/required.list
 #            (and in each further LIST, e.g. kernel/patches/6.12/required.list)?
@@ -43,12 +47,23 @@ if [ "${1:-}" = --check-config ]; then
 	exit
 fi
 
+pointer=current
+if [ "${1:-}" = --vanilla ]; then
+	pointer=vanilla
+	shift
+fi
 kver=${1:-6.12}
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 jobs=${JOBS:-$(nproc)}
 pkg=linux-source-$kver
 tarball=/usr/src/$pkg.tar.xz
 patchdir=$here/patches/$kver
+if [ $pointer = vanilla ]; then
+	# An empty series of its own: the key, the identity and the tree say "no patches".
+	patchdir=$(mktemp -d)
+	trap 'rm -rf "$patchdir"' EXIT
+	echo "# vanilla: $pkg without the memhp-lab series" >"$patchdir/series"
+fi
 t0=$(date +%s)
 
 say() { printf '[kernel %s] %s\n' "$kver" "$*" >&2; }
@@ -104,14 +119,8 @@ if ! flock -n 9; then
 	flock 9
 fi
 log=$kdir/build-$key.log
-
-if [ -f "$art/bzImage" ] && [ -f "$art/identity.json" ]; then
-	say "cached: $art (key $key)"
-	echo "$art" >"$kdir/current"
-	echo "$art"
-	exit 0
-fi
-: >"$log"
+# A new build starts a new log; a cached artifact keeps the log it was built with.
+[ -f "$art/identity.json" ] || : >"$log"
 
 # Phase 1: extract the pristine tree once per source package version.
 if [ ! -f "$src/.memhp-extracted" ]; then
@@ -157,6 +166,15 @@ if [ "$applied" != "$series_hash" ]; then
 	echo "$series_hash" >"$src/.memhp-series"
 fi
 
+# A finished artifact for this key is reused as it is (the tree above now carries
+# its series, which kernel/bisect-check.sh relies on).
+if [ -f "$art/bzImage" ] && [ -f "$art/identity.json" ]; then
+	say "cached: $art (key $key)"
+	echo "$art" >"$kdir/$pointer"
+	echo "$art"
+	exit 0
+fi
+
 # Phase 3: config = allnoconfig with our fragments forced, then olddefconfig.
 say "config: allnoconfig + ${#frags[@]} fragment(s)"
 mkdir -p "$obj"
@@ -190,6 +208,6 @@ cat >"$art.tmp/identity.json" <<JSON
 JSON
 rm -rf "$art"
 mv "$art.tmp" "$art"
-echo "$art" >"$kdir/current"
+echo "$art" >"$kdir/$pointer"
 say "done in $(( $(date +%s) - t0 )) s: $art"
 echo "$art"

@@ -22,6 +22,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_RELEASE] = "release",
 	[MHL_STEP_SNAPSHOT] = "snapshot",
 	[MHL_STEP_EXPECT] = "expect",
+	[MHL_STEP_BENCH] = "bench",
 };
 
 static const char *const policyNames[] = { "series", "baseline", NULL };
@@ -213,10 +214,10 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 }
 
 enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
-       ST_POLICY, ST_UNPLUG, ST_MOVABLE };
+       ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
 					"deadline", "policy", "unplug", "movable_after_pin",
-					NULL };
+					"repeat", "fresh", NULL };
 static const char *const unplugNames[] = { "any", "reached", "short", NULL };
 
 typedef struct {
@@ -267,6 +268,21 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			return -1;
 		}
 		return 0;
+	case ST_REPEAT:
+		if (getInt(y, v, "repeat", 1, 1000, &l) < 0)
+			return -1;
+		st->repeat = (int)l;
+		return 0;
+	case ST_FRESH:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "fresh") < 0)
+			return -1;
+		if (strcmp(scalar(v), "true") && strcmp(scalar(v), "false")) {
+			mhlError("%s:%d:%d: fresh: expected true or false, not '%s'", AT(y, v),
+				 scalar(v));
+			return -1;
+		}
+		st->fresh = !strcmp(scalar(v), "true");
+		return 0;
 	default:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
 			return -1;
@@ -293,6 +309,8 @@ static const struct {
 	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_SNAPSHOT] = { 0, 0 },
 	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE },
+	[MHL_STEP_BENCH] = { 1 << ST_SIZE,
+			     1 << ST_SIZE | 1 << ST_NODE | 1 << ST_REPEAT | 1 << ST_FRESH },
 };
 
 static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
@@ -306,7 +324,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	if (wantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
 		return -1;
 	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
-		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect)",
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect, bench)",
 			 AT(y, item));
 		return -1;
 	}
@@ -321,7 +339,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 		if (!strcmp(scalar(k), mhlStepTypeNames[t]))
 			break;
 	if (t == MHL_STEP_LAST) {
-		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect)",
+		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect, bench)",
 			 AT(y, k), scalar(k));
 		return -1;
 	}
@@ -331,6 +349,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	st->node = 1;
 	st->deadline = 60;
 	st->movable_after_pin = MHL_UNSET;
+	st->repeat = 10;
 	snprintf(st->workload, sizeof(st->workload), "gup");
 	/* "- snapshot:" with no value is an empty scalar. */
 	if (!(v->type == YAML_SCALAR_NODE && !*scalar(v)) &&
@@ -472,7 +491,8 @@ static int validate(mhlScenario *s)
 	for (i = 0; i < s->nsteps; i++) {
 		mhlStep *st = &s->steps[i];
 
-		if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_RESIZE) &&
+		if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_RESIZE ||
+		     st->type == MHL_STEP_BENCH) &&
 		    st->node >= s->nnodes) {
 			mhlError("%s:%d: step '%s' names node %d, but the guest has %d node(s)",
 				 s->path, st->line, mhlStepTypeNames[st->type], st->node, s->nnodes);

@@ -16,6 +16,7 @@ typedef enum {
 	MHL_STEP_RELEASE,	/* release the pins of a workload */
 	MHL_STEP_SNAPSHOT,	/* collect guest counters */
 	MHL_STEP_EXPECT,	/* assertions on the outcome so far */
+	MHL_STEP_BENCH,		/* gup_test's long-term pin benchmark (pin, time, unpin) */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -30,6 +31,8 @@ typedef struct {
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
 	double deadline;	/* resize: seconds */
+	int repeat;		/* bench: repetitions */
+	bool fresh;		/* bench: a new buffer for every repetition */
 	/* expect: */
 	char policy[16];	/* applies only under this pin_policy ("" = any) */
 	int unplug;		/* MHL_UNPLUG_*: the last resize reached its request or not */

@@ -331,6 +331,25 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 	}
 	case MHL_STEP_EXPECT:
 		return expectRun(t, st, res);
+	case MHL_STEP_BENCH: {
+		char repeat[16];
+		const char *argv[] = { "/bin/memhp-pin", "bench", "--size", size, "--node", node,
+				       "--repeat", repeat, st->fresh ? "--fresh" : NULL, NULL };
+		json_object *out, *ok;
+
+		snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, st->size);
+		snprintf(node, sizeof(node), "%d", st->node);
+		snprintf(repeat, sizeof(repeat), "%d", st->repeat);
+		if (!(out = mhlAgentExecJSON(t->dom, argv, 600, &exitcode)))
+			return -1;
+		json_object_object_add(res, "workload", out);
+		if (!json_object_object_get_ex(out, "ok", &ok) || !json_object_get_boolean(ok)) {
+			mhlError("bench of %" G_GUINT64_FORMAT " bytes on node %d failed: %.300s",
+				 st->size, st->node, json_object_to_json_string(out));
+			return -1;
+		}
+		return 0;
+	}
 	case MHL_STEP_SNAPSHOT: {
 		json_object *snap = mhlGuestSnapshot(t->dom);
 

@@ -163,6 +163,20 @@ for k in 6.12 6.1; do
 done
 ok "no QEMU process remains after the kernel matrix" no_qemu
 
+echo "# gup_test's count of pinned pages that are not pinnable (patch 0004), from the pin benchmark"
+for k in 6.12 6.1; do
+	for pol in series baseline; do
+		out=$work/bench-$k-$pol
+		$LAB run -o "$out" --kernel $k --pin-policy $pol scenarios/bench-pin.yaml >"$out.out" 2>&1
+		r=$out/trials.jsonl
+		want=$([ $pol = baseline ] && echo 16384 || echo 0)
+		ok "$k $pol: 10 benchmark pins of 64 MiB from ZONE_MOVABLE, nr_not_pinnable $want each" \
+			jq -e --argjson w "$want" '.verdict == "pass" and ([.steps[0].workload.runs[] | select(.movable_before == 16384 and .not_pinnable == $w)] | length) == 10' "$r"
+		ok "$k $pol: pins of already pinnable pages report 0 not pinnable" \
+			jq -e '.steps[1].workload.not_pinnable_total == 0 and .steps[1].workload.get_us_median > 0' "$r"
+	done
+done
+
 echo "# a user's own kernel (kernel: {bzimage, config}) is checked before anything boots"
 printf 'name: own\nkernel: {bzimage: %s/bzImage, config: %s}\nnodes:\n  - memory: 1G\nsteps:\n  - snapshot:\n' \
 	"$art612" "$work/config.missing" >"$work/own.yaml"

@@ -10,6 +10,9 @@
  *	/run/memhp/ID.sock; this command prints one JSON object and exits, so the
  *	host's guest-exec sees the result while the pin is still held.
  *
+ *   memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]
+ *	gup_test PIN_LONGTERM_BENCHMARK R times (bench.c).
+ *
  *   memhp-pin ctl ID check|release [--timeout SEC]
  *	check: census + pattern check of the held buffer, and whether any page
  *	changed PFN since the pin. release: the same, then unpin and exit.
@@ -31,21 +34,20 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/types.h>
 
+#include "bench.h"
+#include "buffer.h"
 #include "census.h"
 #include "gup_test.h"	/* the kernel's own, copied from the built tree */
 #include "mhl-size.h"
 
 #define GUP_TEST_PATH	"/sys/kernel/debug/gup_test"
 #define RUN_DIR		"/run/memhp"
-#define MPOL_BIND_	2
-#define MPOL_MF_STRICT_	(1 << 0)
 
 struct holder {
 	const char *id;
@@ -289,20 +291,10 @@ static int cmd_gup(int argc, char **argv)
 	}
 	stdout = fdopen(pipefd[1], "w");
 
-	h.buf = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (h.buf == MAP_FAILED) {
+	h.buf = buffer_map(h.size, h.node);
+	if (!h.buf) {
 		err = errno;
 		goto fail;
-	}
-	madvise(h.buf, h.size, MADV_NOHUGEPAGE);
-	if (h.node >= 0) {
-		unsigned long mask = 1UL << h.node;
-
-		if (syscall(SYS_mbind, h.buf, h.size, MPOL_BIND_, &mask, sizeof(mask) * 8,
-			    MPOL_MF_STRICT_) < 0) {
-			err = errno;
-			goto fail;
-		}
 	}
 	pattern_write(&h);
 	if (census_init(&h.cx, "", "/proc/self/pagemap") < 0) {
@@ -422,8 +414,11 @@ int main(int argc, char **argv)
 		return cmd_gup(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "ctl"))
 		return cmd_ctl(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "bench"))
+		return cmd_bench(argc - 1, argv + 1);
 	fprintf(stderr,
 		"usage: memhp-pin gup --id ID --size SIZE [--node N] [--seed S]\n"
+		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
 		"       memhp-pin ctl ID check|release [--timeout SEC]\n");
 	return 2;
 }
