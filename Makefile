@@ -23,7 +23,7 @@ PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 
 ORCH_SRC := $(wildcard orchestrator/*.c) lib/mhl-size.c
 ORCH_LIB := $(filter-out orchestrator/main.c,$(ORCH_SRC))
-PIN_SRC  := workloads/memhp-pin.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
+PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/vfio.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
@@ -56,7 +56,7 @@ workloads: kernel
 
 $(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KART)/include/gup_test.h | $(B)
 	@echo "[cc] $@ (static, gup_test.h from $(KART))"
-	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC)
+	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring
 
 image: workloads
 	@$(MAKE) --no-print-directory $(B)/initramfs.cpio.gz

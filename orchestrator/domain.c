@@ -43,9 +43,10 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
 	}
 	/* pin_policy baseline: the series' test switch, on from boot (docs/kernel.md). */
-	cmdline = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable%s %s",
+	cmdline = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable%s%s %s",
 				  !strcmp(s->pin_policy, "baseline") ?
-				  " gup_longterm_pin_in_place=1" : "", s->cmdline);
+				  " gup_longterm_pin_in_place=1" : "",
+				  s->iommu ? " intel_iommu=on" : "", s->cmdline);
 	boot = g_strdup_printf("%llu", KIB(bootb));
 	max = nvmem ? g_strdup_printf("  <maxMemory slots='%d' unit='KiB'>%llu</maxMemory>\n",
 				      nvmem, KIB(bootb + vmemb)) : g_strdup("");
@@ -66,6 +67,24 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			"EMULATOR", p->emulator,
 			"CONSOLE_LOG", p->console_log,
 			"VMEMS", vmems->str,
+			/* devices: the intel vIOMMU needs the split I/O APIC for intremap. */
+			"IOAPIC", s->iommu ? "<ioapic driver='qemu'/>" : "",
+			"IOMMU", s->iommu ?
+				"    <iommu model='intel'>\n"
+				"      <driver intremap='on' caching_mode='on'/>\n"
+				"    </iommu>\n" : "",
+			/*
+			 * edu has no libvirt model: QEMU command-line passthrough, in JSON
+			 * like libvirt's own -device arguments (QEMU creates the others
+			 * first, so edu would come before the vIOMMU and bypass it), at a
+			 * fixed slot, with a 40-bit DMA mask so vfio-noiommu can hand it
+			 * physical addresses (its default 28 bits reach 256 MiB).
+			 */
+			"QEMU_ARGS", s->edu ?
+				"  <qemu:commandline>\n"
+				"    <qemu:arg value='-device'/>\n"
+				"    <qemu:arg value='{\"driver\":\"edu\",\"id\":\"edu0\",\"bus\":\"pcie.0\",\"addr\":\"0x10\",\"dma_mask\":1099511627775}'/>\n"
+				"  </qemu:commandline>\n" : "",
 			NULL
 		};
 

@@ -214,10 +214,14 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 }
 
 enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
-       ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH };
+       ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH,
+       ST_BACKING, ST_TOUCH, ST_FAILS_WITH };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
 					"deadline", "policy", "unplug", "movable_after_pin",
-					"repeat", "fresh", NULL };
+					"repeat", "fresh", "backing", "touch", "fails_with", NULL };
+static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", NULL };
+static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
+static const char *const touchNames[] = { "before", "pin", NULL };
 static const char *const unplugNames[] = { "any", "reached", "short", NULL };
 
 typedef struct {
@@ -237,8 +241,35 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case ST_WORKLOAD:
 		if (getStr(y, v, "workload", st->workload, sizeof(st->workload)) < 0)
 			return -1;
-		if (strcmp(st->workload, "gup")) {
-			mhlError("%s:%d:%d: unknown workload '%s' (known: gup)", AT(y, v), st->workload);
+		if (oneOf(st->workload, workloadNames) < 0) {
+			mhlError("%s:%d:%d: unknown workload '%s' (known: gup, io_uring, vfio, vfio-noiommu)",
+				 AT(y, v), st->workload);
+			return -1;
+		}
+		return 0;
+	case ST_BACKING:
+		if (getStr(y, v, "backing", st->backing, sizeof(st->backing)) < 0)
+			return -1;
+		if (oneOf(st->backing, backingNames) < 0) {
+			mhlError("%s:%d:%d: unknown backing '%s' (known: anon, thp, hugetlb, memfd)",
+				 AT(y, v), st->backing);
+			return -1;
+		}
+		return 0;
+	case ST_TOUCH:
+		if (getStr(y, v, "touch", st->touch, sizeof(st->touch)) < 0)
+			return -1;
+		if (oneOf(st->touch, touchNames) < 0) {
+			mhlError("%s:%d:%d: unknown touch '%s' (known: before, pin)", AT(y, v), st->touch);
+			return -1;
+		}
+		return 0;
+	case ST_FAILS_WITH:
+		if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
+			return -1;
+		if (strncmp(st->fails_with, "E", 1)) {
+			mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM)", AT(y, v),
+				 st->fails_with);
 			return -1;
 		}
 		return 0;
@@ -302,7 +333,8 @@ static const struct {
 	unsigned int need, allow;
 } stepRules[MHL_STEP_LAST] = {
 	[MHL_STEP_PIN] = { 1 << ST_ID | 1 << ST_SIZE,
-			   1 << ST_ID | 1 << ST_WORKLOAD | 1 << ST_SIZE | 1 << ST_NODE },
+			   1 << ST_ID | 1 << ST_WORKLOAD | 1 << ST_SIZE | 1 << ST_NODE |
+			   1 << ST_BACKING | 1 << ST_TOUCH | 1 << ST_FAILS_WITH },
 	[MHL_STEP_RESIZE] = { 1 << ST_NODE | 1 << ST_REQUESTED,
 			      1 << ST_NODE | 1 << ST_REQUESTED | 1 << ST_DEADLINE },
 	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
@@ -351,6 +383,8 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	st->movable_after_pin = MHL_UNSET;
 	st->repeat = 10;
 	snprintf(st->workload, sizeof(st->workload), "gup");
+	snprintf(st->backing, sizeof(st->backing), "anon");
+	snprintf(st->touch, sizeof(st->touch), "before");
 	/* "- snapshot:" with no value is an empty scalar. */
 	if (!(v->type == YAML_SCALAR_NODE && !*scalar(v)) &&
 	    forPairs(y, v, mhlStepTypeNames[t], stepKeys, stepPair, &sp) < 0)
@@ -420,9 +454,27 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	return 0;
 }
 
-enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS };
+/* devices: {iommu: BOOL, edu: BOOL}, extra guest devices for the vfio workloads. */
+static const char *const deviceKeys[] = { "iommu", "edu", NULL };
+
+static int devicePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+
+	if (wantKind(y, v, YAML_SCALAR_NODE, deviceKeys[key]) < 0)
+		return -1;
+	if (strcmp(scalar(v), "true") && strcmp(scalar(v), "false")) {
+		mhlError("%s:%d:%d: devices: %s: expected true or false, not '%s'", AT(y, v),
+			 deviceKeys[key], scalar(v));
+		return -1;
+	}
+	*(key == 0 ? &s->iommu : &s->edu) = !strcmp(scalar(v), "true");
+	return 0;
+}
+
+enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_DEVICES };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
-				       "steps", NULL };
+				       "steps", "devices", NULL };
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -433,6 +485,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	switch (key) {
 	case TOP_KERNEL:
 		return parseKernel(y, s, v);
+	case TOP_DEVICES:
+		return forPairs(y, v, "devices", deviceKeys, devicePair, s);
 	case TOP_NAME:
 	case TOP_CMDLINE:
 	case TOP_POLICY:
@@ -467,6 +521,7 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			s->nnodes++;
 		}
 		return 0;
+	case TOP_STEPS:
 	default:
 		if (wantKind(y, v, YAML_SEQUENCE_NODE, "steps") < 0)
 			return -1;

@@ -26,7 +26,10 @@ typedef struct {
 	mhlStepType type;
 	int line;		/* scenario line, for messages */
 	char id[32];		/* workload id: pin, check, release */
-	char workload[16];	/* pin: "gup" */
+	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu */
+	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
+	char touch[8];		/* pin: pages faulted "before" the pin (default) or by the "pin" */
+	char fails_with[16];	/* pin: the pin must fail with this errno name ("" = succeed) */
 	uint64_t size;		/* pin: bytes */
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
@@ -59,6 +62,8 @@ typedef struct {
 	char *kernel_config;	/* prebuilt: its .config (absolute) */
 	char *pin_policy;	/* "series" (default) or "baseline" */
 	char *cmdline;		/* extra guest kernel parameters */
+	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
+	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
 	int nnodes;
 	mhlNode nodes[MHL_MAX_NODES];
 	int nsteps;

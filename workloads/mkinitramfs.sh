@@ -1,16 +1,19 @@
 #!/bin/bash
 # workloads/mkinitramfs.sh OUT.cpio.gz MEMHP_PIN_BINARY
-# Builds the guest initramfs: busybox-static, Debian's qemu-ga with the shared
-# libraries ldd lists (and the loader), our init and the static workloads.
+# Builds the guest initramfs: busybox-static, Debian's qemu-ga and numactl with
+# the shared libraries ldd lists (and the loader), our init and the static
+# workloads.
 set -euo pipefail
 out=$1; pin=$2
 here=$(cd "$(dirname "$0")" && pwd)
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
 busybox=/bin/busybox
 qga=/usr/sbin/qemu-ga
+numactl=/usr/bin/numactl
 [ -x "$busybox" ] && file -L "$busybox" | grep -q 'statically linked' ||
 	die "$busybox is not the static busybox: install busybox-static (make deps)"
 [ -x "$qga" ] || die "$qga not found: install qemu-guest-agent (make deps)"
+[ -x "$numactl" ] || die "$numactl not found: install numactl (make deps)"
 [ -x "$pin" ] || die "workload binary $pin not found (make workloads)"
 
 root=$(mktemp -d)
@@ -19,8 +22,9 @@ mkdir -p "$root"/{bin,sbin,dev,proc,sys,run,tmp,etc,usr/sbin}
 cp "$busybox" "$root/bin/busybox"
 cp "$qga" "$root/usr/sbin/qemu-ga"
 ln -s ../usr/sbin/qemu-ga "$root/bin/qemu-ga"
-# Shared libraries of qemu-ga, at their own paths (the loader included).
-ldd "$qga" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}' | while read -r lib; do
+cp "$numactl" "$root/bin/numactl"
+# Shared libraries of qemu-ga and numactl, at their own paths (the loader included).
+ldd "$qga" "$numactl" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}' | while read -r lib; do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
 done

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * holder.c - see holder.h. The flow of every mode:
+ *
+ *   map the buffer (backing, node) -> pattern (unless touch-by-pin) ->
+ *   census before -> mode->pin -> pattern (touch-by-pin) -> census after
+ *   (PFN of every page kept) -> pattern check -> mode->io -> one JSON line
+ *   to the caller -> serve check/release on the socket until release or
+ *   SIGTERM -> mode->unpin.
+ *
+ * The command forks: the holder child does all of the above, the parent
+ * relays the child's one JSON line and exits with its verdict, so the
+ * caller (qemu-ga's guest-exec) sees the result while the pins are held.
+ */
+#include "holder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buffer.h"
+#include "mhl-size.h"
+
+#define HUGE_2M		(2UL << 20)
+#define NODE_DIR	"/sys/devices/system/node/node%d"
+#define NODE_HUGEPAGES	NODE_DIR "/hugepages/hugepages-2048kB/nr_hugepages"
+#define MPOL_BIND_	2
+#define MPOL_MF_STRICT_	(1 << 0)
+
+const char *const backing_names[BACKING_LAST] = {
+	[BACKING_ANON] = "anon",
+	[BACKING_THP] = "thp",
+	[BACKING_HUGETLB] = "hugetlb",
+	[BACKING_MEMFD] = "memfd",
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+void json_errno(FILE *f, int err)
+{
+	fprintf(f, ",\"errno\":%d,\"errno_name\":\"%s\"", err,
+		strerrorname_np(err) ? strerrorname_np(err) : "?");
+}
+
+static inline uint64_t pattern_word(uint64_t seed, uint64_t idx)
+{
+	uint64_t x = (idx + 1) * 0x9e3779b97f4a7c15ULL ^ seed;
+
+	return x ^ (x >> 29);
+}
+
+void pattern_fill(const struct holder *h, uint64_t off, uint64_t len)
+{
+	uint64_t *w = (uint64_t *)(h->buf + off), i, base = off / 8;
+
+	for (i = 0; i < len / 8; i++)
+		w[i] = pattern_word(h->seed, base + i);
+}
+
+uint64_t pattern_bad(const struct holder *h, uint64_t off, uint64_t len)
+{
+	const uint64_t *w = (const uint64_t *)(h->buf + off);
+	uint64_t i, base = off / 8, bad = 0;
+
+	for (i = 0; i < len / 8; i++)
+		bad += w[i] != pattern_word(h->seed, base + i);
+	return bad;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static int write_long(const char *path, long v)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), len = snprintf(buf, sizeof(buf), "%ld", v);
+	int rc = fd < 0 ? -1 : (int)write(fd, buf, len);
+
+	if (fd >= 0)
+		close(fd);
+	return rc == len ? 0 : -1;
+}
+
+/* MemTotal of a node in bytes, -1 when it has no such node. */
+static long long node_mem_total(int node)
+{
+	char path[96], line[128];
+	long long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), NODE_DIR "/meminfo", node);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemTotal: %lld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
+
+static int bind_node(void *addr, uint64_t len, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	if (node < 0)
+		return 0;
+	return (int)syscall(SYS_mbind, addr, len, MPOL_BIND_, &mask, sizeof(mask) * 8,
+			    MPOL_MF_STRICT_);
+}
+
+/* hugetlb: grow the node's 2 MiB pool by what the buffer needs. */
+static int hugetlb_reserve(struct holder *h)
+{
+	char path[128];
+	long have, want = (long)(h->size / HUGE_2M);
+
+	snprintf(path, sizeof(path), NODE_HUGEPAGES, h->node < 0 ? 0 : h->node);
+	if ((have = read_long(path)) < 0 || write_long(path, have + want) < 0)
+		return -1;
+	h->hugepages_added = read_long(path) - have;
+	if (h->hugepages_added < want) {
+		errno = ENOMEM;	/* the node has no room for that many 2 MiB pages */
+		return -1;
+	}
+	return 0;
+}
+
+static void hugetlb_unreserve(struct holder *h)
+{
+	char path[128];
+	long have;
+
+	if (h->hugepages_added <= 0)
+		return;
+	snprintf(path, sizeof(path), NODE_HUGEPAGES, h->node < 0 ? 0 : h->node);
+	if ((have = read_long(path)) >= h->hugepages_added)
+		write_long(path, have - h->hugepages_added);
+	h->hugepages_added = 0;
+}
+
+static int buffer_setup(struct holder *h)
+{
+	char *p;
+
+	h->memfd = -1;
+	switch (h->backing) {
+	case BACKING_ANON:
+		h->fail_what = "mmap/mbind";
+		h->buf = buffer_map(h->size, h->node);
+		return h->buf ? 0 : -1;
+	case BACKING_THP:
+		h->fail_what = "mmap/mbind";
+		p = mmap(NULL, h->size + HUGE_2M, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		h->buf = (char *)(((uintptr_t)p + HUGE_2M - 1) & ~(HUGE_2M - 1));
+		madvise(h->buf, h->size, MADV_HUGEPAGE);
+		break;
+	case BACKING_HUGETLB:
+		h->fail_what = "reserve 2 MiB hugetlb pages on the node";
+		if (h->size % HUGE_2M) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (hugetlb_reserve(h) < 0)
+			return -1;
+		h->fail_what = "mmap MAP_HUGETLB/mbind";
+		p = mmap(NULL, h->size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (21 << MAP_HUGE_SHIFT), -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		h->buf = p;
+		break;
+	case BACKING_MEMFD:
+		h->fail_what = "memfd_create/ftruncate/mmap";
+		h->memfd = memfd_create("memhp-pin", MFD_CLOEXEC);
+		if (h->memfd < 0 || ftruncate(h->memfd, (off_t)h->size) < 0)
+			return -1;
+		p = mmap(NULL, h->size, PROT_READ | PROT_WRITE, MAP_SHARED, h->memfd, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		h->buf = p;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	h->fail_what = "mbind";
+	return bind_node(h->buf, h->size, h->node);
+}
+
+/* The mode's I/O check as a string (",\"io\":{...}"); *ok cleared if it failed. */
+static char *io_check(struct holder *h, bool *ok)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!h->mode->io || !(m = open_memstream(&s, &len)))
+		return NULL;
+	if (h->mode->io(h, m) != 0)
+		*ok = false;
+	fclose(m);
+	return s;
+}
+
+/*
+ * Census + pattern + PFN stability (+ the I/O check in @io), printed as one
+ * JSON object. Returns the verdict.
+ */
+static bool report_state(struct holder *h, FILE *f, const char *what, bool released,
+			 const char *io, bool io_ok)
+{
+	uint64_t n = h->size / h->cx.page_size, moved = 0, bad, i;
+	uint64_t *now = calloc(n, sizeof(*now));
+	struct census c;
+	bool ok;
+
+	if (!now || census_take(&h->cx, h->buf, h->size, &c, now) < 0) {
+		int err = errno;
+
+		fprintf(f, "{\"ok\":false,\"id\":\"%s\",\"what\":\"%s\"", h->id, what);
+		json_errno(f, err);
+		fprintf(f, ",\"error\":\"census: %s\"}\n", strerror(err));
+		free(now);
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		moved += now[i] != h->pfns[i];
+	free(now);
+	bad = pattern_bad(h, 0, h->size);
+	ok = bad == 0 && io_ok;
+	fprintf(f, "{\"ok\":%s,\"mode\":\"%s\",\"id\":\"%s\",\"what\":\"%s\",\"pinned\":%s"
+		",\"bytes_pinned\":%" PRIu64 ",\"pattern_bad_words\":%" PRIu64 ",\"pattern_ok\":%s"
+		",\"pages_moved_since_pin\":%" PRIu64 ",\"released\":%s%s,\"census\":",
+		ok ? "true" : "false", h->mode->name, h->id, what, h->pins ? "true" : "false",
+		released ? 0 : h->bytes_pinned, bad, bad ? "false" : "true", moved,
+		released ? "true" : "false", io ? io : "");
+	census_print_json(f, &c);
+	fputs("}\n", f);
+	return ok;
+}
+
+static int sock_path(const char *id, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), RUN_DIR "/%s.sock", id) >=
+	    sizeof(sa->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Serve check/release until released or SIGTERM; never leaves the pins behind. */
+static void holder_serve(struct holder *h, int lfd)
+{
+	bool released = false;
+
+	while (!released && !stop_requested) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		char req[32] = "", *io;
+		bool io_ok = true;
+		FILE *f;
+		int cfd;
+		ssize_t n;
+
+		if (poll(&p, 1, 500) <= 0)
+			continue;
+		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		n = read(cfd, req, sizeof(req) - 1);
+		req[n > 0 ? n : 0] = '\0';
+		if (!(f = fdopen(cfd, "w"))) {
+			close(cfd);
+			continue;
+		}
+		released = !strncmp(req, "release", 7);
+		if (!released && strncmp(req, "check", 5)) {
+			fprintf(f, "{\"ok\":false,\"id\":\"%s\",\"error\":\"unknown request\"}\n", h->id);
+			fclose(f);
+			continue;
+		}
+		/* I/O through the pins while they are held, also right before a release. */
+		io = io_check(h, &io_ok);
+		if (released) {
+			double t0 = now_us();
+
+			if (h->mode->unpin(h) < 0) {
+				int err = errno;
+
+				fprintf(f, "{\"ok\":false,\"mode\":\"%s\",\"id\":\"%s\",\"what\":\"release\"",
+					h->mode->name, h->id);
+				json_errno(f, err);
+				fprintf(f, ",\"error\":\"unpin: %s\"}\n", strerror(err));
+			} else {
+				fprintf(stderr, "memhp-pin %s: unpinned in %.0f us\n", h->id,
+					now_us() - t0);
+				report_state(h, f, "release", true, io, io_ok);
+			}
+		} else {
+			report_state(h, f, "check", false, io, io_ok);
+		}
+		free(io);
+		fclose(f);
+	}
+	if (!released)
+		h->mode->unpin(h);	/* SIGTERM */
+}
+
+/* The first "error":"..." value of a JSON line, for the one-line stderr message. */
+static void say_error(const char *mode, const char *line)
+{
+	const char *e = strstr(line, "\"error\":\"");
+	int len;
+
+	if (!e)
+		return;
+	e += 9;
+	len = (int)(strchrnul(e, '"') - e);
+	fprintf(stderr, "memhp-pin %s: %.*s\n", mode, len, e);
+}
+
+static int relay(const struct holder *h, int rfd, pid_t pid)
+{
+	char line[16384];
+	FILE *r = fdopen(rfd, "r");
+	int ok, status;
+
+	if (!r || !fgets(line, sizeof(line), r)) {
+		waitpid(pid, &status, 0);
+		snprintf(line, sizeof(line),
+			 "{\"ok\":false,\"mode\":\"%s\",\"id\":\"%s\",\"error\":\"holder exited without a result (%s %d)\"}\n",
+			 h->mode->name, h->id, WIFSIGNALED(status) ? "signal" : "status",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
+	fputs(line, stdout);
+	ok = !strncmp(line, "{\"ok\":true", 10);
+	if (!ok) {
+		say_error(h->mode->name, line);
+		waitpid(pid, NULL, 0);
+	}
+	return ok ? 0 : 1;
+}
+
+static void holder_detach(const struct holder *h)
+{
+	char logpath[128];
+	int nul = open("/dev/null", O_RDWR), log;
+
+	setsid();
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	signal(SIGHUP, SIG_IGN);
+	/*
+	 * The holder outlives this command: it must not keep the caller's stdout
+	 * or stderr open (qemu-ga waits for EOF on them before it reports the exit).
+	 */
+	snprintf(logpath, sizeof(logpath), RUN_DIR "/%s.log", h->id);
+	log = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	dup2(nul, 0);
+	dup2(nul, 1);
+	dup2(log >= 0 ? log : nul, 2);
+}
+
+static void print_head(const struct holder *h, bool ok)
+{
+	printf("{\"ok\":%s,\"mode\":\"%s\",\"id\":\"%s\",\"node\":%d,\"backing\":\"%s\""
+	       ",\"touch\":\"%s\",\"bytes_asked\":%" PRIu64 ",\"bytes_pinned\":%" PRIu64
+	       ",\"pinned\":%s", ok ? "true" : "false", h->mode->name, h->id, h->node,
+	       backing_names[h->backing], h->touch_by_pin ? "pin" : "before", h->size,
+	       h->bytes_pinned, h->pins && h->bytes_pinned ? "true" : "false");
+}
+
+static int parse_backing(const char *s)
+{
+	int i;
+
+	for (i = 0; i < BACKING_LAST; i++)
+		if (!strcmp(s, backing_names[i]))
+			return i;
+	return -1;
+}
+
+/* Usage errors: one line to stderr, one JSON object with "error", exit 2. */
+static int usage_error(const char *mode, const char *msg, const char *arg)
+{
+	fprintf(stderr, "memhp-pin %s: %s%s%s\n", mode, msg, arg ? " " : "", arg ? arg : "");
+	printf("{\"ok\":false,\"mode\":\"%s\",\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"%s%s%s\"}\n",
+	       mode, EINVAL, msg, arg ? " " : "", arg ? arg : "");
+	return 2;
+}
+
+int holder_main(const struct pin_mode *m, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "id", required_argument, NULL, 'i' },
+		{ "size", required_argument, NULL, 's' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "backing", required_argument, NULL, 'b' },
+		{ "touch", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' },
+		{ 0 }
+	};
+	struct holder h = { .mode = m, .node = -1, .seed = 0x6d656d6870ULL, .pins = true };
+	struct census before, after;
+	struct sockaddr_un sa;
+	double t0, pin_us;
+	long long total;
+	int c, err = 0, pipefd[2], lfd;
+	uint64_t bad;
+	pid_t pid;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': h.id = optarg; break;
+		case 's':
+			if (mhl_size_parse(optarg, &h.size) < 0 || !h.size || h.size % 4096)
+				return usage_error(m->name, "invalid --size (a non-zero multiple of 4 KiB):", optarg);
+			break;
+		case 'n': h.node = atoi(optarg); break;
+		case 'S': h.seed = strtoull(optarg, NULL, 0); break;
+		case 'b':
+			if ((c = parse_backing(optarg)) < 0)
+				return usage_error(m->name, "unknown --backing (known: anon, thp, hugetlb, memfd):", optarg);
+			h.backing = c;
+			break;
+		case 't':
+			if (strcmp(optarg, "before") && strcmp(optarg, "pin"))
+				return usage_error(m->name, "unknown --touch (known: before, pin):", optarg);
+			h.touch_by_pin = !strcmp(optarg, "pin");
+			break;
+		case 'd': h.device = optarg; break;
+		default: return usage_error(m->name, "unknown option", NULL);
+		}
+	}
+	if (!h.id || !h.size || strchr(h.id, '/') || strchr(h.id, '"'))
+		return usage_error(m->name, "--id NAME (no '/') and --size SIZE are required", NULL);
+	if (h.node >= 0 && (total = node_mem_total(h.node)) < 0)
+		return usage_error(m->name, "no such NUMA node: --node", argv[optind - 1]);
+	if (h.node >= 0 && (long long)h.size > total) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "--size %" PRIu64 " does not fit node %d (MemTotal %lld bytes)",
+			 h.size, h.node, total);
+		return usage_error(m->name, msg, NULL);
+	}
+	mkdir(RUN_DIR, 0755);
+	if (sock_path(h.id, &sa) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		perror("memhp-pin: setup");
+		return 1;
+	}
+	fflush(stdout);
+	if ((pid = fork()) < 0) {
+		perror("memhp-pin: fork");
+		return 1;
+	}
+	if (pid > 0) {
+		close(pipefd[1]);
+		return relay(&h, pipefd[0], pid);
+	}
+
+	/* The holder. */
+	close(pipefd[0]);
+	holder_detach(&h);
+	stdout = fdopen(pipefd[1], "w");
+
+	if (buffer_setup(&h) < 0)
+		goto fail;
+	if (!h.touch_by_pin)
+		pattern_fill(&h, 0, h.size);
+	h.fail_what = "census";
+	if (census_init(&h.cx, "", "/proc/self/pagemap") < 0)
+		goto fail;
+	h.pfns = calloc(h.size / h.cx.page_size, sizeof(*h.pfns));
+	if (!h.pfns || census_take(&h.cx, h.buf, h.size, &before, NULL) < 0)
+		goto fail;
+	t0 = now_us();
+	if (m->pin(&h) < 0)
+		goto fail;
+	pin_us = now_us() - t0;
+	if (h.touch_by_pin)
+		pattern_fill(&h, 0, h.size);
+	h.fail_what = "census";
+	if (census_take(&h.cx, h.buf, h.size, &after, h.pfns) < 0)
+		goto fail;
+	h.fail_what = "listen on " RUN_DIR "/ID.sock";
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unlink(sa.sun_path);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
+		goto fail;
+	bad = pattern_bad(&h, 0, h.size);
+	{
+		bool io_ok = true;
+		char *io = io_check(&h, &io_ok);
+
+		print_head(&h, !bad && io_ok);
+		printf(",\"pin_us\":%.0f,\"pin_gib_s\":%.3f,\"holder_pid\":%d"
+		       ",\"pattern_bad_words\":%" PRIu64 ",\"pattern_ok\":%s",
+		       pin_us, h.bytes_pinned ? h.bytes_pinned / (pin_us / 1e6) / (1 << 30) : 0.0,
+		       getpid(), bad, bad ? "false" : "true");
+		if (m->json)
+			m->json(&h, stdout);
+		if (io)
+			fputs(io, stdout);
+		free(io);
+	}
+	fputs(",\"census_before\":", stdout);
+	census_print_json(stdout, &before);
+	fputs(",\"census_after\":", stdout);
+	census_print_json(stdout, &after);
+	fputs("}\n", stdout);
+	fclose(stdout);
+	holder_serve(&h, lfd);
+	unlink(sa.sun_path);
+	hugetlb_unreserve(&h);
+	_exit(0);
+
+fail:
+	err = errno ? errno : EIO;
+	h.bytes_pinned = 0;
+	print_head(&h, false);
+	if (m->json)
+		m->json(&h, stdout);
+	json_errno(stdout, err);
+	printf(",\"failed_at\":\"%s\",\"error\":\"%s: %s\"}\n", h.fail_what ? h.fail_what : "?",
+	       h.fail_what ? h.fail_what : "?", strerror(err));
+	fclose(stdout);
+	if (h.buf)
+		munmap(h.buf, h.size);
+	hugetlb_unreserve(&h);
+	_exit(1);
+}
+
+int holder_ctl(int argc, char **argv)
+{
+	struct sockaddr_un sa;
+	char reply[32768];
+	size_t len = 0;
+	int fd, timeout_ms = 30000;
+	ssize_t n;
+
+	if (argc < 3 || (strcmp(argv[2], "check") && strcmp(argv[2], "release"))) {
+		fprintf(stderr, "usage: memhp-pin ctl ID check|release [--timeout SEC]\n");
+		return 2;
+	}
+	if (argc == 5 && !strcmp(argv[3], "--timeout"))
+		timeout_ms = atoi(argv[4]) * 1000;
+	if (sock_path(argv[1], &sa) < 0)
+		return 2;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = errno;
+
+		printf("{\"ok\":false,\"id\":\"%s\",\"what\":\"%s\"", argv[1], argv[2]);
+		json_errno(stdout, err);
+		printf(",\"error\":\"no holder at %s: %s\"}\n", sa.sun_path, strerror(err));
+		return 1;
+	}
+	if (write(fd, argv[2], strlen(argv[2])) < 0)
+		return 1;
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, timeout_ms) <= 0) {
+			printf("{\"ok\":false,\"id\":\"%s\",\"what\":\"%s\",\"error\":\"holder did not answer within %d s\"}\n",
+			       argv[1], argv[2], timeout_ms / 1000);
+			return 1;
+		}
+		n = read(fd, reply + len, sizeof(reply) - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	reply[len] = '\0';
+	if (!len) {
+		printf("{\"ok\":false,\"id\":\"%s\",\"error\":\"holder closed without a reply\"}\n", argv[1]);
+		return 1;
+	}
+	fputs(reply, stdout);
+	return !strncmp(reply, "{\"ok\":true", 10) ? 0 : 1;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * holder.h - what every pinning mode of memhp-pin shares: the buffer (backing,
+ * node, touch-before or touch-by-pin), the pattern, the census before and
+ * after the pin, the holder process that keeps the pins and answers
+ * `memhp-pin ctl ID check|release` on /run/memhp/ID.sock, and the one JSON
+ * object of the contract. A mode only pins, unpins and checks its I/O path.
+ */
+#ifndef MEMHP_HOLDER_H
+#define MEMHP_HOLDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "census.h"
+
+#define RUN_DIR "/run/memhp"
+
+enum backing {
+	BACKING_ANON,		/* private anonymous, 4 KiB pages (THP off) */
+	BACKING_THP,		/* private anonymous, MADV_HUGEPAGE, 2 MiB aligned */
+	BACKING_HUGETLB,	/* MAP_HUGETLB 2 MiB pages, reserved on the node */
+	BACKING_MEMFD,		/* memfd (shmem), MAP_SHARED */
+	BACKING_LAST
+};
+
+extern const char *const backing_names[BACKING_LAST];
+
+struct holder;
+
+struct pin_mode {
+	const char *name;
+	/* Pin h->buf; -1 with errno set and h->fail_what naming the call. */
+	int (*pin)(struct holder *h);
+	/* I/O through the pins: print ,"io":{...} to f; 0 if the bytes were right. */
+	int (*io)(struct holder *h, FILE *f);
+	/* Extra fields for the pin result (,"key":...). */
+	void (*json)(struct holder *h, FILE *f);
+	/* Drop the pins; -1 with errno set. */
+	int (*unpin)(struct holder *h);
+};
+
+struct holder {
+	const struct pin_mode *mode;
+	const char *id;
+	uint64_t size;
+	int node;
+	uint64_t seed;
+	enum backing backing;
+	bool touch_by_pin;	/* pages first touched by the pin itself */
+	const char *device;	/* vfio: PCI address, NULL = find the edu device */
+	char *buf;
+	int memfd;
+	long hugepages_added;	/* hugetlb: pages this holder added to the node's pool */
+	uint64_t *pfns;		/* PFN of each page right after the pin */
+	struct census_ctx cx;
+	bool pins;		/* false: the mode pins nothing (vfio-noiommu) */
+	uint64_t bytes_pinned;
+	const char *fail_what;	/* the call that failed */
+	void *priv;		/* the mode's own state */
+};
+
+double now_us(void);
+void json_errno(FILE *f, int err);
+/* Write/verify the pattern on [off, off + len) of the buffer (8-byte words). */
+void pattern_fill(const struct holder *h, uint64_t off, uint64_t len);
+uint64_t pattern_bad(const struct holder *h, uint64_t off, uint64_t len);
+
+/* The modes: memhp-pin.c (gup), uring.c (io_uring), vfio.c (vfio, vfio-noiommu). */
+extern const struct pin_mode gup_mode, uring_mode, vfio_mode, vfio_noiommu_mode;
+
+/* memhp-pin MODE --id ID --size SIZE [...]: the whole life of a holder. */
+int holder_main(const struct pin_mode *m, int argc, char **argv);
+/* memhp-pin ctl ID check|release [--timeout SEC] */
+int holder_ctl(int argc, char **argv);
+
+#endif
