@@ -267,9 +267,9 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case ST_FAILS_WITH:
 		if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
 			return -1;
-		if (strncmp(st->fails_with, "E", 1)) {
-			mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM)", AT(y, v),
-				 st->fails_with);
+		if (strncmp(st->fails_with, "E", 1) && strncmp(st->fails_with, "SIG", 3)) {
+			mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM) or a signal (e.g. SIGKILL)",
+				 AT(y, v), st->fails_with);
 			return -1;
 		}
 		return 0;

@@ -29,7 +29,7 @@ typedef struct {
 	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu */
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
 	char touch[8];		/* pin: pages faulted "before" the pin (default) or by the "pin" */
-	char fails_with[16];	/* pin: the pin must fail with this errno name ("" = succeed) */
+	char fails_with[16];	/* pin: fail with this errno (ENOMEM) or holder signal (SIGKILL) */
 	uint64_t size;		/* pin: bytes */
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */

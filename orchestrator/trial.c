@@ -227,7 +227,7 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
  * The pin step: memhp-pin MODE in the guest, its JSON in @res. The series'
  * rule (no pinned page left in ZONE_MOVABLE) holds for every mode that pins;
  * vfio-noiommu says "pinned": false and is exempt. With fails_with, the pin
- * must fail with that errno instead.
+ * must fail with that errno, or its holder die of that signal, instead.
  */
 static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_object *res,
 		  json_object *summary)
@@ -235,7 +235,7 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 	char size[32], node[16];
 	const char *argv[] = { "/bin/memhp-pin", st->workload, "--id", st->id, "--size", size,
 			       "--node", node, "--backing", st->backing, "--touch", st->touch, NULL };
-	json_object *out, *ok, *after = NULL, *en = NULL, *pinned, *bytes;
+	json_object *out, *ok, *after = NULL, *en = NULL, *sig = NULL, *pinned, *bytes;
 	int exitcode = -1;
 	bool pins;
 
@@ -246,9 +246,12 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 		return -1;
 	json_object_object_add(res, "workload", out);
 	json_object_object_get_ex(out, "errno_name", &en);
+	json_object_object_get_ex(out, "signal", &sig);	/* the holder was killed */
 	if (!json_object_object_get_ex(out, "ok", &ok) || !json_object_get_boolean(ok)) {
 		json_object_object_add(summary, "pins_failed", json_object_new_int(1));
-		if (st->fails_with[0] && en && !strcmp(json_object_get_string(en), st->fails_with)) {
+		if (st->fails_with[0] &&
+		    ((en && !strcmp(json_object_get_string(en), st->fails_with)) ||
+		     (sig && !strcmp(json_object_get_string(sig), st->fails_with)))) {
 			json_object_object_add(res, "failed_as_expected", json_object_new_boolean(true));
 			return 0;
 		}

@@ -368,9 +368,14 @@ static int relay(const struct holder *h, int rfd, pid_t pid)
 	if (!r || !fgets(line, sizeof(line), r)) {
 		waitpid(pid, &status, 0);
 		snprintf(line, sizeof(line),
-			 "{\"ok\":false,\"mode\":\"%s\",\"id\":\"%s\",\"error\":\"holder exited without a result (%s %d)\"}\n",
-			 h->mode->name, h->id, WIFSIGNALED(status) ? "signal" : "status",
-			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			 "{\"ok\":false,\"mode\":\"%s\",\"id\":\"%s\",\"bytes_pinned\":0,\"signal\":\"%s%s\""
+			 ",\"error\":\"holder exited without a result (%s %d%s)\"}\n",
+			 h->mode->name, h->id, WIFSIGNALED(status) ? "SIG" : "",
+			 WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : "",
+			 WIFSIGNALED(status) ? "signal" : "status",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+			 WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ?
+			 ": SIGKILL, the OOM killer? see the console log" : "");
 	}
 	fputs(line, stdout);
 	ok = !strncmp(line, "{\"ok\":true", 10);
@@ -394,6 +399,12 @@ static void holder_detach(const struct holder *h)
 	 * The holder outlives this command: it must not keep the caller's stdout
 	 * or stderr open (qemu-ga waits for EOF on them before it reports the exit).
 	 */
+	/* init shields qemu-ga (and so us) from the OOM killer; a holder is fair game. */
+	if ((log = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC)) >= 0) {
+		if (write(log, "0", 1) != 1)
+			fprintf(stderr, "memhp-pin %s: cannot reset oom_score_adj\n", h->id);
+		close(log);
+	}
 	snprintf(logpath, sizeof(logpath), RUN_DIR "/%s.log", h->id);
 	log = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	dup2(nul, 0);
