@@ -121,8 +121,32 @@ double mhlAgentWait(virDomainPtr dom, double deadline, const char *console_log)
 	return -1;
 }
 
+/* Set when a command could not be carried out in the guest (see agent.h). */
+static __thread bool agentFailed;
+
+bool mhlAgentFailedReset(void)
+{
+	bool was = agentFailed;
+
+	agentFailed = false;
+	return was;
+}
+
+static int agentExec(virDomainPtr dom, const char *const *argv, double deadline,
+		     mhlExecStatus *st);
+
 int mhlAgentExec(virDomainPtr dom, const char *const *argv, double deadline,
 		 mhlExecStatus *st)
+{
+	int rc = agentExec(dom, argv, deadline, st);
+
+	if (rc < 0)
+		agentFailed = true;
+	return rc;
+}
+
+static int agentExec(virDomainPtr dom, const char *const *argv, double deadline,
+		     mhlExecStatus *st)
 {
 	g_autoptr(json_object) cmd = json_object_new_object();
 	json_object *args = json_object_new_object(), *arr = json_object_new_array();
@@ -192,6 +216,7 @@ json_object *mhlAgentExecJSON(virDomainPtr dom, const char *const *argv, double 
 			 argv[0], argv[1] ? argv[1] : "", st.exitcode, st.out, st.err);
 		json_object_put(obj);
 		obj = NULL;
+		agentFailed = true;
 	}
 	mhlExecStatusClear(&st);
 	return obj;

@@ -33,6 +33,13 @@ double mhlAgentWait(virDomainPtr dom, double deadline, const char *console_log);
 int mhlAgentExec(virDomainPtr dom, const char *const *argv, double deadline,
 		 mhlExecStatus *st);
 
+/*
+ * Whether an exec since the last call could not be carried out (agent gone or
+ * silent, command past its deadline, output not JSON), and clear that. A
+ * trial tells such errors (verdict error) from outcomes (verdict fail) by it.
+ */
+bool mhlAgentFailedReset(void);
+
 /* Run and parse stdout as one JSON object. NULL + mhlError on failure. */
 json_object *mhlAgentExecJSON(virDomainPtr dom, const char *const *argv, double deadline,
 			      int *exitcode);

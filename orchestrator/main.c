@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "doctor.h"
 #include "kernel.h"
+#include "run.h"
 #include "report.h"
 #include "scenario.h"
 #include "trial.h"
@@ -49,6 +51,10 @@ typedef struct {
 
 static const mhlOpt runOpts[] = {
 	{ "output", 1, 'o', "DIR", "run directory (default results/<scenario>-<time>)" },
+	{ "jobs", 1, 'j', "N", "guests at once (default: what host cores and memory allow)" },
+	{ "only", 1, MHL_LONG_ONLY + 'O', "PATTERN", "only the trials whose id matches PATTERN (glob)" },
+	{ "quiet", 0, 'q', NULL, "no progress lines; just the table of verdicts" },
+	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel tree, 6.12 or 6.1 (overrides the scenario's kernel:)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "series or baseline (overrides the scenario's pin_policy:)" },
@@ -75,14 +81,17 @@ static const mhlOpt reportOpts[] = {
 static int cmdRun(int argc, char **argv);
 static int cmdCheck(int argc, char **argv);
 static int cmdReport(int argc, char **argv);
+static int cmdDoctor(int argc, char **argv);
 static int cmdHelp(int argc, char **argv);
 
 static const mhlCmd cmds[] = {
-	{ "run", "SCENARIO", "boot a guest per trial, run the scenario's steps, record the outcome",
+	{ "run", "SCENARIO...", "boot a guest per trial, run the scenario's steps, record the outcome",
 	  runOpts, cmdRun },
 	{ "check", "SCENARIO", "validate a scenario file without booting anything", checkOpts, cmdCheck },
 	{ "report", "RUN_DIR", "render RUN_DIR/trials.jsonl as HTML, JUnit, KTAP, KCIDB into RUN_DIR/report",
 	  reportOpts, cmdReport },
+	{ "doctor", "", "check the host: libvirt, QEMU, KVM, kernels, guest image, memory",
+	  checkOpts, cmdDoctor },
 	{ "help", "[COMMAND]", "show help", NULL, cmdHelp },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
@@ -163,97 +172,11 @@ static int parseOpts(const mhlCmd *c, int argc, char **argv, GHashTable *vals)
 	return optind;
 }
 
-static void *eventLoop(void *opaque)
-{
-	(void)opaque;
-	for (;;)
-		if (virEventRunDefaultImpl() < 0)
-			fprintf(stderr, "memhp-lab: warning: event loop: %s\n", virGetLastErrorMessage());
-	return NULL;
-}
-
-/* A private root for qemu:///embed, with the qemu.conf this machine needs. */
-static char *embedRootCreate(void)
-{
-	static const char conf[] =
-		"# memhp-lab: embedded QEMU driver settings (see docs/architecture.md)\n"
-		"stdio_handler = \"file\"\n"
-		"security_driver = \"none\"\n"
-		"cgroup_controllers = [ ]\n"
-		"namespaces = [ ]\n"
-		"user = \"root\"\n"
-		"group = \"root\"\n";
-	g_autofree char *root = g_strdup("/tmp/mhl-XXXXXX");
-	g_autofree char *etc = NULL, *path = NULL;
-	g_autoptr(GError) err = NULL;
-
-	if (!g_mkdtemp(root)) {
-		mhlError("cannot create the embedded driver root under /tmp: %s", g_strerror(errno));
-		return NULL;
-	}
-	etc = g_build_filename(root, "etc", NULL);
-	path = g_build_filename(etc, "qemu.conf", NULL);
-	if (g_mkdir_with_parents(etc, 0700) < 0 || !g_file_set_contents(path, conf, -1, &err)) {
-		mhlError("cannot write '%s': %s", path, err ? err->message : g_strerror(errno));
-		return NULL;
-	}
-	return g_steal_pointer(&root);
-}
-
-static void libvirtQuiet(void *opaque, virErrorPtr e)
-{
-	(void)opaque; (void)e;	/* errors are reported by us, with context */
-}
-
 static char *exeDir(void)
 {
 	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
 
 	return exe ? g_path_get_dirname(exe) : g_strdup(".");
-}
-
-static void printSummary(json_object *rec, const char *records)
-{
-	json_object *sum = NULL, *v;
-	long long mb, ma;
-
-	json_object_object_get_ex(rec, "summary", &sum);
-#define GETI(k) (sum && json_object_object_get_ex(sum, k, &v) ? (long long)json_object_get_int64(v) : -1LL)
-#define GETD(k) (sum && json_object_object_get_ex(sum, k, &v) ? json_object_get_double(v) : -1)
-	mb = GETI("pinned_pages_movable_before");
-	ma = GETI("pinned_pages_movable_after");
-	printf("\n%s: %s\n", json_object_get_string(json_object_object_get(rec, "trial")),
-	       json_object_get_string(json_object_object_get(rec, "verdict")));
-	if (json_object_object_get_ex(rec, "reason", &v) && v)
-		printf("  reason:           %s\n", json_object_get_string(v));
-	printf("  boot to agent:    %.1f s (%s)\n", GETD("boot_to_agent_s"),
-	       json_object_get_string(json_object_object_get(json_object_object_get(rec, "domain"), "accel")));
-	if (GETI("pinned_bytes") >= 0)
-		printf("  pinned:           %lld MiB\n", GETI("pinned_bytes") >> 20);
-	if (mb >= 0)
-		printf("  left ZONE_MOVABLE at pin time: %lld of %lld pages in Movable (%lld left there)\n",
-		       mb - ma, mb, ma);
-	if (GETI("pins_failed") >= 0)
-		printf("  pins failed:      %lld\n", GETI("pins_failed"));
-	if (GETI("requested_bytes") >= 0)
-		printf("  unplug:           requested %lld MiB, reached %lld MiB",
-		       GETI("requested_bytes") >> 20, GETI("reached_bytes") >> 20);
-	if (GETD("seconds_to_converge") >= 0)
-		printf(", converged in %.1f s\n", GETD("seconds_to_converge"));
-	else if (GETI("requested_bytes") >= 0)
-		printf(", did not converge\n");
-	if (sum && json_object_object_get_ex(sum, "pattern_ok_after_resize", &v))
-		printf("  integrity:        pattern %s after the unplug", json_object_get_boolean(v) ? "intact" : "CORRUPT");
-	if (sum && json_object_object_get_ex(sum, "pattern_ok_at_release", &v))
-		printf(", %s at release\n", json_object_get_boolean(v) ? "intact" : "CORRUPT");
-	else
-		printf("\n");
-	printf("  console:          %zu finding(s), log %s\n",
-	       json_object_array_length(json_object_object_get(rec, "console_findings")),
-	       json_object_get_string(json_object_object_get(rec, "console_log")));
-	printf("  record:           %s\n", records);
-#undef GETI
-#undef GETD
 }
 
 /*
@@ -272,9 +195,11 @@ static int cmdStart(const char *name, int argc, char **argv, GHashTable *vals, i
 		usageCmd(stdout, c);
 		return EXIT_PASS;
 	}
-	if (argc - *first != 1) {
-		mhlError("%s: expected one %s, got %d (see 'memhp-lab %s --help')",
-			 name, c->args, argc - *first, name);
+	/* "X..." takes one or more, "X" exactly one. */
+	if (g_str_has_suffix(c->args, "...") ? argc - *first < 1 : argc - *first != 1) {
+		mhlError("%s: expected %s %s, got %d (see 'memhp-lab %s --help')", name,
+			 g_str_has_suffix(c->args, "...") ? "at least one" : "one", c->args,
+			 argc - *first, name);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -283,135 +208,97 @@ static int cmdStart(const char *name, int argc, char **argv, GHashTable *vals, i
 static int cmdCheck(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-	g_autoptr(mhlScenario) s = NULL;
-	int first, rc = cmdStart("check", argc, argv, vals, &first);
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	mhlScenario *s;
+	int first, n, rc = cmdStart("check", argc, argv, vals, &first);
 
 	if (rc >= 0)
 		return rc;
-	if (!(s = mhlScenarioLoad(argv[first])))
+	if ((n = mhlScenarioLoadAll(argv[first], all)) < 0)
 		return EXIT_USAGE;
-	printf("%s: ok: scenario '%s', kernel %s, %d node(s), %d step(s)\n", argv[first], s->name,
-	       s->kernel, s->nnodes, s->nsteps);
+	s = all->pdata[0];
+	printf("%s: ok: scenario '%s', kernel %s, %d node(s), %d step(s)", argv[first],
+	       s->scenario_name, s->kernel, s->nnodes, s->nsteps);
+	if (n > 1 || s->nparams)
+		printf(", %d trial(s) from its matrix", n);
+	printf("\n");
+	if (n > 1 || s->nparams) {
+		guint i;
+
+		for (i = 0; i < all->len; i++)
+			printf("  %s\n", ((mhlScenario *)all->pdata[i])->name);
+	}
 	return EXIT_PASS;
+}
+
+static void libvirtSilent(void *opaque, virErrorPtr e)
+{
+	(void)opaque; (void)e;	/* doctor prints each failure itself */
+}
+
+static int cmdDoctor(int argc, char **argv)
+{
+	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	g_autofree char *bindir = exeDir();
+	g_autofree char *srcdir = g_build_filename(bindir, "..", NULL);
+	g_autofree char *cache_dflt = g_build_filename(g_get_home_dir(), ".cache", "memhp-lab", NULL);
+	int first = parseOpts(findCmd("doctor"), argc, argv, vals);
+
+	if (first < 0)
+		return EXIT_USAGE;
+	if (g_hash_table_contains(vals, "help")) {
+		usageCmd(stdout, findCmd("doctor"));
+		return EXIT_PASS;
+	}
+	if (argc != first) {
+		mhlError("doctor: takes no arguments (see 'memhp-lab doctor --help')");
+		return EXIT_USAGE;
+	}
+	virSetErrorFunc(NULL, libvirtSilent);
+	return mhlDoctor(bindir, srcdir, g_getenv("MEMHP_CACHE") ? g_getenv("MEMHP_CACHE") : cache_dflt);
 }
 
 static int cmdRun(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-	g_autoptr(mhlScenario) s = NULL;
-	g_autofree char *bindir = exeDir(), *root = NULL, *uri = NULL, *outdir = NULL;
-	g_autofree char *image = NULL, *initrd = NULL, *tmpl = NULL, *why = NULL, *records = NULL;
+	g_autofree char *bindir = exeDir(), *initrd = NULL, *tmpl = NULL;
 	g_autofree char *srcdir = g_build_filename(bindir, "..", NULL);
-	g_autoptr(json_object) identity = NULL;
-	const char *cache = g_getenv("MEMHP_CACHE");
 	g_autofree char *cache_dflt = g_build_filename(g_get_home_dir(), ".cache", "memhp-lab", NULL);
-	mhlRunConfig cfg = { .emulator = "/usr/bin/qemu-system-x86_64", .agent_deadline = 120 };
-	virConnectPtr conn = NULL;
-	json_object *rec = NULL;
-	pthread_t loop;
-	mhlVerdict verdict;
+	mhlRunOptions o = { .agent_deadline = 120, .bindir = bindir, .srcdir = srcdir };
 	const char *v;
 	int first, rc = cmdStart("run", argc, argv, vals, &first);
 
 	if (rc >= 0)
 		return rc;
-	if (!(s = mhlScenarioLoad(argv[first])))
-		return EXIT_USAGE;
-	if (!cache)
-		cache = cache_dflt;
-	if (mhlScenarioOverride(s, g_hash_table_lookup(vals, "kernel"),
-				g_hash_table_lookup(vals, "pin-policy")) < 0)
-		return EXIT_USAGE;
-	image = mhlKernelResolve(s, cache, g_hash_table_lookup(vals, "kernel-dir"), srcdir,
-				 &identity);
-	if (!image)
-		return EXIT_USAGE;
+	o.cache = g_getenv("MEMHP_CACHE") ? g_getenv("MEMHP_CACHE") : cache_dflt;
+	o.uri = g_hash_table_lookup(vals, "uri");
+	o.kernel = g_hash_table_lookup(vals, "kernel");
+	o.pin_policy = g_hash_table_lookup(vals, "pin-policy");
+	o.kernel_dir = g_hash_table_lookup(vals, "kernel-dir");
+	o.outdir = g_hash_table_lookup(vals, "output");
+	o.only = g_hash_table_lookup(vals, "only");
+	o.quiet = g_hash_table_contains(vals, "quiet");
+	o.json = g_hash_table_contains(vals, "json");
 	initrd = g_strdup(g_hash_table_lookup(vals, "initrd"));
-	if (!initrd)
-		initrd = g_build_filename(bindir, "initramfs.cpio.gz", NULL);
+	o.initrd = initrd ? initrd : (initrd = g_build_filename(bindir, "initramfs.cpio.gz", NULL));
 	tmpl = g_strdup(g_hash_table_lookup(vals, "template"));
-	if (!tmpl)
-		tmpl = g_build_filename(bindir, "..", "domains", "numa-virtio-mem.xml", NULL);
+	o.tmpl = tmpl ? tmpl : (tmpl = g_build_filename(srcdir, "domains", "numa-virtio-mem.xml", NULL));
 	if ((v = g_hash_table_lookup(vals, "agent-timeout")))
-		cfg.agent_deadline = g_ascii_strtod(v, NULL);
-	if (cfg.agent_deadline <= 0) {
+		o.agent_deadline = g_ascii_strtod(v, NULL);
+	if (o.agent_deadline <= 0) {
 		mhlError("run: --agent-timeout '%s' is not a positive number of seconds", v);
 		return EXIT_USAGE;
 	}
-	{
-		const char *need[] = { image, initrd, tmpl, cfg.emulator };
-		size_t i;
+	if ((v = g_hash_table_lookup(vals, "jobs"))) {
+		char *end;
 
-		for (i = 0; i < G_N_ELEMENTS(need); i++) {
-			if (access(need[i], R_OK) < 0) {
-				mhlError("run: cannot read '%s': %s (make demo builds it)", need[i],
-					 g_strerror(errno));
-				return EXIT_USAGE;
-			}
-		}
-		cfg.accel = mhlAccelChoose(cfg.emulator, image, cache, &why);
-	}
-	if ((v = g_hash_table_lookup(vals, "output"))) {
-		outdir = g_canonicalize_filename(v, NULL);
-	} else {
-		g_autoptr(GDateTime) now = g_date_time_new_now_local();
-		g_autofree char *stamp = g_date_time_format(now, "%Y%m%d-%H%M%S");
-		g_autofree char *rel = g_strdup_printf("results/%s-%s", s->name, stamp);
-
-		outdir = g_canonicalize_filename(rel, NULL);
-	}
-	if (g_mkdir_with_parents(outdir, 0755) < 0) {
-		mhlError("run: cannot create run directory '%s': %s", outdir, g_strerror(errno));
-		return EXIT_USAGE;
-	}
-	records = g_build_filename(outdir, "trials.jsonl", NULL);
-
-	mhlSignalsInstall();
-	{
-		/* libvirt's own log (embedded driver included) goes to the run directory. */
-		g_autofree char *out = g_strdup_printf("3:file:%s/libvirt.log", outdir);
-
-		g_setenv("LIBVIRT_LOG_OUTPUTS", out, FALSE);
-	}
-	virSetErrorFunc(NULL, libvirtQuiet);
-	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
-		mhlErrorVirt("cannot initialize libvirt's event loop");
-		return EXIT_USAGE;
-	}
-	pthread_create(&loop, NULL, eventLoop, NULL);
-	pthread_detach(loop);
-
-	if ((v = g_hash_table_lookup(vals, "uri"))) {
-		uri = g_strdup(v);
-	} else {
-		if (!(root = embedRootCreate()))
+		o.jobs = (int)strtol(v, &end, 10);
+		if (*end || o.jobs < 1 || o.jobs > 64) {
+			mhlError("run: -j '%s' is not a number of guests in [1, 64]", v);
 			return EXIT_USAGE;
-		uri = g_strdup_printf("qemu:///embed?root=%s", root);
+		}
 	}
-	conn = virConnectOpen(uri);
-	if (!conn) {
-		mhlErrorVirt("cannot connect to libvirt at '%s'", uri);
-		if (root)
-			mhlRemoveTree(root);
-		return EXIT_USAGE;
-	}
-	cfg.uri = uri;
-	cfg.outdir = outdir;
-	cfg.kernel_image = image;
-	cfg.kernel_identity = identity;
-	cfg.initrd = initrd;
-	cfg.tmpl_path = tmpl;
-	cfg.accel_why = why;
-	fprintf(stderr, "memhp-lab: trial 1 of 1: %s on kernel %s, pin_policy %s, %s (%s), %s\n",
-		s->name, s->kernel, s->pin_policy, cfg.accel, why, uri);
-	verdict = mhlTrialRun(conn, &cfg, s, &rec);
-	virConnectClose(conn);
-	if (root)
-		mhlRemoveTree(root);
-	printSummary(rec, records);
-	json_object_put(rec);
-	mhlReportAfterRun(outdir);
-	return verdict == MHL_VERDICT_PASS ? EXIT_PASS : EXIT_FAILED;
+	return mhlRunTrials(&o, argv + first, argc - first);
 }
 
 static int cmdReport(int argc, char **argv)

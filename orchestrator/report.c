@@ -211,7 +211,7 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 	return rc;
 }
 
-void mhlReportAfterRun(const char *dir)
+void mhlReportAfterRun(const char *dir, bool quiet)
 {
 	g_autofree char *saved = mhlErrorSteal();
 	g_autoptr(mhlRun) run = mhlRunLoad(dir);
@@ -220,7 +220,7 @@ void mhlReportAfterRun(const char *dir)
 	if (!run || mhlReportWrite(run, &opts) < 0)
 		fprintf(stderr, "memhp-lab: warning: report not complete (trials.jsonl is untouched): %s\n",
 			mhlErrorLast());
-	else
+	else if (!quiet)
 		printf("  report:           %s/report/index.html (+ junit.xml, results.ktap, kcidb.json)\n", dir);
 	if (run && run->bad->len)
 		fprintf(stderr, "memhp-lab: warning: %u line(s) of %s could not be read, first line %d: %s "

@@ -73,7 +73,7 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts);
  * trials.jsonl; a failure is printed as a warning and leaves any error
  * already reported by the run in place.
  */
-void mhlReportAfterRun(const char *dir);
+void mhlReportAfterRun(const char *dir, bool quiet);	/* quiet: no line on stdout */
 
 /* ---- shared by the renderers (report.c) ---- */
 

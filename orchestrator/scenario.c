@@ -23,6 +23,8 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_SNAPSHOT] = "snapshot",
 	[MHL_STEP_EXPECT] = "expect",
 	[MHL_STEP_BENCH] = "bench",
+	[MHL_STEP_SYSRQ] = "sysrq",
+	[MHL_STEP_WAIT] = "wait",
 };
 
 static const char *const policyNames[] = { "series", "baseline", NULL };
@@ -40,6 +42,8 @@ static int oneOf(const char *what, const char *const *names)
 typedef struct {
 	const char *path;
 	yaml_document_t *doc;
+	/* The trial's matrix parameters: ${axis} in a scalar becomes its value. */
+	GHashTable *expanded;	/* yaml_node_t * -> the scalar with ${axis} replaced */
 } mhlYaml;
 
 #define AT(y, n) (y)->path, (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1
@@ -67,18 +71,20 @@ static int wantKind(mhlYaml *y, yaml_node_t *n, yaml_node_type_t kind, const cha
 	return -1;
 }
 
-static const char *scalar(yaml_node_t *n)
+static const char *scalar(mhlYaml *y, yaml_node_t *n)
 {
-	return (const char *)n->data.scalar.value;
+	const char *e = y->expanded ? g_hash_table_lookup(y->expanded, n) : NULL;
+
+	return e ? e : (const char *)n->data.scalar.value;
 }
 
 static int getSize(mhlYaml *y, yaml_node_t *n, const char *what, uint64_t *out)
 {
 	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
 		return -1;
-	if (mhl_size_parse(scalar(n), out) < 0) {
+	if (mhl_size_parse(scalar(y, n), out) < 0) {
 		mhlError("%s:%d:%d: %s: '%s' is not a size (%s; expected e.g. 256MiB, 1GiB, 0)",
-			 AT(y, n), what, scalar(n), errno == ERANGE ? "too large" : "unparsable");
+			 AT(y, n), what, scalar(y, n), errno == ERANGE ? "too large" : "unparsable");
 		return -1;
 	}
 	return 0;
@@ -91,10 +97,10 @@ static int getInt(mhlYaml *y, yaml_node_t *n, const char *what, long min, long m
 	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
 		return -1;
 	errno = 0;
-	*out = strtol(scalar(n), &end, 10);
-	if (errno || end == scalar(n) || *end || *out < min || *out > max) {
+	*out = strtol(scalar(y, n), &end, 10);
+	if (errno || end == scalar(y, n) || *end || *out < min || *out > max) {
 		mhlError("%s:%d:%d: %s: '%s' is not an integer in [%ld, %ld]",
-			 AT(y, n), what, scalar(n), min, max);
+			 AT(y, n), what, scalar(y, n), min, max);
 		return -1;
 	}
 	return 0;
@@ -106,10 +112,10 @@ static int getSeconds(mhlYaml *y, yaml_node_t *n, const char *what, double *out)
 
 	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
 		return -1;
-	*out = strtod(scalar(n), &end);
-	if (end == scalar(n) || *end || *out <= 0 || *out > 86400) {
+	*out = strtod(scalar(y, n), &end);
+	if (end == scalar(y, n) || *end || *out <= 0 || *out > 86400) {
 		mhlError("%s:%d:%d: %s: '%s' is not a number of seconds in (0, 86400]",
-			 AT(y, n), what, scalar(n));
+			 AT(y, n), what, scalar(y, n));
 		return -1;
 	}
 	return 0;
@@ -119,12 +125,12 @@ static int getStr(mhlYaml *y, yaml_node_t *n, const char *what, char *buf, size_
 {
 	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
 		return -1;
-	if (strlen(scalar(n)) >= len || !*scalar(n)) {
+	if (strlen(scalar(y, n)) >= len || !*scalar(y, n)) {
 		mhlError("%s:%d:%d: %s: '%s' must be 1 to %zu characters", AT(y, n), what,
-			 scalar(n), len - 1);
+			 scalar(y, n), len - 1);
 		return -1;
 	}
-	snprintf(buf, len, "%s", scalar(n));
+	snprintf(buf, len, "%s", scalar(y, n));
 	return 0;
 }
 
@@ -147,12 +153,12 @@ static int forPairs(mhlYaml *y, yaml_node_t *map, const char *what,
 		if (wantKind(y, k, YAML_SCALAR_NODE, "a key") < 0)
 			return -1;
 		for (i = 0; keys[i]; i++)
-			if (!strcmp(keys[i], scalar(k)))
+			if (!strcmp(keys[i], scalar(y, k)))
 				break;
 		if (!keys[i]) {
 			known = g_strjoinv(", ", (char **)keys);
 			mhlError("%s:%d:%d: unknown key '%s' in %s (known: %s)", AT(y, k),
-				 scalar(k), what, known);
+				 scalar(y, k), what, known);
 			return -1;
 		}
 		if (fn(y, i, v, opaque) < 0)
@@ -214,11 +220,12 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 }
 
 enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
-       ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH,
+       ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH, ST_KEY, ST_SECONDS,
        ST_BACKING, ST_TOUCH, ST_FAILS_WITH };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
 					"deadline", "policy", "unplug", "movable_after_pin",
-					"repeat", "fresh", "backing", "touch", "fails_with", NULL };
+					"repeat", "fresh", "key", "seconds", "backing", "touch",
+					"fails_with", NULL };
 static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", NULL };
 static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
 static const char *const touchNames[] = { "before", "pin", NULL };
@@ -293,9 +300,9 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case ST_UNPLUG:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "unplug") < 0)
 			return -1;
-		if ((st->unplug = oneOf(scalar(v), unplugNames)) < 0) {
+		if ((st->unplug = oneOf(scalar(y, v), unplugNames)) < 0) {
 			mhlError("%s:%d:%d: unplug: expected reached or short, not '%s'", AT(y, v),
-				 scalar(v));
+				 scalar(y, v));
 			return -1;
 		}
 		return 0;
@@ -304,20 +311,32 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			return -1;
 		st->repeat = (int)l;
 		return 0;
+	case ST_KEY:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "key") < 0)
+			return -1;
+		if (strlen(scalar(y, v)) != 1 || !g_ascii_isalnum(*scalar(y, v))) {
+			mhlError("%s:%d:%d: sysrq key: expected one letter or digit (see the kernel's sysrq.rst), not '%s'",
+				 AT(y, v), scalar(y, v));
+			return -1;
+		}
+		st->key = *scalar(y, v);
+		return 0;
+	case ST_SECONDS:
+		return getSeconds(y, v, "seconds", &st->seconds);
 	case ST_FRESH:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "fresh") < 0)
 			return -1;
-		if (strcmp(scalar(v), "true") && strcmp(scalar(v), "false")) {
+		if (strcmp(scalar(y, v), "true") && strcmp(scalar(y, v), "false")) {
 			mhlError("%s:%d:%d: fresh: expected true or false, not '%s'", AT(y, v),
-				 scalar(v));
+				 scalar(y, v));
 			return -1;
 		}
-		st->fresh = !strcmp(scalar(v), "true");
+		st->fresh = !strcmp(scalar(y, v), "true");
 		return 0;
 	default:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
 			return -1;
-		if (!strcmp(scalar(v), "all")) {
+		if (!strcmp(scalar(y, v), "all")) {
 			st->movable_after_pin = MHL_ALL;
 			return 0;
 		}
@@ -343,6 +362,8 @@ static const struct {
 	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE },
 	[MHL_STEP_BENCH] = { 1 << ST_SIZE,
 			     1 << ST_SIZE | 1 << ST_NODE | 1 << ST_REPEAT | 1 << ST_FRESH },
+	[MHL_STEP_SYSRQ] = { 1 << ST_KEY, 1 << ST_KEY },
+	[MHL_STEP_WAIT] = { 1 << ST_SECONDS, 1 << ST_SECONDS },
 };
 
 static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
@@ -356,7 +377,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	if (wantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
 		return -1;
 	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
-		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect, bench)",
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect, bench, sysrq, wait)",
 			 AT(y, item));
 		return -1;
 	}
@@ -368,11 +389,11 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	k = yaml_document_get_node(y->doc, p->key);
 	v = yaml_document_get_node(y->doc, p->value);
 	for (t = 0; t < MHL_STEP_LAST; t++)
-		if (!strcmp(scalar(k), mhlStepTypeNames[t]))
+		if (!strcmp(scalar(y, k), mhlStepTypeNames[t]))
 			break;
 	if (t == MHL_STEP_LAST) {
-		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect, bench)",
-			 AT(y, k), scalar(k));
+		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect, bench, sysrq, wait)",
+			 AT(y, k), scalar(y, k));
 		return -1;
 	}
 	memset(st, 0, sizeof(*st));
@@ -386,16 +407,16 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	snprintf(st->backing, sizeof(st->backing), "anon");
 	snprintf(st->touch, sizeof(st->touch), "before");
 	/* "- snapshot:" with no value is an empty scalar. */
-	if (!(v->type == YAML_SCALAR_NODE && !*scalar(v)) &&
+	if (!(v->type == YAML_SCALAR_NODE && !*scalar(y, v)) &&
 	    forPairs(y, v, mhlStepTypeNames[t], stepKeys, stepPair, &sp) < 0)
 		return -1;
 	for (i = 0; stepKeys[i]; i++) {
 		if ((stepRules[t].need & (1u << i)) && !(sp.seen & (1u << i))) {
-			mhlError("%s:%d:%d: step '%s' needs '%s'", AT(y, k), scalar(k), stepKeys[i]);
+			mhlError("%s:%d:%d: step '%s' needs '%s'", AT(y, k), scalar(y, k), stepKeys[i]);
 			return -1;
 		}
 		if ((sp.seen & (1u << i)) && !(stepRules[t].allow & (1u << i))) {
-			mhlError("%s:%d:%d: step '%s' takes no '%s'", AT(y, k), scalar(k), stepKeys[i]);
+			mhlError("%s:%d:%d: step '%s' takes no '%s'", AT(y, k), scalar(y, k), stepKeys[i]);
 			return -1;
 		}
 	}
@@ -422,7 +443,7 @@ static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	if (wantKind(y, v, YAML_SCALAR_NODE, prebuiltKeys[key]) < 0)
 		return -1;
 	g_free(*dst);
-	*dst = scenarioPath(s, scalar(v));
+	*dst = scenarioPath(s, scalar(y, v));
 	return 0;
 }
 
@@ -445,12 +466,12 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	}
 	if (wantKind(y, v, YAML_SCALAR_NODE, "kernel") < 0)
 		return -1;
-	if (oneOf(scalar(v), kernelNames) < 0) {
+	if (oneOf(scalar(y, v), kernelNames) < 0) {
 		mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1, or {bzimage: PATH, config: PATH})",
-			 AT(y, v), scalar(v));
+			 AT(y, v), scalar(y, v));
 		return -1;
 	}
-	s->kernel = g_strdup(scalar(v));
+	s->kernel = g_strdup(scalar(y, v));
 	return 0;
 }
 
@@ -463,18 +484,19 @@ static int devicePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 
 	if (wantKind(y, v, YAML_SCALAR_NODE, deviceKeys[key]) < 0)
 		return -1;
-	if (strcmp(scalar(v), "true") && strcmp(scalar(v), "false")) {
+	if (strcmp(scalar(y, v), "true") && strcmp(scalar(y, v), "false")) {
 		mhlError("%s:%d:%d: devices: %s: expected true or false, not '%s'", AT(y, v),
-			 deviceKeys[key], scalar(v));
+			 deviceKeys[key], scalar(y, v));
 		return -1;
 	}
-	*(key == 0 ? &s->iommu : &s->edu) = !strcmp(scalar(v), "true");
+	*(key == 0 ? &s->iommu : &s->edu) = !strcmp(scalar(y, v), "true");
 	return 0;
 }
 
-enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_DEVICES };
+enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
+       TOP_DEVICES };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
-				       "steps", "devices", NULL };
+				       "steps", "matrix", "devices", NULL };
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -483,6 +505,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	char **dst;
 
 	switch (key) {
+	case TOP_MATRIX:
+		return 0;	/* expanded before the trials are parsed (matrixParse) */
 	case TOP_KERNEL:
 		return parseKernel(y, s, v);
 	case TOP_DEVICES:
@@ -492,14 +516,14 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case TOP_POLICY:
 		if (wantKind(y, v, YAML_SCALAR_NODE, topKeys[key]) < 0)
 			return -1;
-		if (key == TOP_POLICY && oneOf(scalar(v), policyNames) < 0) {
+		if (key == TOP_POLICY && oneOf(scalar(y, v), policyNames) < 0) {
 			mhlError("%s:%d:%d: unknown pin_policy '%s' (known: series, baseline)",
-				 AT(y, v), scalar(v));
+				 AT(y, v), scalar(y, v));
 			return -1;
 		}
 		dst = key == TOP_NAME ? &s->name : key == TOP_CMDLINE ? &s->cmdline : &s->pin_policy;
 		g_free(*dst);
-		*dst = g_strdup(scalar(v));
+		*dst = g_strdup(scalar(y, v));
 		return 0;
 	case TOP_NODES:
 		if (wantKind(y, v, YAML_SEQUENCE_NODE, "nodes") < 0)
@@ -634,43 +658,193 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 	return 0;
 }
 
-mhlScenario *mhlScenarioLoad(const char *path)
+/*
+ * matrix: {AXIS: [VALUE, ...], ..., exclude: [{AXIS: VALUE, ...}, ...]}
+ * The run is the cross product of the axes, in the order written, the last
+ * axis varying fastest, without the combinations an exclude rule matches
+ * in full.
+ */
+typedef struct {
+	int naxes;
+	const char *axis[MHL_MAX_AXES];
+	yaml_node_t *values[MHL_MAX_AXES];	/* sequences of scalars */
+	yaml_node_t *exclude;			/* sequence of mappings, or NULL */
+} mhlMatrix;
+
+static int matrixParse(mhlYaml *y, yaml_node_t *root, mhlMatrix *m)
+{
+	yaml_node_pair_t *p, *q;
+	yaml_node_item_t *it;
+
+	memset(m, 0, sizeof(*m));
+	if (root->type != YAML_MAPPING_NODE)
+		return 0;	/* forPairs says what is wrong with it */
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
+
+		if (k->type != YAML_SCALAR_NODE || strcmp(scalar(y, k), "matrix"))
+			continue;
+		if (wantKind(y, v, YAML_MAPPING_NODE, "matrix") < 0)
+			return -1;
+		for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+			yaml_node_t *ak = yaml_document_get_node(y->doc, q->key);
+			yaml_node_t *av = yaml_document_get_node(y->doc, q->value);
+			const char *name;
+
+			if (wantKind(y, ak, YAML_SCALAR_NODE, "a matrix axis") < 0)
+				return -1;
+			name = scalar(y, ak);
+			if (!strcmp(name, "exclude")) {
+				if (wantKind(y, av, YAML_SEQUENCE_NODE, "matrix.exclude") < 0)
+					return -1;
+				m->exclude = av;
+				continue;
+			}
+			if (!g_regex_match_simple("^[a-z_][a-z0-9_]*$", name, 0, 0)) {
+				mhlError("%s:%d:%d: matrix axis '%s': expected a name of [a-z0-9_]",
+					 AT(y, ak), name);
+				return -1;
+			}
+			if (m->naxes >= MHL_MAX_AXES) {
+				mhlError("%s:%d:%d: more than %d matrix axes", AT(y, ak), MHL_MAX_AXES);
+				return -1;
+			}
+			if (wantKind(y, av, YAML_SEQUENCE_NODE, "a matrix axis") < 0)
+				return -1;
+			if (av->data.sequence.items.top == av->data.sequence.items.start) {
+				mhlError("%s:%d:%d: matrix axis '%s' has no values", AT(y, av), name);
+				return -1;
+			}
+			for (it = av->data.sequence.items.start; it < av->data.sequence.items.top; it++)
+				if (wantKind(y, yaml_document_get_node(y->doc, *it), YAML_SCALAR_NODE,
+					     "a matrix value") < 0)
+					return -1;
+			m->axis[m->naxes] = name;
+			m->values[m->naxes++] = av;
+		}
+	}
+	if (m->exclude) {
+		for (it = m->exclude->data.sequence.items.start; it < m->exclude->data.sequence.items.top; it++) {
+			yaml_node_t *rule = yaml_document_get_node(y->doc, *it);
+
+			if (wantKind(y, rule, YAML_MAPPING_NODE, "an exclude rule") < 0)
+				return -1;
+			for (q = rule->data.mapping.pairs.start; q < rule->data.mapping.pairs.top; q++) {
+				yaml_node_t *k = yaml_document_get_node(y->doc, q->key);
+				int a;
+
+				for (a = 0; a < m->naxes; a++)
+					if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(y, k), m->axis[a]))
+						break;
+				if (a == m->naxes) {
+					mhlError("%s:%d:%d: exclude names '%s', which is not a matrix axis",
+						 AT(y, k), k->type == YAML_SCALAR_NODE ? scalar(y, k) : "?");
+					return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static const char *matrixValue(mhlYaml *y, const mhlMatrix *m, int a, int idx)
+{
+	yaml_node_item_t *it = m->values[a]->data.sequence.items.start + idx;
+
+	return scalar(y, yaml_document_get_node(y->doc, *it));
+}
+
+static bool matrixExcluded(mhlYaml *y, const mhlMatrix *m, GHashTable *bind)
+{
+	yaml_node_item_t *it;
+	yaml_node_pair_t *q;
+
+	if (!m->exclude)
+		return false;
+	for (it = m->exclude->data.sequence.items.start; it < m->exclude->data.sequence.items.top; it++) {
+		yaml_node_t *rule = yaml_document_get_node(y->doc, *it);
+		bool all = true;
+
+		for (q = rule->data.mapping.pairs.start; q < rule->data.mapping.pairs.top && all; q++) {
+			yaml_node_t *k = yaml_document_get_node(y->doc, q->key);
+			yaml_node_t *v = yaml_document_get_node(y->doc, q->value);
+
+			all = v->type == YAML_SCALAR_NODE &&
+			      !g_strcmp0(g_hash_table_lookup(bind, scalar(y, k)), scalar(y, v));
+		}
+		if (all)
+			return true;
+	}
+	return false;
+}
+
+/* Replace ${axis} in every scalar of the document; an unknown axis is an error. */
+static int expandAll(mhlYaml *y, GHashTable *bind)
+{
+	yaml_node_t *n;
+
+	for (n = y->doc->nodes.start; n < y->doc->nodes.top; n++) {
+		const char *v = (const char *)n->data.scalar.value, *p, *e;
+		g_autoptr(GString) out = NULL;
+
+		if (n->type != YAML_SCALAR_NODE || !strstr(v, "${"))
+			continue;
+		out = g_string_new(NULL);
+		for (p = v; (e = strstr(p, "${")); p = strchr(e, '}') + 1) {
+			g_autofree char *axis = NULL;
+			const char *val, *close = strchr(e, '}');
+
+			if (!close) {
+				mhlError("%s:%d:%d: '%s': '${' without '}'", AT(y, n), v);
+				return -1;
+			}
+			axis = g_strndup(e + 2, close - e - 2);
+			if (!(val = bind ? g_hash_table_lookup(bind, axis) : NULL)) {
+				mhlError("%s:%d:%d: '${%s}' is not a matrix axis%s", AT(y, n), axis,
+					 bind ? "" : " (the scenario has no matrix)");
+				return -1;
+			}
+			g_string_append_len(out, p, e - p);
+			g_string_append(out, val);
+		}
+		g_string_append(out, p);
+		g_hash_table_insert(y->expanded, n, g_string_free(g_steal_pointer(&out), FALSE));
+	}
+	return 0;
+}
+
+/* Parse one trial of the document under the parameters in @bind. */
+static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m,
+			       GHashTable *bind)
 {
 	g_autoptr(mhlScenario) s = g_new0(mhlScenario, 1);
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	yaml_node_t *root;
-	mhlYaml y = { .path = path, .doc = &doc };
-	FILE *f;
-	int rc = -1;
+	g_autoptr(GHashTable) expanded = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	g_autoptr(GString) id = g_string_new(NULL);
+	int a;
 
-	s->path = g_strdup(path);
-	f = fopen(path, "r");
-	if (!f) {
-		mhlError("cannot open scenario '%s': %s", path, g_strerror(errno));
+	s->path = g_strdup(y->path);
+	y->expanded = expanded;
+	if (expandAll(y, bind) < 0 ||
+	    forPairs(y, root, "the scenario", topKeys, topPair, s) < 0 || validate(s) < 0) {
+		y->expanded = NULL;
 		return NULL;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
-			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return NULL;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (!root)
-		mhlError("%s: the scenario is empty", path);
-	else if (forPairs(&y, root, "the scenario", topKeys, topPair, s) == 0)
-		rc = validate(s);
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	fclose(f);
-	if (rc < 0)
-		return NULL;
+	y->expanded = NULL;
 	if (!s->name)
-		s->name = g_path_get_basename(path);
+		s->name = g_path_get_basename(y->path);
+	s->scenario_name = g_strdup(s->name);
+	for (a = 0; a < m->naxes; a++) {
+		s->param_key[a] = g_strdup(m->axis[a]);
+		s->param_val[a] = g_strdup(g_hash_table_lookup(bind, m->axis[a]));
+		g_string_append_printf(id, "%s%s=%s", a ? "," : ":", m->axis[a], s->param_val[a]);
+	}
+	s->nparams = m->naxes;
+	if (id->len) {
+		g_autofree char *base = s->name;
+
+		s->name = g_strconcat(base, id->str, NULL);
+	}
 	if (!s->kernel)
 		s->kernel = g_strdup("6.12");
 	if (!s->pin_policy)
@@ -680,12 +854,103 @@ mhlScenario *mhlScenarioLoad(const char *path)
 	return g_steal_pointer(&s);
 }
 
+int mhlScenarioLoadAll(const char *path, GPtrArray *out)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	mhlYaml y = { .path = path, .doc = &doc };
+	mhlMatrix m;
+	int idx[MHL_MAX_AXES] = { 0 }, a, rc = -1, n = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		mhlError("cannot open scenario '%s': %s", path, g_strerror(errno));
+		return -1;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
+			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return -1;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		mhlError("%s: the scenario is empty", path);
+		goto out;
+	}
+	if (matrixParse(&y, root, &m) < 0)
+		goto out;
+	for (;;) {
+		g_autoptr(GHashTable) bind = g_hash_table_new(g_str_hash, g_str_equal);
+		mhlScenario *s;
+
+		for (a = 0; a < m.naxes; a++)
+			g_hash_table_insert(bind, (char *)m.axis[a], (char *)matrixValue(&y, &m, a, idx[a]));
+		if (!matrixExcluded(&y, &m, bind)) {
+			if (n >= MHL_MAX_TRIALS) {
+				mhlError("%s: the matrix has more than %d trials", path, MHL_MAX_TRIALS);
+				goto out;
+			}
+			if (!(s = trialParse(&y, root, &m, m.naxes ? bind : NULL)))
+				goto out;
+			g_ptr_array_add(out, s);
+			n++;
+		}
+		/* The odometer: the last axis turns fastest. */
+		for (a = m.naxes - 1; a >= 0; a--) {
+			int len = m.values[a]->data.sequence.items.top - m.values[a]->data.sequence.items.start;
+
+			if (++idx[a] < len)
+				break;
+			idx[a] = 0;
+		}
+		if (a < 0)
+			break;
+	}
+	if (!n) {
+		mhlError("%s: the matrix's exclude rules leave no trial", path);
+		goto out;
+	}
+	rc = n;
+out:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return rc;
+}
+
+mhlScenario *mhlScenarioLoad(const char *path)
+{
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	int n = mhlScenarioLoadAll(path, all);
+
+	if (n < 0)
+		return NULL;
+	if (n > 1) {
+		mhlError("%s: the matrix makes %d trials; this needs one", path, n);
+		return NULL;
+	}
+	return g_ptr_array_steal_index(all, 0);
+}
+
 void mhlScenarioFree(mhlScenario *s)
 {
+	int i;
+
 	if (!s)
 		return;
 	g_free(s->path);
 	g_free(s->name);
+	g_free(s->scenario_name);
+	for (i = 0; i < s->nparams; i++) {
+		g_free(s->param_key[i]);
+		g_free(s->param_val[i]);
+	}
 	g_free(s->kernel);
 	g_free(s->kernel_image);
 	g_free(s->kernel_config);

@@ -8,6 +8,8 @@
 
 #define MHL_MAX_NODES 4
 #define MHL_MAX_STEPS 64
+#define MHL_MAX_AXES 8
+#define MHL_MAX_TRIALS 1024
 
 typedef enum {
 	MHL_STEP_PIN,		/* start a pinning workload, keep its holder */
@@ -17,6 +19,8 @@ typedef enum {
 	MHL_STEP_SNAPSHOT,	/* collect guest counters */
 	MHL_STEP_EXPECT,	/* assertions on the outcome so far */
 	MHL_STEP_BENCH,		/* gup_test's long-term pin benchmark (pin, time, unpin) */
+	MHL_STEP_SYSRQ,		/* write a key to /proc/sysrq-trigger (c: crash the guest) */
+	MHL_STEP_WAIT,		/* sleep, with the console watcher on */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -36,6 +40,8 @@ typedef struct {
 	double deadline;	/* resize: seconds */
 	int repeat;		/* bench: repetitions */
 	bool fresh;		/* bench: a new buffer for every repetition */
+	char key;		/* sysrq */
+	double seconds;		/* wait */
 	/* expect: */
 	char policy[16];	/* applies only under this pin_policy ("" = any) */
 	int unplug;		/* MHL_UNPLUG_*: the last resize reached its request or not */
@@ -56,7 +62,11 @@ typedef struct {
 
 typedef struct {
 	char *path;
-	char *name;
+	char *name;		/* the trial id: name, or name:axis=value,... in a matrix */
+	char *scenario_name;	/* the scenario's own name */
+	int nparams;		/* matrix parameters of this trial, in axis order */
+	char *param_key[MHL_MAX_AXES];
+	char *param_val[MHL_MAX_AXES];
 	char *kernel;		/* "6.12", "6.1", or "prebuilt" */
 	char *kernel_image;	/* prebuilt: bzImage path (absolute) */
 	char *kernel_config;	/* prebuilt: its .config (absolute) */
@@ -76,7 +86,14 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
 /* --kernel / --pin-policy from the command line; -1 + mhlError if unknown. */
 int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
 
-/* Parse and validate; NULL + mhlError naming file:line:column on error. */
+/*
+ * Parse and validate, one scenario per trial of the file's matrix (one if it
+ * has none), appended to @out. Returns the count, or -1 + mhlError naming
+ * file:line:column.
+ */
+int mhlScenarioLoadAll(const char *path, GPtrArray *out);
+
+/* The same for a file that makes exactly one trial. */
 mhlScenario *mhlScenarioLoad(const char *path);
 void mhlScenarioFree(mhlScenario *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlScenario, mhlScenarioFree)

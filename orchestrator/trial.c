@@ -39,7 +39,116 @@ typedef struct {
 	char *name;
 	const mhlScenario *s;
 	json_object *steps;	/* results of the steps so far */
+	/* Set by the console watcher and the lifecycle callback, under lock. */
+	char *fatal;		/* first panic/Oops line on the console, with file:line */
+	char *gone;		/* the domain stopped without us destroying it */
+	bool ending;		/* we destroy it now: its stop is expected */
+	bool watch_stop;
+	const char *console;
 } mhlTrial;
+
+/* Kernel reports after which the guest cannot be trusted to go on. */
+static bool fatalKind(const char *kind)
+{
+	return !strcmp(kind, "panic") || !strcmp(kind, "oops");
+}
+
+/*
+ * The console watcher: scans the serial log while the trial runs. At the
+ * first panic or Oops it records the line and destroys the guest, so that
+ * whatever step is waiting fails at once instead of at its deadline.
+ */
+static void *consoleWatch(void *opaque)
+{
+	mhlTrial *t = opaque;
+
+	for (;;) {
+		g_autofree char *text = NULL;
+		bool stop;
+		size_t i, n;
+		json_object *f;
+
+		g_usleep(300 * 1000);
+		pthread_mutex_lock(&t->lock);
+		stop = t->watch_stop || t->fatal;
+		pthread_mutex_unlock(&t->lock);
+		if (stop)
+			return NULL;
+		if (!g_file_get_contents(t->console, &text, NULL, NULL))
+			continue;
+		f = mhlConsoleScan(text);
+		for (i = 0, n = json_object_array_length(f); i < n; i++) {
+			json_object *e = json_object_array_get_idx(f, i);
+			const char *kind = json_object_get_string(json_object_object_get(e, "kind"));
+
+			if (!fatalKind(kind))
+				continue;
+			pthread_mutex_lock(&t->lock);
+			t->fatal = g_strdup_printf("%s (%s:%d)",
+						   json_object_get_string(json_object_object_get(e, "text")),
+						   t->console, json_object_get_int(json_object_object_get(e, "line")));
+			t->ending = true;
+			pthread_mutex_unlock(&t->lock);
+			virDomainDestroy(t->dom);
+			break;
+		}
+		json_object_put(f);
+	}
+}
+
+/*
+ * Domain events: libvirt takes one callback per event and connection, so the
+ * callbacks are registered once per run (mhlTrialEventsRegister) and find
+ * their trial by domain name here. A trial is in the table from just before
+ * its domain is created until it ends; the callbacks run under the lock.
+ */
+static pthread_mutex_t trialsLock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *trials;	/* domain name -> mhlTrial * */
+
+static void trialsAdd(mhlTrial *t)
+{
+	pthread_mutex_lock(&trialsLock);
+	if (!trials)
+		trials = g_hash_table_new(g_str_hash, g_str_equal);
+	g_hash_table_insert(trials, t->name, t);
+	pthread_mutex_unlock(&trialsLock);
+}
+
+static void trialsRemove(mhlTrial *t)
+{
+	pthread_mutex_lock(&trialsLock);
+	if (trials)
+		g_hash_table_remove(trials, t->name);
+	pthread_mutex_unlock(&trialsLock);
+}
+
+static void onLifecycleLocked(mhlTrial *t, int event, int detail)
+{
+	static const char *const details[] = { "shut down", "destroyed", "crashed", "migrated",
+					       "saved", "failed", "from snapshot" };
+
+	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (!t->ending && !t->gone)
+		t->gone = g_strdup_printf("the guest %s on its own (%s)",
+					  event == VIR_DOMAIN_EVENT_CRASHED ? "crashed" : "stopped",
+					  event == VIR_DOMAIN_EVENT_STOPPED && detail >= 0 &&
+					  detail < (int)G_N_ELEMENTS(details) ? details[detail] : "no detail");
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void onLifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			void *opaque)
+{
+	mhlTrial *t;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&trialsLock);
+	if (trials && (t = g_hash_table_lookup(trials, virDomainGetName(dom))))
+		onLifecycleLocked(t, event, detail);
+	pthread_mutex_unlock(&trialsLock);
+}
 
 static void timelineAdd(mhlTrial *t, const char *source, const char *key, json_object *who,
 			const char *sizekey, unsigned long long bytes)
@@ -58,13 +167,29 @@ static void timelineAdd(mhlTrial *t, const char *source, const char *key, json_o
 static void onSizeChange(virConnectPtr conn, virDomainPtr dom, const char *alias,
 			 unsigned long long size_kib, void *opaque)
 {
-	mhlTrial *t = opaque;
+	mhlTrial *t;
 
-	(void)conn;
-	if (strcmp(virDomainGetName(dom), t->name))
-		return;
-	timelineAdd(t, "event", "alias", json_object_new_string(alias), "size_bytes",
-		    size_kib * 1024);
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&trialsLock);
+	if (trials && (t = g_hash_table_lookup(trials, virDomainGetName(dom))))
+		timelineAdd(t, "event", "alias", json_object_new_string(alias), "size_bytes",
+			    size_kib * 1024);
+	pthread_mutex_unlock(&trialsLock);
+}
+
+int mhlTrialEventsRegister(virConnectPtr conn)
+{
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
+					     VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for MEMORY_DEVICE_SIZE_CHANGE events");
+		return -1;
+	}
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+					     VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for lifecycle events");
+		return -1;
+	}
+	return 0;
 }
 
 static char *isoNow(void)
@@ -382,6 +507,33 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		}
 		return 0;
 	}
+	case MHL_STEP_SYSRQ: {
+		g_autofree char *cmd = g_strdup_printf("echo %c > /proc/sysrq-trigger", st->key);
+		const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+		mhlExecStatus es = { 0 };
+		int rc = mhlAgentExec(t->dom, argv, 30, &es);
+
+		if (rc == 0 && (!es.exited || es.exitcode != 0))
+			mhlError("sysrq '%c': '%s' exited %d: %.200s", st->key, cmd, es.exitcode,
+				 es.err ? es.err : "");
+		rc = rc == 0 && es.exited && es.exitcode == 0 ? 0 : -1;
+		mhlExecStatusClear(&es);
+		return rc;
+	}
+	case MHL_STEP_WAIT: {
+		double end = mhlNow() + st->seconds;
+
+		while (mhlNow() < end) {
+			if (mhlInterrupted || virDomainIsActive(t->dom) != 1) {
+				mhlError("wait: %s after %.1f of %.1f s",
+					 mhlInterrupted ? "interrupted" : "the guest is gone",
+					 st->seconds - (end - mhlNow()), st->seconds);
+				return -1;
+			}
+			g_usleep(100 * 1000);
+		}
+		return 0;
+	}
 	case MHL_STEP_SNAPSHOT: {
 		json_object *snap = mhlGuestSnapshot(t->dom);
 
@@ -459,18 +611,36 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	g_autofree char *records = g_build_filename(cfg->outdir, "trials.jsonl", NULL);
 	g_autofree char *console_text = NULL, *reason = NULL;
 	mhlVerdict verdict = MHL_VERDICT_PASS;
-	int cb = -1, i, failed_step = -1;
+	int i, failed_step = -1;
 	double t_start = mhlNow();
+	bool watching = false, infra = false;
+	pthread_t watcher;
 
 	t.timeline = json_object_new_array();
 	t.s = s;
 	t.steps = steps;
-	t.name = g_strdup_printf("memhp-%s-%d", s->name, (int)getpid());
-	console = g_strdup_printf("%s/%s.console.log", cfg->outdir, s->name);
+	{
+		/* Trial ids of a matrix hold ':', '=' and ','; names and files get [A-Za-z0-9._-]. */
+		static int seq;
+		g_autofree char *safe = g_strdup(s->name);
+
+		g_strcanon(safe, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-", '_');
+		t.name = g_strdup_printf("memhp-%s-%d-%d", safe, (int)getpid(),
+					 g_atomic_int_add(&seq, 1));
+		console = g_strdup_printf("%s/%s.console.log", cfg->outdir, safe);
+	}
 	json_object_object_add(rec, "trial", json_object_new_string(s->name));
 	json_object_object_add(rec, "scenario", json_object_new_string(s->path));
 	json_object_object_add(rec, "started", json_object_new_string(started));
-	json_object_object_add(rec, "parameters", json_object_new_object());
+	{
+		json_object *params = json_object_new_object();
+
+		for (i = 0; i < s->nparams; i++)
+			json_object_object_add(params, s->param_key[i],
+					       json_object_new_string(s->param_val[i]));
+		json_object_object_add(rec, "parameters", params);
+		json_object_object_add(rec, "scenario_name", json_object_new_string(s->scenario_name));
+	}
 	json_object_object_add(rec, "kernel", json_object_get(cfg->kernel_identity));
 	json_object_object_add(rec, "pin_policy", json_object_new_string(s->pin_policy));
 	json_object_object_add(rec, "domain", domainFacts(cfg, s));
@@ -488,18 +658,16 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 			goto error;
 	}
 	unlink(console);
-	cb = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
-					      VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), &t, NULL);
-	if (cb < 0) {
-		mhlErrorVirt("cannot register for MEMORY_DEVICE_SIZE_CHANGE events");
-		goto error;
-	}
+	trialsAdd(&t);
 	t.t0 = mhlNow();
 	t.dom = virDomainCreateXML(conn, xml, 0);
 	if (!t.dom) {
 		mhlErrorVirt("cannot start domain '%s' (template %s)", t.name, cfg->tmpl_path);
 		goto error;
 	}
+	t.console = console;
+	if (pthread_create(&watcher, NULL, consoleWatch, &t) == 0)
+		watching = true;
 	{
 		double up = mhlAgentWait(t.dom, cfg->agent_deadline, console);
 
@@ -535,14 +703,21 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 		double t0 = mhlNow();
 		int rc;
 
-		fprintf(stderr, "memhp-lab: %s: step %d/%d: %s%s%s\n", s->name, i + 1, s->nsteps,
-			mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id);
+		if (!cfg->quiet)
+			fprintf(stderr, "memhp-lab: [%d/%d] %s: step %d/%d: %s%s%s (%.1f s)\n",
+				cfg->index, cfg->total, s->name, i + 1, s->nsteps,
+				mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id,
+				mhlNow() - t_start);
 		json_object_object_add(res, "step", json_object_new_string(mhlStepTypeNames[st->type]));
 		json_object_object_add(res, "line", json_object_new_int(st->line));
 		if (st->id[0])
 			json_object_object_add(res, "id", json_object_new_string(st->id));
 		json_object_object_add(res, "t", json_object_new_double(t0 - t.t0));
+		mhlAgentFailedReset();
 		rc = stepRun(&t, s, st, res, summary);
+		/* Could the step not be carried out, rather than its outcome being wrong? */
+		if (rc < 0 && (mhlAgentFailedReset() || virDomainIsActive(t.dom) != 1))
+			infra = true;
 		json_object_object_add(res, "seconds", json_object_new_double(mhlNow() - t0));
 		json_object_object_add(res, "ok", json_object_new_boolean(rc == 0));
 		if (rc < 0) {
@@ -558,7 +733,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 			break;
 	}
 	if (failed_step >= 0)
-		verdict = MHL_VERDICT_FAIL;
+		verdict = infra ? MHL_VERDICT_ERROR : MHL_VERDICT_FAIL;
 	if (!json_object_object_get_ex(summary, "pins_failed", NULL))
 		json_object_object_add(summary, "pins_failed", json_object_new_int(0));
 	{
@@ -581,14 +756,28 @@ done:
 		g_free(reason);
 		reason = g_strdup_printf("interrupted by signal %d", mhlInterrupted);
 	}
+	pthread_mutex_lock(&t.lock);
+	t.ending = true;
+	t.watch_stop = true;
+	pthread_mutex_unlock(&t.lock);
+	if (watching)
+		pthread_join(watcher, NULL);
+	/* A crash or a guest that went away is the reason, whatever step noticed it. */
+	if (verdict != MHL_VERDICT_INTERRUPTED && (t.fatal || t.gone)) {
+		verdict = MHL_VERDICT_ERROR;
+		g_free(reason);
+		reason = t.fatal ?
+			g_strdup_printf("the guest kernel crashed: %s; the trial ended there", t.fatal) :
+			g_strdup_printf("%s; console: %s, libvirt log: %s/libvirt.log", t.gone,
+					console, cfg->outdir);
+	}
 	if (t.dom) {
 		if (virDomainDestroy(t.dom) < 0 && virDomainIsActive(t.dom) == 1)
 			fprintf(stderr, "memhp-lab: warning: cannot destroy domain '%s': %s\n",
 				t.name, virGetLastErrorMessage());
 		virDomainFree(t.dom);
 	}
-	if (cb >= 0)
-		virConnectDomainEventDeregisterAny(conn, cb);
+	trialsRemove(&t);
 	console_text = mhlFileRead(console, NULL);
 	if (!console_text) {
 		mhlErrorReset();
@@ -596,7 +785,23 @@ done:
 	}
 	{
 		json_object *findings = mhlConsoleScan(console_text);
+		size_t f;
 
+		/* A panic the watcher had no time to see (the agent noticed first). */
+		for (f = 0; !t.fatal && verdict != MHL_VERDICT_INTERRUPTED &&
+		     f < json_object_array_length(findings); f++) {
+			json_object *e = json_object_array_get_idx(findings, f);
+
+			if (!fatalKind(json_object_get_string(json_object_object_get(e, "kind"))))
+				continue;
+			t.fatal = g_strdup_printf("%s (%s:%d)",
+						  json_object_get_string(json_object_object_get(e, "text")),
+						  console, json_object_get_int(json_object_object_get(e, "line")));
+			verdict = MHL_VERDICT_ERROR;
+			g_free(reason);
+			reason = g_strdup_printf("the guest kernel crashed: %s; the trial ended there",
+						 t.fatal);
+		}
 		if (verdict == MHL_VERDICT_PASS && json_object_array_length(findings) > 0) {
 			json_object *f0 = json_object_array_get_idx(findings, 0), *txt;
 
@@ -621,6 +826,8 @@ done:
 		verdict = MHL_VERDICT_ERROR;
 	}
 	g_free(t.name);
+	g_free(t.fatal);
+	g_free(t.gone);
 	*recp = rec;
 	return verdict;
 }

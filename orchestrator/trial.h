@@ -3,6 +3,7 @@
 #define MHL_TRIAL_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <libvirt/libvirt.h>
 
 #include "scenario.h"
@@ -18,6 +19,8 @@ typedef struct {
 	const char *accel;	/* "kvm" or "tcg" */
 	const char *accel_why;
 	double agent_deadline;
+	int index, total;	/* this trial's place in the run, for progress lines */
+	bool quiet;		/* no progress lines */
 } mhlRunConfig;
 
 typedef enum {
@@ -29,6 +32,9 @@ typedef enum {
 } mhlVerdict;
 
 extern const char *const mhlVerdictNames[MHL_VERDICT_LAST];
+
+/* Once per connection, before any trial: the domain events trials listen to. */
+int mhlTrialEventsRegister(virConnectPtr conn);
 
 /* Run one trial; the record is appended to outdir/trials.jsonl in every case
  * where that file can be written. Returns the verdict, and the record in *rec. */

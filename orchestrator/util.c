@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-static char *lastError;
+/* Per thread: trials run in parallel (-j), each reports its own first error. */
+static __thread char *lastError;
 volatile int mhlInterrupted;
 
 static void mhlErrorSet(const char *file, int line, char *msg)

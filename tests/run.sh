@@ -211,9 +211,12 @@ rc=$?
 prec=$work/panic/trials.jsonl
 ok "panicking guest: exit 1" test "$rc" = 1
 ok "panicking guest: verdict error, reason names the console log" \
-	jq -e '(.verdict == "error") and (.reason | test("stopped.*console: .*panic.console.log"))' "$prec"
+	jq -e '(.verdict == "error") and (.reason | test("(stopped.*console: |Kernel panic.*\\().*panic.console.log"))' "$prec"
 ok "panicking guest: the panic is a console finding" jq -e '[.console_findings[].kind] | index("panic") != null' "$prec"
 ok "panicking guest: no QEMU process remains" no_qemu
+
+# Matrices, -j, the console watcher, faults, interrupts, doctor (tests/orchestrator.sh).
+. tests/orchestrator.sh
 
 # Reports from a recorded run and from the runs above (tests/report.sh).
 . tests/report.sh

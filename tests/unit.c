@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "mhl-size.h"
 #include "record.h"
+#include "run.h"
 #include "scenario.h"
 #include "tap.h"
 #include "util.h"
@@ -292,6 +293,23 @@ static void testScenarioErrors(void)
 		{ "expect: movable_after_pin not a number",
 		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {movable_after_pin: some}\n",
 		  "movable_after_pin (pages, or all): 'some' is not an integer" },
+		{ "matrix: axis is not a list",
+		  "matrix: {size: 1M}\nnodes:\n  - memory: 1G\n", "1:16: a matrix axis must be a list" },
+		{ "matrix: unknown axis in a substitution",
+		  "matrix: {size: [1M]}\nnodes:\n  - memory: ${mem}\n", "3:13: '${mem}' is not a matrix axis" },
+		{ "substitution without a matrix",
+		  "nodes:\n  - memory: ${mem}\n", "(the scenario has no matrix)" },
+		{ "matrix: exclude names an unknown axis",
+		  "matrix: {size: [1M], exclude: [{sise: 1M}]}\nnodes:\n  - memory: 1G\n",
+		  "1:33: exclude names 'sise', which is not a matrix axis" },
+		{ "matrix: everything excluded",
+		  "matrix: {size: [1M], exclude: [{size: 1M}]}\nnodes:\n  - memory: 1G\n",
+		  "the matrix's exclude rules leave no trial" },
+		{ "matrix: a substituted value is still checked",
+		  "matrix: {size: [1M, lots]}\nnodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: \"${size}\", node: 0}\n",
+		  "5:24: size: 'lots' is not a size" },
+		{ "sysrq: not one key",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - sysrq: {key: cc}\n", "4:18: sysrq key: expected one letter" },
 		{ "expect: unknown policy",
 		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {policy: maybe}\n",
 		  "unknown policy 'maybe'" },
@@ -333,6 +351,35 @@ static void testScenarioErrors(void)
 	}
 	mhlErrorReset();
 	{
+		g_autofree char *path = writeTmp("m.yaml",
+			"name: m\nkernel: \"${k}\"\npin_policy: ${p}\n"
+			"matrix:\n  k: [\"6.12\", \"6.1\"]\n  p: [series, baseline]\n"
+			"  exclude:\n    - {k: \"6.1\", p: baseline}\n"
+			"nodes:\n  - memory: 1G\n  - memory: 64M\n"
+			"steps:\n  - pin: {id: a, size: 1M, node: 1}\n");
+		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+		int n = mhlScenarioLoadAll(path, all);
+		mhlScenario *t2 = n == 3 ? all->pdata[1] : NULL, *t3 = n == 3 ? all->pdata[2] : NULL;
+
+		tapOk(n == 3 && !strcmp(((mhlScenario *)all->pdata[0])->name, "m:k=6.12,p=series") &&
+		      !strcmp(t2->name, "m:k=6.12,p=baseline") && !strcmp(t2->pin_policy, "baseline") &&
+		      !strcmp(t3->name, "m:k=6.1,p=series") && !strcmp(t3->kernel, "6.1") &&
+		      t3->nparams == 2 && !strcmp(t3->param_key[0], "k") && !strcmp(t3->param_val[1], "series") &&
+		      !strcmp(t3->scenario_name, "m"),
+		      "matrix: 2 x 2 minus one exclude -> 3 trials, last axis fastest, ids from the values");
+		tapOk(!mhlScenarioLoad(path) && strstr(mhlErrorLast(), "makes 3 trials"),
+		      "matrix: mhlScenarioLoad refuses a file of several trials");
+		mhlErrorReset();
+	}
+	{
+		mhlHostFit fit = { .need_bytes = 2ULL << 30, .avail_bytes = 20ULL << 30, .cores = 2 };
+		mhlHostFit tight = { .need_bytes = 2ULL << 30, .avail_bytes = 5ULL << 30, .cores = 16 };
+		mhlHostFit none = { .need_bytes = 2ULL << 30, .avail_bytes = 1ULL << 30, .cores = 2 };
+
+		tapOk(mhlJobsDefault(&fit) == 2 && mhlJobsDefault(&tight) == 2 && mhlJobsDefault(&none) == 0,
+		      "-j default: min(cores, guests that fit in MemAvailable): 2, 2, 0");
+	}
+	{
 		const char *cfg = "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_CC=m\nCONFIG_DD=y";
 		g_autofree char *none = mhlKconfigMissing(cfg, "# comment\nA\n\nDD\n");
 		g_autofree char *two = mhlKconfigMissing(cfg, "A\nB\nCC\nD\n");
@@ -348,7 +395,7 @@ static void testScenarioErrors(void)
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 24);
+	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 34);
 	testSizes();
 	testCensus();
 	testAgent();

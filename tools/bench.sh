@@ -6,6 +6,10 @@
 # series and on the same tree and config without it (kernel/build.sh
 # --vanilla). Both trials run here, one after the other, and the table gives
 # the medians and their ratio. Results: results/bench/{series,vanilla}/.
+#
+# Throughput: the demo trial four times (scenarios/bench-throughput.yaml)
+# with -j 1 and with -j 2, trials per hour and their ratio, and the
+# orchestrator's own CPU time and peak RSS per trial.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
@@ -44,3 +48,22 @@ echo
 echo "series/vanilla > 1 means the series costs time. nr_not_pinnable (series only):" \
 	"$(jq -r '[.steps[].workload.not_pinnable_total] | map(tostring) | join(", ")' "$out/series/trials.jsonl")"
 echo "Records: $out/series/trials.jsonl, $out/vanilla/trials.jsonl"
+
+for j in 1 2; do
+	echo "[bench] throughput: 4 demo trials with -j $j"
+	if ! $LAB run --json -q -j $j -o "$out/j$j" scenarios/bench-throughput.yaml >"$out/j$j.json" 2>"$out/j$j.err"; then
+		cat "$out/j$j.err" >&2
+		echo "Error: the -j $j throughput run failed; record: $out/j$j/trials.jsonl" >&2
+		exit 1
+	fi
+done
+tph() { jq -r '(.trials | length) * 3600 / .wall_seconds | floor' "$out/j$1.json"; }
+per() { jq -r "$2" "$out/j$1.json"; }
+printf '\n%-48s %10s %10s %7s\n' "demo trial throughput" "-j 1" "-j 2" ratio
+printf '%-48s %10s %10s %7s\n' "trials per hour" "$(tph 1)" "$(tph 2)" \
+	"$(awk -v a="$(tph 2)" -v b="$(tph 1)" 'BEGIN { printf "%.2f", a / b }')"
+printf '%-48s %10s %10s\n' "orchestrator CPU per trial (s)" \
+	"$(per 1 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')" \
+	"$(per 2 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')"
+printf '%-48s %10s %10s\n' "orchestrator peak RSS (MiB)" \
+	"$(per 1 '.orchestrator_peak_rss_kib / 1024 | floor')" "$(per 2 '.orchestrator_peak_rss_kib / 1024 | floor')"

@@ -1,0 +1,34 @@
+/* run.h - `memhp-lab run`: the trials of one or more scenarios, up to N at a time. */
+#ifndef MHL_RUN_H
+#define MHL_RUN_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+	const char *uri;	/* NULL: the embedded driver in a private root */
+	const char *kernel;	/* --kernel, --pin-policy: override every scenario */
+	const char *pin_policy;
+	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
+	const char *initrd, *tmpl, *outdir, *only;
+	double agent_deadline;
+	int jobs;		/* 0: from host cores and memory */
+	bool quiet, json;
+	const char *bindir, *srcdir, *cache;
+} mhlRunOptions;
+
+/* Guests that fit: -j N checked against MemAvailable; 0 and why when none. */
+typedef struct {
+	uint64_t need_bytes;	/* the largest guest of the run, QEMU's overhead included */
+	uint64_t avail_bytes;	/* MemAvailable */
+	int cores;
+} mhlHostFit;
+
+/* How many guests of @need_bytes fit in @avail_bytes and @cores (at least 1 if any fits). */
+int mhlJobsDefault(const mhlHostFit *h);
+
+/* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
+int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);
+
+#endif

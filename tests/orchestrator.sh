@@ -1,0 +1,129 @@
+# tests/orchestrator.sh - sourced by tests/run.sh (uses its ok/expect_fail, $LAB,
+# $work): matrices, parallel guests, the console watcher, faults from outside,
+# interrupts, output modes, doctor.
+
+# QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
+qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
+
+echo "# orchestrator: a matrix, expanded and run two guests at a time"
+cat >"$work/mx.yaml" <<'EOF'
+name: mx
+kernel: "${kernel}"
+pin_policy: ${policy}
+matrix:
+  kernel: ["6.12", "6.1"]
+  policy: [series, baseline]
+  exclude:
+    - {kernel: "6.1"}
+nodes:
+  - memory: 1GiB
+  - memory: 128MiB
+    virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}
+steps:
+  - pin: {id: p, size: 64MiB}
+  - resize: {node: 1, requested: 0, deadline: 10}
+  - expect: {policy: series, unplug: reached}
+  - expect: {policy: baseline, unplug: short}
+  - release: {id: p}
+EOF
+$LAB check "$work/mx.yaml" >"$work/mx.check" 2>&1
+ok "check lists the matrix's trials: 2 of 2 x 2 after the exclude rule" \
+	sh -c "grep -q '2 trial(s) from its matrix' '$work/mx.check' && grep -qx '  mx:kernel=6.12,policy=baseline' '$work/mx.check'"
+$LAB run -j 2 -o "$work/mx" "$work/mx.yaml" >"$work/mx.out" 2>&1
+rc=$?
+r=$work/mx/trials.jsonl
+ok "matrix run -j 2: exit 0, both trials pass" test "$rc" = 0 -a "$(jq -s '[.[] | select(.verdict == "pass")] | length' "$r")" = 2
+ok "matrix run: trial ids and parameters come from the axis values" \
+	jq -se '(map(.trial) | sort) == ["mx:kernel=6.12,policy=baseline", "mx:kernel=6.12,policy=series"] and all(.[]; .parameters.kernel == "6.12" and .scenario_name == "mx")' "$r"
+ok "matrix run: the substituted pin_policy took effect (baseline stopped short)" \
+	jq -se 'map(select(.pin_policy == "baseline"))[0].summary.reached_bytes > 0 and map(select(.pin_policy == "series"))[0].summary.reached_bytes == 0' "$r"
+# Both guests ran at once: each started before the other ended.
+ok "-j 2: the two trials overlapped in time" jq -se '
+	map({s: (.started | sub("\\.[0-9]+"; "") | fromdateiso8601), d: .seconds}) as $t
+	| ($t[0].s < $t[1].s + $t[1].d) and ($t[1].s < $t[0].s + $t[0].d)' "$r"
+ok "the table of verdicts ends the output" grep -q '^2 passed, 0 failed, 0 error, 0 interrupted, 0 not run' "$work/mx.out"
+ok "progress lines say trial k of n and the step" grep -q 'memhp-lab: \[2/2\] mx:kernel=6.12,policy=[a-z]*: step 2/5: resize' "$work/mx.out"
+
+echo "# orchestrator: output modes and bad -j/--only"
+$LAB run --json -q -o "$work/js" --only 'mx:*series' "$work/mx.yaml" >"$work/js.out" 2>"$work/js.err"
+ok "--json -q: stdout is one JSON object with the trial's verdict, nothing on stderr" \
+	sh -c "jq -e '.trials | length == 1 and .[0].verdict == \"pass\" and .[0].trial == \"mx:kernel=6.12,policy=series\"' '$work/js.out' >/dev/null && ! grep -q 'memhp-lab:' '$work/js.err'"
+expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"
+expect_fail "-j whose guests do not fit in memory is refused, with the numbers" 2 \
+	'64 guest\(s\) of up to 2432 MiB each .* need 155648 MiB, but only [0-9]+ MiB is available' \
+	$LAB run -j 64 -o "$work/j64" scenarios/demo.yaml
+expect_fail "-j that is not a number" 2 "-j 'many' is not a number of guests" $LAB run -j many scenarios/demo.yaml
+
+echo "# orchestrator: the guest crashes (sysrq c): ERROR with the panic line, the run goes on"
+$LAB run -o "$work/crash" scenarios/fault-guest-crash.yaml scenarios/demo.yaml >"$work/crash.out" 2>&1
+rc=$?
+r=$work/crash/trials.jsonl
+ok "crash run: exit 1 (one trial did not pass)" test "$rc" = 1
+ok "crashed trial: verdict error, reason quotes the panic and its console line" \
+	jq -se '.[0].trial == "fault-guest-crash" and .[0].verdict == "error" and (.[0].reason | test("Kernel panic - not syncing: sysrq triggered crash \\(.*fault-guest-crash.console.log:[0-9]+\\)"))' "$r"
+ok "crashed trial: ended at once, not at the 30 s wait's end" jq -se '.[0].seconds < 25' "$r"
+ok "the next trial (demo) passes" jq -se '.[1].trial == "demo" and .[1].verdict == "pass"' "$r"
+
+echo "# orchestrator: QEMU killed from outside is an ERROR trial, not a hang"
+sed -e 's/^name: .*/name: killed/' -e '/sysrq/d' scenarios/fault-guest-crash.yaml >"$work/killed.yaml"
+$LAB run -o "$work/killed" "$work/killed.yaml" >"$work/killed.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q 'step 2/3: wait' "$work/killed.out" 2>/dev/null && break; sleep 0.1; done
+pkill -KILL -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-killed'
+wait $pid
+rc=$?
+ok "killed QEMU: exit 1, verdict error, the reason says the guest stopped on its own" \
+	jq -e --arg rc "$rc" '$rc == "1" and .verdict == "error" and (.reason | test("the guest (stopped|crashed) on its own"))' "$work/killed/trials.jsonl"
+ok "killed QEMU: the trial ended before its 30 s wait would have" jq -e '.seconds < 25' "$work/killed/trials.jsonl"
+
+echo "# orchestrator: SIGINT mid-run destroys the guests and leaves a valid trials.jsonl"
+$LAB run -j 2 -o "$work/sigint" "$work/mx.yaml" >"$work/sigint.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ "$(grep -c 'step 1/5' "$work/sigint.out" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+rc=$?
+ok "SIGINT: exit 1, every line of trials.jsonl parses, both trials interrupted" \
+	sh -c "[ $rc = 1 ] && jq -se 'length == 2 and all(.[]; .verdict == \"interrupted\")' '$work/sigint/trials.jsonl' >/dev/null"
+ok "SIGINT: no QEMU of the run remains" test -z "$(qemu_of memhp-mx)"
+
+echo "# orchestrator: a run killed with SIGKILL leaves QEMU behind; the next run cleans it up"
+$LAB run -o "$work/sigkill" "$work/killed.yaml" >"$work/sigkill.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q 'step 2/3: wait' "$work/sigkill.out" 2>/dev/null && break; sleep 0.1; done
+root=$(sed -n 's|.*qemu:///embed?root=\(/tmp/mhl-[A-Za-z0-9]*\).*|\1|p' "$work/sigkill.out" | head -n 1)
+kill -KILL $pid
+wait $pid 2>/dev/null
+ok "SIGKILL: its QEMU is still running (the embedded driver died with the run)" test -n "$(qemu_of memhp-killed)"
+$LAB run -o "$work/after" --only 'mx:*series' "$work/mx.yaml" >"$work/after.out" 2>&1
+ok "the next run killed the stale QEMU and removed the dead run's root $root" \
+	sh -c "[ -z \"\$(pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-killed')\" ] && [ -n '$root' ] && [ ! -e '$root' ] && grep -q 'removing $root' '$work/after.out'"
+ok "... and its own trial passed" jq -e '.verdict == "pass"' "$work/after/trials.jsonl"
+
+echo "# orchestrator: --uri qemu:///system, a libvirtd the test starts and stops, libvirt-python as the oracle"
+unshare -m --propagation private tests/libvirtd-run.sh "$work/ld" $LAB tests/data/oracle.yaml
+r=$work/ld/run/trials.jsonl
+ok "qemu:///system: the run and the oracle both exit 0 ($(cat "$work/ld/rc" 2>/dev/null))" \
+	test "$(cat "$work/ld/rc" 2>/dev/null)" = "run=0 oracle=0"
+ok "qemu:///system: verdict pass, the record names the URI" \
+	jq -e '.verdict == "pass" and .domain.uri == "qemu:///system"' "$r"
+ok "oracle: libvirt's <current> reached the initial 1 GiB plug, as the record's timeline says" \
+	sh -c "[ \"\$(jq -s 'map(.current_kib) | max' '$work/ld/oracle.jsonl')\" = 1048576 ] && jq -e '[.timeline[] | select(.source == \"qmp\") | .size_bytes] | max == 1073741824' '$r' >/dev/null"
+ok "oracle: after the request, libvirt saw the device at the size the record says it reached (0)" \
+	sh -c "[ \"\$(jq -s 'map(select(.requested_kib == 0)) | last | .current_kib * 1024' '$work/ld/oracle.jsonl')\" = \"\$(jq '.steps[1].reached_bytes' '$r')\" ]"
+# (libvirt answers the oracle's XMLDesc only between the orchestrator's agent commands.)
+ok "oracle: it saw the unplugged device while the pin was held (before the release step)" \
+	jq -se --slurpfile rec "$r" 'map(select(.requested_kib == 0 and .t < $rec[0].steps[4].t)) | length >= 1' "$work/ld/oracle.jsonl"
+ok "the test's libvirtd is gone" sh -c "! pgrep -f 'libvirtd -d -p $work/ld/libvirtd.pid' >/dev/null"
+
+echo "# orchestrator: doctor"
+$LAB doctor >"$work/doctor.out" 2>&1
+rc=$?
+sed 's/^/#   /' "$work/doctor.out"
+ok "doctor: every check passes on this host (exit 0, 'ready')" test "$rc" = 0 -a "$(tail -n 1 "$work/doctor.out")" = ready
+ok "doctor: names QEMU's virtio-mem support, both kernels and the memory that fits" \
+	sh -c "grep -q 'has virtio-mem-pci' '$work/doctor.out' && grep -q '^ok   kernel 6.1 ' '$work/doctor.out' && grep -q 'demo-sized guest(s) fit' '$work/doctor.out'"
+MEMHP_CACHE=$work/nocache $LAB doctor >"$work/doctor2.out" 2>&1
+rc=$?
+ok "doctor with no kernels built: exit 1, says to run make kernel" \
+	sh -c "[ $rc = 1 ] && grep -q 'FAIL kernel 6.12 .*make kernel' '$work/doctor2.out'"
