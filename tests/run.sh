@@ -218,6 +218,9 @@ ok "panicking guest: no QEMU process remains" no_qemu
 # Matrices, -j, the console watcher, faults, interrupts, doctor (tests/orchestrator.sh).
 . tests/orchestrator.sh
 
+# The pinning workloads: gup, io_uring, vfio, vfio-noiommu (tests/workloads.sh).
+. tests/workloads.sh
+
 # Reports from a recorded run and from the runs above (tests/report.sh).
 . tests/report.sh
 

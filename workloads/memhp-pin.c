@@ -104,16 +104,17 @@ int main(int argc, char **argv)
 		return holder_ctl(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
-	fprintf(stderr,
-		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu --id ID --size SIZE [--node N] [--seed S]\n"
-		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin] [--device PCI-ADDRESS]\n"
-		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
-		"       memhp-pin ctl ID check|release [--timeout SEC]\n");
 	if (argc >= 2) {
 		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, bench, ctl)\n",
 			argv[1]);
 		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, bench, ctl)\"}\n",
 		       EINVAL, strchr(argv[1], '"') ? "?" : argv[1]);
+		return 2;
 	}
+	fprintf(stderr,
+		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu --id ID --size SIZE [--node N] [--seed S]\n"
+		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin] [--device PCI-ADDRESS]\n"
+		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
+		"       memhp-pin ctl ID check|release [--timeout SEC]\n");
 	return 2;
 }

@@ -1,0 +1,136 @@
+# tests/workloads.sh - the pinning workloads of `make check` (gup, io_uring,
+# vfio, vfio-noiommu), sourced by tests/run.sh (uses its ok/expect_fail
+# helpers, $LAB, $B and $work). Bad input of memhp-pin runs on this host (the
+# binary is static); each mode then pins memory that starts in ZONE_MOVABLE on
+# the real guest, the node's virtio-mem device is unplugged, and the record
+# must show the pin, no pinned page in ZONE_MOVABLE, intact I/O or DMA after
+# the unplug, and the unplug reaching its request.
+PIN=$B/memhp-pin
+
+echo "# workloads: memhp-pin's bad input (on this host: one JSON object with \"error\", exit non-zero)"
+# pin_json DESC EXIT JQ CMD...: CMD exits EXIT, prints one JSON object matching
+# JQ, and a one-line message to stderr when it fails (none when it does not).
+pin_json() {
+	local desc=$1 want=$2 expr=$3; shift 3
+	"$@" >"$work/pin.out" 2>"$work/pin.err"
+	local rc=$?
+	ok "$desc (exit $want)" test "$rc" = "$want" -a "$(wc -l <"$work/pin.out")" = 1 -a \
+		"$(wc -l <"$work/pin.err")" = "$([ "$want" = 0 ] && echo 0 || echo 1)"
+	ok "$desc: JSON $expr" jq -e "$expr" "$work/pin.out"
+}
+pin_json "unknown mode" 2 '.ok == false and (.error | test("unknown mode .frob.*known: gup, io_uring, vfio, vfio-noiommu"))' \
+	$PIN frob --id x --size 4M
+pin_json "unknown backing" 2 '.ok == false and .errno_name == "EINVAL" and (.error | test("--backing.*known: anon, thp, hugetlb, memfd"))' \
+	$PIN gup --id x --size 4M --backing pmem
+pin_json "a size that does not fit the node" 2 '.ok == false and (.error | test("does not fit node 0 \\(MemTotal [0-9]+ bytes\\)"))' \
+	$PIN gup --id x --size 4096G --node 0
+pin_json "a node the machine does not have" 2 '.ok == false and (.error | test("no such NUMA node: --node 63"))' \
+	$PIN gup --id x --size 4M --node 63
+# No gup_test and no edu device: an empty tmpfs over debugfs and the PCI device list.
+pin_json "missing gup_test" 1 '.ok == false and .errno_name == "ENOENT" and (.error | test("open /sys/kernel/debug/gup_test"))' \
+	unshare -m sh -c "mount -t tmpfs none /sys/kernel/debug && exec $PIN gup --id nogup --size 4M"
+pin_json "missing vfio (edu) device" 1 '.ok == false and .errno_name == "ENODEV" and (.error | test("find the edu PCI device"))' \
+	unshare -m sh -c "mount -t tmpfs none /sys/bus/pci/devices && exec $PIN vfio --id nodev --size 4M"
+# io_uring pins on this host too: pin, check through the registered buffers, release.
+pin_json "io_uring on this host: 8 MiB registered, I/O through the fixed buffers intact" 0 \
+	'.ok and .bytes_pinned == 8388608 and .io_uring.buffers == 1 and .io.ok and .io.chunks == 64' \
+	$PIN io_uring --id hostring --size 8M --backing memfd
+ok "io_uring on this host: check answers with the I/O and the pattern intact" \
+	sh -c "$PIN ctl hostring check | jq -e '.ok and .io.ok and .pattern_ok'"
+ok "io_uring on this host: release unpins (bytes_pinned 0) and the holder exits" \
+	sh -c "$PIN ctl hostring release | jq -e '.ok and .released and .bytes_pinned == 0' && sleep 0.5 && ! test -e /run/memhp/hostring.sock"
+
+echo "# workloads: scenario keys of the pin step and devices (memhp-lab check)"
+sc() { printf 'name: w\nnodes:\n  - memory: 1G\n%s\nsteps:\n  - pin: {id: p, size: 4MiB, node: 0, %s}\n' "$1" "$2" >"$work/w.yaml"; }
+sc "" "workload: rdma"
+expect_fail "unknown workload, naming the known ones" 2 "w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu\)" $LAB check "$work/w.yaml"
+sc "" "backing: pmem"
+expect_fail "unknown backing" 2 "unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)" $LAB check "$work/w.yaml"
+sc "" "touch: later"
+expect_fail "unknown touch" 2 "unknown touch 'later' \(known: before, pin\)" $LAB check "$work/w.yaml"
+sc "" "fails_with: 12"
+expect_fail "fails_with that is no errno or signal name" 2 "fails_with: '12' is not an errno name" $LAB check "$work/w.yaml"
+sc "devices: {iommu: yes}" "workload: vfio"
+expect_fail "devices: a value that is not true/false" 2 "devices: iommu: expected true or false, not 'yes'" $LAB check "$work/w.yaml"
+sc "devices: {iommu: true, gpu: true}" "workload: vfio"
+expect_fail "devices: an unknown device" 2 "unknown key 'gpu' in devices \(known: iommu, edu\)" $LAB check "$work/w.yaml"
+for f in pin-gup pin-io-uring pin-vfio pin-vfio-noiommu pin-multi pin-enomem; do
+	ok "check accepts scenarios/$f.yaml" $LAB check scenarios/$f.yaml
+done
+
+# wrun NAME: run scenarios/NAME.yaml into $work/NAME; $r is its record.
+wrun() {
+	echo "# integration: workloads, scenarios/$1.yaml"
+	$LAB run -o "$work/$1" "scenarios/$1.yaml" >"$work/$1.out" 2>&1
+	r=$work/$1/trials.jsonl
+	ok "$1: verdict pass" jq -e '.verdict == "pass"' "$r"
+	jq -e '.verdict == "pass"' "$r" >/dev/null 2>&1 || sed 's/^/#   /' "$work/$1.out" | tail -n 8
+}
+# The first step of workload ID in the record, of kind WHAT (pin: null, check, release).
+st() { echo "[.steps[] | select((.id // \"\") == \"$1\" and .step == \"$2\")][0]"; }
+
+wrun pin-gup
+ok "gup: five pins held at once (touch-by-pin, hugetlb, anon, thp, memfd)" \
+	jq -e '[.steps[] | select(.step == "pin" and .ok and .workload.ok)] | length == 5' "$r"
+ok "gup: all but touch-by-pin started in ZONE_MOVABLE; the touch-by-pin one was not faulted in before it" \
+	jq -e '[.steps[] | select(.step == "pin") | .workload] | (map(select(.touch == "before" and .census_before.by_zone.Movable == .census_before.pages)) | length) == 4 and (map(select(.touch == "pin" and .census_before.not_present == .census_before.pages)) | length) == 1' "$r"
+ok "gup: no pinned page in ZONE_MOVABLE after any pin" \
+	jq -e '[.steps[] | select(.step == "pin") | .workload.census_after.by_zone.Movable] | all(. == 0)' "$r"
+ok "gup: the unplug reached 0" jq -e "$(st "" resize).reached_bytes == 0" "$r"
+ok "gup: after the unplug every pattern is intact and no pinned page moved" \
+	jq -e '[.steps[] | select(.step == "check") | .workload | .pattern_ok and .pages_moved_since_pin == 0] | length == 5 and all' "$r"
+ok "gup: every holder released, pins balanced" \
+	jq -e '([.steps[] | select(.step == "release") | .workload.released] | length == 5 and all) and .guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
+
+wrun pin-io-uring
+ok "io_uring: 128 MiB registered in 1 buffer, all of it in ZONE_MOVABLE before" \
+	jq -e "$(st ring0 pin).workload | .ok and .bytes_pinned == 134217728 and .io_uring.buffers == 1 and .census_before.by_zone.Movable == 32768" "$r"
+ok "io_uring: no registered page in ZONE_MOVABLE; RLIMIT_MEMLOCK reported" \
+	jq -e "$(st ring0 pin).workload | .census_after.by_zone.Movable == 0 and (.io_uring.rlimit_memlock_cur | type) == \"number\"" "$r"
+ok "io_uring: WRITE_FIXED/READ_FIXED through the buffers right after the pin" jq -e "$(st ring0 pin).workload.io.ok" "$r"
+ok "io_uring: the unplug reached 0" jq -e "$(st "" resize).reached_bytes == 0 and $(st "" resize).converged" "$r"
+ok "io_uring: after the unplug the I/O returns the right bytes (64 chunks, none bad) and no page moved" \
+	jq -e "$(st ring0 check).workload | .io.ok and .io.chunks == 64 and .io.file_mismatch == 0 and .io.pattern_bad_chunks == 0 and .pages_moved_since_pin == 0" "$r"
+ok "io_uring: released, pins balanced" \
+	jq -e "$(st ring0 release).workload.released and .guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released" "$r"
+
+wrun pin-vfio
+ok "vfio: edu behind the vIOMMU, type1v2, 64 MiB mapped from ZONE_MOVABLE" \
+	jq -e "$(st dma0 pin).workload | .ok and .vfio.iommu == \"type1v2\" and .vfio.mapped and .bytes_pinned == 67108864 and .census_before.by_zone.Movable == 16384" "$r"
+ok "vfio: no mapped page in ZONE_MOVABLE" jq -e "$(st dma0 pin).workload.census_after.by_zone.Movable == 0" "$r"
+ok "vfio: edu DMA through the IOMMU right after the map: 4 of 4 pages" jq -e "$(st dma0 pin).workload.io | .ok and .pages_ok == 4" "$r"
+ok "vfio: the unplug reached 0" jq -e "$(st "" resize).reached_bytes == 0" "$r"
+ok "vfio: after the unplug edu's DMA still returns the right bytes (4 of 4 pages)" \
+	jq -e "$(st dma0 check).workload | .io.ok and .io.pages_ok == 4 and .io.pages_bad == 0 and .pattern_ok" "$r"
+ok "vfio: unmapped at release, pins balanced" \
+	jq -e "$(st dma0 release).workload.released and .guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released" "$r"
+
+wrun pin-vfio-noiommu
+ok "vfio-noiommu: says it is unprotected and pins nothing" \
+	jq -e "$(st raw0 pin).workload | .ok and .pinned == false and .bytes_pinned == 0 and .vfio.protected == false and (.vfio.warning | test(\"UNPROTECTED\"))" "$r"
+ok "vfio-noiommu: the buffer stays in ZONE_MOVABLE (the trial does not apply the movable rule)" \
+	jq -e "$(st raw0 pin).workload.census_after.by_zone.Movable == 16384 and ($(st raw0 pin).note | test(\"pins nothing\"))" "$r"
+ok "vfio-noiommu: before the unplug edu reads the right bytes at the recorded physical addresses" \
+	jq -e "$(st raw0 pin).workload.io.pages_ok == 4" "$r"
+ok "vfio-noiommu: the unplug reached 0" jq -e "$(st "" resize).reached_bytes == 0" "$r"
+ok "vfio-noiommu: after the unplug pages moved, and the device reads other bytes there" \
+	jq -e "$(st raw0 check).workload | .pages_moved_since_pin > 0 and .io.pages_bad > 0" "$r"
+
+wrun pin-multi
+ok "multi: gup on node 1 and io_uring on node 2 held at once, both out of ZONE_MOVABLE" \
+	jq -e "($(st g pin).workload | .ok and .node == 1 and .census_after.by_zone.Movable == 0) and ($(st r pin).workload | .ok and .node == 2 and .census_after.by_zone.Movable == 0)" "$r"
+ok "multi: both nodes' devices unplugged to 0" jq -e '[.steps[] | select(.step == "resize") | .reached_bytes == 0] | length == 2 and all' "$r"
+ok "multi: after both unplugs the gup pattern and the io_uring I/O are intact" \
+	jq -e "$(st g check).workload.pattern_ok and ($(st r check).workload | .pattern_ok and .io.ok)" "$r"
+
+wrun pin-enomem
+ok "enomem: the hugetlb pin that cannot migrate fails with ENOMEM and pins nothing" \
+	jq -e "$(st huge pin) | .failed_as_expected and .workload.errno_name == \"ENOMEM\" and .workload.bytes_pinned == 0" "$r"
+ok "enomem: the 640 MiB pin of 4 KiB pages ends its holder by SIGKILL (the OOM killer), agent alive" \
+	jq -e "$(st big pin) | .failed_as_expected and .workload.signal == \"SIGKILL\"" "$r"
+ok "enomem: nothing leaked - a 64 MiB pin then succeeds out of ZONE_MOVABLE and the unplug reaches 0" \
+	jq -e "($(st small pin).workload | .ok and .census_after.by_zone.Movable == 0) and $(st "" resize).reached_bytes == 0" "$r"
+ok "enomem: pins balanced after the release" \
+	jq -e '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
+ok "no QEMU process of a pin-* scenario remains" \
+	sh -c "! pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-pin-'"
