@@ -127,3 +127,21 @@ MEMHP_CACHE=$work/nocache $LAB doctor >"$work/doctor2.out" 2>&1
 rc=$?
 ok "doctor with no kernels built: exit 1, says to run make kernel" \
 	sh -c "[ $rc = 1 ] && grep -q 'FAIL kernel 6.12 .*make kernel' '$work/doctor2.out'"
+
+echo "# orchestrator: the shipped scenarios of multi-node unplug, elasticity cycles and online policies"
+$LAB run -j 2 -q -o "$work/shipped" scenarios/multi-node-unplug.yaml scenarios/grow-shrink.yaml \
+	scenarios/online-kernel.yaml scenarios/online-auto-movable.yaml \
+	scenarios/online-auto-movable-global.yaml >"$work/shipped.out" 2>&1
+r=$work/shipped/trials.jsonl
+sed 's/^/#   /' "$work/shipped.out" | grep -v '^#   $'
+ok "all five pass (each scenario's own expect steps)" jq -se 'length == 5 and all(.[]; .verdict == "pass")' "$r"
+ok "multi-node: both nodes unplugged to 0 while the other node's pin was held" \
+	jq -se 'map(select(.trial == "multi-node-unplug"))[0] | [.steps[] | select(.step == "resize") | .reached_bytes] == [0, 0]' "$r"
+ok "grow-shrink: every check after a resize found the pinned buffer intact and unmoved" \
+	jq -se 'map(select(.trial == "grow-shrink"))[0] | [.steps[] | select(.step == "check") | .workload.pattern_ok and .workload.pages_moved_since_pin == 0] | length == 4 and all' "$r"
+ok "online_kernel: nothing was movable, the unplug stopped with at least the pinned 256 MiB plugged" \
+	jq -se 'map(select(.trial == "online-kernel"))[0] | .steps[2].reached_bytes >= 268435456 and .guest_before.memory_blocks.online_by_zone.Movable == null' "$r"
+ok "auto-movable (per node): some hotplugged blocks went to Normal, the pin moved there, the unplug stopped short" \
+	jq -se 'map(select(.trial == "online-auto-movable"))[0] | .guest_before.memory_blocks.online_by_zone.Normal > 0 and .steps[0].workload.census_after.by_zone.Normal > 0 and .steps[2].reached_bytes > 0' "$r"
+ok "auto-movable (whole guest): every hotplugged block movable, the unplug reached 0" \
+	jq -se 'map(select(.trial == "online-auto-movable-global"))[0] | .guest_before.memory_blocks.online_by_zone.Normal == null and .steps[2].reached_bytes == 0' "$r"
