@@ -236,6 +236,21 @@ typedef struct {
 	unsigned int seen;
 } mhlStepParse;
 
+/* A string that must be one of @names; the error lists them. */
+static int getName(mhlYaml *y, yaml_node_t *v, const char *what, const char *const *names,
+		   char *buf, size_t len)
+{
+	g_autofree char *known = NULL;
+
+	if (getStr(y, v, what, buf, len) < 0)
+		return -1;
+	if (oneOf(buf, names) >= 0)
+		return 0;
+	known = g_strjoinv(", ", (char **)names);
+	mhlError("%s:%d:%d: unknown %s '%s' (known: %s)", AT(y, v), what, buf, known);
+	return -1;
+}
+
 static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
 	mhlStepParse *sp = opaque;
@@ -246,31 +261,11 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	switch (key) {
 	case ST_ID: return getStr(y, v, "id", st->id, sizeof(st->id));
 	case ST_WORKLOAD:
-		if (getStr(y, v, "workload", st->workload, sizeof(st->workload)) < 0)
-			return -1;
-		if (oneOf(st->workload, workloadNames) < 0) {
-			mhlError("%s:%d:%d: unknown workload '%s' (known: gup, io_uring, vfio, vfio-noiommu)",
-				 AT(y, v), st->workload);
-			return -1;
-		}
-		return 0;
+		return getName(y, v, "workload", workloadNames, st->workload, sizeof(st->workload));
 	case ST_BACKING:
-		if (getStr(y, v, "backing", st->backing, sizeof(st->backing)) < 0)
-			return -1;
-		if (oneOf(st->backing, backingNames) < 0) {
-			mhlError("%s:%d:%d: unknown backing '%s' (known: anon, thp, hugetlb, memfd)",
-				 AT(y, v), st->backing);
-			return -1;
-		}
-		return 0;
+		return getName(y, v, "backing", backingNames, st->backing, sizeof(st->backing));
 	case ST_TOUCH:
-		if (getStr(y, v, "touch", st->touch, sizeof(st->touch)) < 0)
-			return -1;
-		if (oneOf(st->touch, touchNames) < 0) {
-			mhlError("%s:%d:%d: unknown touch '%s' (known: before, pin)", AT(y, v), st->touch);
-			return -1;
-		}
-		return 0;
+		return getName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
 	case ST_FAILS_WITH:
 		if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
 			return -1;

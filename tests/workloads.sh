@@ -42,19 +42,19 @@ ok "io_uring on this host: release unpins (bytes_pinned 0) and the holder exits"
 
 echo "# workloads: scenario keys of the pin step and devices (memhp-lab check)"
 sc() { printf 'name: w\nnodes:\n  - memory: 1G\n%s\nsteps:\n  - pin: {id: p, size: 4MiB, node: 0, %s}\n' "$1" "$2" >"$work/w.yaml"; }
-sc "" "workload: rdma"
-expect_fail "unknown workload, naming the known ones" 2 "w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu\)" $LAB check "$work/w.yaml"
-sc "" "backing: pmem"
-expect_fail "unknown backing" 2 "unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)" $LAB check "$work/w.yaml"
-sc "" "touch: later"
-expect_fail "unknown touch" 2 "unknown touch 'later' \(known: before, pin\)" $LAB check "$work/w.yaml"
-sc "" "fails_with: 12"
-expect_fail "fails_with that is no errno or signal name" 2 "fails_with: '12' is not an errno name" $LAB check "$work/w.yaml"
-sc "devices: {iommu: yes}" "workload: vfio"
-expect_fail "devices: a value that is not true/false" 2 "devices: iommu: expected true or false, not 'yes'" $LAB check "$work/w.yaml"
-sc "devices: {iommu: true, gpu: true}" "workload: vfio"
-expect_fail "devices: an unknown device" 2 "unknown key 'gpu' in devices \(known: iommu, edu\)" $LAB check "$work/w.yaml"
-for f in pin-gup pin-io-uring pin-vfio pin-vfio-noiommu pin-multi pin-enomem; do
+# description | top-level line | pin keys | what the error says
+while IFS='|' read -r desc top keys says; do
+	sc "$top" "$keys"
+	expect_fail "$desc" 2 "$says" $LAB check "$work/w.yaml"
+done <<'EOF'
+unknown workload, naming the known ones||workload: rdma|w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu\)
+unknown backing||backing: pmem|unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)
+unknown touch||touch: later|unknown touch 'later' \(known: before, pin\)
+fails_with that is no errno or signal name||fails_with: 12|fails_with: '12' is not an errno name
+devices: a value that is not true/false|devices: {iommu: yes}|workload: vfio|devices: iommu: expected true or false, not 'yes'
+devices: an unknown device|devices: {iommu: true, gpu: true}|workload: vfio|unknown key 'gpu' in devices \(known: iommu, edu\)
+EOF
+for f in pin-gup pin-io-uring pin-vfio pin-vfio-noiommu pin-multi pin-enomem pin-throughput; do
 	ok "check accepts scenarios/$f.yaml" $LAB check scenarios/$f.yaml
 done
 
