@@ -3,6 +3,7 @@
 #   make demo      deps + kernel + guest image + orchestrator, then the demo scenario
 #   make check     the same setup, then every test (unit, bad input, integration)
 #   make bench     measurements side by side, as ratios (tools/bench.sh)
+#   make conformance  the seed series' claims on both kernels, both policies
 #   make deps      install missing Debian packages (tools/deps.list)
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
 #   make clean     remove build/ (the kernel cache stays)
@@ -27,7 +28,7 @@ PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel workloads orchestrator image demo check bench unit-tests clean
+.PHONY: all deps kernel workloads orchestrator image demo check bench conformance unit-tests clean
 
 all: orchestrator image
 
@@ -81,6 +82,9 @@ check: deps kernel image orchestrator unit-tests
 
 bench: deps kernel image orchestrator
 	@tools/bench.sh
+
+conformance: deps kernel image orchestrator
+	@tools/conformance.sh
 
 clean:
 	rm -rf $(B)

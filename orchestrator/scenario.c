@@ -221,11 +221,11 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 
 enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
        ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH, ST_KEY, ST_SECONDS,
-       ST_BACKING, ST_TOUCH, ST_FAILS_WITH };
+       ST_BACKING, ST_TOUCH, ST_FAILS_WITH, ST_VMSTAT };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
 					"deadline", "policy", "unplug", "movable_after_pin",
 					"repeat", "fresh", "key", "seconds", "backing", "touch",
-					"fails_with", NULL };
+					"fails_with", "vmstat", NULL };
 static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", NULL };
 static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
 static const char *const touchNames[] = { "before", "pin", NULL };
@@ -235,6 +235,49 @@ typedef struct {
 	mhlStep *st;
 	unsigned int seen;
 } mhlStepParse;
+
+/* expect: {vmstat: {COUNTER: N, COUNTER: ">=N"}}: changes since the trial's start. */
+static int parseVmstat(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_pair_t *p;
+
+	if (wantKind(y, v, YAML_MAPPING_NODE, "vmstat") < 0)
+		return -1;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		yaml_node_t *n = yaml_document_get_node(y->doc, p->value);
+		const char *val;
+		char *end;
+		int i = st->nvmstat;
+
+		if (i >= MHL_MAX_VMSTAT) {
+			mhlError("%s:%d:%d: more than %d vmstat checks in one expect", AT(y, k),
+				 MHL_MAX_VMSTAT);
+			return -1;
+		}
+		if (wantKind(y, k, YAML_SCALAR_NODE, "a vmstat counter") < 0 ||
+		    wantKind(y, n, YAML_SCALAR_NODE, "a vmstat change") < 0)
+			return -1;
+		if (!g_regex_match_simple("^[a-z0-9_]+$", scalar(y, k), 0, 0) ||
+		    strlen(scalar(y, k)) >= sizeof(st->vmstat_key[i])) {
+			mhlError("%s:%d:%d: '%s' is not a /proc/vmstat counter name", AT(y, k),
+				 scalar(y, k));
+			return -1;
+		}
+		val = scalar(y, n);
+		st->vmstat_atleast[i] = g_str_has_prefix(val, ">=");
+		errno = 0;
+		st->vmstat_val[i] = strtoll(val + (st->vmstat_atleast[i] ? 2 : 0), &end, 10);
+		if (errno || *end || end == val + (st->vmstat_atleast[i] ? 2 : 0)) {
+			mhlError("%s:%d:%d: vmstat %s: expected a change N or \">=N\", not '%s'",
+				 AT(y, n), scalar(y, k), val);
+			return -1;
+		}
+		snprintf(st->vmstat_key[i], sizeof(st->vmstat_key[i]), "%s", scalar(y, k));
+		st->nvmstat++;
+	}
+	return 0;
+}
 
 /* A string that must be one of @names; the error lists them. */
 static int getName(mhlYaml *y, yaml_node_t *v, const char *what, const char *const *names,
@@ -266,7 +309,24 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return getName(y, v, "backing", backingNames, st->backing, sizeof(st->backing));
 	case ST_TOUCH:
 		return getName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
+	case ST_VMSTAT:
+		return parseVmstat(y, v, st);
 	case ST_FAILS_WITH:
+		/* fails_with: ENOMEM, or {series: ENOMEM}: only under that pin_policy. */
+		if (v->type == YAML_MAPPING_NODE) {
+			yaml_node_pair_t *p = v->data.mapping.pairs.start;
+			yaml_node_t *pk;
+
+			if (v->data.mapping.pairs.top - p != 1 ||
+			    (pk = yaml_document_get_node(y->doc, p->key))->type != YAML_SCALAR_NODE ||
+			    oneOf(scalar(y, pk), policyNames) < 0) {
+				mhlError("%s:%d:%d: fails_with: a mapping has one key, a pin_policy (series or baseline)",
+					 AT(y, v));
+				return -1;
+			}
+			snprintf(st->fails_with_policy, sizeof(st->fails_with_policy), "%s", scalar(y, pk));
+			v = yaml_document_get_node(y->doc, p->value);
+		}
 		if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
 			return -1;
 		if (strncmp(st->fails_with, "E", 1) && strncmp(st->fails_with, "SIG", 3)) {
@@ -354,7 +414,7 @@ static const struct {
 	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_SNAPSHOT] = { 0, 0 },
-	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE },
+	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE | 1 << ST_VMSTAT },
 	[MHL_STEP_BENCH] = { 1 << ST_SIZE,
 			     1 << ST_SIZE | 1 << ST_NODE | 1 << ST_REPEAT | 1 << ST_FRESH },
 	[MHL_STEP_SYSRQ] = { 1 << ST_KEY, 1 << ST_KEY },

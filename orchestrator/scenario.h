@@ -9,6 +9,7 @@
 #define MHL_MAX_NODES 4
 #define MHL_MAX_STEPS 64
 #define MHL_MAX_AXES 8
+#define MHL_MAX_VMSTAT 8
 #define MHL_MAX_TRIALS 1024
 
 typedef enum {
@@ -34,6 +35,7 @@ typedef struct {
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
 	char touch[8];		/* pin: pages faulted "before" the pin (default) or by the "pin" */
 	char fails_with[16];	/* pin: fail with this errno (ENOMEM) or holder signal (SIGKILL) */
+	char fails_with_policy[16]; /* ... only under this pin_policy ("" = any); else succeed */
 	uint64_t size;		/* pin: bytes */
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
@@ -46,6 +48,10 @@ typedef struct {
 	char policy[16];	/* applies only under this pin_policy ("" = any) */
 	int unplug;		/* MHL_UNPLUG_*: the last resize reached its request or not */
 	long long movable_after_pin; /* the last pin's pages left in ZONE_MOVABLE, or MHL_ALL */
+	int nvmstat;		/* /proc/vmstat changes since the trial's start */
+	char vmstat_key[MHL_MAX_VMSTAT][48];
+	long long vmstat_val[MHL_MAX_VMSTAT];
+	bool vmstat_atleast[MHL_MAX_VMSTAT];	/* ">=N" rather than exactly N */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };

@@ -39,6 +39,7 @@ typedef struct {
 	char *name;
 	const mhlScenario *s;
 	json_object *steps;	/* results of the steps so far */
+	json_object *before;	/* the guest snapshot taken before the first step */
 	/* Set by the console watcher and the lifecycle callback, under lock. */
 	char *fatal;		/* first panic/Oops line on the console, with file:line */
 	char *gone;		/* the domain stopped without us destroying it */
@@ -345,6 +346,27 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
 		rc |= expectCheck(checks, st, "pinned pages in ZONE_MOVABLE after the pin",
 				  expected, actual, have >= 0 && have == want);
 	}
+	if (st->nvmstat) {
+		g_autoptr(json_object) now = mhlGuestSnapshot(t->dom);
+		int i;
+
+		if (!now)
+			return -1;
+		for (i = 0; i < st->nvmstat; i++) {
+			const char *const key[] = { "vmstat", st->vmstat_key[i], NULL };
+			json_object *a = path(t->before, key), *b = path(now, key);
+			long long d = a && b ? json_object_get_int64(b) - json_object_get_int64(a) : 0;
+			g_autofree char *what = g_strdup_printf("vmstat %s change", st->vmstat_key[i]);
+			g_autofree char *expected = g_strdup_printf("%s%lld", st->vmstat_atleast[i] ? ">=" : "",
+								    st->vmstat_val[i]);
+			g_autofree char *actual = a && b ? g_strdup_printf("%lld", d) :
+						  g_strdup("no such counter in the guest's /proc/vmstat");
+
+			rc |= expectCheck(checks, st, what, expected, actual, a && b &&
+					  (st->vmstat_atleast[i] ? d >= st->vmstat_val[i] :
+					   d == st->vmstat_val[i]));
+		}
+	}
 	return rc ? -1 : 0;
 }
 
@@ -363,6 +385,9 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 	json_object *out, *ok, *after = NULL, *en = NULL, *sig = NULL, *pinned, *bytes;
 	int exitcode = -1;
 	bool pins;
+	/* The failure this pin must end in under this trial's pin_policy, or "". */
+	const char *fails_with = !st->fails_with_policy[0] ||
+				 !strcmp(st->fails_with_policy, s->pin_policy) ? st->fails_with : "";
 
 	snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, st->size);
 	snprintf(node, sizeof(node), "%d", st->node);
@@ -374,9 +399,9 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 	json_object_object_get_ex(out, "signal", &sig);	/* the holder was killed */
 	if (!json_object_object_get_ex(out, "ok", &ok) || !json_object_get_boolean(ok)) {
 		json_object_object_add(summary, "pins_failed", json_object_new_int(1));
-		if (st->fails_with[0] &&
-		    ((en && !strcmp(json_object_get_string(en), st->fails_with)) ||
-		     (sig && !strcmp(json_object_get_string(sig), st->fails_with)))) {
+		if (fails_with[0] &&
+		    ((en && !strcmp(json_object_get_string(en), fails_with)) ||
+		     (sig && !strcmp(json_object_get_string(sig), fails_with)))) {
 			json_object_object_add(res, "failed_as_expected", json_object_new_boolean(true));
 			return 0;
 		}
@@ -385,9 +410,9 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 			 en ? json_object_get_string(en) : json_object_to_json_string(out));
 		return -1;
 	}
-	if (st->fails_with[0]) {
+	if (fails_with[0]) {
 		mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d succeeded, but the step expects it to fail with %s",
-			 st->id, st->workload, st->size, st->node, st->fails_with);
+			 st->id, st->workload, st->size, st->node, fails_with);
 		return -1;
 	}
 	pins = !json_object_object_get_ex(out, "pinned", &pinned) || json_object_get_boolean(pinned);
@@ -694,6 +719,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 		if (!snap)
 			goto error;
 		json_object_object_add(rec, "guest_before", snap);
+		t.before = snap;
 	}
 
 	for (i = 0; i < s->nsteps && !mhlInterrupted; i++) {

@@ -221,6 +221,9 @@ ok "panicking guest: no QEMU process remains" no_qemu
 # The pinning workloads: gup, io_uring, vfio, vfio-noiommu (tests/workloads.sh).
 . tests/workloads.sh
 
+# The quick subset of the seed conformance suite (tests/conformance.sh).
+. tests/conformance.sh
+
 # Reports from a recorded run and from the runs above (tests/report.sh).
 . tests/report.sh
 

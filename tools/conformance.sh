@@ -1,0 +1,93 @@
+#!/bin/bash
+# tools/conformance.sh - `make conformance`: the seed series' claims, one
+# scenario each (scenarios/conformance/), on both kernels under both pin
+# policies, and a table claim x kernel x policy -> PASS/FAIL with the numbers.
+#
+# Usage: tools/conformance.sh [--quick] [-o DIR]
+#   --quick   claims 1, 3 and 8 on 6.12 only (what `make check` runs)
+# A claim PASSes when its trial's verdict is pass (the scenario's expect steps
+# state the claim for each policy) and, where the claim is about a number,
+# that number is what the claim says (c3: pins balanced; c7: ratio > 1 under
+# series). Exit 0 if every row passed, 1 if one did not, 2 if nothing ran.
+set -u
+cd "$(dirname "$0")/.."
+LAB=build/memhp-lab
+out=results/conformance
+files=(scenarios/conformance/*.yaml)
+only=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick)
+		files=(scenarios/conformance/1-*.yaml scenarios/conformance/3-*.yaml scenarios/conformance/8-*.yaml)
+		only=(--only '*kernel=6.12*')
+		;;
+	-o) out=$2; shift;;
+	*) echo "usage: tools/conformance.sh [--quick] [-o DIR]" >&2; exit 2;;
+	esac
+	shift
+done
+rm -rf "$out"
+echo "[conformance] ${#files[@]} claim(s): ${files[*]}"
+$LAB run -j 2 -q -o "$out" "${only[@]}" "${files[@]}" >"$out.log" 2>&1
+rc=$?
+rec=$out/trials.jsonl
+if [ ! -s "$rec" ]; then
+	cat "$out.log" >&2
+	echo "Error: no trial ran (exit $rc); see $out.log" >&2
+	exit 2
+fi
+
+# One line per trial: claim kernel policy verdict evidence ok(0/1).
+jq -r '
+	def d(k): ((.guest_after.vmstat[k] // 0) - (.guest_before.vmstat[k] // 0));
+	def mib(b): ((b // 0) / 1048576 | floor | tostring) + " MiB";
+	def pin(id): [.steps[] | select(.step == "pin" and .id == id)][0];
+	(.scenario_name | capture("^c(?<n>[0-9]+)").n) as $c
+	| (.parameters.kernel) as $k | (.parameters.policy) as $p
+	| (if $c == "1" then
+		{e: "moved \((pin("p").workload.census_before.by_zone.Movable // 0) - (pin("p").workload.census_after.by_zone.Movable // 0)) of \(pin("p").workload.census_before.by_zone.Movable // 0) pages out of Movable; migrated +\(d("gup_longterm_migrate_success")), in place +\(d("gup_longterm_pinned_in_place"))", ok: true}
+	   elif $c == "2" then
+		{e: "\(pin("p").workload.census_after.by_zone.Movable // 0) of \(pin("p").workload.census_after.pages // 0) pages in Movable after the pin; unpinnable +\(d("gup_longterm_unpinnable")), in place +\(d("gup_longterm_pinned_in_place"))", ok: true}
+	   elif $c == "3" then
+		((.guest_after.vmstat.nr_foll_pin_acquired // -1) - (.guest_after.vmstat.nr_foll_pin_released // -2)) as $held
+		| {e: (if $p == "series" then "pin: \(pin("huge").workload.errno_name // "succeeded"); pin_fail +\(d("gup_longterm_pin_fail")); pages still pinned \($held); Movable free \(([.guest_after.zoneinfo[]? | select(.zone == "Movable") | .free] | add // 0) * 4096 / 1048576 | floor) MiB"
+		       else "pin succeeded, in place +\(d("gup_longterm_pinned_in_place")); pages still pinned \($held)" end),
+		   ok: ($p == "baseline" or $held == 0)}
+	   elif $c == "7" then
+		(.steps[0].workload.get_us_median // 0) as $m | (.steps[1].workload.get_us_median // 1) as $n
+		| {e: "from Movable \($m) us, pinnable \($n) us: ratio \(($m / $n * 100 | round) / 100)", ok: ($p == "baseline" or $m > $n)}
+	   elif $c == "8" then
+		([.steps[] | select(.step == "resize")][0]) as $r
+		| {e: "requested 0, reached \(mib($r.reached_bytes)) (pinned 192 MiB by gup, io_uring, vfio)", ok: true}
+	   else {e: "", ok: true} end) as $x
+	| [$c, $k, $p, .verdict, $x.e, (if .verdict == "pass" and $x.ok then "PASS" else "FAIL" end)] | @tsv' \
+	"$rec" | sort -t$'\t' -k1,1n -k2,2r -k3,3r >"$out/table.tsv"
+
+claims=(
+	"1|long-term pins leave ZONE_MOVABLE (migrated before pinning)"
+	"2|pages faulted in by the pin come from outside ZONE_MOVABLE"
+	"3|failed migration fails the pin, nothing stays pinned"
+	"4|the zero page is not migrated|not run: needs a read-only pin of untouched memory in memhp-pin"
+	"5|every subpage of a split THP is checked and migrated|not run: needs split THPs (partial mprotect/munmap) in memhp-pin"
+	"6|pages migrated out of CMA land neither in CMA nor ZONE_MOVABLE|not run: needs user pages placed in a cma= area"
+	"7|pinning costs more from ZONE_MOVABLE (migration)"
+	"8|unplug reaches the request with gup, io_uring, vfio pins held"
+)
+printf '\n%-3s %-5s %-8s %-6s %s\n' claim kernel policy result evidence
+fail=0
+for c in "${claims[@]}"; do
+	IFS='|' read -r n what why <<<"$c"
+	rows=$(awk -F'\t' -v n="$n" '$1 == n' "$out/table.tsv")
+	echo "c$n  $what"
+	if [ -z "$rows" ]; then
+		printf '    %s\n' "${why:-not in this run}"
+		continue
+	fi
+	while IFS=$'\t' read -r _ k p v e r; do
+		printf '%-3s %-5s %-8s %-6s %s\n' "" "$k" "$p" "$r" "$e${v:+ [verdict $v]}"
+		[ "$r" = PASS ] || fail=1
+	done <<<"$rows"
+done
+echo
+echo "records: $rec; table: $out/table.tsv; run log: $out.log"
+exit $fail
