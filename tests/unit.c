@@ -308,6 +308,15 @@ static void testScenarioErrors(void)
 		{ "matrix: a substituted value is still checked",
 		  "matrix: {size: [1M, lots]}\nnodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: \"${size}\", node: 0}\n",
 		  "5:24: size: 'lots' is not a size" },
+		{ "expect: vmstat change not a number",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {vmstat: {pgfault: lots}}\n",
+		  "vmstat pgfault: expected a change N or \">=N\", not 'lots'" },
+		{ "expect: vmstat counter name",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {vmstat: {'Bad Name': 1}}\n",
+		  "'Bad Name' is not a /proc/vmstat counter name" },
+		{ "pin: fails_with keyed by something not a policy",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, fails_with: {often: ENOMEM}}\n",
+		  "fails_with: a mapping has one key, a pin_policy" },
 		{ "sysrq: not one key",
 		  "nodes:\n  - memory: 1G\nsteps:\n  - sysrq: {key: cc}\n", "4:18: sysrq key: expected one letter" },
 		{ "expect: unknown policy",
@@ -395,7 +404,7 @@ static void testScenarioErrors(void)
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 34);
+	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 37);
 	testSizes();
 	testCensus();
 	testAgent();
