@@ -135,5 +135,23 @@ ok "enomem: nothing leaked - a 64 MiB pin then succeeds out of ZONE_MOVABLE and 
 	jq -e "($(st small pin).workload | .ok and .census_after.by_zone.Movable == 0) and $(st "" resize).reached_bytes == 0" "$r"
 ok "enomem: pins balanced after the release" \
 	jq -e '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
+# The same paths on the other tree (Debian 12's own 6.1).
+for f in pin-io-uring pin-vfio pin-vfio-noiommu; do
+	echo "# integration: workloads on 6.1, scenarios/$f.yaml"
+	$LAB run --kernel 6.1 -o "$work/61-$f" "scenarios/$f.yaml" >"$work/61-$f.out" 2>&1
+	r=$work/61-$f/trials.jsonl
+	ok "6.1 $f: verdict pass, the record names linux-source-6.1" \
+		jq -e '.verdict == "pass" and .kernel.source_package == "linux-source-6.1"' "$r"
+	jq -e '.verdict == "pass"' "$r" >/dev/null 2>&1 || sed 's/^/#   /' "$work/61-$f.out" | tail -n 8
+done
+r=$work/61-pin-io-uring/trials.jsonl
+ok "6.1 io_uring: registered out of ZONE_MOVABLE, I/O intact after the unplug to 0" \
+	jq -e "$(st ring0 pin).workload.census_after.by_zone.Movable == 0 and $(st ring0 check).workload.io.ok and $(st "" resize).reached_bytes == 0" "$r"
+r=$work/61-pin-vfio/trials.jsonl
+ok "6.1 vfio: mapped out of ZONE_MOVABLE, DMA 4 of 4 pages after the unplug to 0" \
+	jq -e "$(st dma0 pin).workload.census_after.by_zone.Movable == 0 and $(st dma0 check).workload.io.pages_ok == 4 and $(st "" resize).reached_bytes == 0" "$r"
+r=$work/61-pin-vfio-noiommu/trials.jsonl
+ok "6.1 vfio-noiommu: nothing pinned, pages moved by the unplug, the device reads other bytes" \
+	jq -e "$(st raw0 pin).workload.pinned == false and ($(st raw0 check).workload | .pages_moved_since_pin > 0 and .io.pages_bad > 0)" "$r"
 ok "no QEMU process of a pin-* scenario remains" \
 	sh -c "! pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-pin-'"
