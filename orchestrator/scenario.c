@@ -25,6 +25,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_BENCH] = "bench",
 	[MHL_STEP_SYSRQ] = "sysrq",
 	[MHL_STEP_WAIT] = "wait",
+	[MHL_STEP_IO] = "io",
 };
 
 static const char *const policyNames[] = { "series", "baseline", NULL };
@@ -221,11 +222,14 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 
 enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
        ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH, ST_KEY, ST_SECONDS,
-       ST_BACKING, ST_TOUCH, ST_FAILS_WITH, ST_VMSTAT };
+       ST_BACKING, ST_TOUCH, ST_FAILS_WITH, ST_VMSTAT, ST_UNTIL, ST_PINS_FAILED,
+       ST_INTEGRITY, ST_CONSOLE_CLEAN, ST_MEASURE };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
 					"deadline", "policy", "unplug", "movable_after_pin",
 					"repeat", "fresh", "key", "seconds", "backing", "touch",
-					"fails_with", "vmstat", NULL };
+					"fails_with", "vmstat", "until", "pins_failed", "integrity",
+					"console_clean", "measure", NULL };
+static const char *const untilNames[] = { "none", "converged", NULL };
 static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", NULL };
 static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
 static const char *const touchNames[] = { "before", "pin", NULL };
@@ -311,6 +315,30 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return getName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
 	case ST_VMSTAT:
 		return parseVmstat(y, v, st);
+	case ST_UNTIL:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "until") < 0)
+			return -1;
+		if ((st->until = oneOf(scalar(y, v), untilNames)) <= 0) {
+			mhlError("%s:%d:%d: until: expected converged, not '%s'", AT(y, v), scalar(y, v));
+			return -1;
+		}
+		return 0;
+	case ST_PINS_FAILED:
+		if (getInt(y, v, "pins_failed", 0, MHL_MAX_STEPS, &l) < 0)
+			return -1;
+		st->pins_failed = (int)l;
+		return 0;
+	case ST_INTEGRITY:
+	case ST_CONSOLE_CLEAN:
+		if (wantKind(y, v, YAML_SCALAR_NODE, stepKeys[key]) < 0)
+			return -1;
+		if (strcmp(scalar(y, v), "true")) {
+			mhlError("%s:%d:%d: %s: only 'true' is meaningful here, not '%s'", AT(y, v),
+				 stepKeys[key], scalar(y, v));
+			return -1;
+		}
+		*(key == ST_INTEGRITY ? &st->integrity : &st->console_clean) = true;
+		return 0;
 	case ST_FAILS_WITH:
 		/* fails_with: ENOMEM, or {series: ENOMEM}: only under that pin_policy. */
 		if (v->type == YAML_MAPPING_NODE) {
@@ -379,15 +407,19 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case ST_SECONDS:
 		return getSeconds(y, v, "seconds", &st->seconds);
 	case ST_FRESH:
-		if (wantKind(y, v, YAML_SCALAR_NODE, "fresh") < 0)
+	case ST_MEASURE: {
+		const char *what = key == ST_FRESH ? "fresh" : "measure";
+
+		if (wantKind(y, v, YAML_SCALAR_NODE, what) < 0)
 			return -1;
 		if (strcmp(scalar(y, v), "true") && strcmp(scalar(y, v), "false")) {
-			mhlError("%s:%d:%d: fresh: expected true or false, not '%s'", AT(y, v),
+			mhlError("%s:%d:%d: %s: expected true or false, not '%s'", AT(y, v), what,
 				 scalar(y, v));
 			return -1;
 		}
-		st->fresh = !strcmp(scalar(y, v), "true");
+		*(key == ST_FRESH ? &st->fresh : &st->measure) = !strcmp(scalar(y, v), "true");
 		return 0;
+	}
 	default:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
 			return -1;
@@ -408,17 +440,19 @@ static const struct {
 } stepRules[MHL_STEP_LAST] = {
 	[MHL_STEP_PIN] = { 1 << ST_ID | 1 << ST_SIZE,
 			   1 << ST_ID | 1 << ST_WORKLOAD | 1 << ST_SIZE | 1 << ST_NODE |
-			   1 << ST_BACKING | 1 << ST_TOUCH | 1 << ST_FAILS_WITH },
+			   1 << ST_BACKING | 1 << ST_TOUCH | 1 << ST_FAILS_WITH | 1 << ST_MEASURE },
 	[MHL_STEP_RESIZE] = { 1 << ST_NODE | 1 << ST_REQUESTED,
-			      1 << ST_NODE | 1 << ST_REQUESTED | 1 << ST_DEADLINE },
+			      1 << ST_NODE | 1 << ST_REQUESTED | 1 << ST_DEADLINE | 1 << ST_MEASURE },
 	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_SNAPSHOT] = { 0, 0 },
-	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE | 1 << ST_VMSTAT },
+	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE | 1 << ST_VMSTAT |
+				 1 << ST_PINS_FAILED | 1 << ST_INTEGRITY | 1 << ST_CONSOLE_CLEAN },
+	[MHL_STEP_IO] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_BENCH] = { 1 << ST_SIZE,
 			     1 << ST_SIZE | 1 << ST_NODE | 1 << ST_REPEAT | 1 << ST_FRESH },
 	[MHL_STEP_SYSRQ] = { 1 << ST_KEY, 1 << ST_KEY },
-	[MHL_STEP_WAIT] = { 1 << ST_SECONDS, 1 << ST_SECONDS },
+	[MHL_STEP_WAIT] = { 1 << ST_SECONDS, 1 << ST_SECONDS | 1 << ST_UNTIL },
 };
 
 static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
@@ -432,7 +466,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	if (wantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
 		return -1;
 	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
-		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect, bench, sysrq, wait)",
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect, bench, sysrq, wait, io)",
 			 AT(y, item));
 		return -1;
 	}
@@ -447,7 +481,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 		if (!strcmp(scalar(y, k), mhlStepTypeNames[t]))
 			break;
 	if (t == MHL_STEP_LAST) {
-		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect, bench, sysrq, wait)",
+		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect, bench, sysrq, wait, io)",
 			 AT(y, k), scalar(y, k));
 		return -1;
 	}
@@ -458,6 +492,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	st->deadline = 60;
 	st->movable_after_pin = MHL_UNSET;
 	st->repeat = 10;
+	st->pins_failed = MHL_UNSET;
 	snprintf(st->workload, sizeof(st->workload), "gup");
 	snprintf(st->backing, sizeof(st->backing), "anon");
 	snprintf(st->touch, sizeof(st->touch), "before");
@@ -670,6 +705,7 @@ static int validate(mhlScenario *s)
 			}
 			break;
 		case MHL_STEP_CHECK:
+		case MHL_STEP_IO:
 		case MHL_STEP_RELEASE:
 			if (!g_hash_table_contains(held, st->id)) {
 				mhlError("%s:%d: step '%s' refers to workload '%s', which was never started (or was released)",

@@ -21,7 +21,8 @@ typedef enum {
 	MHL_STEP_EXPECT,	/* assertions on the outcome so far */
 	MHL_STEP_BENCH,		/* gup_test's long-term pin benchmark (pin, time, unpin) */
 	MHL_STEP_SYSRQ,		/* write a key to /proc/sysrq-trigger (c: crash the guest) */
-	MHL_STEP_WAIT,		/* sleep, with the console watcher on */
+	MHL_STEP_WAIT,		/* sleep, or until a condition, with the console watcher on */
+	MHL_STEP_IO,		/* exercise a held buffer through its pinning path, check the data */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -42,8 +43,14 @@ typedef struct {
 	double deadline;	/* resize: seconds */
 	int repeat;		/* bench: repetitions */
 	bool fresh;		/* bench: a new buffer for every repetition */
+	bool measure;		/* pin, resize: record the outcome, a failed pin or a short
+				 * unplug included, without failing the step (capacity sweeps) */
 	char key;		/* sysrq */
-	double seconds;		/* wait */
+	double seconds;		/* wait: how long, or the deadline of until */
+	int until;		/* wait: MHL_UNTIL_* */
+	int pins_failed;	/* expect: pin steps that failed so far, or MHL_UNSET */
+	bool integrity;		/* expect: every check/io/release so far found its data intact */
+	bool console_clean;	/* expect: no kernel report on the console so far */
 	/* expect: */
 	char policy[16];	/* applies only under this pin_policy ("" = any) */
 	int unplug;		/* MHL_UNPLUG_*: the last resize reached its request or not */
@@ -55,6 +62,7 @@ typedef struct {
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
+enum { MHL_UNTIL_NONE, MHL_UNTIL_CONVERGED };	/* wait until: every device at its request */
 #define MHL_ALL (-2)		/* movable_after_pin: every pinned page */
 #define MHL_UNSET (-1)
 

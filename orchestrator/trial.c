@@ -257,6 +257,39 @@ static bool shortExpected(const mhlScenario *s, const mhlStep *st)
 	return false;
 }
 
+/* wait: {until: converged, seconds: S}: every device's plugged size at its request. */
+static int waitConverged(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_object *res)
+{
+	double start = mhlNow();
+	int i;
+
+	for (;;) {
+		bool all = true;
+
+		for (i = 0; i < s->nnodes; i++) {
+			unsigned long long size, req;
+
+			if (!s->nodes[i].vmem_size)
+				continue;
+			if (mhlGuestVirtioMemSize(t->dom, i, &size, &req) < 0)
+				return -1;
+			if (size != req)
+				all = false;
+		}
+		if (all) {
+			json_object_object_add(res, "converged_after_s", json_object_new_double(mhlNow() - start));
+			return 0;
+		}
+		if (mhlInterrupted || mhlNow() - start > st->seconds) {
+			mhlError("wait until converged: %s after %.1f s", mhlInterrupted ?
+				 "interrupted" : "a virtio-mem device is still not at its request",
+				 mhlNow() - start);
+			return -1;
+		}
+		g_usleep(200 * 1000);
+	}
+}
+
 /* The result of the most recent step of type @type, or NULL. */
 static json_object *lastResult(mhlTrial *t, const char *type)
 {
@@ -346,6 +379,56 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
 		rc |= expectCheck(checks, st, "pinned pages in ZONE_MOVABLE after the pin",
 				  expected, actual, have >= 0 && have == want);
 	}
+	if (st->pins_failed != MHL_UNSET) {
+		size_t i, n = 0;
+		g_autofree char *want = g_strdup_printf("%d", st->pins_failed), *have = NULL;
+
+		for (i = 0; i < json_object_array_length(t->steps); i++) {
+			json_object *r = json_object_array_get_idx(t->steps, i);
+			static const char *const failed[] = { "workload", "ok", NULL };
+
+			if (!strcmp(json_object_get_string(json_object_object_get(r, "step")), "pin") &&
+			    !json_object_get_boolean(path(r, failed)))
+				n++;
+		}
+		have = g_strdup_printf("%zu", n);
+		rc |= expectCheck(checks, st, "pin steps whose pin failed", want, have,
+				  (int)n == st->pins_failed);
+	}
+	if (st->integrity) {
+		size_t i, n = 0, bad = 0;
+		g_autofree char *have = NULL;
+
+		for (i = 0; i < json_object_array_length(t->steps); i++) {
+			json_object *r = json_object_array_get_idx(t->steps, i), *w, *v;
+			const char *type = json_object_get_string(json_object_object_get(r, "step"));
+
+			if (strcmp(type, "check") && strcmp(type, "io") && strcmp(type, "release"))
+				continue;
+			n++;
+			if (!json_object_object_get_ex(r, "workload", &w) ||
+			    !json_object_object_get_ex(w, "pattern_ok", &v) || !json_object_get_boolean(v))
+				bad++;
+		}
+		have = g_strdup_printf("%zu of %zu check/io/release steps found it intact", n - bad, n);
+		rc |= expectCheck(checks, st, "data integrity", "intact in every one", have,
+				  n > 0 && !bad);
+	}
+	if (st->console_clean) {
+		g_autofree char *text = NULL;
+		g_autoptr(json_object) f = NULL;
+		g_autofree char *have = NULL;
+
+		if (!g_file_get_contents(t->console, &text, NULL, NULL))
+			text = g_strdup("");
+		f = mhlConsoleScan(text);
+		have = json_object_array_length(f) ? g_strdup_printf("%zu report(s), first: %s",
+				json_object_array_length(f),
+				json_object_get_string(json_object_object_get(json_object_array_get_idx(f, 0), "text"))) :
+			g_strdup("none");
+		rc |= expectCheck(checks, st, "kernel reports on the console", "none", have,
+				  json_object_array_length(f) == 0);
+	}
 	if (st->nvmstat) {
 		g_autoptr(json_object) now = mhlGuestSnapshot(t->dom);
 		int i;
@@ -389,6 +472,11 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 	const char *fails_with = !st->fails_with_policy[0] ||
 				 !strcmp(st->fails_with_policy, s->pin_policy) ? st->fails_with : "";
 
+	if (st->measure && !st->size) {
+		/* The 0% point of a capacity sweep: nothing to pin. */
+		json_object_object_add(res, "note", json_object_new_string("size 0: nothing pinned"));
+		return 0;
+	}
 	snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, st->size);
 	snprintf(node, sizeof(node), "%d", st->node);
 	out = mhlAgentExecJSON(t->dom, argv, 300, &exitcode);
@@ -403,6 +491,10 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 		    ((en && !strcmp(json_object_get_string(en), fails_with)) ||
 		     (sig && !strcmp(json_object_get_string(sig), fails_with)))) {
 			json_object_object_add(res, "failed_as_expected", json_object_new_boolean(true));
+			return 0;
+		}
+		if (st->measure) {	/* a capacity sweep records where pins start failing */
+			json_object_object_add(res, "measured", json_object_new_boolean(true));
 			return 0;
 		}
 		mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d failed: %s",
@@ -479,7 +571,7 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		json_object_object_add(res, "deadline_s", json_object_new_double(st->deadline));
 		json_object_object_add(summary, "requested_bytes", json_object_new_int64((int64_t)st->requested));
 		json_object_object_add(summary, "reached_bytes", json_object_new_int64((int64_t)reached));
-		if (secs < 0 && !mhlInterrupted && shortExpected(s, st)) {
+		if (secs < 0 && !mhlInterrupted && (st->measure || shortExpected(s, st))) {
 			/* Not a failure here: a later expect step judges it. */
 			json_object_object_add(res, "note", json_object_new_string(mhlErrorLast()));
 			mhlErrorReset();
@@ -492,8 +584,9 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		return 0;
 	}
 	case MHL_STEP_CHECK:
+	case MHL_STEP_IO:	/* the holder's check does the mode's I/O or DMA, then compares */
 	case MHL_STEP_RELEASE: {
-		const char *verb = st->type == MHL_STEP_CHECK ? "check" : "release";
+		const char *verb = st->type == MHL_STEP_RELEASE ? "release" : "check";
 		const char *argv[] = { "/bin/memhp-pin", "ctl", st->id, verb, NULL };
 		json_object *out = mhlAgentExecJSON(t->dom, argv, 120, &exitcode), *v;
 
@@ -501,7 +594,7 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 			return -1;
 		json_object_object_add(res, "workload", out);
 		if (json_object_object_get_ex(out, "pattern_ok", &v))
-			json_object_object_add(summary, st->type == MHL_STEP_CHECK ?
+			json_object_object_add(summary, st->type != MHL_STEP_RELEASE ?
 					       "pattern_ok_after_resize" : "pattern_ok_at_release",
 					       json_object_get(v));
 		if (!json_object_object_get_ex(out, "ok", &v) || !json_object_get_boolean(v)) {
@@ -548,6 +641,8 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 	case MHL_STEP_WAIT: {
 		double end = mhlNow() + st->seconds;
 
+		if (st->until == MHL_UNTIL_CONVERGED)
+			return waitConverged(t, s, st, res);
 		while (mhlNow() < end) {
 			if (mhlInterrupted || virDomainIsActive(t->dom) != 1) {
 				mhlError("wait: %s after %.1f of %.1f s",

@@ -116,7 +116,7 @@ ok "oracle: after the request, libvirt saw the device at the size the record say
 # (libvirt answers the oracle's XMLDesc only between the orchestrator's agent commands.)
 ok "oracle: it saw the unplugged device while the pin was held (before the release step)" \
 	jq -se --slurpfile rec "$r" 'map(select(.requested_kib == 0 and .t < $rec[0].steps[4].t)) | length >= 1' "$work/ld/oracle.jsonl"
-ok "the test's libvirtd is gone" sh -c "! pgrep -f 'libvirtd -d -p $work/ld/libvirtd.pid' >/dev/null"
+ok "the test's libvirtd is gone" sh -c "! pgrep -f '[l]ibvirtd -d -p $work/ld/libvirtd.pid' >/dev/null"
 
 echo "# orchestrator: doctor"
 $LAB doctor >"$work/doctor.out" 2>&1

@@ -317,6 +317,15 @@ static void testScenarioErrors(void)
 		{ "pin: fails_with keyed by something not a policy",
 		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, fails_with: {often: ENOMEM}}\n",
 		  "fails_with: a mapping has one key, a pin_policy" },
+		{ "wait: until something unknown",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - wait: {seconds: 5, until: sunrise}\n",
+		  "until: expected converged, not 'sunrise'" },
+		{ "io of a workload never started",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - io: {id: ghost}\n",
+		  "step 'io' refers to workload 'ghost', which was never started" },
+		{ "expect: integrity false",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {integrity: false}\n",
+		  "integrity: only 'true' is meaningful here" },
 		{ "sysrq: not one key",
 		  "nodes:\n  - memory: 1G\nsteps:\n  - sysrq: {key: cc}\n", "4:18: sysrq key: expected one letter" },
 		{ "expect: unknown policy",
@@ -404,7 +413,7 @@ static void testScenarioErrors(void)
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 37);
+	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 40);
 	testSizes();
 	testCensus();
 	testAgent();
