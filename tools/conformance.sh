@@ -51,7 +51,7 @@ jq -r '
 	   elif $c == "3" then
 		((.guest_after.vmstat.nr_foll_pin_acquired // -1) - (.guest_after.vmstat.nr_foll_pin_released // -2)) as $held
 		| {e: (if $p == "series" then "pin: \(pin("huge").workload.errno_name // "succeeded"); pin_fail +\(d("gup_longterm_pin_fail")); pages still pinned \($held); Movable free \(([.guest_after.zoneinfo[]? | select(.zone == "Movable") | .free] | add // 0) * 4096 / 1048576 | floor) MiB"
-		       else "pin succeeded, in place +\(d("gup_longterm_pinned_in_place")); pages still pinned \($held)" end),
+		       else "pin: \(pin("huge").workload.errno_name // "succeeded"), in place +\(d("gup_longterm_pinned_in_place")); pages still pinned \($held)" end),
 		   ok: ($p == "baseline" or $held == 0)}
 	   elif $c == "7" then
 		(.steps[0].workload.get_us_median // 0) as $m | (.steps[1].workload.get_us_median // 1) as $n
