@@ -672,11 +672,16 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_autofree char *name = g_path_get_basename(run->dir);
 	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);
 	g_autofree const char **cen = g_new0(const char *, run->trials->len + 1);
-	const char *matrix;
+	const char *matrix, *capacity = NULL;
+	g_autoptr(GPtrArray) cap = mhlCapacityPoints(run);
 	int counts[MHL_TV_LAST + 1] = { 0 };
 	guint i;
 
 	matrix = plotMatrix(&p, run);
+	if (cap->len) {
+		capacity = plotBegin(&p, "capacity frontier: unplugged vs pinned fraction, a line per group");
+		mhlCapacityGnuplot(cap, p.script);
+	}
 	for (i = 0; i < run->trials->len; i++) {
 		tl[i] = plotTimeline(&p, run->trials->pdata[i]);
 		cen[i] = plotCensus(&p, run->trials->pdata[i]);
@@ -710,6 +715,22 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	if (matrix) {
 		g_string_append(out, "<h2 id=matrix>Unplug outcome across the parameters</h2>\n");
 		plotInline(out, &p, matrix, "unplug outcome across the parameters");
+	}
+	if (capacity) {
+		guint from, to;
+
+		g_string_append(out, "<h2 id=capacity>Capacity frontier</h2>\n<ul class=capacity>\n");
+		for (from = 0; from < cap->len; from = to) {
+			g_autofree char *sentence = NULL;
+
+			for (to = from; to < cap->len && !strcmp(((mhlCapacityPoint *)cap->pdata[to])->group,
+							      ((mhlCapacityPoint *)cap->pdata[from])->group); to++)
+				;
+			sentence = mhlCapacitySentence(cap, from, to);
+			htmlf(out, "<li>%s</li>\n", sentence);
+		}
+		g_string_append(out, "</ul>\n");
+		plotInline(out, &p, capacity, "capacity frontier: unplugged vs pinned fraction");
 	}
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];

@@ -130,4 +130,26 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
 int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
 
+/* ---- the capacity frontier (report-capacity.c, docs/capacity.md) ---- */
+
+/* One trial of a capacity sweep: a record with a `pinned` parameter and an unplug. */
+typedef struct {
+	char *group;		/* the other parameters, "policy=online_kernel, workload=gup" */
+	char *trial;
+	gint64 pinned_bytes;	/* parameters.pinned */
+	gint64 plugged_bytes;	/* the unplugged node's virtio-mem before the resize */
+	gint64 reached_bytes;
+	double pinned_frac, unplugged_frac;	/* of plugged_bytes; of what the resize asked back */
+	int pins_failed;
+	char *failed_as;	/* ENOMEM, SIGKILL, ... of the first failed pin */
+	double seconds;		/* to converge, -1 if it did not */
+} mhlCapacityPoint;
+
+/* The run's capacity points, sorted by group, then pinned size. Empty if none. */
+GPtrArray *mhlCapacityPoints(const mhlRun *run);
+/* One sentence for the points [from, to) of one group: the frontier and the first failed pin. */
+char *mhlCapacitySentence(GPtrArray *pts, guint from, guint to);
+/* Datablocks and a plot command (pinned % vs unplugged %, a line per group) for @script. */
+void mhlCapacityGnuplot(GPtrArray *pts, GString *script);
+
 #endif

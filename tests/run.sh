@@ -224,6 +224,9 @@ ok "panicking guest: no QEMU process remains" no_qemu
 # The quick subset of the seed conformance suite (tests/conformance.sh).
 . tests/conformance.sh
 
+# Capacity sweeps: a small grid's frontier is monotone; the report's sentences (tests/capacity.sh).
+. tests/capacity.sh
+
 # Reports from a recorded run and from the runs above (tests/report.sh).
 . tests/report.sh
 
