@@ -25,6 +25,7 @@
 #include "run.h"
 #include "report.h"
 #include "scenario.h"
+#include "soak.h"
 #include "trial.h"
 
 #define EXIT_PASS	0	/* every trial passed */
@@ -78,7 +79,21 @@ static const mhlOpt reportOpts[] = {
 	{ NULL, 0, 0, NULL, NULL }
 };
 
+static const mhlOpt soakOpts[] = {
+	{ "duration", 1, 'd', "D", "soak time: 90s, 30m, 8h, 2d, 1h30m (required unless --cycles or --resume)" },
+	{ "seed", 1, 's', "N", "the schedule's seed (default 1)" },
+	{ "cycles", 1, 'n', "N", "stop after N cycles (default: no limit)" },
+	{ "output", 1, 'o', "DIR", "run directory (default results/soak-<scenario>-<time>)" },
+	{ "resume", 1, MHL_LONG_ONLY + 'r', "RUN_DIR", "continue RUN_DIR's soak after its last checkpoint (no SCENARIO)" },
+	{ "print-schedule", 0, MHL_LONG_ONLY + 'P', NULL, "print the first --cycles cycles of the schedule as JSON; boot nothing" },
+	{ "quiet", 0, 'q', NULL, "no progress lines" },
+	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
+	{ "help", 0, 'h', NULL, "show this help" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+
 static int cmdRun(int argc, char **argv);
+static int cmdSoak(int argc, char **argv);
 static int cmdCheck(int argc, char **argv);
 static int cmdReport(int argc, char **argv);
 static int cmdDoctor(int argc, char **argv);
@@ -87,6 +102,8 @@ static int cmdHelp(int argc, char **argv);
 static const mhlCmd cmds[] = {
 	{ "run", "SCENARIO...", "boot a guest per trial, run the scenario's steps, record the outcome",
 	  runOpts, cmdRun },
+	{ "soak", "SCENARIO", "one long-lived guest, a seeded schedule of pins and resizes, checkpoints (docs/soak.md)",
+	  soakOpts, cmdSoak },
 	{ "check", "SCENARIO", "validate a scenario file without booting anything", checkOpts, cmdCheck },
 	{ "report", "RUN_DIR", "render RUN_DIR/trials.jsonl as HTML, JUnit, KTAP, KCIDB into RUN_DIR/report",
 	  reportOpts, cmdReport },
@@ -299,6 +316,68 @@ static int cmdRun(int argc, char **argv)
 		}
 	}
 	return mhlRunTrials(&o, argv + first, argc - first);
+}
+
+static int cmdSoak(int argc, char **argv)
+{
+	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	g_autofree char *bindir = exeDir();
+	g_autofree char *srcdir = g_build_filename(bindir, "..", NULL);
+	g_autofree char *cache_dflt = g_build_filename(g_get_home_dir(), ".cache", "memhp-lab", NULL);
+	g_autofree char *initrd = g_build_filename(bindir, "initramfs.cpio.gz", NULL);
+	g_autofree char *tmpl = g_build_filename(srcdir, "domains", "numa-virtio-mem.xml", NULL);
+	mhlSoakOptions o = { .seed = 1, .agent_deadline = 120, .initrd = initrd, .tmpl = tmpl,
+			     .srcdir = srcdir };
+	const char *v;
+	char *end;
+	int first = parseOpts(findCmd("soak"), argc, argv, vals);
+
+	if (first < 0)
+		return EXIT_USAGE;
+	if (g_hash_table_contains(vals, "help")) {
+		usageCmd(stdout, findCmd("soak"));
+		return EXIT_PASS;
+	}
+	o.resume = g_hash_table_lookup(vals, "resume");
+	if (argc - first != (o.resume ? 0 : 1)) {
+		mhlError("soak: expected %s (see 'memhp-lab soak --help')",
+			 o.resume ? "no SCENARIO with --resume" : "one SCENARIO");
+		return EXIT_USAGE;
+	}
+	o.scenario = o.resume ? NULL : argv[first];
+	o.cache = g_getenv("MEMHP_CACHE") ? g_getenv("MEMHP_CACHE") : cache_dflt;
+	o.outdir = g_hash_table_lookup(vals, "output");
+	o.uri = g_hash_table_lookup(vals, "uri");
+	o.quiet = g_hash_table_contains(vals, "quiet");
+	o.print_schedule = g_hash_table_contains(vals, "print-schedule");
+	if ((v = g_hash_table_lookup(vals, "duration")) && (o.duration_s = mhlSoakDurationParse(v)) < 0) {
+		mhlError("soak: --duration '%s' is not a duration (e.g. 90s, 30m, 8h, 2d, 1h30m)", v);
+		return EXIT_USAGE;
+	}
+	if ((v = g_hash_table_lookup(vals, "seed"))) {
+		o.seed = g_ascii_strtoull(v, &end, 10);
+		if (*end || !*v) {
+			mhlError("soak: --seed '%s' is not a non-negative integer", v);
+			return EXIT_USAGE;
+		}
+	}
+	if ((v = g_hash_table_lookup(vals, "cycles"))) {
+		o.cycles = (int)strtol(v, &end, 10);
+		if (*end || o.cycles < 1) {
+			mhlError("soak: --cycles '%s' is not a positive number", v);
+			return EXIT_USAGE;
+		}
+	}
+	if (!o.resume && !o.print_schedule && !g_hash_table_contains(vals, "duration") && !o.cycles) {
+		mhlError("soak: say how long: --duration D or --cycles N (see 'memhp-lab soak --help')");
+		return EXIT_USAGE;
+	}
+	if (o.resume && (g_hash_table_contains(vals, "duration") || g_hash_table_contains(vals, "seed") ||
+			 g_hash_table_contains(vals, "cycles") || o.outdir)) {
+		mhlError("soak: --resume continues RUN_DIR's own duration, seed and cycles; give no --duration, --seed, --cycles or -o");
+		return EXIT_USAGE;
+	}
+	return mhlSoakRun(&o);
 }
 
 static int cmdReport(int argc, char **argv)

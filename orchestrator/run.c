@@ -127,7 +127,7 @@ static int killPidfile(const char *path, const struct stat *sb, int type, struct
  * An embedded root whose owner died (SIGKILL, a crash) is removed at the next
  * start, with the QEMU processes it left: /tmp/mhl-XXXXXX/owner.pid.
  */
-static void staleRootsClean(void)
+void mhlStaleRootsClean(void)
 {
 	g_autoptr(GDir) d = g_dir_open("/tmp", 0, NULL);
 	const char *e;
@@ -150,7 +150,7 @@ static void staleRootsClean(void)
 }
 
 /* A private root for qemu:///embed, with the qemu.conf this machine needs. */
-static char *embedRootCreate(void)
+char *mhlEmbedRootCreate(void)
 {
 	static const char conf[] =
 		"# memhp-lab: embedded QEMU driver settings (see docs/architecture.md)\n"
@@ -470,8 +470,8 @@ int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
 	if (o->uri) {
 		uri = g_strdup(o->uri);
 	} else {
-		staleRootsClean();
-		if (!(root = embedRootCreate()))
+		mhlStaleRootsClean();
+		if (!(root = mhlEmbedRootCreate()))
 			return EXIT_USAGE;
 		uri = g_strdup_printf("qemu:///embed?root=%s", root);
 	}

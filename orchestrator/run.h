@@ -31,4 +31,9 @@ int mhlJobsDefault(const mhlHostFit *h);
 /* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
 int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);
 
+/* Remove embedded roots (and their QEMU processes) whose owner process is gone. */
+void mhlStaleRootsClean(void);
+/* A private root for qemu:///embed with our qemu.conf and owner.pid; NULL + mhlError. */
+char *mhlEmbedRootCreate(void);
+
 #endif
