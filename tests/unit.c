@@ -6,6 +6,7 @@
  * writing and scenario validation errors. No guest is booted here.
  */
 #include <glib.h>
+#include <libxml/parser.h>
 #include <glib/gstdio.h>
 
 #include <errno.h>
@@ -204,6 +205,9 @@ static void testDomain(void)
 	g_autofree char *t2 = NULL;
 	g_autofree char *tmpl = mhlFileRead("domains/numa-virtio-mem.xml", NULL);
 	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/demo.yaml");
+	g_autoptr(mhlScenario) dev_s = NULL;
+	g_autofree char *dev_xml = NULL;
+	xmlDocPtr doc;
 
 	tapOk(dev && strstr(dev, "<requested unit=\"KiB\">0</requested>") && !strstr(dev, "<current"),
 	      "resize XML: requested set to 0 KiB, <current> dropped");
@@ -233,6 +237,22 @@ static void testDomain(void)
 	      strstr(xml, "<requested unit='KiB'>1048576</requested>") &&
 	      strstr(xml, "memhp_default_state=online_movable") && strstr(xml, "type='qemu'"),
 	      "domain XML of the demo: node 1 cell, virtio-mem requested, online_movable, TCG");
+	tapOk(xml && !strstr(xml, "<iommu") && !strstr(xml, "<qemu:commandline") &&
+	      !strstr(xml, "intel_iommu"), "domain XML of the demo: no vIOMMU, no edu");
+	mhlErrorReset();
+	if (tmpl && (dev_s = mhlScenarioLoad("scenarios/pin-vfio.yaml"))) {
+		mhlDomainParams p = { "n", "tcg", "/k", "/i", "/c.log", "/usr/bin/qemu-system-x86_64" };
+
+		dev_xml = mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", dev_s, &p);
+	}
+	doc = dev_xml ? xmlReadMemory(dev_xml, (int)strlen(dev_xml), "d.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING) : NULL;
+	tapOk(doc && strstr(dev_xml, "<iommu model='intel'>") && strstr(dev_xml, "intremap='on'") &&
+	      strstr(dev_xml, "<ioapic driver='qemu'/>") && strstr(dev_xml, "intel_iommu=on") &&
+	      strstr(dev_xml, "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'") &&
+	      strstr(dev_xml, "<qemu:arg value='{\"driver\":\"edu\""),
+	      "domain XML with devices {iommu, edu}: well-formed, intel vIOMMU + split I/O APIC + intel_iommu=on, edu as a JSON -device");
+	xmlFreeDoc(doc);
 	mhlErrorReset();
 }
 
@@ -413,7 +433,7 @@ static void testScenarioErrors(void)
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 9 + 3 + 40);
+	tapPlan(16 + 13 + 6 + 6 + 11 + 3 + 40);
 	testSizes();
 	testCensus();
 	testAgent();
