@@ -105,6 +105,23 @@ static void libvirtQuiet(void *opaque, virErrorPtr e)
 	(void)opaque; (void)e;	/* errors are reported by us, with context */
 }
 
+int mhlLibvirtStart(const char *outdir)
+{
+	g_autofree char *out = g_strdup_printf("3:file:%s/libvirt.log", outdir);
+	pthread_t loop;
+
+	/* libvirt's own log (embedded driver included) goes to the run directory. */
+	g_setenv("LIBVIRT_LOG_OUTPUTS", out, FALSE);
+	virSetErrorFunc(NULL, libvirtQuiet);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
+		mhlErrorVirt("cannot initialize libvirt's event loop");
+		return -1;
+	}
+	pthread_create(&loop, NULL, eventLoop, NULL);
+	pthread_detach(loop);
+	return 0;
+}
+
 /* QEMU processes of a dead run, from the pid files under its embedded root. */
 static int killPidfile(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
@@ -410,7 +427,7 @@ int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
 	g_autofree char *root = NULL, *uri = NULL, *outdir = NULL, *why = NULL, *records = NULL;
 	mhlQueue q = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	mhlRunConfig *cfg = &q.base;
-	pthread_t loop, *threads;
+	pthread_t *threads;
 	double t0 = mhlNow();
 	int n, i, rc = EXIT_PASS;
 	guint k;
@@ -454,19 +471,8 @@ int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
 	records = g_build_filename(outdir, "trials.jsonl", NULL);
 
 	mhlSignalsInstall();
-	{
-		/* libvirt's own log (embedded driver included) goes to the run directory. */
-		g_autofree char *out = g_strdup_printf("3:file:%s/libvirt.log", outdir);
-
-		g_setenv("LIBVIRT_LOG_OUTPUTS", out, FALSE);
-	}
-	virSetErrorFunc(NULL, libvirtQuiet);
-	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
-		mhlErrorVirt("cannot initialize libvirt's event loop");
+	if (mhlLibvirtStart(outdir) < 0)
 		return EXIT_USAGE;
-	}
-	pthread_create(&loop, NULL, eventLoop, NULL);
-	pthread_detach(loop);
 	if (o->uri) {
 		uri = g_strdup(o->uri);
 	} else {

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -354,17 +353,53 @@ static int guestBoot(mhlSoak *k, const mhlSoakOptions *o, const char *image, con
 	return 0;
 }
 
-static void *eventLoop(void *opaque)
+/*
+ * Memory growth within one guest: guest free memory swings by tens of MiB
+ * from cycle to cycle (per-CPU lists, page cache, migrated pages freed
+ * later), so the mean of the last MEM_WINDOW checkpoints is compared with
+ * that of the first MEM_WINDOW; the orchestrator's RSS with its first.
+ * Each is reported once per guest.
+ */
+#define MEM_WINDOW 10
+
+typedef struct {
+	GArray *free;		/* gint64 bytes, this guest's checkpoints */
+	gint64 rss0_kib;
+	bool free_told, rss_told;
+} mhlSoakMem;
+
+static double meanOf(GArray *a, guint from, guint n)
 {
-	(void)opaque;
-	for (;;)
-		virEventRunDefaultImpl();
-	return NULL;
+	double sum = 0;
+	guint i;
+
+	for (i = from; i < from + n; i++)
+		sum += (double)g_array_index(a, gint64, i);
+	return sum / n;
 }
 
-static void libvirtQuiet(void *opaque, virErrorPtr e)
+static void memoryFindings(mhlSoak *k, mhlSoakMem *m, int cycle, gint64 free_bytes, gint64 rss_kib)
 {
-	(void)opaque; (void)e;
+	g_array_append_val(m->free, free_bytes);
+	if (m->free->len == 1)
+		m->rss0_kib = rss_kib;
+	if (!m->free_told && m->free->len >= 2 * MEM_WINDOW) {
+		double first = meanOf(m->free, 0, MEM_WINDOW);
+		double last = meanOf(m->free, m->free->len - MEM_WINDOW, MEM_WINDOW);
+
+		if (first - last > GROWTH_SLACK) {
+			finding(k, cycle, "guest_memory",
+				"guest free memory averaged %.0f MiB over the last %d checkpoints, %.0f MiB below the first %d's",
+				last / (1 << 20), MEM_WINDOW, (first - last) / (1 << 20), MEM_WINDOW);
+			m->free_told = true;
+		}
+	}
+	if (!m->rss_told && rss_kib > 2 * m->rss0_kib + 16384) {
+		finding(k, cycle, "orchestrator_memory",
+			"orchestrator RSS %" G_GINT64_FORMAT " KiB, at this guest's first checkpoint %" G_GINT64_FORMAT " KiB",
+			rss_kib, m->rss0_kib);
+		m->rss_told = true;
+	}
 }
 
 /* ---- the run directory: soak.json, checkpoints.jsonl ---- */
@@ -374,7 +409,6 @@ typedef struct {
 	int segment;		/* of the last checkpoint */
 	double elapsed;		/* soak time at the last checkpoint */
 	int findings;
-	double rss0_kib, free0;	/* the first checkpoint's */
 } mhlSoakState;
 
 /* Read the checkpoints back: they must be cycles 1..N in order. */
@@ -404,10 +438,6 @@ static int checkpointsLoad(const char *path, mhlSoakState *st)
 		st->segment = (int)mhlJInt(cp, "segment", 0);
 		st->elapsed = mhlJDbl(cp, "elapsed_s", 0);
 		st->findings += (int)json_object_array_length(mhlJ(cp, "findings"));
-		if (st->last_cycle == 1) {
-			st->rss0_kib = (double)mhlJInt(cp, "counters.orchestrator_rss_kib", 0);
-			st->free0 = (double)mhlJInt(cp, "counters.free_bytes", 0);
-		}
 	}
 	return 0;
 }
@@ -488,12 +518,12 @@ int mhlSoakRun(const mhlSoakOptions *o)
 	g_autofree char *outdir = NULL, *metapath = NULL, *cppath = NULL, *image = NULL, *why = NULL;
 	g_autofree char *root = NULL, *uri = NULL, *name = NULL;
 	mhlSoak k = { 0 };
+	mhlSoakMem mem = { 0 };
 	mhlSoakState st;
 	double duration = o->duration_s, seg_start, t_last = 0;
 	int cycles_max = o->cycles, segment, ran = 0, rc = EXIT_PASS;
 	guint64 seed = o->seed;
 	const char *accel, *scenario = o->scenario;
-	pthread_t loop;
 
 	if (o->resume) {
 		g_autofree char *text = NULL;
@@ -575,18 +605,8 @@ int mhlSoakRun(const mhlSoakOptions *o)
 	segment = st.last_cycle ? st.segment + 1 : 0;
 
 	mhlSignalsInstall();
-	{
-		g_autofree char *out = g_strdup_printf("3:file:%s/libvirt.log", outdir);
-
-		g_setenv("LIBVIRT_LOG_OUTPUTS", out, FALSE);
-	}
-	virSetErrorFunc(NULL, libvirtQuiet);
-	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
-		mhlErrorVirt("soak: cannot initialize libvirt's event loop");
+	if (mhlLibvirtStart(outdir) < 0)
 		return EXIT_USAGE;
-	}
-	pthread_create(&loop, NULL, eventLoop, NULL);
-	pthread_detach(loop);
 	accel = mhlAccelChoose("/usr/bin/qemu-system-x86_64", image, o->cache, &why);
 	if (o->uri) {
 		uri = g_strdup(o->uri);
@@ -611,6 +631,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 			mhlJStr(meta, "trial", ""), seed, st.last_cycle ? "resuming at" : "starting at",
 			st.last_cycle + 1, segment, st.elapsed, duration, accel, why, cppath);
 	k.findings = json_object_new_array();
+	mem.free = g_array_new(FALSE, FALSE, sizeof(gint64));
 	if (guestBoot(&k, o, image, accel, name) < 0) {
 		finding(&k, st.last_cycle + 1, "guest_gone", "boot: %s", mhlErrorLast());
 		mhlErrorReset();
@@ -635,19 +656,9 @@ int mhlSoakRun(const mhlSoakOptions *o)
 		r = cycleRun(&k, &c, cp);
 		if (mhlInterrupted)
 			break;	/* an unfinished cycle is no checkpoint: --resume redoes it */
-		if (r == 0 && st.last_cycle == 0) {
-			st.rss0_kib = (double)mhlJInt(cp, "counters.orchestrator_rss_kib", 0);
-			st.free0 = (double)mhlJInt(cp, "counters.free_bytes", 0);
-		} else if (r == 0) {
-			gint64 freeb = mhlJInt(cp, "counters.free_bytes", 0), rss = mhlJInt(cp, "counters.orchestrator_rss_kib", 0);
-
-			if (st.free0 - (double)freeb > GROWTH_SLACK)
-				finding(&k, c.cycle, "guest_memory", "guest free memory %" G_GINT64_FORMAT " MiB, %.0f MiB below cycle 1's",
-					freeb >> 20, (st.free0 - (double)freeb) / (1 << 20));
-			if (rss > 2 * st.rss0_kib + 16384)
-				finding(&k, c.cycle, "orchestrator_memory", "orchestrator RSS %" G_GINT64_FORMAT " KiB, cycle 1: %.0f KiB",
-					rss, st.rss0_kib);
-		}
+		if (r == 0)
+			memoryFindings(&k, &mem, c.cycle, mhlJInt(cp, "counters.free_bytes", 0),
+				       mhlJInt(cp, "counters.orchestrator_rss_kib", 0));
 		json_object_object_add(cp, "t", json_object_new_double(t - k.t0));
 		json_object_object_add(cp, "seconds", json_object_new_double(mhlNow() - t));
 		json_object_object_add(cp, "elapsed_s", json_object_new_double(mhlNow() - k.t0));
@@ -695,6 +706,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 		mhlRemoveTree(root);
 	json_object_put(k.findings);
 	g_free(k.console);
+	g_array_unref(mem.free);
 	if (mhlInterrupted) {
 		fprintf(stderr, "memhp-lab: soak interrupted after cycle %d; continue with: memhp-lab soak --resume %s\n",
 			st.last_cycle, outdir);

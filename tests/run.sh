@@ -227,6 +227,9 @@ ok "panicking guest: no QEMU process remains" no_qemu
 # Capacity sweeps: a small grid's frontier is monotone; the report's sentences (tests/capacity.sh).
 . tests/capacity.sh
 
+# Soak runs: a short seeded soak, SIGKILL and --resume, a finding (tests/soak.sh).
+. tests/soak.sh
+
 # Reports from a recorded run and from the runs above (tests/report.sh).
 . tests/report.sh
 

@@ -23,6 +23,7 @@
 #include "record.h"
 #include "run.h"
 #include "scenario.h"
+#include "soak.h"
 #include "tap.h"
 #include "util.h"
 
@@ -430,10 +431,63 @@ static void testScenarioErrors(void)
 	mhlErrorReset();
 }
 
+/* soak: durations, and the schedule as a pure function of (seed, cycle) within its bounds. */
+static void testSoak(void)
+{
+	static const struct { const char *in; double want; } durs[] = {
+		{ "90s", 90 }, { "30m", 1800 }, { "8h", 28800 }, { "1h30m", 5400 }, { "2d", 172800 },
+		{ "8x", -1 }, { "", -1 }, { "0", -1 },
+	};
+	g_autofree char *path = writeTmp("soak.yaml",
+		"name: s\nnodes:\n  - memory: 512MiB\n  - memory: 64MiB\n"
+		"    virtio_mem: {size: 512MiB, block: 2MiB, requested: 512MiB}\n"
+		"  - memory: 64MiB\n    virtio_mem: {size: 256MiB, block: 2MiB, requested: 256MiB}\n"
+		"steps:\n  - snapshot:\n");
+	g_autofree char *none = writeTmp("nodev.yaml", "name: n\nnodes:\n  - memory: 512MiB\nsteps:\n  - snapshot:\n");
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	g_autoptr(mhlScenario) n = mhlScenarioLoad(none);
+	mhlSoakCycle a, b;
+	bool same = true, varies = false, bounded = true;
+	size_t i;
+	int c;
+
+	for (i = 0; i < G_N_ELEMENTS(durs); i++)
+		if (mhlSoakDurationParse(durs[i].in) != durs[i].want)
+			break;
+	tapOk(i == G_N_ELEMENTS(durs), "soak: --duration 90s, 30m, 8h, 1h30m, 2d parse; 8x, empty, 0 do not");
+	if (!tapOk(s && n, "soak: the test scenarios load")) {
+		mhlErrorReset();
+		return;
+	}
+	for (c = 1; c <= 200; c++) {
+		const mhlNode *nd;
+
+		mhlSoakSchedule(s, 42, c, &a);
+		mhlSoakSchedule(s, 42, c, &b);
+		same &= a.node == b.node && a.pin_bytes == b.pin_bytes && a.requested_bytes == b.requested_bytes &&
+			!strcmp(a.workload, b.workload);
+		mhlSoakSchedule(s, 43, c, &b);
+		varies |= a.pin_bytes != b.pin_bytes || a.requested_bytes != b.requested_bytes;
+		nd = &s->nodes[a.node];
+		bounded &= nd->vmem_size && a.pin_bytes >= 2 << 20 && a.pin_bytes <= nd->vmem_requested / 8 &&
+			   a.pin_bytes % (2 << 20) == 0 && a.requested_bytes <= nd->vmem_requested / 2 &&
+			   a.requested_bytes % nd->vmem_block == 0 && a.full_bytes == nd->vmem_requested;
+	}
+	tapOk(same, "soak: a cycle's schedule depends on (seed, cycle) only");
+	tapOk(varies, "soak: another seed gives another schedule");
+	tapOk(bounded, "soak: 200 cycles pin 2 MiB..1/8 of a device node and unplug it to 0..1/2 in blocks");
+	mhlSoakSchedule(s, 7, 1, &a);
+	tapOk(a.node == 2 && !strcmp(a.workload, "gup") && a.pin_bytes == 27262976 &&
+	      a.requested_bytes == 56623104, "soak: seed 7's cycle 1 is docs/soak.md's (node 2, gup, 26 MiB, to 54 MiB)");
+	tapOk(mhlSoakSchedule(n, 1, 1, &a) < 0 && strstr(mhlErrorLast(), "no node with a plugged virtio-mem device"),
+	      "soak: a guest without a virtio-mem device is refused");
+	mhlErrorReset();
+}
+
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 11 + 3 + 40);
+	tapPlan(16 + 13 + 6 + 6 + 11 + 3 + 40 + 7);
 	testSizes();
 	testCensus();
 	testAgent();
@@ -441,6 +495,7 @@ int main(void)
 	testDomain();
 	testRecord();
 	testScenarioErrors();
+	testSoak();
 	mhlRemoveTree(tmpdir);
 	return tapFinish();
 }

@@ -1,0 +1,78 @@
+# tests/soak.sh - sourced by tests/run.sh (uses its ok/expect_fail, $LAB,
+# $work): a short soak with a fixed seed (the schedule followed, checkpoints
+# complete and ordered, pin counters balanced), a soak killed with SIGKILL
+# and resumed (no checkpoint lost or duplicated), a soak that must report a
+# finding, and bad input (docs/soak.md).
+
+# Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
+soak_checkpoints_ok() {
+	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
+	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
+	          and (.findings | type) == "array"
+	          and (.counters | has("nr_foll_pin_acquired") and has("nr_foll_pin_released") and has("free_bytes")
+	               and has("slab_bytes") and has("orchestrator_rss_kib") and .slab_bytes > 0))
+	  and ([.[].t] as $t | [range(1; $t | length)] | all(.[]; $t[.] > $t[. - 1]))
+	  and ([.[].segment] as $s | [range(1; $s | length)] | all(.[]; $s[.] >= $s[. - 1]))' "$1"
+}
+# The checkpoints' schedules are what --print-schedule says for the same seed.
+soak_schedule_followed() {	# DIR SEED
+	local n; n=$(wc -l <"$1/checkpoints.jsonl")
+	$LAB soak --print-schedule --seed "$2" --cycles "$n" scenarios/soak.yaml >"$work/sched.json" &&
+		jq -se --slurpfile want "$work/sched.json" '[.[].schedule] == $want[0]' "$1/checkpoints.jsonl"
+}
+
+echo "# soak: 100 s with seed 42 on one guest"
+$LAB soak -q --duration 100s --seed 42 -o "$work/soak" scenarios/soak.yaml >"$work/soak.out" 2>&1
+rc=$?
+c=$work/soak/checkpoints.jsonl
+ok "soak: exit 0, no finding, its record in trials.jsonl passes" \
+	sh -c "test $rc = 0 && jq -e '.verdict == \"pass\" and .summary.findings == 0 and .summary.cycles > 10' '$work/soak/trials.jsonl'"
+ok "soak: checkpoints complete and ordered (cycles 1..N, every field, times increasing)" soak_checkpoints_ok "$c"
+ok "soak: the schedule was followed (every checkpoint's schedule is seed 42's)" soak_schedule_followed "$work/soak" 42
+ok "soak: every unplug reached the scheduled size and every replug the full size" \
+	jq -se 'all(.[]; .outcome.converged and .outcome.reached_bytes == .schedule.requested_bytes and .outcome.replugged_bytes == .schedule.full_bytes and .outcome.pin_ok)' "$c"
+ok "soak: FOLL_PIN counters balance at the end (pins were taken: acquired > 0)" \
+	jq -se 'last.counters | .nr_foll_pin_acquired > 0 and .nr_foll_pin_acquired == .nr_foll_pin_released' "$c"
+ok "soak: it ran for its duration, not longer than one cycle past it" \
+	jq -se 'last.elapsed_s >= 100 and (last.t < 100)' "$c"
+ok "soak: JUnit and KTAP reports carry the soak" \
+	sh -c "grep -q 'soak:soak:seed=42' '$work/soak/report/junit.xml' && grep -q '^ok 1 soak:soak:seed=42' '$work/soak/report/results.ktap'"
+
+echo "# soak: SIGKILL mid-soak, then --resume"
+$LAB soak -q --cycles 8 --seed 5 -o "$work/soakr" scenarios/soak.yaml >"$work/soakr.out" 2>&1 &
+spid=$!
+for i in $(seq 240); do
+	[ "$(cat "$work/soakr/checkpoints.jsonl" 2>/dev/null | wc -l)" -ge 3 ] && break
+	sleep 0.5
+done
+kill -9 $spid; wait $spid 2>/dev/null
+before=$(wc -l <"$work/soakr/checkpoints.jsonl")
+ok "resume: the soak was killed after 3..7 checkpoints ($before)" test "$before" -ge 3 -a "$before" -lt 8
+$LAB soak -q --resume "$work/soakr" >"$work/soakr2.out" 2>&1
+rc=$?
+ok "resume: exit 0, 8 cycles in 2 segments" \
+	sh -c "test $rc = 0 && jq -e '.summary.cycles == 8 and .summary.segments == 2' '$work/soakr/trials.jsonl'"
+ok "resume: no checkpoint lost or duplicated (cycles 1..8 once each, segment 0 then 1)" \
+	sh -c "jq -se '[.[].cycle] == [range(1; 9)] and ([.[].segment] | unique) == [0, 1] and (map(select(.segment == 0)) | length) == $before' '$work/soakr/checkpoints.jsonl'"
+ok "resume: checkpoints complete and ordered across the kill" soak_checkpoints_ok "$work/soakr/checkpoints.jsonl"
+ok "resume: the same schedule before and after the kill (seed 5)" soak_schedule_followed "$work/soakr" 5
+soak_qemu_gone() { ! pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-soak-$1-" >/dev/null; }
+ok "resume: the killed soak's QEMU is gone" soak_qemu_gone "$spid"
+expect_fail "resume of a finished soak is refused" 2 'is complete \(8 cycles' $LAB soak --resume "$work/soakr"
+
+echo "# soak: a finding (online_kernel, a cycle that unplugs to 0: kernel allocations and the pin stay in ZONE_NORMAL)"
+sed 's/^name: soak$/name: soak-kernel\ncmdline: "memhp_default_state=online_kernel"/' scenarios/soak.yaml >"$work/soak-kernel.yaml"
+for zseed in $(seq 1 2000); do	# the first seed whose cycle 1 unplugs to 0
+	$LAB soak --print-schedule --cycles 1 --seed $zseed scenarios/soak.yaml | jq -e '.[0].requested_bytes == 0' >/dev/null && break
+done
+$LAB soak -q --cycles 1 --seed $zseed -o "$work/soakk" "$work/soak-kernel.yaml" >"$work/soakk.out" 2>&1
+rc=$?
+ok "soak finding: exit 1, the record fails naming the unplug that did not converge" \
+	sh -c "test $rc = 1 && jq -e '.verdict == \"fail\" and (.reason | test(\"unplug_not_converged\"))' '$work/soakk/trials.jsonl'"
+
+echo "# soak: bad input"
+expect_fail "soak without --duration or --cycles" 2 'say how long' $LAB soak scenarios/soak.yaml
+expect_fail "soak with a bad --duration" 2 "--duration '8x' is not a duration" $LAB soak --duration 8x scenarios/soak.yaml
+expect_fail "soak into a directory that holds one" 2 'already holds a soak; continue it with --resume' \
+	$LAB soak --cycles 1 -o "$work/soakr" scenarios/soak.yaml
+expect_fail "soak --resume with --seed" 2 'give no --duration, --seed' $LAB soak --resume "$work/soakr" --seed 9
