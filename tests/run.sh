@@ -95,8 +95,9 @@ $LAB run -o "$work/demo" scenarios/demo.yaml >"$work/demo.out" 2>&1
 rc=$?
 sed 's/^/#   /' "$work/demo.out"
 j() { jq -e "$1" "$rec" >/dev/null; }
-# No QEMU started for a memhp-demo guest is still running (libvirt names it guest=...).
-no_qemu() { ! pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-demo' >/dev/null; }
+# No QEMU of this test run is still running: their serial logs are under $work
+# (other runs on the machine may have guests of the same name).
+no_qemu() { ! pgrep -f "^/usr/bin/qemu-system-x86_64 .*$work/" >/dev/null; }
 ok "demo run exits 0" test "$rc" = 0
 ok "one record in trials.jsonl" test "$(wc -l <"$rec" 2>/dev/null)" = 1
 ok "verdict is pass" j '.verdict == "pass"'
