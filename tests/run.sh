@@ -32,6 +32,16 @@ expect_fail() {
 	[ "$rc" = "$want" ] || echo "#   exit was $rc; stderr: $(head -c 300 "$work/err")"
 }
 
+# memhp-lab run in the background, its pid remembered for no_qemu; returns its exit status.
+lab_pids=""
+lab_run() {
+	local p
+	$LAB run "$@" &
+	p=$!
+	lab_pids="$lab_pids $p"
+	wait $p
+}
+
 echo "# unit tests (build/unit-tests)"
 $B/unit-tests >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -91,13 +101,20 @@ ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
 
 echo "# integration: the demo scenario on the real guest (TCG unless KVM really boots)"
 rec=$work/demo/trials.jsonl
-$LAB run -o "$work/demo" scenarios/demo.yaml >"$work/demo.out" 2>&1
+lab_run -o "$work/demo" scenarios/demo.yaml >"$work/demo.out" 2>&1
 rc=$?
 sed 's/^/#   /' "$work/demo.out"
 j() { jq -e "$1" "$rec" >/dev/null; }
-# No QEMU of this test run is still running: their serial logs are under $work
-# (other runs on the machine may have guests of the same name).
-no_qemu() { ! pgrep -f "^/usr/bin/qemu-system-x86_64 .*$work/" >/dev/null; }
+# No QEMU of this test's runs is still running. Domains are named
+# memhp-<trial>-<orchestrator pid>-<n> (libvirt passes -name guest=...), so the
+# runs started through lab_run are told apart from other guests on the machine.
+no_qemu() {
+	local p
+	for p in $lab_pids; do
+		pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-[^ ,]*-$p-[0-9]" >/dev/null && return 1
+	done
+	return 0
+}
 ok "demo run exits 0" test "$rc" = 0
 ok "one record in trials.jsonl" test "$(wc -l <"$rec" 2>/dev/null)" = 1
 ok "verdict is pass" j '.verdict == "pass"'
@@ -124,7 +141,7 @@ for k in 6.12 6.1; do
 	for pol in series baseline; do
 		echo "# integration: kernel $k, pin_policy $pol (scenarios/pin-policy-ab.yaml)"
 		out=$work/ab-$k-$pol
-		$LAB run -o "$out" --kernel $k --pin-policy $pol scenarios/pin-policy-ab.yaml >"$out.out" 2>&1
+		lab_run -o "$out" --kernel $k --pin-policy $pol scenarios/pin-policy-ab.yaml >"$out.out" 2>&1
 		rc=$?
 		r=$out/trials.jsonl
 		ok "$k $pol: exit 0, verdict pass" jq -e '.verdict == "pass"' "$r"
@@ -153,7 +170,7 @@ for k in 6.12 6.1; do
 
 	echo "# integration: kernel $k, two gup_test holders at once (scenarios/two-holders.yaml)"
 	out=$work/two-$k
-	$LAB run -o "$out" --kernel $k scenarios/two-holders.yaml >"$out.out" 2>&1
+	lab_run -o "$out" --kernel $k scenarios/two-holders.yaml >"$out.out" 2>&1
 	r=$out/trials.jsonl
 	ok "$k: both holders pinned (128 MiB and 64 MiB), verdict pass" \
 		jq -e '.verdict == "pass" and .steps[0].workload.bytes_pinned == 134217728 and .steps[1].workload.bytes_pinned == 67108864' "$r"
@@ -196,6 +213,7 @@ ok "a prebuilt kernel with a complete config boots; the record says prebuilt" \
 echo "# integration: SIGTERM mid-trial destroys the guest and records 'interrupted'"
 $LAB run -o "$work/int" scenarios/demo.yaml >"$work/int.out" 2>&1 &
 pid=$!
+lab_pids="$lab_pids $pid"
 for _ in $(seq 1 600); do grep -q 'step 1/' "$work/int.out" 2>/dev/null && break; sleep 0.1; done
 kill -TERM $pid
 wait $pid
@@ -207,7 +225,7 @@ ok "no QEMU process outlives the interrupted run" no_qemu
 echo "# integration: a guest that panics at boot is an error naming the console log"
 sed -e 's/^name: demo/name: panic/' -e 's/^kernel: "6.12"/kernel: "6.12"\ncmdline: "rdinit=\/nonexistent"/' \
 	scenarios/demo.yaml >"$work/panic.yaml"
-$LAB run -o "$work/panic" --agent-timeout 60 "$work/panic.yaml" >"$work/panic.out" 2>&1
+lab_run -o "$work/panic" --agent-timeout 60 "$work/panic.yaml" >"$work/panic.out" 2>&1
 rc=$?
 prec=$work/panic/trials.jsonl
 ok "panicking guest: exit 1" test "$rc" = 1
