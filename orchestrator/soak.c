@@ -516,7 +516,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 	g_autoptr(json_object) meta = NULL, identity = NULL, first_finding = NULL;
 	g_autoptr(json_object) kernel_reports = json_object_new_array();
 	g_autofree char *outdir = NULL, *metapath = NULL, *cppath = NULL, *image = NULL, *why = NULL;
-	g_autofree char *root = NULL, *uri = NULL, *name = NULL;
+	g_autofree char *root = NULL, *uri = NULL, *name = NULL, *console = NULL;
 	mhlSoak k = { 0 };
 	mhlSoakMem mem = { 0 };
 	mhlSoakState st;
@@ -632,11 +632,8 @@ int mhlSoakRun(const mhlSoakOptions *o)
 			st.last_cycle + 1, segment, st.elapsed, duration, accel, why, cppath);
 	k.findings = json_object_new_array();
 	mem.free = g_array_new(FALSE, FALSE, sizeof(gint64));
-	if (guestBoot(&k, o, image, accel, name) < 0) {
-		finding(&k, st.last_cycle + 1, "guest_gone", "boot: %s", mhlErrorLast());
-		mhlErrorReset();
-		rc = EXIT_FAILED;
-	}
+	if (guestBoot(&k, o, image, accel, name) < 0)
+		rc = EXIT_USAGE;	/* no cycle ran: reported by main, and resumable */
 	seg_start = mhlNow();
 	while (rc == EXIT_PASS && !mhlInterrupted && (duration <= 0 || mhlNow() - k.t0 < duration) &&
 	       (!cycles_max || st.last_cycle < cycles_max)) {
@@ -705,15 +702,19 @@ int mhlSoakRun(const mhlSoakOptions *o)
 	if (root)
 		mhlRemoveTree(root);
 	json_object_put(k.findings);
-	g_free(k.console);
+	console = g_steal_pointer(&k.console);
 	g_array_unref(mem.free);
 	if (mhlInterrupted) {
 		fprintf(stderr, "memhp-lab: soak interrupted after cycle %d; continue with: memhp-lab soak --resume %s\n",
 			st.last_cycle, outdir);
 		return EXIT_FAILED;
 	}
-	if (rc == EXIT_USAGE)
-		return rc;
+	if (rc == EXIT_USAGE) {
+		if (!ran)
+			fprintf(stderr, "memhp-lab: soak: no cycle ran in this segment; console %s; continue with: memhp-lab soak --resume %s\n",
+				console, outdir);
+		return EXIT_FAILED;
+	}
 	if (soakRecord(outdir, s, meta, identity, accel, &st, first_finding, kernel_reports, ran,
 		       t_last > seg_start ? t_last - seg_start : 0) < 0)
 		return EXIT_USAGE;
