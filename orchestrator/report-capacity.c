@@ -55,7 +55,10 @@ static char *failedAs(json_object *rec)
 	return NULL;
 }
 
-/* The group of a record: every parameter but `pinned`, "k=v, k=v" in axis order. */
+/*
+ * The group of a record: its scenario and every parameter but `pinned`, in
+ * axis order: "capacity-zones (policy=online_kernel, workload=gup)".
+ */
 static char *groupOf(json_object *rec)
 {
 	g_autoptr(GString) g = g_string_new(NULL);
@@ -65,9 +68,8 @@ static char *groupOf(json_object *rec)
 			continue;
 		g_string_append_printf(g, "%s%s=%s", g->len ? ", " : "", k, json_object_get_string(v));
 	}
-	if (!g->len)
-		g_string_append(g, "all");
-	return g_string_free(g_steal_pointer(&g), FALSE);
+	return g_strdup_printf("%s%s%s%s", mhlJStr(rec, "scenario_name", "?"), g->len ? " (" : "",
+			       g->str, g->len ? ")" : "");
 }
 
 static gint pointCmp(gconstpointer a, gconstpointer b)

@@ -134,7 +134,7 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
 
 /* One trial of a capacity sweep: a record with a `pinned` parameter and an unplug. */
 typedef struct {
-	char *group;		/* the other parameters, "policy=online_kernel, workload=gup" */
+	char *group;		/* scenario and other parameters, "capacity-zones (policy=online_kernel, workload=gup)" */
 	char *trial;
 	gint64 pinned_bytes;	/* parameters.pinned */
 	gint64 plugged_bytes;	/* the unplugged node's virtio-mem before the resize */

@@ -35,7 +35,7 @@ ok "capacity grid: online_movable unplugs everything with nothing pinned and wit
 ok "capacity grid: online_kernel stops short by at least the pin at 50% (256 MiB) pinned" \
 	jq -se 'map(select(.parameters.policy == "online_kernel" and .parameters.pinned == "256MiB"))[0].summary.reached_bytes >= 268435456' "$r"
 ok "capacity report: one sentence per policy and a frontier plot with drawn paths" \
-	sh -c "grep -c '^<li>policy=online_\(movable\|kernel\): ' '$work/cap/report/index.html' | grep -qx 2 && sed -n '/id=capacity/,/<\/figure>/p' '$work/cap/report/index.html' | grep -q '<path'"
+	sh -c "grep -c '^<li>capacity-grid (policy=online_\(movable\|kernel\)): ' '$work/cap/report/index.html' | grep -qx 2 && sed -n '/id=capacity/,/<\/figure>/p' '$work/cap/report/index.html' | grep -q '<path'"
 # The monotone check can fail: the same records with one short unplug made worse than its neighbour.
 jq -c 'if .parameters.policy == "online_kernel" and .parameters.pinned == "128MiB" then .summary.reached_bytes = 400000000 else . end' \
 	"$r" >"$work/cap-bad.jsonl"
