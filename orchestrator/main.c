@@ -384,6 +384,7 @@ static int cmdReport(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	g_autoptr(mhlRun) run = NULL, other = NULL;
+	g_autofree char *dir = NULL;
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp" };
 	const char *v;
 	guint i;
@@ -399,7 +400,9 @@ static int cmdReport(int argc, char **argv)
 	}
 	if (v)
 		opts.origin = v;
-	if (!(run = mhlRunLoad(argv[first])))
+	/* Absolute: gnuplot runs in the plots' directory and must still find everything. */
+	dir = g_canonicalize_filename(argv[first], NULL);
+	if (!(run = mhlRunLoad(dir)))
 		return EXIT_USAGE;
 	if ((v = g_hash_table_lookup(vals, "compare")) && !(other = mhlRunLoad(v)))
 		return EXIT_USAGE;
