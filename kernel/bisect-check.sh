@@ -75,9 +75,22 @@ fi
 
 out=$(mktemp)
 units=()
+# check N WHAT-OK WHAT-FAIL: olddefconfig, then the units with -Werror; one
+# line "ok N ..." or "not ok N ..." (then stop, naming the log).
+check() {
+	local n=$1 good=$2 bad=$3 t0
+	t0=$(date +%s)
+	if mk olddefconfig && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}"; then
+		echo "ok $n $good (${units[*]}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
+	else
+		echo "not ok $n $bad (log: $log)" | tee -a "$out"
+		grep -E 'error|warning' "$log" | tail -n 10 >&2
+		rm -f "$out"
+		exit 1
+	fi
+}
 for k in "${!patches[@]}"; do
 	p=${patches[$k]}
-	t0=$(date +%s)
 	(cd "$src" && quilt push -q "$p" >>"$log" 2>&1) || die "patch $p does not apply (log: $log)"
 	# Kernel C files this patch touches (not tools/, which is userspace).
 	while read -r f; do
@@ -85,29 +98,16 @@ for k in "${!patches[@]}"; do
 	done < <(sed -n 's|^+++ [^/]*/\([^[:space:]]*\.c\).*|\1|p' "$src/patches/$p" | grep -v '^tools/')
 	cp "$art/config" "$obj/.config"
 	echo "=== prefix $((k + 1)): $p: ${units[*]}" >>"$log"
-	if mk olddefconfig && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}"; then
-		echo "ok $((k + 1)) prefix 1..$((k + 1)) builds: $p (${units[*]}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
-	else
-		echo "not ok $((k + 1)) prefix 1..$((k + 1)) does not build: $p (log: $log)" | tee -a "$out"
-		grep -E 'error|warning' "$log" | tail -n 10 >&2
-		rm -f "$out"
-		exit 1
-	fi
+	check $((k + 1)) "prefix 1..$((k + 1)) builds: $p" "prefix 1..$((k + 1)) does not build: $p"
 done
 # The whole series once more with its own options off: the #else side.
 off=$(grep -v '^[[:space:]]*\(#\|$\)' "$here/patches/$kver/required.list" 2>/dev/null || true)
 if [ -n "$off" ]; then
-	t0=$(date +%s)
 	cp "$art/config" "$obj/.config"
 	for o in $off; do "$src/scripts/config" --file "$obj/.config" --disable "$o"; done
 	echo "=== whole series, off: $off" >>"$log"
-	if mk olddefconfig && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}"; then
-		echo "ok $(( ${#patches[@]} + 1 )) whole series builds with $(echo $off | sed 's/\([^ ]*\)/CONFIG_\1/g')=n (${units[*]}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
-	else
-		echo "not ok $(( ${#patches[@]} + 1 )) whole series does not build with its options off (log: $log)" | tee -a "$out"
-		grep -E 'error|warning' "$log" | tail -n 10 >&2
-		rm -f "$out"
-		exit 1
-	fi
+	check $(( ${#patches[@]} + 1 )) \
+		"whole series builds with $(echo $off | sed 's/\([^ ]*\)/CONFIG_\1/g')=n" \
+		"whole series does not build with its options off"
 fi
 mv "$out" "$result"
