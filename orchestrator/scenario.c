@@ -223,16 +223,23 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
        ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH, ST_KEY, ST_SECONDS,
        ST_BACKING, ST_TOUCH, ST_FAILS_WITH, ST_VMSTAT, ST_UNTIL, ST_PINS_FAILED,
-       ST_INTEGRITY, ST_CONSOLE_CLEAN, ST_MEASURE };
+       ST_INTEGRITY, ST_CONSOLE_CLEAN, ST_MEASURE, ST_SPLIT, ST_KERNEL, ST_CENSUS_BEFORE,
+       ST_CENSUS_AFTER };
 static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
 					"deadline", "policy", "unplug", "movable_after_pin",
 					"repeat", "fresh", "key", "seconds", "backing", "touch",
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
-					"console_clean", "measure", NULL };
+					"console_clean", "measure", "split", "kernel",
+					"census_before", "census_after", NULL };
 static const char *const untilNames[] = { "none", "converged", NULL };
 static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", NULL };
 static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
-static const char *const touchNames[] = { "before", "pin", NULL };
+static const char *const touchNames[] = { "before", "pin", "read", NULL };
+static const char *const splitNames[] = { "mprotect", "munmap", NULL };
+static const char *const kernelNames[] = { "6.12", "6.1", NULL };
+/* What census_before/census_after may count: zones, and the page kinds of census.h. */
+static const char *const censusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
+					  "DMA", "DMA32", "Normal", "Movable", "other", NULL };
 static const char *const unplugNames[] = { "any", "reached", "short", NULL };
 
 typedef struct {
@@ -283,6 +290,60 @@ static int parseVmstat(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	return 0;
 }
 
+/*
+ * expect: {census_after: {Movable: 0, cma: 0, zero: all, thp: ">=1"}}: page
+ * counts in the last pin's census before or after the pin.
+ */
+static int parseCensus(mhlYaml *y, yaml_node_t *v, mhlStep *st, bool after)
+{
+	const char *what = after ? "census_after" : "census_before";
+	yaml_node_pair_t *p;
+
+	if (wantKind(y, v, YAML_MAPPING_NODE, what) < 0)
+		return -1;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		yaml_node_t *n = yaml_document_get_node(y->doc, p->value);
+		int i = st->ncensus;
+		const char *val;
+		char *end;
+
+		if (i >= MHL_MAX_CENSUS) {
+			mhlError("%s:%d:%d: more than %d census checks in one expect", AT(y, k),
+				 MHL_MAX_CENSUS);
+			return -1;
+		}
+		if (wantKind(y, k, YAML_SCALAR_NODE, "a census count") < 0 ||
+		    wantKind(y, n, YAML_SCALAR_NODE, "a page count") < 0)
+			return -1;
+		if (oneOf(scalar(y, k), censusKeys) < 0) {
+			g_autofree char *known = g_strjoinv(", ", (char **)censusKeys);
+
+			mhlError("%s:%d:%d: %s: unknown count '%s' (known: %s)", AT(y, k), what,
+				 scalar(y, k), known);
+			return -1;
+		}
+		val = scalar(y, n);
+		st->census_atleast[i] = g_str_has_prefix(val, ">=");
+		if (!strcmp(val, "all")) {
+			st->census_val[i] = MHL_ALL;
+		} else {
+			errno = 0;
+			st->census_val[i] = strtoll(val + (st->census_atleast[i] ? 2 : 0), &end, 10);
+			if (errno || *end || end == val + (st->census_atleast[i] ? 2 : 0) ||
+			    st->census_val[i] < 0) {
+				mhlError("%s:%d:%d: %s %s: expected pages N, \">=N\" or all, not '%s'",
+					 AT(y, n), what, scalar(y, k), val);
+				return -1;
+			}
+		}
+		snprintf(st->census_key[i], sizeof(st->census_key[i]), "%s", scalar(y, k));
+		st->census_after[i] = after;
+		st->ncensus++;
+	}
+	return 0;
+}
+
 /* A string that must be one of @names; the error lists them. */
 static int getName(mhlYaml *y, yaml_node_t *v, const char *what, const char *const *names,
 		   char *buf, size_t len)
@@ -315,6 +376,13 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return getName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
 	case ST_VMSTAT:
 		return parseVmstat(y, v, st);
+	case ST_CENSUS_BEFORE:
+	case ST_CENSUS_AFTER:
+		return parseCensus(y, v, st, key == ST_CENSUS_AFTER);
+	case ST_SPLIT:
+		return getName(y, v, "split", splitNames, st->split, sizeof(st->split));
+	case ST_KERNEL:
+		return getName(y, v, "kernel", kernelNames, st->kernel, sizeof(st->kernel));
 	case ST_UNTIL:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "until") < 0)
 			return -1;
@@ -440,14 +508,16 @@ static const struct {
 } stepRules[MHL_STEP_LAST] = {
 	[MHL_STEP_PIN] = { 1 << ST_ID | 1 << ST_SIZE,
 			   1 << ST_ID | 1 << ST_WORKLOAD | 1 << ST_SIZE | 1 << ST_NODE |
-			   1 << ST_BACKING | 1 << ST_TOUCH | 1 << ST_FAILS_WITH | 1 << ST_MEASURE },
+			   1 << ST_BACKING | 1 << ST_TOUCH | 1 << ST_FAILS_WITH | 1 << ST_MEASURE |
+			   1 << ST_SPLIT },
 	[MHL_STEP_RESIZE] = { 1 << ST_NODE | 1 << ST_REQUESTED,
 			      1 << ST_NODE | 1 << ST_REQUESTED | 1 << ST_DEADLINE | 1 << ST_MEASURE },
 	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_SNAPSHOT] = { 0, 0 },
 	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE | 1 << ST_VMSTAT |
-				 1 << ST_PINS_FAILED | 1 << ST_INTEGRITY | 1 << ST_CONSOLE_CLEAN },
+				 1 << ST_PINS_FAILED | 1 << ST_INTEGRITY | 1 << ST_CONSOLE_CLEAN |
+				 1 << ST_KERNEL | 1 << ST_CENSUS_BEFORE | 1 << ST_CENSUS_AFTER },
 	[MHL_STEP_IO] = { 1 << ST_ID, 1 << ST_ID },
 	[MHL_STEP_BENCH] = { 1 << ST_SIZE,
 			     1 << ST_SIZE | 1 << ST_NODE | 1 << ST_REPEAT | 1 << ST_FRESH },
@@ -536,8 +606,6 @@ static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	*dst = scenarioPath(s, scalar(y, v));
 	return 0;
 }
-
-static const char *const kernelNames[] = { "6.12", "6.1", NULL };
 
 static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {
@@ -673,6 +741,17 @@ static int validate(mhlScenario *s)
 				mhlError("%s:%d: workload '%s' is already started", s->path, st->line, st->id);
 				return -1;
 			}
+			if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
+				mhlError("%s:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
+					 s->path, st->line, st->workload);
+				return -1;
+			}
+			if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
+					     st->size % (2 << 20))) {
+				mhlError("%s:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
+					 s->path, st->line);
+				return -1;
+			}
 			g_hash_table_add(held, st->id);
 			pinned = true;
 			break;
@@ -698,9 +777,10 @@ static int validate(mhlScenario *s)
 					 s->path, st->line);
 				return -1;
 			}
-			if (st->movable_after_pin != MHL_UNSET && !pinned) {
-				mhlError("%s:%d: expect: 'movable_after_pin' needs a pin step before it",
-					 s->path, st->line);
+			if ((st->movable_after_pin != MHL_UNSET || st->ncensus) && !pinned) {
+				mhlError("%s:%d: expect: '%s' needs a pin step before it", s->path,
+					 st->line, st->ncensus ? (st->census_after[0] ? "census_after" : "census_before") :
+					 "movable_after_pin");
 				return -1;
 			}
 			break;
@@ -724,7 +804,8 @@ static int validate(mhlScenario *s)
 
 bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st)
 {
-	return !st->policy[0] || !strcmp(st->policy, s->pin_policy);
+	return (!st->policy[0] || !strcmp(st->policy, s->pin_policy)) &&
+	       (!st->kernel[0] || !strcmp(st->kernel, s->kernel));
 }
 
 /* Override the scenario's kernel or pin_policy (memhp-lab run --kernel, --pin-policy). */

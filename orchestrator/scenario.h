@@ -10,6 +10,7 @@
 #define MHL_MAX_STEPS 64
 #define MHL_MAX_AXES 8
 #define MHL_MAX_VMSTAT 8
+#define MHL_MAX_CENSUS 8
 #define MHL_MAX_TRIALS 1024
 
 typedef enum {
@@ -34,7 +35,9 @@ typedef struct {
 	char id[32];		/* workload id: pin, check, release */
 	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu */
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
-	char touch[8];		/* pin: pages faulted "before" the pin (default) or by the "pin" */
+	char touch[8];		/* pin: pages faulted "before" the pin (default), by the "pin",
+				 * or only "read" before it (never written; a read-only pin) */
+	char split[16];		/* pin, thp: "mprotect" or "munmap" splits each PMD first ("" = no) */
 	char fails_with[16];	/* pin: fail with this errno (ENOMEM) or holder signal (SIGKILL) */
 	char fails_with_policy[16]; /* ... only under this pin_policy ("" = any); else succeed */
 	uint64_t size;		/* pin: bytes */
@@ -53,17 +56,23 @@ typedef struct {
 	bool console_clean;	/* expect: no kernel report on the console so far */
 	/* expect: */
 	char policy[16];	/* applies only under this pin_policy ("" = any) */
+	char kernel[16];	/* applies only on this kernel ("" = any) */
 	int unplug;		/* MHL_UNPLUG_*: the last resize reached its request or not */
 	long long movable_after_pin; /* the last pin's pages left in ZONE_MOVABLE, or MHL_ALL */
 	int nvmstat;		/* /proc/vmstat changes since the trial's start */
 	char vmstat_key[MHL_MAX_VMSTAT][48];
 	long long vmstat_val[MHL_MAX_VMSTAT];
 	bool vmstat_atleast[MHL_MAX_VMSTAT];	/* ">=N" rather than exactly N */
+	int ncensus;		/* census_before/census_after: the last pin's page counts */
+	char census_key[MHL_MAX_CENSUS][16];	/* a zone (Movable, ...) or zero, thp, cma, ... */
+	long long census_val[MHL_MAX_CENSUS];	/* N, or MHL_ALL: every page of the pin */
+	bool census_atleast[MHL_MAX_CENSUS];
+	bool census_after[MHL_MAX_CENSUS];	/* census_after (else census_before) */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
 enum { MHL_UNTIL_NONE, MHL_UNTIL_CONVERGED };	/* wait until: every device at its request */
-#define MHL_ALL (-2)		/* movable_after_pin: every pinned page */
+#define MHL_ALL (-2)		/* movable_after_pin, census_*: every pinned page */
 #define MHL_UNSET (-1)
 
 typedef struct {

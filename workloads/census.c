@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 
 #define PM_PFN_MASK		((1ULL << 55) - 1)
 #define PM_PRESENT		(1ULL << 63)
+#define KPF_THP			22	/* include/uapi/linux/kernel-page-flags.h */
+#define KPF_ZERO_PAGE		24
 
 const char *const census_zone_names[CENSUS_ZONE_LAST] = {
 	[CENSUS_ZONE_DMA] = "DMA",
@@ -61,14 +64,44 @@ static int read_attr(const struct census_ctx *ctx, const char *path, char *buf, 
 	return 0;
 }
 
+/* Zone spans per node from zoneinfo ("Node N, zone NAME", "spanned", "start_pfn:"). */
+static void read_spans(struct census_ctx *ctx)
+{
+	char path[300], line[256], name[32];
+	unsigned long long v;
+	FILE *f;
+	int node, cur = -1;
+
+	snprintf(path, sizeof(path), "%s/proc/zoneinfo", ctx->sysroot);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &node, name) == 2) {
+			cur = ctx->nspans < (int)(sizeof(ctx->spans) / sizeof(ctx->spans[0])) ?
+			      ctx->nspans++ : -1;
+			if (cur >= 0) {
+				ctx->spans[cur].node = node;
+				ctx->spans[cur].zone = census_zone_parse(name);
+				ctx->spans[cur].start_pfn = ctx->spans[cur].spanned = 0;
+			}
+		} else if (cur >= 0 && sscanf(line, " spanned %llu", &v) == 1) {
+			ctx->spans[cur].spanned = v;
+		} else if (cur >= 0 && sscanf(line, " start_pfn: %llu", &v) == 1) {
+			ctx->spans[cur].start_pfn = v;
+		}
+	}
+	fclose(f);
+}
+
 int census_init(struct census_ctx *ctx, const char *sysroot, const char *pagemap_path)
 {
-	char buf[64];
+	char buf[64], full[300];
 
 	memset(ctx, 0, sizeof(*ctx));
+	ctx->pagemap_fd = ctx->kpageflags_fd = -1;
 	snprintf(ctx->sysroot, sizeof(ctx->sysroot), "%s", sysroot ? sysroot : "");
 	ctx->page_size = sysconf(_SC_PAGESIZE);
-	ctx->last_block = UINT64_MAX;
+	ctx->last_block = ctx->mixed_block = UINT64_MAX;
 	if (read_attr(ctx, PATH_BLOCK_SIZE, buf, sizeof(buf)) < 0)
 		return -1;
 	ctx->block_size = strtoull(buf, NULL, 16);
@@ -77,14 +110,70 @@ int census_init(struct census_ctx *ctx, const char *sysroot, const char *pagemap
 		return -1;
 	}
 	ctx->pagemap_fd = open(pagemap_path, O_RDONLY | O_CLOEXEC);
-	return ctx->pagemap_fd < 0 ? -1 : 0;
+	if (ctx->pagemap_fd < 0) {
+		ctx->kpageflags_fd = -1;
+		return -1;
+	}
+	snprintf(full, sizeof(full), "%s/proc/kpageflags", ctx->sysroot);
+	ctx->kpageflags_fd = open(full, O_RDONLY | O_CLOEXEC);
+	read_spans(ctx);
+	return 0;
+}
+
+int census_parse_cma_log(const char *log, struct census_range *out, int max)
+{
+	const char *p = log;
+	int n = 0;
+
+	while (n < max && (p = strstr(p, "cma: Reserved "))) {
+		unsigned long long mib, addr;
+
+		if (sscanf(p, "cma: Reserved %llu MiB at %llx", &mib, &addr) == 2 && mib) {
+			out[n].start_pfn = addr / 4096;
+			out[n].nr_pages = mib * 256;
+			n++;
+		}
+		p++;
+	}
+	return n;
+}
+
+/* kpageflags of @pfn, read 512 at a time; 0 when unavailable. */
+static uint64_t page_flags(struct census_ctx *ctx, uint64_t pfn)
+{
+	ssize_t got;
+
+	if (ctx->kpageflags_fd < 0)
+		return 0;
+	if (pfn < ctx->flags_base || pfn >= ctx->flags_base + ctx->flags_len) {
+		ctx->flags_base = pfn & ~511ULL;
+		got = pread(ctx->kpageflags_fd, ctx->flags, sizeof(ctx->flags),
+			    (off_t)(ctx->flags_base * sizeof(uint64_t)));
+		ctx->flags_len = got > 0 ? (uint64_t)got / sizeof(uint64_t) : 0;
+		if (pfn >= ctx->flags_base + ctx->flags_len)
+			return 0;
+	}
+	return ctx->flags[pfn - ctx->flags_base];
+}
+
+static bool in_cma(const struct census_ctx *ctx, uint64_t pfn)
+{
+	int i;
+
+	for (i = 0; i < ctx->ncma; i++)
+		if (pfn >= ctx->cma[i].start_pfn && pfn < ctx->cma[i].start_pfn + ctx->cma[i].nr_pages)
+			return true;
+	return false;
 }
 
 void census_fini(struct census_ctx *ctx)
 {
 	if (ctx->pagemap_fd >= 0)
 		close(ctx->pagemap_fd);
+	if (ctx->kpageflags_fd >= 0)
+		close(ctx->kpageflags_fd);
 	ctx->pagemap_fd = -1;
+	ctx->kpageflags_fd = -1;
 }
 
 static int block_node(const struct census_ctx *ctx, uint64_t block)
@@ -114,6 +203,22 @@ static int block_node(const struct census_ctx *ctx, uint64_t block)
 	return node;
 }
 
+/* Zone and node of @pfn from the zone spans; -1 if no span holds it. */
+static int span_of_pfn(const struct census_ctx *ctx, uint64_t pfn, int *node,
+		       enum census_zone *zone)
+{
+	int i;
+
+	for (i = 0; i < ctx->nspans; i++)
+		if (ctx->spans[i].spanned && pfn >= ctx->spans[i].start_pfn &&
+		    pfn < ctx->spans[i].start_pfn + ctx->spans[i].spanned) {
+			*zone = ctx->spans[i].zone;
+			*node = ctx->spans[i].node;
+			return 0;
+		}
+	return -1;
+}
+
 int census_block_of_pfn(struct census_ctx *ctx, uint64_t pfn, int *node, enum census_zone *zone)
 {
 	uint64_t block = pfn * (uint64_t)ctx->page_size / ctx->block_size;
@@ -124,11 +229,20 @@ int census_block_of_pfn(struct census_ctx *ctx, uint64_t pfn, int *node, enum ce
 		*zone = ctx->last_zone;
 		return 0;
 	}
+	if (block == ctx->mixed_block && span_of_pfn(ctx, pfn, node, zone) == 0)
+		return 0;
 	snprintf(path, sizeof(path), PATH_SYS_MEMORY "/memory%" PRIu64 "/valid_zones", block);
 	if (read_attr(ctx, path, buf, sizeof(buf)) < 0)
 		return -1;
-	/* An online block names exactly its zone; several names mean not online. */
+	/*
+	 * An online block names exactly its zone; several names mean not online,
+	 * "none" an online block that spans zones: then the zone spans decide.
+	 */
 	*zone = strchr(buf, ' ') ? CENSUS_ZONE_OTHER : census_zone_parse(buf);
+	if (!strncmp(buf, "none", 4) && span_of_pfn(ctx, pfn, node, zone) == 0) {
+		ctx->mixed_block = block;	/* the next page may be in another zone */
+		return 0;
+	}
 	*node = block_node(ctx, block);
 	if (*node < 0)
 		return -1;
@@ -169,9 +283,14 @@ int census_take(struct census_ctx *ctx, const void *addr, size_t len,
 				   node >= CENSUS_MAX_NODES) {
 				out->unknown++;
 			} else {
+				uint64_t fl = page_flags(ctx, pfn);
+
 				out->node[node]++;
 				out->zone[zone]++;
 				out->node_zone[node][zone]++;
+				out->zero += pfn == ctx->zero_pfn || (fl >> KPF_ZERO_PAGE & 1);
+				out->thp += fl >> KPF_THP & 1;
+				out->cma += in_cma(ctx, pfn);
 			}
 			if (pfns)
 				pfns[done + i] = pfn;
@@ -186,8 +305,9 @@ void census_print_json(FILE *f, const struct census *c)
 	const char *sep = "";
 	int z, n;
 
-	fprintf(f, "{\"pages\":%" PRIu64 ",\"not_present\":%" PRIu64 ",\"unknown\":%" PRIu64,
-		c->pages, c->not_present, c->unknown);
+	fprintf(f, "{\"pages\":%" PRIu64 ",\"not_present\":%" PRIu64 ",\"unknown\":%" PRIu64
+		",\"zero\":%" PRIu64 ",\"thp\":%" PRIu64 ",\"cma\":%" PRIu64,
+		c->pages, c->not_present, c->unknown, c->zero, c->thp, c->cma);
 	fputs(",\"by_zone\":{", f);
 	for (z = 0; z < CENSUS_ZONE_LAST; z++, sep = ",")
 		fprintf(f, "%s\"%s\":%" PRIu64, sep, census_zone_names[z], c->zone[z]);

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -78,8 +79,14 @@ static inline uint64_t pattern_word(uint64_t seed, uint64_t idx)
 
 void pattern_fill(const struct holder *h, uint64_t off, uint64_t len)
 {
-	uint64_t *w = (uint64_t *)(h->buf + off), i, base = off / 8;
+	uint64_t *w = (uint64_t *)(h->buf + off), i, base = off / 8, sum = 0;
 
+	if (h->read_only) {
+		for (i = 0; i < len / 8; i += 4096 / 8)
+			sum += ((volatile uint64_t *)w)[i];
+		__asm__ volatile("" : : "r"(sum));
+		return;
+	}
 	for (i = 0; i < len / 8; i++)
 		w[i] = pattern_word(h->seed, base + i);
 }
@@ -90,7 +97,7 @@ uint64_t pattern_bad(const struct holder *h, uint64_t off, uint64_t len)
 	uint64_t i, base = off / 8, bad = 0;
 
 	for (i = 0; i < len / 8; i++)
-		bad += w[i] != pattern_word(h->seed, base + i);
+		bad += w[i] != (h->read_only ? 0 : pattern_word(h->seed, base + i));
 	return bad;
 }
 
@@ -223,6 +230,101 @@ static int buffer_setup(struct holder *h)
 	}
 	h->fail_what = "mbind";
 	return bind_node(h->buf, h->size, h->node);
+}
+
+/* Bytes of [buf, buf + size) mapped by PMDs: AnonHugePages of its VMAs in smaps. */
+static long long pmd_mapped(const struct holder *h)
+{
+	unsigned long lo = (uintptr_t)h->buf, hi = lo + h->size, s = 0, e = 0, a, b;
+	char line[256];
+	long long kb, total = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* A VMA's header "start-end perms ..."; no field line parses so. */
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2) {
+			s = a;
+			e = b;
+			continue;
+		}
+		if (e > lo && s < hi && sscanf(line, "AnonHugePages: %lld kB", &kb) == 1)
+			total += kb * 1024;
+	}
+	fclose(f);
+	return total;
+}
+
+/*
+ * Split every PMD of a THP buffer, the way split_huge_pmd() is reached from
+ * user space, keeping the range mapped and its data:
+ *   mprotect: one 4 KiB page in the middle of each 2 MiB made read-only and
+ *     writable again; the folio stays whole, now mapped by 512 PTEs.
+ *   munmap: that page unmapped and a fresh 4 KiB page mapped in its place;
+ *     the folio stays, partly mapped (queued for a deferred split).
+ * MADV_NOHUGEPAGE afterwards keeps khugepaged from collapsing it again.
+ */
+static int thp_split(struct holder *h)
+{
+	uint64_t off;
+
+	h->fail_what = "split the THPs";
+	h->pmd_mapped_before_split = pmd_mapped(h);
+	for (off = 0; off + HUGE_2M <= h->size; off += HUGE_2M) {
+		char *p = h->buf + off + HUGE_2M / 2;
+
+		if (!strcmp(h->split, "mprotect")) {
+			h->fail_what = "mprotect (split the PMD)";
+			if (mprotect(p, 4096, PROT_READ) < 0 ||
+			    mprotect(p, 4096, PROT_READ | PROT_WRITE) < 0)
+				return -1;
+		} else {
+			h->fail_what = "munmap + mmap MAP_FIXED (split the PMD)";
+			if (munmap(p, 4096) < 0 ||
+			    mmap(p, 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p ||
+			    bind_node(p, 4096, h->node) < 0)
+				return -1;
+			pattern_fill(h, off + HUGE_2M / 2, 4096);
+		}
+	}
+	madvise(h->buf, h->size, MADV_NOHUGEPAGE);
+	h->pmd_mapped_after_split = pmd_mapped(h);
+	return 0;
+}
+
+/* The PFN of the shared zero page: what a read fault maps in a 4 KiB mapping. */
+static uint64_t zero_page_pfn(struct census_ctx *cx)
+{
+	volatile char *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t entry = 0, pfn = 0;
+
+	if (p == MAP_FAILED)
+		return 0;
+	(void)p[0];
+	if (pread(cx->pagemap_fd, &entry, sizeof(entry),
+		  (off_t)((uintptr_t)p / 4096 * sizeof(entry))) != sizeof(entry) ||
+	    !census_pagemap_pfn(entry, &pfn))
+		pfn = 0;
+	munmap((void *)p, 4096);
+	return pfn;
+}
+
+/* CMA areas from the kernel log (klogctl: the boot messages are still there). */
+static void cma_from_log(struct census_ctx *cx)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *log = len > 0 ? malloc(len + 1) : NULL;
+
+	if (!log)
+		return;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, len);
+	if (len > 0) {
+		log[len] = '\0';
+		cx->ncma = census_parse_cma_log(log, cx->cma, CENSUS_MAX_CMA);
+	}
+	free(log);
 }
 
 /* The mode's I/O check as a string (",\"io\":{...}"); *ok cleared if it failed. */
@@ -438,8 +540,27 @@ static void print_head(const struct holder *h, bool ok)
 	printf("{\"ok\":%s,\"mode\":\"%s\",\"id\":\"%s\",\"node\":%d,\"backing\":\"%s\""
 	       ",\"touch\":\"%s\",\"bytes_asked\":%" PRIu64 ",\"bytes_pinned\":%" PRIu64
 	       ",\"pinned\":%s", ok ? "true" : "false", h->mode->name, h->id, h->node,
-	       backing_names[h->backing], h->touch_by_pin ? "pin" : "before", h->size,
-	       h->bytes_pinned, h->pins && h->bytes_pinned ? "true" : "false");
+	       backing_names[h->backing], h->read_only ? "read" : h->touch_by_pin ? "pin" : "before",
+	       h->size, h->bytes_pinned, h->pins && h->bytes_pinned ? "true" : "false");
+	if (h->split)
+		printf(",\"split\":\"%s\",\"pmd_mapped_before_split\":%lld,\"pmd_mapped_after_split\":%lld",
+		       h->split, h->pmd_mapped_before_split, h->pmd_mapped_after_split);
+}
+
+/* Where the zero page is and which CMA areas the census knows (after the census). */
+static void print_page_kinds(struct holder *h)
+{
+	enum census_zone zone;
+	int node, i;
+
+	if (h->cx.zero_pfn && census_block_of_pfn(&h->cx, h->cx.zero_pfn, &node, &zone) == 0)
+		printf(",\"zero_page\":{\"pfn\":%" PRIu64 ",\"node\":%d,\"zone\":\"%s\"}",
+		       h->cx.zero_pfn, node, census_zone_names[zone]);
+	fputs(",\"cma_areas\":[", stdout);
+	for (i = 0; i < h->cx.ncma; i++)
+		printf("%s{\"start_pfn\":%" PRIu64 ",\"pages\":%" PRIu64 "}", i ? "," : "",
+		       h->cx.cma[i].start_pfn, h->cx.cma[i].nr_pages);
+	putchar(']');
 }
 
 static int parse_backing(const char *s)
@@ -471,9 +592,11 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 		{ "backing", required_argument, NULL, 'b' },
 		{ "touch", required_argument, NULL, 't' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "split", required_argument, NULL, 'x' },
 		{ 0 }
 	};
-	struct holder h = { .mode = m, .node = -1, .seed = 0x6d656d6870ULL, .pins = true };
+	struct holder h = { .mode = m, .node = -1, .seed = 0x6d656d6870ULL, .pins = true,
+			    .pmd_mapped_before_split = -1, .pmd_mapped_after_split = -1 };
 	struct census before, after;
 	struct sockaddr_un sa;
 	double t0, pin_us;
@@ -497,16 +620,28 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 			h.backing = c;
 			break;
 		case 't':
-			if (strcmp(optarg, "before") && strcmp(optarg, "pin"))
-				return usage_error(m->name, "unknown --touch (known: before, pin):", optarg);
+			if (strcmp(optarg, "before") && strcmp(optarg, "pin") && strcmp(optarg, "read"))
+				return usage_error(m->name, "unknown --touch (known: before, pin, read):", optarg);
 			h.touch_by_pin = !strcmp(optarg, "pin");
+			h.read_only = !strcmp(optarg, "read");
 			break;
 		case 'd': h.device = optarg; break;
+		case 'x':
+			if (strcmp(optarg, "mprotect") && strcmp(optarg, "munmap"))
+				return usage_error(m->name, "unknown --split (known: mprotect, munmap):", optarg);
+			h.split = optarg;
+			break;
 		default: return usage_error(m->name, "unknown option", NULL);
 		}
 	}
 	if (!h.id || !h.size || strchr(h.id, '/') || strchr(h.id, '"'))
 		return usage_error(m->name, "--id NAME (no '/') and --size SIZE are required", NULL);
+	if (h.read_only && m != &gup_mode)
+		return usage_error(m->name, "--touch read (a read-only pin) is for gup only: this mode writes the buffer", NULL);
+	if (h.split && (h.backing != BACKING_THP || h.touch_by_pin || h.read_only))
+		return usage_error(m->name, "--split needs --backing thp and --touch before (the THPs exist before the pin)", NULL);
+	if (h.split && h.size % HUGE_2M)
+		return usage_error(m->name, "--split needs a --size that is a multiple of 2 MiB", NULL);
 	if (h.node >= 0 && (total = node_mem_total(h.node)) < 0)
 		return usage_error(m->name, "no such NUMA node: --node", argv[optind - 1]);
 	if (h.node >= 0 && (long long)h.size > total) {
@@ -540,9 +675,13 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 		goto fail;
 	if (!h.touch_by_pin)
 		pattern_fill(&h, 0, h.size);
+	if (h.split && thp_split(&h) < 0)
+		goto fail;
 	h.fail_what = "census";
 	if (census_init(&h.cx, "", "/proc/self/pagemap") < 0)
 		goto fail;
+	h.cx.zero_pfn = zero_page_pfn(&h.cx);
+	cma_from_log(&h.cx);
 	h.pfns = calloc(h.size / h.cx.page_size, sizeof(*h.pfns));
 	if (!h.pfns || census_take(&h.cx, h.buf, h.size, &before, NULL) < 0)
 		goto fail;
@@ -576,6 +715,7 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 			fputs(io, stdout);
 		free(io);
 	}
+	print_page_kinds(&h);
 	fputs(",\"census_before\":", stdout);
 	census_print_json(stdout, &before);
 	fputs(",\"census_after\":", stdout);

@@ -49,6 +49,9 @@ struct holder {
 	uint64_t seed;
 	enum backing backing;
 	bool touch_by_pin;	/* pages first touched by the pin itself */
+	bool read_only;		/* --touch read: never written, pinned without FOLL_WRITE */
+	const char *split;	/* thp: "mprotect" or "munmap" splits each PMD first */
+	long long pmd_mapped_before_split, pmd_mapped_after_split;	/* bytes, -1: n/a */
 	const char *device;	/* vfio: PCI address, NULL = find the edu device */
 	char *buf;
 	int memfd;
@@ -63,7 +66,11 @@ struct holder {
 
 double now_us(void);
 void json_errno(FILE *f, int err);
-/* Write/verify the pattern on [off, off + len) of the buffer (8-byte words). */
+/*
+ * Write/verify the pattern on [off, off + len) of the buffer (8-byte words).
+ * A read-only holder's pattern is zero: fill only reads (faulting in the
+ * zero page), the check wants every word still zero.
+ */
 void pattern_fill(const struct holder *h, uint64_t off, uint64_t len);
 uint64_t pattern_bad(const struct holder *h, uint64_t off, uint64_t len);
 

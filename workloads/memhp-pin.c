@@ -3,8 +3,8 @@
  * memhp-pin - long-term pin a buffer inside the guest and hold the pins.
  *
  *   memhp-pin MODE --id ID --size SIZE [--node N] [--seed S]
- *                  [--backing anon|thp|hugetlb|memfd] [--touch before|pin]
- *                  [--device PCI-ADDRESS]
+ *                  [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]
+ *                  [--split mprotect|munmap] [--device PCI-ADDRESS]
  *	MODE is one of the pinning paths real software uses:
  *	  gup           gup_test PIN_LONGTERM_TEST_START (this file)
  *	  io_uring      IORING_REGISTER_BUFFERS, I/O with READ/WRITE_FIXED (uring.c)
@@ -13,7 +13,10 @@
  *	Maps a buffer bound to node N, writes a pattern (before the pin, or
  *	after it with --touch pin, so the pin itself faults the pages in), takes
  *	a census (node/zone of every page), pins, takes the census again and
- *	checks the pattern and the mode's I/O. A holder process keeps the pins
+ *	checks the pattern and the mode's I/O. --touch read never writes: each
+ *	page is read (mapping the shared zero page) and gup pins read-only;
+ *	the pattern is then all zeros. --split splits the PMD of each THP of
+ *	a --backing thp buffer before the census (holder.c: thp_split). A holder process keeps the pins
  *	and serves requests on /run/memhp/ID.sock; this command prints one JSON
  *	object and exits, so the host's guest-exec sees the result while the
  *	pins are held (holder.c).
@@ -50,7 +53,8 @@ static int gup_pin(struct holder *h)
 	struct pin_longterm_test pin = {
 		.addr = (uintptr_t)h->buf,
 		.size = h->size,
-		.flags = PIN_LONGTERM_TEST_FLAG_USE_WRITE,
+		/* --touch read: a read-only pin (no FOLL_WRITE), as for the zero page */
+		.flags = h->read_only ? 0 : PIN_LONGTERM_TEST_FLAG_USE_WRITE,
 	};
 
 	h->fail_what = "open " GUP_TEST_PATH " (CONFIG_GUP_TEST, debugfs)";
@@ -113,7 +117,8 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu --id ID --size SIZE [--node N] [--seed S]\n"
-		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin] [--device PCI-ADDRESS]\n"
+		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]\n"
+		"                 [--split mprotect|munmap] [--device PCI-ADDRESS]\n"
 		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
 		"       memhp-pin ctl ID check|release [--timeout SEC]\n");
 	return 2;
