@@ -119,6 +119,59 @@ static void testCensus(void)
 	tapOk(c.zone[CENSUS_ZONE_OTHER] == 1, "census: a block listing several zones counts as 'other'");
 	tapOk(pfns[0] == 2 * per_block + 5 && pfns[4] == 0, "census: PFNs recorded per page");
 	census_fini(&cx);
+
+	{
+		static const char log[] =
+			"<6>[    0.000000] cma: Reserved 192 MiB at 0x0000000040000000 on node 1\n"
+			"<6>[    0.000000] other: Reserved 4 MiB at 0x1000\n"
+			"<6>[    0.000000] cma: Reserved 16 MiB at 0x0000000020000000\n";
+		struct census_range r[4];
+		int nr = census_parse_cma_log(log, r, 4);
+
+		tapOk(nr == 2 && r[0].start_pfn == 0x40000 && r[0].nr_pages == 49152 &&
+		      r[1].start_pfn == 0x20000 && r[1].nr_pages == 4096,
+		      "census: CMA areas from the boot log (6.12 and 6.1 wording), others ignored");
+		tapOk(census_parse_cma_log(log, r, 1) == 1, "census: CMA areas: at most as many as asked");
+	}
+	/* Block 3 spans DMA and DMA32 ("none"): zoneinfo's spans decide per page. */
+	g_free(writeTmp("sys/sys/devices/system/memory/memory3/valid_zones", "none\n"));
+	{
+		g_autofree char *zi = g_strdup_printf(
+			"Node 0, zone      DMA\n  pages free     3840\n        spanned  %" PRIu64 "\n"
+			"  start_pfn:           %" PRIu64 "\n"
+			"Node 0, zone    DMA32\n  pages free     1\n        spanned  %" PRIu64 "\n"
+			"  start_pfn:           %" PRIu64 "\n",
+			per_block / 2, 3 * per_block, per_block / 2, 3 * per_block + per_block / 2);
+		g_autofree char *procdir = g_build_filename(root, "proc", NULL);
+		g_autofree char *kpfpath = g_build_filename(root, "proc", "kpageflags", NULL);
+		uint64_t kpf[2] = { 1ULL << 22, 1ULL << 24 };	/* KPF_THP, KPF_ZERO_PAGE */
+
+		g_mkdir_with_parents(procdir, 0755);
+		g_free(writeTmp("sys/proc/zoneinfo", zi));
+		/* kpageflags: pfn 2 * per_block + 5 is a THP page, + 6 the zero page. */
+		fd = open(kpfpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		tapOk(fd >= 0 && pwrite(fd, kpf, 8, (off_t)((2 * per_block + 5) * 8)) == 8 &&
+		      pwrite(fd, &kpf[1], 8, (off_t)((2 * per_block + 6) * 8)) == 8,
+		      "census: fake kpageflags written");
+		close(fd);
+	}
+	entries[4] = present | (3 * per_block + per_block / 2 + 1);	/* DMA32 half of block 3 */
+	fd = open(pm, O_WRONLY);
+	tapOk(fd >= 0 && pwrite(fd, entries, sizeof(entries), 16 * 8) == sizeof(entries),
+	      "census: fake pagemap rewritten");
+	close(fd);
+	tapOk(census_init(&cx, root, pm) == 0, "census: init with zoneinfo and kpageflags");
+	cx.zero_pfn = 7;
+	cx.ncma = 1;
+	cx.cma[0].start_pfn = 2 * per_block;
+	cx.cma[0].nr_pages = 6;
+	tapOk(census_take(&cx, (void *)(uintptr_t)(16 * 4096), 6 * 4096, &c, pfns) == 0 &&
+	      c.zone[CENSUS_ZONE_DMA] == 1 && c.zone[CENSUS_ZONE_DMA32] == 2 &&
+	      c.zone[CENSUS_ZONE_OTHER] == 0,
+	      "census: a block spanning DMA and DMA32 is split per page by zoneinfo's spans");
+	tapOk(c.thp == 1 && c.zero == 2 && c.cma == 1,
+	      "census: 1 THP page (kpageflags), 2 zero-page mappings (PFN, KPF_ZERO_PAGE), 1 page in CMA");
+	census_fini(&cx);
 	tapOk(census_init(&cx, "/nonexistent", pm) < 0 && errno == ENOENT,
 	      "census: missing sysfs tree fails with ENOENT");
 }
@@ -355,6 +408,30 @@ static void testScenarioErrors(void)
 		{ "resize without device",
 		  "nodes:\n  - memory: 1G\n  - memory: 64M\nsteps:\n  - resize: {node: 1, requested: 0}\n",
 		  "node 1 has no virtio_mem device" },
+		{ "pin: touch read with a mode that writes",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, workload: io_uring, touch: read}\n",
+		  ":4: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not io_uring" },
+		{ "pin: split of a buffer that is not THP",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, split: mprotect}\n",
+		  ":4: pin: split needs backing: thp, touch: before" },
+		{ "pin: split of less than a huge page",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, backing: thp, split: munmap}\n",
+		  "a size in whole 2 MiB pages" },
+		{ "pin: unknown split",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, backing: thp, split: madvise}\n",
+		  "4:58: unknown split 'madvise' (known: mprotect, munmap)" },
+		{ "expect: census of an unknown count",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {census_after: {Highmem: 0}}\n",
+		  "5:29: census_after: unknown count 'Highmem' (known: pages, not_present" },
+		{ "expect: census value not a count",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {census_before: {cma: some}}\n",
+		  "5:35: census_before cma: expected pages N, \">=N\" or all, not 'some'" },
+		{ "expect: census before any pin",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {census_after: {Movable: 0}}\n",
+		  ":4: expect: 'census_after' needs a pin step before it" },
+		{ "expect: unknown kernel filter",
+		  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {kernel: '5.10'}\n",
+		  "4:22: unknown kernel '5.10' (known: 6.12, 6.1)" },
 	};
 	size_t i;
 
@@ -387,6 +464,28 @@ static void testScenarioErrors(void)
 		      !strcmp(s->kernel, "6.1") && mhlExpectApplies(s, &s->steps[2]) &&
 		      mhlScenarioOverride(s, "5.4", NULL) < 0,
 		      "scenario: --kernel/--pin-policy override, unknown kernel refused");
+	}
+	mhlErrorReset();
+	{
+		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+		int n = mhlScenarioLoadAll("scenarios/conformance/4-zero-page.yaml", all);
+		mhlScenario *a = n == 4 ? all->pdata[0] : NULL, *d = n == 4 ? all->pdata[3] : NULL;
+		const mhlStep *e = a ? &a->steps[2] : NULL;
+
+		tapOk(a && e->type == MHL_STEP_EXPECT && !strcmp(e->kernel, "6.1") &&
+		      !mhlExpectApplies(a, e) && mhlExpectApplies(d, &d->steps[2]) &&
+		      !strcmp(a->steps[0].touch, "read") && a->steps[1].ncensus == 2 &&
+		      a->steps[1].census_val[0] == MHL_ALL && !a->steps[1].census_after[0],
+		      "scenario: c4 parses: touch read, census_before all, expect filtered by kernel");
+	}
+	{
+		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+		int n = mhlScenarioLoadAll("scenarios/conformance/5-split-thp.yaml", all);
+		mhlScenario *b = n == 8 ? all->pdata[1] : NULL;
+
+		tapOk(b && !strcmp(b->steps[0].split, "munmap") && b->steps[1].census_atleast[1] &&
+		      b->steps[1].census_val[1] == 32704 && !strcmp(b->steps[1].census_key[1], "thp"),
+		      "scenario: c5 parses: 8 trials, split from the matrix, census thp >=32704");
 	}
 	mhlErrorReset();
 	{

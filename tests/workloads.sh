@@ -26,11 +26,24 @@ pin_json "a size that does not fit the node" 2 '.ok == false and (.error | test(
 	$PIN gup --id x --size 4096G --node 0
 pin_json "a node the machine does not have" 2 '.ok == false and (.error | test("no such NUMA node: --node 63"))' \
 	$PIN gup --id x --size 4M --node 63
+pin_json "a read-only pin by a mode that writes" 2 '.ok == false and (.error | test("--touch read .*is for gup only"))' \
+	$PIN io_uring --id x --size 4M --touch read
+pin_json "a split of a buffer that is not THP" 2 '.ok == false and (.error | test("--split needs --backing thp"))' \
+	$PIN gup --id x --size 4M --split mprotect
+pin_json "an unknown split" 2 '.ok == false and (.error | test("unknown --split .known: mprotect, munmap"))' \
+	$PIN gup --id x --size 4M --backing thp --split madvise
 # No gup_test and no edu device: an empty tmpfs over debugfs and the PCI device list.
 pin_json "missing gup_test" 1 '.ok == false and .errno_name == "ENOENT" and (.error | test("open /sys/kernel/debug/gup_test"))' \
 	unshare -m sh -c "mount -t tmpfs none /sys/kernel/debug && exec $PIN gup --id nogup --size 4M"
 pin_json "missing vfio (edu) device" 1 '.ok == false and .errno_name == "ENODEV" and (.error | test("find the edu PCI device"))' \
 	unshare -m sh -c "mount -t tmpfs none /sys/bus/pci/devices && exec $PIN vfio --id nodev --size 4M"
+# A THP buffer split at every PMD (munmap + a fresh page) before io_uring pins it:
+# nothing PMD-mapped is left, the data (the fresh pages included) stays right.
+pin_json "io_uring on this host: THP buffer split by munmap, no PMD mapping left, I/O intact" 0 \
+	'.ok and .split == "munmap" and .pmd_mapped_after_split == 0 and .io.ok and .pattern_ok and (.census_before | has("thp") and has("zero") and has("cma"))' \
+	$PIN io_uring --id hostsplit --size 8M --backing thp --split munmap
+ok "io_uring on this host: the split buffer's holder releases" \
+	sh -c "$PIN ctl hostsplit release | jq -e '.ok and .released and .pattern_ok'"
 # io_uring pins on this host too: pin, check through the registered buffers, release.
 pin_json "io_uring on this host: 8 MiB registered, I/O through the fixed buffers intact" 0 \
 	'.ok and .bytes_pinned == 8388608 and .io_uring.buffers == 1 and .io.ok and .io.chunks == 64' \
