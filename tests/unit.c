@@ -586,7 +586,7 @@ static void testSoak(void)
 int main(void)
 {
 	tmpdir = g_dir_make_tmp("mhl-unit-XXXXXX", NULL);
-	tapPlan(16 + 13 + 6 + 6 + 11 + 3 + 40 + 7);
+	tapPlan(16 + 20 + 6 + 6 + 11 + 3 + 50 + 7);
 	testSizes();
 	testCensus();
 	testAgent();

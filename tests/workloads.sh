@@ -65,7 +65,7 @@ while IFS='|' read -r desc top keys says; do
 done <<'EOF'
 unknown workload, naming the known ones||workload: rdma|w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu\)
 unknown backing||backing: pmem|unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)
-unknown touch||touch: later|unknown touch 'later' \(known: before, pin\)
+unknown touch||touch: later|unknown touch 'later' \(known: before, pin, read\)
 fails_with that is no errno or signal name||fails_with: 12|fails_with: '12' is not an errno name
 devices: a value that is not true/false|devices: {iommu: yes}|workload: vfio|devices: iommu: expected true or false, not 'yes'
 devices: an unknown device|devices: {iommu: true, gpu: true}|workload: vfio|unknown key 'gpu' in devices \(known: iommu, edu\)
