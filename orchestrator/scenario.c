@@ -247,6 +247,18 @@ typedef struct {
 	unsigned int seen;
 } mhlStepParse;
 
+/* "N" or ">=N" (an integer, possibly negative); -1 if it is neither. */
+static int parseAtLeast(const char *val, long long *out, bool *atleast)
+{
+	const char *num = val + (g_str_has_prefix(val, ">=") ? 2 : 0);
+	char *end;
+
+	*atleast = num != val;
+	errno = 0;
+	*out = strtoll(num, &end, 10);
+	return errno || *end || end == num ? -1 : 0;
+}
+
 /* expect: {vmstat: {COUNTER: N, COUNTER: ">=N"}}: changes since the trial's start. */
 static int parseVmstat(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 {
@@ -257,8 +269,6 @@ static int parseVmstat(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
 		yaml_node_t *n = yaml_document_get_node(y->doc, p->value);
-		const char *val;
-		char *end;
 		int i = st->nvmstat;
 
 		if (i >= MHL_MAX_VMSTAT) {
@@ -275,13 +285,9 @@ static int parseVmstat(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 				 scalar(y, k));
 			return -1;
 		}
-		val = scalar(y, n);
-		st->vmstat_atleast[i] = g_str_has_prefix(val, ">=");
-		errno = 0;
-		st->vmstat_val[i] = strtoll(val + (st->vmstat_atleast[i] ? 2 : 0), &end, 10);
-		if (errno || *end || end == val + (st->vmstat_atleast[i] ? 2 : 0)) {
+		if (parseAtLeast(scalar(y, n), &st->vmstat_val[i], &st->vmstat_atleast[i]) < 0) {
 			mhlError("%s:%d:%d: vmstat %s: expected a change N or \">=N\", not '%s'",
-				 AT(y, n), scalar(y, k), val);
+				 AT(y, n), scalar(y, k), scalar(y, n));
 			return -1;
 		}
 		snprintf(st->vmstat_key[i], sizeof(st->vmstat_key[i]), "%s", scalar(y, k));
@@ -306,7 +312,6 @@ static int parseCensus(mhlYaml *y, yaml_node_t *v, mhlStep *st, bool after)
 		yaml_node_t *n = yaml_document_get_node(y->doc, p->value);
 		int i = st->ncensus;
 		const char *val;
-		char *end;
 
 		if (i >= MHL_MAX_CENSUS) {
 			mhlError("%s:%d:%d: more than %d census checks in one expect", AT(y, k),
@@ -324,18 +329,14 @@ static int parseCensus(mhlYaml *y, yaml_node_t *v, mhlStep *st, bool after)
 			return -1;
 		}
 		val = scalar(y, n);
-		st->census_atleast[i] = g_str_has_prefix(val, ">=");
 		if (!strcmp(val, "all")) {
 			st->census_val[i] = MHL_ALL;
-		} else {
-			errno = 0;
-			st->census_val[i] = strtoll(val + (st->census_atleast[i] ? 2 : 0), &end, 10);
-			if (errno || *end || end == val + (st->census_atleast[i] ? 2 : 0) ||
-			    st->census_val[i] < 0) {
-				mhlError("%s:%d:%d: %s %s: expected pages N, \">=N\" or all, not '%s'",
-					 AT(y, n), what, scalar(y, k), val);
-				return -1;
-			}
+			st->census_atleast[i] = false;
+		} else if (parseAtLeast(val, &st->census_val[i], &st->census_atleast[i]) < 0 ||
+			   st->census_val[i] < 0) {
+			mhlError("%s:%d:%d: %s %s: expected pages N, \">=N\" or all, not '%s'",
+				 AT(y, n), what, scalar(y, k), val);
+			return -1;
 		}
 		snprintf(st->census_key[i], sizeof(st->census_key[i]), "%s", scalar(y, k));
 		st->census_after[i] = after;
