@@ -79,10 +79,9 @@ static void read_spans(struct census_ctx *ctx)
 		if (sscanf(line, "Node %d, zone %31s", &node, name) == 2) {
 			cur = ctx->nspans < (int)(sizeof(ctx->spans) / sizeof(ctx->spans[0])) ?
 			      ctx->nspans++ : -1;
-			if (cur >= 0) {
+			if (cur >= 0) {	/* start_pfn and spanned: 0 from census_init's memset */
 				ctx->spans[cur].node = node;
 				ctx->spans[cur].zone = census_zone_parse(name);
-				ctx->spans[cur].start_pfn = ctx->spans[cur].spanned = 0;
 			}
 		} else if (cur >= 0 && sscanf(line, " spanned %llu", &v) == 1) {
 			ctx->spans[cur].spanned = v;
@@ -110,10 +109,8 @@ int census_init(struct census_ctx *ctx, const char *sysroot, const char *pagemap
 		return -1;
 	}
 	ctx->pagemap_fd = open(pagemap_path, O_RDONLY | O_CLOEXEC);
-	if (ctx->pagemap_fd < 0) {
-		ctx->kpageflags_fd = -1;
+	if (ctx->pagemap_fd < 0)
 		return -1;
-	}
 	snprintf(full, sizeof(full), "%s/proc/kpageflags", ctx->sysroot);
 	ctx->kpageflags_fd = open(full, O_RDONLY | O_CLOEXEC);
 	read_spans(ctx);

@@ -298,14 +298,13 @@ static int thp_split(struct holder *h)
 static uint64_t zero_page_pfn(struct census_ctx *cx)
 {
 	volatile char *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t entry = 0, pfn = 0;
+	struct census c;
+	uint64_t pfn = 0;
 
 	if (p == MAP_FAILED)
 		return 0;
 	(void)p[0];
-	if (pread(cx->pagemap_fd, &entry, sizeof(entry),
-		  (off_t)((uintptr_t)p / 4096 * sizeof(entry))) != sizeof(entry) ||
-	    !census_pagemap_pfn(entry, &pfn))
+	if (census_take(cx, (const void *)p, 4096, &c, &pfn) < 0)
 		pfn = 0;
 	munmap((void *)p, 4096);
 	return pfn;
