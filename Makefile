@@ -22,8 +22,14 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror
 PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 
-ORCH_SRC := $(wildcard orchestrator/*.c) lib/mhl-size.c
+# The orchestrator, by concern (docs/architecture.md): cli -> scenario ->
+# trial (host + guest) -> record -> reports. lib/ is shared with the workloads.
+ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/host \
+	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record reports
+ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
+ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 ORCH_LIB := $(filter-out orchestrator/main.c,$(ORCH_SRC))
+ORCH_INC := -I. -Iorchestrator -Ilib
 PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/vfio.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
@@ -43,9 +49,9 @@ $(B):
 
 orchestrator: $(B)/memhp-lab
 
-$(B)/memhp-lab: $(ORCH_SRC) $(wildcard orchestrator/*.h lib/*.h) | $(B)
+$(B)/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
-	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' -Ilib $$(pkg-config --cflags $(PKGS)) \
+	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread
 
 # The workload compiles against the kernel's own gup_test.h from the artifact;
@@ -70,9 +76,9 @@ demo: deps kernel image orchestrator
 	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo
 
 # Unit tests link the orchestrator's parsers; no guest needed.
-$(B)/unit-tests: tests/unit.c tests/tap.h $(ORCH_LIB) workloads/census.c $(wildcard orchestrator/*.h lib/*.h) | $(B)
+$(B)/unit-tests: tests/unit.c tests/tap.h $(ORCH_LIB) workloads/census.c $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
-	@$(CC) $(WARN) $(CFLAGS) -Ilib -Iorchestrator -Iworkloads $$(pkg-config --cflags $(PKGS)) \
+	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads $$(pkg-config --cflags $(PKGS)) \
 		-o $@ tests/unit.c $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread
 
 unit-tests: $(B)/unit-tests

@@ -19,14 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
-#include "doctor.h"
-#include "kernel.h"
-#include "run.h"
-#include "report.h"
-#include "scenario.h"
-#include "soak.h"
-#include "trial.h"
+#include "host/accel.h"
+#include "cli/doctor.h"
+#include "host/kernel.h"
+#include "cli/run.h"
+#include "reports/report.h"
+#include "scenario/scenario.h"
+#include "soak/soak.h"
+#include "trial/trial.h"
 
 #define EXIT_PASS	0	/* every trial passed */
 #define EXIT_FAILED	1	/* some trial failed, erred or was interrupted */

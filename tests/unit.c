@@ -14,16 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "guest/agent.h"
 #include "census.h"
-#include "domain.h"
-#include "guest.h"
-#include "kernel.h"
+#include "guest/domain.h"
+#include "guest/guest.h"
+#include "host/kernel.h"
 #include "mhl-size.h"
-#include "record.h"
-#include "run.h"
-#include "scenario.h"
-#include "soak.h"
+#include "record/record.h"
+#include "cli/run.h"
+#include "scenario/scenario.h"
+#include "soak/soak.h"
 #include "tap.h"
 #include "util.h"
 

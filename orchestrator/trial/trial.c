@@ -9,7 +9,7 @@
 #include <glib.h>
 
 #include "util.h"
-#include "trial.h"
+#include "trial/trial.h"
 
 #include <libvirt/libvirt-qemu.h>
 #include <libvirt/virterror.h>
@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "domain.h"
-#include "guest.h"
-#include "record.h"
+#include "guest/agent.h"
+#include "guest/domain.h"
+#include "guest/guest.h"
+#include "record/record.h"
 
 const char *const mhlVerdictNames[MHL_VERDICT_LAST] = {
 	[MHL_VERDICT_PASS] = "pass",

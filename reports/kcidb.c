@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "util.h"
 
 static const char *const kcidbStatus[MHL_TV_LAST] = {

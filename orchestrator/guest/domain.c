@@ -1,4 +1,4 @@
-#include "domain.h"
+#include "guest/domain.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>

@@ -5,7 +5,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "util.h"
 
 #define PLOT_W 760

@@ -1,6 +1,6 @@
 #include <glib.h>
 
-#include "record.h"
+#include "record/record.h"
 
 #include <errno.h>
 #include <fcntl.h>

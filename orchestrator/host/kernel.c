@@ -5,7 +5,7 @@
  */
 #include <glib.h>
 
-#include "kernel.h"
+#include "host/kernel.h"
 
 #include <errno.h>
 #include <string.h>

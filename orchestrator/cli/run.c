@@ -7,7 +7,7 @@
  */
 #include <glib.h>
 
-#include "run.h"
+#include "cli/run.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
-#include "kernel.h"
-#include "report.h"
-#include "scenario.h"
-#include "trial.h"
+#include "host/accel.h"
+#include "host/kernel.h"
+#include "reports/report.h"
+#include "scenario/scenario.h"
+#include "trial/trial.h"
 #include "util.h"
 
 #define EXIT_PASS	0

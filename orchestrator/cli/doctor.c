@@ -4,7 +4,7 @@
  */
 #include <glib.h>
 
-#include "doctor.h"
+#include "cli/doctor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
-#include "kernel.h"
+#include "host/accel.h"
+#include "host/kernel.h"
 #include "util.h"
 
 #define EMULATOR "/usr/bin/qemu-system-x86_64"

@@ -1,7 +1,7 @@
 #include <glib.h>
 
 #include "util.h"
-#include "agent.h"
+#include "guest/agent.h"
 
 #include <libvirt/libvirt-qemu.h>
 #include <libvirt/virterror.h>

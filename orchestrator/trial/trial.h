@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <libvirt/libvirt.h>
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 typedef struct {
 	const char *uri;

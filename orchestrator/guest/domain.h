@@ -2,7 +2,7 @@
 #ifndef MHL_DOMAIN_H
 #define MHL_DOMAIN_H
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 typedef struct {
 	const char *name;

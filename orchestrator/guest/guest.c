@@ -1,13 +1,13 @@
 #include <glib.h>
 
 #include "util.h"
-#include "guest.h"
+#include "guest/guest.h"
 
 #include <libvirt/libvirt-qemu.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
+#include "guest/agent.h"
 
 int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 			  unsigned long long *requested)

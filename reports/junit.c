@@ -9,7 +9,7 @@
 #include <libxml/xmlwriter.h>
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "util.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlTextWriter, xmlFreeTextWriter)

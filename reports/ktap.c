@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "report.h"
+#include "reports/report.h"
 #include "util.h"
 
 /* One line of KTAP text: no newline, and '#' only where we put it. */

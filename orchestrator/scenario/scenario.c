@@ -4,7 +4,7 @@
  */
 #include <glib.h>
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 
 #include <json-c/json.h>
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 /*
  * The CONFIG_ names listed in @required (one per line, without CONFIG_, '#'

@@ -1,6 +1,6 @@
 #include <glib.h>
 
-#include "accel.h"
+#include "host/accel.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
  */
 #include <glib.h>
 
-#include "report.h"
+#include "reports/report.h"
 
 #include <string.h>
 

@@ -12,7 +12,7 @@
  */
 #include <glib.h>
 
-#include "soak.h"
+#include "soak/soak.h"
 
 #include <errno.h>
 #include <libvirt/libvirt.h>
@@ -21,15 +21,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accel.h"
-#include "agent.h"
-#include "domain.h"
-#include "guest.h"
-#include "kernel.h"
-#include "record.h"
-#include "report.h"
-#include "run.h"
-#include "trial.h"
+#include "host/accel.h"
+#include "guest/agent.h"
+#include "guest/domain.h"
+#include "guest/guest.h"
+#include "host/kernel.h"
+#include "record/record.h"
+#include "reports/report.h"
+#include "cli/run.h"
+#include "trial/trial.h"
 #include "util.h"
 
 #define EXIT_PASS	0

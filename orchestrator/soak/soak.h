@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 typedef struct {
 	const char *scenario;	/* the guest: nodes, kernel, pin_policy, cmdline; steps unused */
