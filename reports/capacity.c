@@ -25,15 +25,15 @@ static void pointFree(mhlCapacityPoint *p)
 /* The node of the last resize request in the timeline, or -1. */
 static int lastResizeNode(json_object *rec)
 {
-	json_object *tl = mhlJ(rec, "timeline");
+	json_object *tl = mhlJ(rec, MHL_K_TIMELINE);
 	int node = -1;
 	size_t i;
 
 	for (i = 0; tl && i < json_object_array_length(tl); i++) {
 		json_object *e = json_object_array_get_idx(tl, i);
 
-		if (!strcmp(mhlJStr(e, "source", ""), "request"))
-			node = (int)mhlJInt(e, "node", -1);
+		if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "request"))
+			node = (int)mhlJInt(e, MHL_K_NODE, -1);
 	}
 	return node;
 }
@@ -41,13 +41,13 @@ static int lastResizeNode(json_object *rec)
 /* How the first failed pin failed: its errno name or the signal that killed its holder. */
 static char *failedAs(json_object *rec)
 {
-	json_object *steps = mhlJ(rec, "steps");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
 	size_t i;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *st = json_object_array_get_idx(steps, i), *ok;
 
-		if (strcmp(mhlJStr(st, "step", ""), "pin") || !(ok = mhlJ(st, "workload.ok")) ||
+		if (strcmp(mhlJStr(st, MHL_K_STEP, ""), "pin") || !(ok = mhlJ(st, MHL_PATH(MHL_K_WORKLOAD, MHL_K_OK))) ||
 		    json_object_get_boolean(ok))
 			continue;
 		return g_strdup(mhlJStr(st, "workload.signal", mhlJStr(st, "workload.errno_name", "failed")));
@@ -63,12 +63,12 @@ static char *groupOf(json_object *rec)
 {
 	g_autoptr(GString) g = g_string_new(NULL);
 
-	json_object_object_foreach(mhlJ(rec, "parameters"), k, v) {
+	json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 		if (!strcmp(k, "pinned"))
 			continue;
 		g_string_append_printf(g, "%s%s=%s", g->len ? ", " : "", k, json_object_get_string(v));
 	}
-	return g_strdup_printf("%s%s%s%s", mhlJStr(rec, "scenario_name", "?"), g->len ? " (" : "",
+	return g_strdup_printf("%s%s%s%s", mhlJStr(rec, MHL_K_SCENARIO_NAME, "?"), g->len ? " (" : "",
 			       g->str, g->len ? ")" : "");
 }
 
@@ -97,24 +97,24 @@ GPtrArray *mhlCapacityPoints(const mhlRun *run)
 
 		if (!pinned || mhl_size_parse(pinned, &bytes) < 0 || node < 0)
 			continue;
-		plugged = mhlJInt(mhlJ(rec, "domain.nodes") ?
-				  json_object_array_get_idx(mhlJ(rec, "domain.nodes"), node) : NULL,
+		plugged = mhlJInt(mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES)) ?
+				  json_object_array_get_idx(mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES)), node) : NULL,
 				  "virtio_mem_requested_bytes", 0);
-		requested = mhlJInt(rec, "summary.requested_bytes", -1);
-		reached = mhlJInt(rec, "summary.reached_bytes", -1);
+		requested = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1);
+		reached = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 		if (plugged <= 0 || requested < 0 || reached < 0 || requested >= plugged)
 			continue;	/* no unplug was measured (the trial ended first) */
 		p = g_new0(mhlCapacityPoint, 1);
 		p->group = groupOf(rec);
-		p->trial = g_strdup(mhlJStr(rec, "trial", ""));
+		p->trial = g_strdup(mhlJStr(rec, MHL_K_TRIAL, ""));
 		p->pinned_bytes = (gint64)bytes;
 		p->plugged_bytes = plugged;
 		p->reached_bytes = reached;
 		p->pinned_frac = (double)bytes / (double)plugged;
 		p->unplugged_frac = (double)(plugged - reached) / (double)(plugged - requested);
-		p->pins_failed = (int)mhlJInt(rec, "summary.pins_failed", 0);
+		p->pins_failed = (int)mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), 0);
 		p->failed_as = p->pins_failed ? failedAs(rec) : NULL;
-		p->seconds = mhlJDbl(rec, "summary.seconds_to_converge", -1);
+		p->seconds = mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1);
 		g_ptr_array_add(pts, p);
 	}
 	g_ptr_array_sort(pts, pointCmp);

@@ -160,11 +160,11 @@ static double mib(gint64 bytes)
 /* requested vs plugged over time for every virtio-mem node, step markers from steps[].t */
 static const char *plotTimeline(htmlPlots *p, json_object *rec)
 {
-	json_object *tl = mhlJ(rec, "timeline"), *nodes = mhlJ(rec, "domain.nodes"), *steps = mhlJ(rec, "steps");
+	json_object *tl = mhlJ(rec, MHL_K_TIMELINE), *nodes = mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES)), *steps = mhlJ(rec, MHL_K_STEPS);
 	g_autoptr(GString) plot = g_string_new(NULL), sc = g_string_new(NULL);
 	g_autoptr(GHashTable) aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, "trial", ""));
-	double tend = mhlJDbl(rec, "seconds", 0);
+	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, MHL_K_TRIAL, ""));
+	double tend = mhlJDbl(rec, MHL_K_SECONDS, 0);
 	const char *name;
 	size_t i, j, nt = tl ? json_object_array_length(tl) : 0;
 	int series = 0;
@@ -172,11 +172,11 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	if (!nt)
 		return NULL;
 	for (i = 0; i < nt; i++)
-		tend = MAX(tend, mhlJDbl(json_object_array_get_idx(tl, i), "t", 0));
+		tend = MAX(tend, mhlJDbl(json_object_array_get_idx(tl, i), MHL_K_T, 0));
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 
-		tend = MAX(tend, mhlJDbl(s, "t", 0) + mhlJDbl(s, "seconds", 0));
+		tend = MAX(tend, mhlJDbl(s, MHL_K_T, 0) + mhlJDbl(s, MHL_K_SECONDS, 0));
 	}
 	g_string_append_printf(sc, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
 			       "set key below noenhanced\nset xrange [0:%.3f]\nset yrange [0:*]\n"
@@ -185,7 +185,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *sn = mhlStepName(s), *lab = g_strdup_printf("%zu %s", i + 1, sn);
 		g_autofree char *ql = gpStr(lab);
-		double t = mhlJDbl(s, "t", -1);
+		double t = mhlJDbl(s, MHL_K_T, -1);
 
 		if (t < 0)
 			continue;
@@ -203,18 +203,18 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 		for (i = 0; i < nt; i++) {
 			json_object *e = json_object_array_get_idx(tl, i);
 
-			if (!strcmp(mhlJStr(e, "source", ""), "request") && mhlJInt(e, "node", -1) == (gint64)j) {
-				last_req = mhlJInt(e, "requested_bytes", 0);
-				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_req));
+			if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "request") && mhlJInt(e, MHL_K_NODE, -1) == (gint64)j) {
+				last_req = mhlJInt(e, MHL_K_REQUESTED_BYTES, 0);
+				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(last_req));
 			}
 		}
 		g_string_append_printf(sc, "%.3f %.3f\nEOD\n$qmp%zu << EOD\n", tend, mib(MAX(last_req, 0)), j);
 		for (i = 0; i < nt; i++) {
 			json_object *e = json_object_array_get_idx(tl, i);
 
-			if (!strcmp(mhlJStr(e, "source", ""), "qmp") && mhlJInt(e, "node", -1) == (gint64)j) {
-				last_qmp = mhlJInt(e, "size_bytes", 0);
-				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(last_qmp));
+			if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "qmp") && mhlJInt(e, MHL_K_NODE, -1) == (gint64)j) {
+				last_qmp = mhlJInt(e, MHL_K_SIZE_BYTES, 0);
+				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(last_qmp));
 			}
 		}
 		if (last_qmp >= 0)
@@ -228,16 +228,16 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	}
 	for (i = 0; i < nt; i++) {
 		json_object *e = json_object_array_get_idx(tl, i);
-		const char *alias = mhlJStr(e, "alias", NULL);
+		const char *alias = mhlJStr(e, MHL_K_ALIAS, NULL);
 		GString *d;
 
-		if (strcmp(mhlJStr(e, "source", ""), "event") || !alias)
+		if (strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "event") || !alias)
 			continue;
 		if (!(d = g_hash_table_lookup(aliases, alias))) {
 			d = g_string_new(NULL);
 			g_hash_table_insert(aliases, g_strdup(alias), d);
 		}
-		g_string_append_printf(d, "%.3f %.3f\n", mhlJDbl(e, "t", 0), mib(mhlJInt(e, "size_bytes", 0)));
+		g_string_append_printf(d, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(mhlJInt(e, MHL_K_SIZE_BYTES, 0)));
 	}
 	{
 		g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(aliases), (GCompareFunc)strcmp);
@@ -267,12 +267,12 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 /* node:zone census of every pin step's buffer, before and after the pin, stacked */
 static const char *plotCensus(htmlPlots *p, json_object *rec)
 {
-	json_object *steps = mhlJ(rec, "steps");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
 	g_autoptr(GPtrArray) cols = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) rows = g_ptr_array_new();	/* json census objects */
 	g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *title = g_strdup_printf("%s: where the pinned buffer's pages are (node zone)",
-						 mhlJStr(rec, "trial", ""));
+						 mhlJStr(rec, MHL_K_TRIAL, ""));
 	const char *name;
 	size_t i, c;
 
@@ -281,10 +281,10 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 		const char *when[] = { "census_before", "census_after" }, *what[] = { "before", "after" };
 		size_t w;
 
-		if (strcmp(mhlJStr(s, "step", ""), "pin"))
+		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin"))
 			continue;
 		for (w = 0; w < 2; w++) {
-			json_object *cen = mhlJ(mhlJ(s, "workload"), when[w]), *bn = mhlJ(cen, "by_node");
+			json_object *cen = mhlJ(mhlJ(s, MHL_K_WORKLOAD), when[w]), *bn = mhlJ(cen, "by_node");
 
 			if (!bn)
 				continue;
@@ -299,7 +299,7 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 				}
 			}
 			g_ptr_array_add(rows, cen);
-			g_ptr_array_add(labels, g_strdup_printf("%s %s", mhlJStr(s, "id", "pin"), what[w]));
+			g_ptr_array_add(labels, g_strdup_printf("%s %s", mhlJStr(s, MHL_K_ID, "pin"), what[w]));
 		}
 	}
 	if (!rows->len || !cols->len)
@@ -335,7 +335,7 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 
 static bool hasParameters(json_object *rec)
 {
-	json_object *pa = mhlJ(rec, "parameters");
+	json_object *pa = mhlJ(rec, MHL_K_PARAMETERS);
 
 	return pa && json_object_is_type(pa, json_type_object) && json_object_object_length(pa);
 }
@@ -343,10 +343,10 @@ static bool hasParameters(json_object *rec)
 /* A matrix axis value: parameters.KEY, or the record's own pin_policy for the implicit axis. */
 static const char *matrixValue(json_object *rec, const char *key)
 {
-	json_object *v = mhlJ(mhlJ(rec, "parameters"), key);
+	json_object *v = mhlJ(mhlJ(rec, MHL_K_PARAMETERS), key);
 
 	if (!v && !strcmp(key, "pin_policy"))
-		return mhlJStr(rec, "pin_policy", "-");
+		return mhlJStr(rec, MHL_K_PIN_POLICY, "-");
 	return v ? json_object_get_string(v) : "-";
 }
 
@@ -398,8 +398,8 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 		if (!hasParameters(rec))
 			continue;
 		n++;
-		indexOf(policies, mhlJStr(rec, "pin_policy", "-"));
-		json_object_object_foreach(mhlJ(rec, "parameters"), k, v) {
+		indexOf(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "-"));
+		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 			(void)v;
 			indexOf(keys, k);
 		}
@@ -429,10 +429,10 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			g_array_set_size(inCluster, xi + 1);
 		slot = g_array_index(inCluster, guint, xi)++;
 		width = MAX(width, slot + 1);
-		qv = gpStr(mhlJStr(rec, "verdict", ""));
-		qt = gpStr(mhlJStr(rec, "trial", ""));
+		qv = gpStr(mhlJStr(rec, MHL_K_VERDICT, ""));
+		qt = gpStr(mhlJStr(rec, MHL_K_TRIAL, ""));
 		g_string_append_printf(data, "%u %u %.1f %s %u %s\n", xi, yi,
-				       mib(mhlJInt(rec, "summary.reached_bytes", 0)), qv, slot, qt);
+				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)), qv, slot, qt);
 	}
 	name = plotBegin(p, keys->len == 1 ? "unplug outcome: reached MiB per trial, grouped by parameter value" :
 			 "unplug outcome across the matrix: reached MiB (verdict)");
@@ -507,26 +507,26 @@ static void htmlSummary(GString *out, const mhlRun *run)
 			"<th>pins failed</th><th>converged in s</th><th>pin s</th><th>trial s</th>"
 			"<th>console findings</th><th>parameters</th></tr>\n");
 	for (i = 0; i < run->trials->len; i++) {
-		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, "parameters");
+		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, MHL_K_PARAMETERS);
 		g_autofree char *scn = mhlTrialScenarioName(rec);
 		g_autofree char *anchor = g_strdup_printf("t%u", i + 1);
-		json_object *f = mhlJ(rec, "console_findings");
-		gint64 req = mhlJInt(rec, "summary.requested_bytes", -1), got = mhlJInt(rec, "summary.reached_bytes", -1);
+		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
+		gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1), got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 
-		htmlf(out, "<tr><td><a href='#%s'>%s</a></td>", anchor, mhlJStr(rec, "trial", ""));
+		htmlf(out, "<tr><td><a href='#%s'>%s</a></td>", anchor, mhlJStr(rec, MHL_K_TRIAL, ""));
 		cell(out, NULL, scn);
-		cell(out, mhlJStr(rec, "verdict", ""), mhlJStr(rec, "verdict", ""));
-		cell(out, NULL, mhlJStr(rec, "kernel.source_version", "–"));
-		cell(out, NULL, mhlJStr(rec, "pin_policy", "–"));
-		cell(out, NULL, mhlJStr(rec, "domain.accel", "–"));
+		cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
+		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "–"));
+		cell(out, NULL, mhlJStr(rec, MHL_K_PIN_POLICY, "–"));
+		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), "–"));
 		if (req >= 0 && got >= 0)
 			cellf(out, "%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT, got >> 20, req >> 20);
 		else
 			cell(out, NULL, "–");
-		cellNum(out, (double)mhlJInt(rec, "summary.pins_failed", -1), 0);
-		cellNum(out, mhlJDbl(rec, "summary.seconds_to_converge", -1), 2);
+		cellNum(out, (double)mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1), 0);
+		cellNum(out, mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1), 2);
 		cellNum(out, mhlTrialPinSeconds(rec), 3);
-		cellNum(out, mhlJDbl(rec, "seconds", -1), 1);
+		cellNum(out, mhlJDbl(rec, MHL_K_SECONDS, -1), 1);
 		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
 		if (hasParameters(rec)) {
 			g_autoptr(GString) kv = g_string_new(NULL);
@@ -569,9 +569,9 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 		g_string_append(out, "<tr>");
 		cell(out, r->rank <= 1 ? mhlCompareRankNames[r->rank] : NULL, mhlCompareRankNames[r->rank]);
 		cell(out, NULL, r->trial);
-		cellf(out, "%s → %s", mhlJStr(r->before, "verdict", "–"), mhlJStr(r->after, "verdict", "–"));
-		cellPair(out, r, "summary.reached_bytes", 20);
-		cellPair(out, r, "summary.pins_failed", 0);
+		cellf(out, "%s → %s", mhlJStr(r->before, MHL_K_VERDICT, "–"), mhlJStr(r->after, MHL_K_VERDICT, "–"));
+		cellPair(out, r, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 20);
+		cellPair(out, r, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), 0);
 		if (ta > 0 && tb > 0)
 			cellf(out, "×%.2f", tb / ta);
 		else
@@ -584,14 +584,14 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 
 static void htmlPins(GString *out, json_object *rec)
 {
-	json_object *steps = mhlJ(rec, "steps");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
 	size_t i;
 	bool any = false;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *w = mhlJ(s, "workload");
+		json_object *s = json_object_array_get_idx(steps, i), *w = mhlJ(s, MHL_K_WORKLOAD);
 
-		if (strcmp(mhlJStr(s, "step", ""), "pin"))
+		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin"))
 			continue;
 		if (!any)
 			g_string_append(out, "<h4>Pin outcomes</h4>\n<table><tr><th>pin</th><th>workload</th><th>node</th>"
@@ -599,21 +599,21 @@ static void htmlPins(GString *out, json_object *rec)
 					"<th>pattern</th><th>outcome</th></tr>\n");
 		any = true;
 		g_string_append(out, "<tr>");
-		cell(out, NULL, mhlJStr(s, "id", "–"));
+		cell(out, NULL, mhlJStr(s, MHL_K_ID, "–"));
 		cell(out, NULL, mhlJStr(w, "mode", "–"));
-		cellNum(out, (double)mhlJInt(w, "node", -1), 0);
+		cellNum(out, (double)mhlJInt(w, MHL_K_NODE, -1), 0);
 		cellNum(out, mib(mhlJInt(w, "bytes_asked", -1)), 0);
 		cellNum(out, mib(mhlJInt(w, "bytes_pinned", -1)), 0);
 		cellNum(out, mhlJDbl(w, "pin_us", -1e6) / 1e6, 3);
 		cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT, mhlJInt(w, "census_before.by_zone.Movable", 0),
 		      mhlJInt(w, "census_after.by_zone.Movable", 0));
-		cell(out, NULL, !mhlJ(w, "pattern_ok") ? "–" : json_object_get_boolean(mhlJ(w, "pattern_ok")) ?
+		cell(out, NULL, !mhlJ(w, MHL_K_PATTERN_OK) ? "–" : json_object_get_boolean(mhlJ(w, MHL_K_PATTERN_OK)) ?
 		     "intact" : "CORRUPT");
-		if (mhlJ(s, "ok") && json_object_get_boolean(mhlJ(s, "ok")))
+		if (mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK)))
 			cell(out, "pass", "ok");
 		else
 			cellf(out, "failed: %s%s%s", mhlJStr(w, "errno_name", ""), mhlJStr(w, "errno_name", NULL) ? " " : "",
-			      mhlJStr(s, "error", ""));
+			      mhlJStr(s, MHL_K_ERROR, ""));
 		g_string_append(out, "</tr>\n");
 	}
 	if (any)
@@ -622,7 +622,7 @@ static void htmlPins(GString *out, json_object *rec)
 
 static void htmlSteps(GString *out, json_object *rec)
 {
-	json_object *steps = mhlJ(rec, "steps");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
 	size_t i;
 
 	if (!steps || !json_object_array_length(steps)) {
@@ -634,15 +634,15 @@ static void htmlSteps(GString *out, json_object *rec)
 	for (i = 0; i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *sn = mhlStepName(s);
-		bool ok = mhlJ(s, "ok") && json_object_get_boolean(mhlJ(s, "ok"));
+		bool ok = mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK));
 
 		g_string_append(out, "<tr>");
 		cellf(out, "%zu", i + 1);
 		cell(out, NULL, sn);
-		cellNum(out, (double)mhlJInt(s, "line", -1), 0);
-		cellNum(out, mhlJDbl(s, "t", -1), 2);
-		cellNum(out, mhlJDbl(s, "seconds", -1), 3);
-		cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, "error", "failed"));
+		cellNum(out, (double)mhlJInt(s, MHL_K_LINE, -1), 0);
+		cellNum(out, mhlJDbl(s, MHL_K_T, -1), 2);
+		cellNum(out, mhlJDbl(s, MHL_K_SECONDS, -1), 3);
+		cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
 		g_string_append(out, "</tr>\n");
 	}
 	g_string_append(out, "</table>\n");
@@ -651,7 +651,7 @@ static void htmlSteps(GString *out, json_object *rec)
 static int htmlRecordWrite(const char *outdir, guint idx, json_object *rec, char **href)
 {
 	g_autofree char *dir = g_build_filename(outdir, "records", NULL);
-	g_autofree char *id = mhlReportIdent(mhlJStr(rec, "trial", ""));
+	g_autofree char *id = mhlReportIdent(mhlJStr(rec, MHL_K_TRIAL, ""));
 	g_autofree char *file = g_strdup_printf("%u-%s.json", idx, id);
 
 	if (g_mkdir_with_parents(dir, 0755) < 0) {
@@ -674,7 +674,7 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_autofree const char **cen = g_new0(const char *, run->trials->len + 1);
 	const char *matrix, *capacity = NULL;
 	g_autoptr(GPtrArray) cap = mhlCapacityPoints(run);
-	int counts[MHL_TV_LAST + 1] = { 0 };
+	int counts[MHL_VERDICT_LAST + 1] = { 0 };
 	guint i;
 
 	matrix = plotMatrix(&p, run);
@@ -685,7 +685,7 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	for (i = 0; i < run->trials->len; i++) {
 		tl[i] = plotTimeline(&p, run->trials->pdata[i]);
 		cen[i] = plotCensus(&p, run->trials->pdata[i]);
-		counts[mhlTrialVerdictOf(run->trials->pdata[i])]++;
+		counts[mhlVerdictOf(run->trials->pdata[i])]++;
 	}
 	if (plotsRender(&p, outdir) < 0)
 		return -1;
@@ -695,8 +695,8 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_string_append_printf(out, "<style>%s</style>\n</head>\n<body>\n", css);
 	htmlf(out, "<h1>memhp-lab report: %s</h1>\n", name);
 	g_string_append_printf(out, "<p class=headline><b>%d of %u trial(s) passed</b>; %d failed, %d erred, "
-			       "%d interrupted.", counts[MHL_TV_PASS], run->trials->len, counts[MHL_TV_FAIL],
-			       counts[MHL_TV_ERROR], counts[MHL_TV_INTERRUPTED]);
+			       "%d interrupted.", counts[MHL_VERDICT_PASS], run->trials->len, counts[MHL_VERDICT_FAIL],
+			       counts[MHL_VERDICT_ERROR], counts[MHL_VERDICT_INTERRUPTED]);
 	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
 			"<a href='junit.xml'>junit.xml</a>, <a href='results.ktap'>results.ktap</a>, "
 			"<a href='kcidb.json'>kcidb.json</a>.</p>\n");
@@ -736,24 +736,24 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 		json_object *rec = run->trials->pdata[i];
 		g_autofree char *href = NULL, *log = mhlTrialConsolePath(run, rec), *outcome = mhlTrialOutcome(rec);
 		g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
-		json_object *f = mhlJ(rec, "console_findings");
+		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
 		size_t k;
 
 		if (htmlRecordWrite(outdir, i + 1, rec, &href) < 0)
 			return -1;
 		htmlf(out, "<section class=trial id=t%u>\n<h3>%s: <span class=%s>%s</span></h3>\n<p>", i + 1,
-		      mhlJStr(rec, "trial", ""), mhlJStr(rec, "verdict", ""), mhlJStr(rec, "verdict", ""));
-		if (mhlJStr(rec, "reason", NULL))
-			htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, "reason", ""));
+		      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
+		if (mhlJStr(rec, MHL_K_REASON, NULL))
+			htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
 		htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n<a href='%s'>raw record</a>", outcome,
-		      mhlJStr(rec, "started", "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
-		      mhlJStr(rec, "kernel.source_package", "–"), mhlJStr(rec, "kernel.series_hash", "–"), href);
+		      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
+		      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"), mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"), href);
 		if (log) {
 			g_autofree char *lh = htmlHref(run, log);
 
 			htmlf(out, " · <a href='%s'>serial console log</a>", lh);
 		} else {
-			htmlf(out, " · serial console log not found (%s)", mhlJStr(rec, "console_log", "not recorded"));
+			htmlf(out, " · serial console log not found (%s)", mhlJStr(rec, MHL_K_CONSOLE_LOG, "not recorded"));
 		}
 		g_string_append(out, "</p>\n");
 		if (tl[i])
@@ -769,8 +769,8 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 			for (k = 0; k < json_object_array_length(f); k++) {
 				json_object *e = json_object_array_get_idx(f, k);
 
-				htmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, "line", 0),
-				      mhlJStr(e, "kind", "?"), mhlJStr(e, "text", ""));
+				htmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, MHL_K_LINE, 0),
+				      mhlJStr(e, MHL_K_KIND, "?"), mhlJStr(e, MHL_K_TEXT, ""));
 			}
 			htmlf(out, "</ul>\n<pre>%s</pre>\n", excerpt ? excerpt : "");
 		} else {

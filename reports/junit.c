@@ -22,12 +22,12 @@ typedef struct {
 
 static void junitCountAdd(junitCount *c, json_object *rec)
 {
-	mhlTrialVerdict v = mhlTrialVerdictOf(rec);
+	mhlVerdict v = mhlVerdictOf(rec);
 
 	c->tests++;
-	c->failures += v == MHL_TV_FAIL;
-	c->errors += v == MHL_TV_ERROR || v == MHL_TV_INTERRUPTED;
-	c->time += mhlJDbl(rec, "seconds", 0);
+	c->failures += v == MHL_VERDICT_FAIL;
+	c->errors += v == MHL_VERDICT_ERROR || v == MHL_VERDICT_INTERRUPTED;
+	c->time += mhlJDbl(rec, MHL_K_SECONDS, 0);
 }
 
 /* The counters as attributes; a failed write shows up in xmlTextWriterEndDocument. */
@@ -42,27 +42,27 @@ static void junitCountAttrs(xmlTextWriterPtr w, const junitCount *c)
 
 static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, const char *classname)
 {
-	mhlTrialVerdict v = mhlTrialVerdictOf(rec);
+	mhlVerdict v = mhlVerdictOf(rec);
 	g_autofree char *outcome = mhlTrialOutcome(rec);
 	g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
 	g_autofree char *log = mhlTrialConsolePath(run, rec);
 	g_autoptr(GString) out = g_string_new(NULL);
-	json_object *steps = mhlJ(rec, "steps");
-	const char *reason = mhlJStr(rec, "reason", "");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
+	const char *reason = mhlJStr(rec, MHL_K_REASON, "");
 	size_t i;
 
 	xmlTextWriterStartElement(w, BAD_CAST "testcase");
-	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST mhlJStr(rec, "trial", ""));
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST mhlJStr(rec, MHL_K_TRIAL, ""));
 	xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST classname);
-	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", mhlJDbl(rec, "seconds", 0));
-	if (v != MHL_TV_PASS) {
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", mhlJDbl(rec, MHL_K_SECONDS, 0));
+	if (v != MHL_VERDICT_PASS) {
 		g_autofree char *body = g_strdup_printf("%s\n%s\n%s%s%s%s", reason, outcome,
 							excerpt ? "console excerpt:\n" : "", excerpt ? excerpt : "",
 							log ? "console log: " : "", log ? log : "");
 
-		xmlTextWriterStartElement(w, BAD_CAST(v == MHL_TV_FAIL ? "failure" : "error"));
+		xmlTextWriterStartElement(w, BAD_CAST(v == MHL_VERDICT_FAIL ? "failure" : "error"));
 		xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST reason);
-		xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST mhlJStr(rec, "verdict", ""));
+		xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST mhlJStr(rec, MHL_K_VERDICT, ""));
 		xmlTextWriterWriteString(w, BAD_CAST body);
 		xmlTextWriterEndElement(w);
 	}
@@ -70,12 +70,12 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *name = mhlStepName(s);
-		json_object *ok = mhlJ(s, "ok");
+		json_object *ok = mhlJ(s, MHL_K_OK);
 
 		g_string_append_printf(out, "step %zu (scenario line %" G_GINT64_FORMAT "): %s: %s in %.3f s%s%s\n",
-				       i + 1, mhlJInt(s, "line", 0), name,
-				       ok && json_object_get_boolean(ok) ? "ok" : "FAILED", mhlJDbl(s, "seconds", 0),
-				       mhlJStr(s, "error", NULL) ? ": " : "", mhlJStr(s, "error", ""));
+				       i + 1, mhlJInt(s, MHL_K_LINE, 0), name,
+				       ok && json_object_get_boolean(ok) ? "ok" : "FAILED", mhlJDbl(s, MHL_K_SECONDS, 0),
+				       mhlJStr(s, MHL_K_ERROR, NULL) ? ": " : "", mhlJStr(s, MHL_K_ERROR, ""));
 	}
 	if (log)
 		g_string_append_printf(out, "console log: %s\n", log);
@@ -124,7 +124,7 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 				continue;
 			junitCountAdd(&c, run->trials->pdata[i]);
 			if (!started)
-				started = mhlJStr(run->trials->pdata[i], "started", NULL);
+				started = mhlJStr(run->trials->pdata[i], MHL_K_STARTED, NULL);
 		}
 		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
 		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST classname);

@@ -13,12 +13,12 @@
 #include "reports/report.h"
 #include "util.h"
 
-static const char *const kcidbStatus[MHL_TV_LAST] = {
-	[MHL_TV_PASS] = "PASS",
-	[MHL_TV_FAIL] = "FAIL",
-	[MHL_TV_ERROR] = "ERROR",
+static const char *const kcidbStatus[MHL_VERDICT_LAST] = {
+	[MHL_VERDICT_PASS] = "PASS",
+	[MHL_VERDICT_FAIL] = "FAIL",
+	[MHL_VERDICT_ERROR] = "ERROR",
 	/* the harness stopped the trial: the tested code's status is unknown */
-	[MHL_TV_INTERRUPTED] = "MISS",
+	[MHL_VERDICT_INTERRUPTED] = "MISS",
 };
 
 static void kAddStr(json_object *o, const char *k, const char *v)
@@ -63,7 +63,7 @@ static char *kId(const char *origin, const char *a, const char *b)
 static void kPatchset(json_object *c, json_object *rec)
 {
 	json_object *files = mhlJ(rec, "kernel.patch_files");
-	const char *pkg = mhlJStr(rec, "kernel.source_package", ""), *want = mhlJStr(rec, "kernel.series_hash", "");
+	const char *pkg = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), ""), *want = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "");
 	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
 	g_autofree char *bindir = exe ? g_path_get_dirname(exe) : g_strdup(".");
 	g_autofree char *dir = NULL, *series = NULL;
@@ -118,18 +118,18 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 	json_object *c = json_object_new_object(), *misc = json_object_new_object();
 	g_autofree char *comment = g_strdup_printf("%s %s with the memhp-lab series (%" G_GINT64_FORMAT
 						   " patch(es), series hash %s)",
-						   mhlJStr(rec, "kernel.source_package", "unknown"),
-						   mhlJStr(rec, "kernel.source_version", "unknown"),
+						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "unknown"),
+						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
 						   mhlJInt(rec, "kernel.patches", 0),
-						   mhlJStr(rec, "kernel.series_hash", "none"));
+						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "none"));
 	json_object *files = mhlJ(rec, "kernel.patch_files");
 	size_t i;
 
 	kAddStr(c, "id", id);
 	kAddStr(c, "origin", origin);
-	kAddStr(c, "tree_name", mhlJStr(rec, "kernel.source_package", NULL));
+	kAddStr(c, "tree_name", mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), NULL));
 	kAddStr(c, "comment", comment);
-	kAddStr(c, "start_time", mhlJStr(rec, "started", NULL));
+	kAddStr(c, "start_time", mhlJStr(rec, MHL_K_STARTED, NULL));
 	json_object_object_add(c, "valid", json_object_new_boolean(TRUE));
 	kPatchset(c, rec);
 	kAddCopy(misc, "source_package", rec, "kernel.source_package");
@@ -178,7 +178,7 @@ static json_object *kTest(const char *origin, const char *id, const char *build,
 	kAddStr(t, "origin", origin);
 	kAddStr(t, "path", path);
 	kAddStr(t, "status", status);
-	kAddStr(t, "start_time", mhlJStr(rec, "started", NULL));
+	kAddStr(t, "start_time", mhlJStr(rec, MHL_K_STARTED, NULL));
 	return t;
 }
 
@@ -186,22 +186,22 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 		   const char *build)
 {
 	g_autofree char *scn = mhlTrialScenarioName(rec), *iscn = mhlReportIdent(scn);
-	g_autofree char *itrial = mhlReportIdent(mhlJStr(rec, "trial", ""));
+	g_autofree char *itrial = mhlReportIdent(mhlJStr(rec, MHL_K_TRIAL, ""));
 	g_autofree char *path = g_strdup_printf("memhp.%s.%s", iscn, itrial);
-	g_autofree char *id = kId(origin, mhlJStr(rec, "trial", ""), mhlJStr(rec, "started", NULL));
+	g_autofree char *id = kId(origin, mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_STARTED, NULL));
 	g_autofree char *log = mhlTrialConsolePath(run, rec);
 	g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
 	g_autofree char *outcome = mhlTrialOutcome(rec);
-	json_object *t = kTest(origin, id, build, path, kcidbStatus[mhlTrialVerdictOf(rec)], rec);
+	json_object *t = kTest(origin, id, build, path, kcidbStatus[mhlVerdictOf(rec)], rec);
 	json_object *env = json_object_new_object(), *emisc = json_object_new_object();
-	json_object *misc = json_object_new_object(), *steps = mhlJ(rec, "steps");
-	gint64 failed = mhlJInt(rec, "summary.pins_failed", -1);
+	json_object *misc = json_object_new_object(), *steps = mhlJ(rec, MHL_K_STEPS);
+	gint64 failed = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1);
 	size_t i;
 
 	kAddStr(t, "comment", outcome);
-	if (mhlJ(rec, "summary.reached_bytes"))
-		json_object_object_add(t, "number", kNumber(mhlJInt(rec, "summary.reached_bytes", 0) / 1048576.0, "MiB"));
-	json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(rec, "seconds", 0)));
+	if (mhlJ(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES)))
+		json_object_object_add(t, "number", kNumber(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0) / 1048576.0, "MiB"));
+	json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(rec, MHL_K_SECONDS, 0)));
 	if (log) {
 		g_autofree char *abs = g_canonicalize_filename(log, NULL);
 		g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
@@ -210,7 +210,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 	}
 	if (excerpt)
 		json_object_object_add(t, "log_excerpt", json_object_new_string_len(excerpt, MIN(strlen(excerpt), 16384)));
-	kAddStr(env, "comment", mhlJStr(rec, "domain.accel", NULL));
+	kAddStr(env, "comment", mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), NULL));
 	kAddCopy(emisc, "accel_reason", rec, "domain.accel_reason");
 	kAddCopy(emisc, "nodes", rec, "domain.nodes");
 	json_object_object_add(env, "misc", emisc);
@@ -232,17 +232,17 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 		json_object_array_add(tests, t);
 	}
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *ok = mhlJ(s, "ok");
-		g_autofree char *sname = g_strdup_printf("s%zu_%s%s%s", i + 1, mhlJStr(s, "step", "step"),
-							 mhlJStr(s, "id", NULL) ? "_" : "", mhlJStr(s, "id", ""));
+		json_object *s = json_object_array_get_idx(steps, i), *ok = mhlJ(s, MHL_K_OK);
+		g_autofree char *sname = g_strdup_printf("s%zu_%s%s%s", i + 1, mhlJStr(s, MHL_K_STEP, "step"),
+							 mhlJStr(s, MHL_K_ID, NULL) ? "_" : "", mhlJStr(s, MHL_K_ID, ""));
 		g_autofree char *iname = mhlReportIdent(sname);
 		g_autofree char *spath = g_strdup_printf("%s.%s", path, iname);
 		g_autofree char *sid = g_strdup_printf("%s.%s", id, iname);
 
 		t = kTest(origin, sid, build, spath, ok && json_object_get_boolean(ok) ? "PASS" :
-			  strstr(mhlJStr(s, "error", ""), "interrupted") ? "MISS" : "FAIL", rec);
-		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, "seconds", 0)));
-		kAddStr(t, "comment", mhlJStr(s, "error", NULL));
+			  strstr(mhlJStr(s, MHL_K_ERROR, ""), "interrupted") ? "MISS" : "FAIL", rec);
+		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, MHL_K_SECONDS, 0)));
+		kAddStr(t, "comment", mhlJStr(s, MHL_K_ERROR, NULL));
 		json_object_array_add(tests, t);
 	}
 }
@@ -265,8 +265,8 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
 	json_object_object_add(doc, "tests", tests);
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
-		g_autofree char *cid = kId(origin, mhlJStr(rec, "kernel.source_version", "unknown"),
-					   mhlJStr(rec, "kernel.series_hash", "none"));
+		g_autofree char *cid = kId(origin, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
+					   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "none"));
 		g_autofree char *bid = kId(origin, mhlJStr(rec, "kernel.kernel_release", "unknown"),
 					   mhlJStr(rec, "kernel.config_key", "none"));
 

@@ -31,11 +31,11 @@ static void ktapStep(GString *out, int n, json_object *step)
 {
 	g_autofree char *name = mhlStepName(step);
 	g_autofree char *desc = ktapText(name, true);
-	g_autofree char *err = ktapText(mhlJStr(step, "error", NULL), false);
+	g_autofree char *err = ktapText(mhlJStr(step, MHL_K_ERROR, NULL), false);
 	const char *skip = mhlJStr(step, "skip", mhlJStr(step, "workload.skip", NULL));
-	json_object *ok = mhlJ(step, "ok");
-	bool resizeStuck = !strcmp(mhlJStr(step, "step", ""), "resize") && mhlJ(step, "converged") &&
-		!json_object_get_boolean(mhlJ(step, "converged"));
+	json_object *ok = mhlJ(step, MHL_K_OK);
+	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") && mhlJ(step, MHL_K_CONVERGED) &&
+		!json_object_get_boolean(mhlJ(step, MHL_K_CONVERGED));
 
 	if (skip) {
 		g_autofree char *why = ktapText(skip, false);
@@ -50,8 +50,8 @@ static void ktapStep(GString *out, int n, json_object *step)
 			g_string_append_printf(out, "  # %s\n", err);
 		g_string_append_printf(out, "  not ok %d %s # TIMEOUT deadline %g s, reached %" G_GINT64_FORMAT
 				       " MiB of %" G_GINT64_FORMAT " MiB\n", n, desc,
-				       mhlJDbl(step, "deadline_s", 0), mhlJInt(step, "reached_bytes", 0) >> 20,
-				       mhlJInt(step, "requested_bytes", 0) >> 20);
+				       mhlJDbl(step, MHL_K_DEADLINE_S, 0), mhlJInt(step, MHL_K_REACHED_BYTES, 0) >> 20,
+				       mhlJInt(step, MHL_K_REQUESTED_BYTES, 0) >> 20);
 	} else {
 		if (*err)
 			g_string_append_printf(out, "  # %s\n", err);
@@ -61,10 +61,10 @@ static void ktapStep(GString *out, int n, json_object *step)
 
 static void ktapTrial(GString *out, int n, json_object *rec)
 {
-	g_autofree char *desc = ktapText(mhlJStr(rec, "trial", ""), true);
-	g_autofree char *reason = ktapText(mhlJStr(rec, "reason", NULL), false);
+	g_autofree char *desc = ktapText(mhlJStr(rec, MHL_K_TRIAL, ""), true);
+	g_autofree char *reason = ktapText(mhlJStr(rec, MHL_K_REASON, NULL), false);
 	g_autofree char *outcome = mhlTrialOutcome(rec);
-	json_object *steps = mhlJ(rec, "steps");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
 	size_t i, ns = steps ? json_object_array_length(steps) : 0;
 
 	if (ns) {
@@ -73,22 +73,22 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 			ktapStep(out, (int)i + 1, json_object_array_get_idx(steps, i));
 	}
 	g_string_append_printf(out, "# %s: %s\n", desc, outcome);
-	switch (mhlTrialVerdictOf(rec)) {
-	case MHL_TV_PASS:
+	switch (mhlVerdictOf(rec)) {
+	case MHL_VERDICT_PASS:
 		g_string_append_printf(out, "ok %d %s\n", n, desc);
 		break;
-	case MHL_TV_FAIL:
+	case MHL_VERDICT_FAIL:
 		if (ktapTimedOut(reason)) {
 			g_string_append_printf(out, "not ok %d %s # TIMEOUT %s\n", n, desc, reason);
 			break;
 		}
 		g_string_append_printf(out, "# %s\nnot ok %d %s\n", reason, n, desc);
 		break;
-	case MHL_TV_ERROR:
+	case MHL_VERDICT_ERROR:
 		g_string_append_printf(out, "not ok %d %s # ERROR %s\n", n, desc, reason);
 		break;
-	case MHL_TV_INTERRUPTED:
-	case MHL_TV_LAST:
+	case MHL_VERDICT_INTERRUPTED:
+	case MHL_VERDICT_LAST:
 		g_string_append_printf(out, "not ok %d %s # ERROR interrupted: %s\n", n, desc, reason);
 		break;
 	}

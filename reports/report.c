@@ -31,144 +31,9 @@ static int (*const writers[MHL_REPORT_LAST])(const mhlRun *, const mhlReportOpts
 	[MHL_REPORT_KTAP] = mhlReportKtap,
 	[MHL_REPORT_KCIDB] = mhlReportKcidb,
 };
-static const char *const verdictNames[MHL_TV_LAST] = {
-	[MHL_TV_PASS] = "pass",
-	[MHL_TV_FAIL] = "fail",
-	[MHL_TV_ERROR] = "error",
-	[MHL_TV_INTERRUPTED] = "interrupted",
-};
 const char *const mhlCompareRankNames[5] = {
 	"regression", "improvement", "changed", "same", "only in one run"
 };
-
-static void recordFree(gpointer p)
-{
-	json_object_put(p);
-}
-
-static void runBadFree(gpointer p)
-{
-	mhlRunBad *b = p;
-
-	g_free(b->why);
-	g_free(b);
-}
-
-void mhlRunFree(mhlRun *run)
-{
-	if (!run)
-		return;
-	g_free(run->dir);
-	g_free(run->records);
-	g_ptr_array_unref(run->trials);
-	g_array_unref(run->lines);
-	g_ptr_array_unref(run->bad);
-	g_free(run);
-}
-
-static void runBadAdd(mhlRun *run, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void runBadAdd(mhlRun *run, int line, const char *fmt, ...)
-{
-	mhlRunBad *b = g_new0(mhlRunBad, 1);
-	va_list ap;
-
-	va_start(ap, fmt);
-	b->line = line;
-	b->why = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	g_ptr_array_add(run->bad, b);
-}
-
-/* One line: a record, or a reason it is not one. */
-static json_object *runLineParse(mhlRun *run, int lineno, const char *text, size_t len)
-{
-	g_autoptr(json_object) o = NULL;
-	json_tokener *tok = json_tokener_new();
-	enum json_tokener_error jerr;
-	const char *v;
-	size_t used;
-
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	used = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!o || jerr != json_tokener_success) {
-		runBadAdd(run, lineno, "not JSON: %s at byte %zu",
-			  jerr == json_tokener_continue ? "the object is cut short" :
-			  json_tokener_error_desc(jerr), used + 1);
-		return NULL;
-	}
-	for (; used < len && g_ascii_isspace(text[used]); used++)
-		;
-	if (used < len) {
-		runBadAdd(run, lineno, "text after the JSON object at byte %zu", used + 1);
-		return NULL;
-	}
-	if (!json_object_is_type(o, json_type_object)) {
-		runBadAdd(run, lineno, "a JSON %s, not a trial record object",
-			  json_type_to_name(json_object_get_type(o)));
-		return NULL;
-	}
-	if (!mhlJStr(o, "trial", NULL)) {
-		runBadAdd(run, lineno, "no string \"trial\" (the trial id)");
-		return NULL;
-	}
-	v = mhlJStr(o, "verdict", NULL);
-	if (!v || mhlTrialVerdictOf(o) == MHL_TV_LAST) {
-		runBadAdd(run, lineno, "trial '%s': verdict %s%s%s is not pass, fail, error or interrupted",
-			  mhlJStr(o, "trial", ""), v ? "'" : "", v ? v : "missing", v ? "'" : "");
-		return NULL;
-	}
-	return g_steal_pointer(&o);
-}
-
-mhlRun *mhlRunLoad(const char *dir)
-{
-	g_autoptr(mhlRun) run = g_new0(mhlRun, 1);
-	g_autoptr(GError) err = NULL;
-	g_autofree char *data = NULL;
-	gsize len = 0, pos = 0;
-	int lineno = 0;
-
-	run->dir = g_strdup(dir);
-	run->records = g_build_filename(dir, "trials.jsonl", NULL);
-	run->trials = g_ptr_array_new_with_free_func(recordFree);
-	run->lines = g_array_new(FALSE, FALSE, sizeof(int));
-	run->bad = g_ptr_array_new_with_free_func(runBadFree);
-	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-		mhlError("report: run directory '%s' %s", dir,
-			 g_file_test(dir, G_FILE_TEST_EXISTS) ? "is not a directory" : "does not exist");
-		return NULL;
-	}
-	if (!g_file_get_contents(run->records, &data, &len, &err)) {
-		mhlError("report: cannot read '%s': %s", run->records, err->message);
-		return NULL;
-	}
-	while (pos < len) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
-		json_object *rec;
-
-		lineno++;
-		if (!nl) {
-			runBadAdd(run, lineno, "truncated last line (%zu bytes, no newline): "
-				  "the run stopped while writing this record", n);
-			break;
-		}
-		if (n == 0) {
-			runBadAdd(run, lineno, "empty line");
-		} else if ((rec = runLineParse(run, lineno, data + pos, n))) {
-			g_ptr_array_add(run->trials, rec);
-			g_array_append_val(run->lines, lineno);
-		}
-		pos += n + 1;
-	}
-	if (lineno == 0) {
-		mhlError("report: '%s' is empty: no trials recorded (an empty run)", run->records);
-		return NULL;
-	}
-	return g_steal_pointer(&run);
-}
 
 int mhlReportFormatsParse(const char *list, unsigned *formats)
 {
@@ -229,58 +94,9 @@ void mhlReportAfterRun(const char *dir, bool quiet)
 	mhlErrorRestore(g_steal_pointer(&saved));
 }
 
-/* ---- record access ---- */
-
-json_object *mhlJ(json_object *o, const char *path)
-{
-	g_auto(GStrv) keys = g_strsplit(path, ".", -1);
-	size_t i;
-
-	for (i = 0; o && keys[i]; i++) {
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, keys[i], &o))
-			return NULL;
-	}
-	return o;
-}
-
-const char *mhlJStr(json_object *o, const char *path, const char *dflt)
-{
-	json_object *v = mhlJ(o, path);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
-}
-
-gint64 mhlJInt(json_object *o, const char *path, gint64 dflt)
-{
-	json_object *v = mhlJ(o, path);
-
-	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ?
-		json_object_get_int64(v) : dflt;
-}
-
-double mhlJDbl(json_object *o, const char *path, double dflt)
-{
-	json_object *v = mhlJ(o, path);
-
-	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ?
-		json_object_get_double(v) : dflt;
-}
-
-mhlTrialVerdict mhlTrialVerdictOf(json_object *rec)
-{
-	const char *v = mhlJStr(rec, "verdict", "");
-	int i;
-
-	for (i = 0; i < MHL_TV_LAST; i++)
-		if (!strcmp(v, verdictNames[i]))
-			return i;
-	return MHL_TV_LAST;
-}
-
 char *mhlTrialScenarioName(json_object *rec)
 {
-	g_autofree char *base = g_path_get_basename(mhlJStr(rec, "scenario", "unknown"));
+	g_autofree char *base = g_path_get_basename(mhlJStr(rec, MHL_K_SCENARIO, "unknown"));
 	char *dot = strrchr(base, '.');
 
 	if (dot && dot != base)
@@ -290,14 +106,14 @@ char *mhlTrialScenarioName(json_object *rec)
 
 char *mhlStepName(json_object *step)
 {
-	const char *id = mhlJStr(step, "id", NULL);
+	const char *id = mhlJStr(step, MHL_K_ID, NULL);
 
-	return g_strdup_printf("%s%s%s", mhlJStr(step, "step", "step"), id ? " " : "", id ? id : "");
+	return g_strdup_printf("%s%s%s", mhlJStr(step, MHL_K_STEP, "step"), id ? " " : "", id ? id : "");
 }
 
 double mhlTrialPinSeconds(json_object *rec)
 {
-	json_object *steps = mhlJ(rec, "steps");
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
 	double us = 0;
 	bool any = false;
 	size_t i;
@@ -305,7 +121,7 @@ double mhlTrialPinSeconds(json_object *rec)
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 
-		if (strcmp(mhlJStr(s, "step", ""), "pin") || mhlJInt(s, "workload.pin_us", -1) < 0)
+		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin") || mhlJInt(s, "workload.pin_us", -1) < 0)
 			continue;
 		us += mhlJDbl(s, "workload.pin_us", 0);
 		any = true;
@@ -316,12 +132,12 @@ double mhlTrialPinSeconds(json_object *rec)
 char *mhlTrialOutcome(json_object *rec)
 {
 	g_autoptr(GString) s = g_string_new(NULL);
-	gint64 req = mhlJInt(rec, "summary.requested_bytes", -1);
-	gint64 reached = mhlJInt(rec, "summary.reached_bytes", -1);
-	double conv = mhlJDbl(rec, "summary.seconds_to_converge", -1), pin = mhlTrialPinSeconds(rec);
+	gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1);
+	gint64 reached = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
+	double conv = mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1), pin = mhlTrialPinSeconds(rec);
 
-	g_string_append_printf(s, "kernel %s, pin_policy %s, %s", mhlJStr(rec, "kernel.source_version", "unknown"),
-			       mhlJStr(rec, "pin_policy", "-"), mhlJStr(rec, "domain.accel", "-"));
+	g_string_append_printf(s, "kernel %s, pin_policy %s, %s", mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
+			       mhlJStr(rec, MHL_K_PIN_POLICY, "-"), mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), "-"));
 	if (req >= 0 && reached >= 0)
 		g_string_append_printf(s, "; reached %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " MiB",
 				       reached >> 20, req >> 20);
@@ -329,17 +145,17 @@ char *mhlTrialOutcome(json_object *rec)
 		g_string_append_printf(s, " in %.1f s", conv);
 	else if (req >= 0)
 		g_string_append(s, ", did not converge");
-	if (mhlJInt(rec, "summary.pins_failed", -1) >= 0)
-		g_string_append_printf(s, ", pins failed %" G_GINT64_FORMAT, mhlJInt(rec, "summary.pins_failed", 0));
+	if (mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1) >= 0)
+		g_string_append_printf(s, ", pins failed %" G_GINT64_FORMAT, mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), 0));
 	if (pin >= 0)
 		g_string_append_printf(s, ", %" G_GINT64_FORMAT " MiB pinned in %.3f s",
-				       mhlJInt(rec, "summary.pinned_bytes", 0) >> 20, pin);
+				       mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINNED_BYTES), 0) >> 20, pin);
 	return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
 char *mhlTrialConsolePath(const mhlRun *run, json_object *rec)
 {
-	const char *p = mhlJStr(rec, "console_log", NULL);
+	const char *p = mhlJStr(rec, MHL_K_CONSOLE_LOG, NULL);
 	g_autofree char *base = NULL, *here = NULL;
 
 	if (!p)
@@ -354,7 +170,7 @@ char *mhlTrialConsolePath(const mhlRun *run, json_object *rec)
 
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context)
 {
-	json_object *findings = mhlJ(rec, "console_findings");
+	json_object *findings = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
 	g_autofree char *path = mhlTrialConsolePath(run, rec), *text = NULL;
 	g_auto(GStrv) lines = NULL;
 	g_autoptr(GString) out = g_string_new(NULL);
@@ -379,10 +195,10 @@ char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context)
 	}
 	for (i = 0; i < json_object_array_length(findings) && out->len < 8192; i++) {
 		json_object *f = json_object_array_get_idx(findings, i);
-		int line = (int)mhlJInt(f, "line", 0), from, to, l;
+		int line = (int)mhlJInt(f, MHL_K_LINE, 0), from, to, l;
 
 		if (!lines || line < 1 || (guint)line > nlines) {
-			g_string_append_printf(out, "%s\n", mhlJStr(f, "text", ""));
+			g_string_append_printf(out, "%s\n", mhlJStr(f, MHL_K_TEXT, ""));
 			continue;
 		}
 		from = MAX(MAX(1, line - context), last + 1);
@@ -449,16 +265,16 @@ static void compareTrial(mhlCompareRow *r)
 {
 	g_autoptr(GString) what = g_string_new(NULL);
 	json_object *a = r->before, *b = r->after;
-	mhlTrialVerdict va = mhlTrialVerdictOf(a), vb = mhlTrialVerdictOf(b);
-	gint64 req = mhlJInt(b, "summary.requested_bytes", mhlJInt(a, "summary.requested_bytes", -1));
-	gint64 ra = mhlJInt(a, "summary.reached_bytes", -1), rb = mhlJInt(b, "summary.reached_bytes", -1);
-	gint64 pa = mhlJInt(a, "summary.pins_failed", -1), pb = mhlJInt(b, "summary.pins_failed", -1);
+	mhlVerdict va = mhlVerdictOf(a), vb = mhlVerdictOf(b);
+	gint64 req = mhlJInt(b, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), mhlJInt(a, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1));
+	gint64 ra = mhlJInt(a, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1), rb = mhlJInt(b, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
+	gint64 pa = mhlJInt(a, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1), pb = mhlJInt(b, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1);
 	double ta = mhlTrialPinSeconds(a), tb = mhlTrialPinSeconds(b);
 
 	r->rank = 3;
 	if (va != vb)
-		compareNote(r, what, va == MHL_TV_PASS ? 0 : vb == MHL_TV_PASS ? 1 : 2, "verdict %s -> %s",
-			    verdictNames[va], verdictNames[vb]);
+		compareNote(r, what, va == MHL_VERDICT_PASS ? 0 : vb == MHL_VERDICT_PASS ? 1 : 2, "verdict %s -> %s",
+			    mhlVerdictNames[va], mhlVerdictNames[vb]);
 	if (ra != rb && req >= 0 && ra >= 0 && rb >= 0)
 		compareNote(r, what, llabs(rb - req) > llabs(ra - req) ? 0 : 1,
 			    "reached %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB (requested %" G_GINT64_FORMAT ")",
@@ -489,7 +305,7 @@ static GHashTable *compareIndex(const mhlRun *run, GPtrArray *order)
 
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
-		const char *id = mhlJStr(rec, "trial", "");
+		const char *id = mhlJStr(rec, MHL_K_TRIAL, "");
 		char *key = g_strdup(id);
 		int n = 1;
 

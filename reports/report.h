@@ -3,7 +3,7 @@
  * plots, JUnit XML, KTAP and KCIDB v5 JSON (docs/reports.md).
  *
  * The record is the contract: every renderer reads only what
- * mhlRunLoad() parsed, never the trial code's structures, and writes only
+ * mhlRunLoad() (record/) parsed, never the trial code's structures, and writes only
  * under the report directory; trials.jsonl is opened read-only.
  */
 #ifndef MHL_REPORT_H
@@ -12,6 +12,8 @@
 #include <glib.h>
 #include <json-c/json.h>
 #include <stdbool.h>
+
+#include "record/record.h"
 
 typedef enum {
 	MHL_REPORT_HTML,
@@ -26,31 +28,6 @@ extern const char *const mhlReportFormatNames[MHL_REPORT_LAST];
 /* The file each format writes under the report directory. */
 extern const char *const mhlReportFormatFiles[MHL_REPORT_LAST];
 
-/* A line of trials.jsonl that could not be used, and why. */
-typedef struct {
-	int line;
-	char *why;
-} mhlRunBad;
-
-typedef struct {
-	char *dir;		/* RUN_DIR as given */
-	char *records;		/* RUN_DIR/trials.jsonl */
-	GPtrArray *trials;	/* json_object *, file order */
-	GArray *lines;		/* int: line of each trial in trials.jsonl */
-	GPtrArray *bad;		/* mhlRunBad * */
-} mhlRun;
-
-void mhlRunFree(mhlRun *run);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlRun, mhlRunFree)
-
-/*
- * Parse RUN_DIR/trials.jsonl. Lines that are not a JSON object with a string
- * "trial" and "verdict" go to run->bad (with "RUN_DIR/trials.jsonl:LINE" and
- * why, a missing final newline named as a truncated write) and the rest are
- * kept. NULL + mhlError when RUN_DIR or the file cannot be read or holds no
- * lines at all (an empty run).
- */
-mhlRun *mhlRunLoad(const char *dir);
 
 typedef struct {
 	unsigned formats;	/* bit per mhlReportFormat */
@@ -77,21 +54,6 @@ void mhlReportAfterRun(const char *dir, bool quiet);	/* quiet: no line on stdout
 
 /* ---- shared by the renderers (report.c) ---- */
 
-typedef enum {
-	MHL_TV_PASS,
-	MHL_TV_FAIL,
-	MHL_TV_ERROR,
-	MHL_TV_INTERRUPTED,
-	MHL_TV_LAST
-} mhlTrialVerdict;
-
-/* A dotted path into a record: "summary.reached_bytes". NULL when absent or null. */
-json_object *mhlJ(json_object *o, const char *path);
-const char *mhlJStr(json_object *o, const char *path, const char *dflt);
-gint64 mhlJInt(json_object *o, const char *path, gint64 dflt);
-double mhlJDbl(json_object *o, const char *path, double dflt);
-
-mhlTrialVerdict mhlTrialVerdictOf(json_object *rec);
 /* The scenario's file name without directory and .yaml: "demo". */
 char *mhlTrialScenarioName(json_object *rec);
 /* "pin pin0": the step kind and its id, if any. */

@@ -204,18 +204,18 @@ static void printSummary(json_object *rec, const char *records)
 	json_object *sum = NULL, *v;
 	long long mb, ma;
 
-	json_object_object_get_ex(rec, "summary", &sum);
+	json_object_object_get_ex(rec, MHL_K_SUMMARY, &sum);
 #define GETI(k) (sum && json_object_object_get_ex(sum, k, &v) ? (long long)json_object_get_int64(v) : -1LL)
 #define GETD(k) (sum && json_object_object_get_ex(sum, k, &v) ? json_object_get_double(v) : -1)
 	mb = GETI("pinned_pages_movable_before");
 	ma = GETI("pinned_pages_movable_after");
-	printf("\n%s: %s\n", json_object_get_string(json_object_object_get(rec, "trial")),
-	       json_object_get_string(json_object_object_get(rec, "verdict")));
-	if (json_object_object_get_ex(rec, "reason", &v) && v)
+	printf("\n%s: %s\n", json_object_get_string(json_object_object_get(rec, MHL_K_TRIAL)),
+	       json_object_get_string(json_object_object_get(rec, MHL_K_VERDICT)));
+	if (json_object_object_get_ex(rec, MHL_K_REASON, &v) && v)
 		printf("  reason:           %s\n", json_object_get_string(v));
 	if (GETD("boot_to_agent_s") >= 0)
 		printf("  boot to agent:    %.1f s (%s)\n", GETD("boot_to_agent_s"),
-		       json_object_get_string(json_object_object_get(json_object_object_get(rec, "domain"), "accel")));
+		       json_object_get_string(json_object_object_get(json_object_object_get(rec, MHL_K_DOMAIN), MHL_K_ACCEL)));
 	if (GETI("pinned_bytes") >= 0)
 		printf("  pinned:           %lld MiB\n", GETI("pinned_bytes") >> 20);
 	if (mb >= 0)
@@ -230,15 +230,15 @@ static void printSummary(json_object *rec, const char *records)
 		printf(", converged in %.1f s\n", GETD("seconds_to_converge"));
 	else if (GETI("requested_bytes") >= 0)
 		printf(", did not converge\n");
-	if (sum && json_object_object_get_ex(sum, "pattern_ok_after_resize", &v))
+	if (sum && json_object_object_get_ex(sum, MHL_K_PATTERN_OK_AFTER_RESIZE, &v))
 		printf("  integrity:        pattern %s after the unplug", json_object_get_boolean(v) ? "intact" : "CORRUPT");
-	if (sum && json_object_object_get_ex(sum, "pattern_ok_at_release", &v))
+	if (sum && json_object_object_get_ex(sum, MHL_K_PATTERN_OK_AT_RELEASE, &v))
 		printf(", %s at release\n", json_object_get_boolean(v) ? "intact" : "CORRUPT");
-	else if (sum && json_object_object_get_ex(sum, "pattern_ok_after_resize", &v))
+	else if (sum && json_object_object_get_ex(sum, MHL_K_PATTERN_OK_AFTER_RESIZE, &v))
 		printf("\n");
 	printf("  console:          %zu finding(s), log %s\n",
-	       json_object_array_length(json_object_object_get(rec, "console_findings")),
-	       json_object_get_string(json_object_object_get(rec, "console_log")));
+	       json_object_array_length(json_object_object_get(rec, MHL_K_CONSOLE_FINDINGS)),
+	       json_object_get_string(json_object_object_get(rec, MHL_K_CONSOLE_LOG)));
 	printf("  record:           %s\n", records);
 #undef GETI
 #undef GETD
@@ -264,19 +264,19 @@ static void printTable(GPtrArray *jobs, const char *records)
 	       "reached/requested", "pins", "seconds");
 	for (i = 0; i < jobs->len; i++) {
 		mhlJob *j = jobs->pdata[i];
-		json_object *sum = j->rec ? json_object_object_get(j->rec, "summary") : NULL;
+		json_object *sum = j->rec ? json_object_object_get(j->rec, MHL_K_SUMMARY) : NULL;
 		json_object *v;
 		char pinned[32] = "-", reach[48] = "-", pins[16] = "-", secs[32] = "-";
 
-		if (sum && json_object_object_get_ex(sum, "pinned_bytes", &v))
+		if (sum && json_object_object_get_ex(sum, MHL_K_PINNED_BYTES, &v))
 			snprintf(pinned, sizeof(pinned), "%lld MiB", (long long)json_object_get_int64(v) >> 20);
-		if (sum && json_object_object_get_ex(sum, "requested_bytes", &v))
+		if (sum && json_object_object_get_ex(sum, MHL_K_REQUESTED_BYTES, &v))
 			snprintf(reach, sizeof(reach), "%lld/%lld MiB",
-				 (long long)json_object_get_int64(json_object_object_get(sum, "reached_bytes")) >> 20,
+				 (long long)json_object_get_int64(json_object_object_get(sum, MHL_K_REACHED_BYTES)) >> 20,
 				 (long long)json_object_get_int64(v) >> 20);
-		if (sum && json_object_object_get_ex(sum, "pins_failed", &v))
+		if (sum && json_object_object_get_ex(sum, MHL_K_PINS_FAILED, &v))
 			snprintf(pins, sizeof(pins), "%d", json_object_get_int(v));
-		if (j->rec && json_object_object_get_ex(j->rec, "seconds", &v))
+		if (j->rec && json_object_object_get_ex(j->rec, MHL_K_SECONDS, &v))
 			snprintf(secs, sizeof(secs), "%.1f", json_object_get_double(v));
 		printf("%-*s  %-11s %8s %21s %6s %8s\n", (int)w, j->s->name,
 		       j->rec ? mhlVerdictNames[j->verdict] : "not run", pinned, reach, pins, secs);
@@ -310,13 +310,13 @@ static void printJSON(GPtrArray *jobs, const char *records, double wall)
 		mhlJob *j = jobs->pdata[i];
 		json_object *t = json_object_new_object();
 
-		json_object_object_add(t, "trial", json_object_new_string(j->s->name));
-		json_object_object_add(t, "verdict", json_object_new_string(j->rec ?
+		json_object_object_add(t, MHL_K_TRIAL, json_object_new_string(j->s->name));
+		json_object_object_add(t, MHL_K_VERDICT, json_object_new_string(j->rec ?
 				       mhlVerdictNames[j->verdict] : "not run"));
 		if (j->rec) {
-			json_object_object_add(t, "reason", json_object_get(json_object_object_get(j->rec, "reason")));
-			json_object_object_add(t, "seconds", json_object_get(json_object_object_get(j->rec, "seconds")));
-			json_object_object_add(t, "summary", json_object_get(json_object_object_get(j->rec, "summary")));
+			json_object_object_add(t, MHL_K_REASON, json_object_get(json_object_object_get(j->rec, MHL_K_REASON)));
+			json_object_object_add(t, MHL_K_SECONDS, json_object_get(json_object_object_get(j->rec, MHL_K_SECONDS)));
+			json_object_object_add(t, MHL_K_SUMMARY, json_object_get(json_object_object_get(j->rec, MHL_K_SUMMARY)));
 		}
 		json_object_array_add(arr, t);
 	}
@@ -355,7 +355,7 @@ static void *worker(void *opaque)
 		if (!cfg.quiet)
 			fprintf(stderr, "memhp-lab: [%d/%d] %s: %s (%.1f s)%s%s\n", cfg.index, cfg.total,
 				j->s->name, mhlVerdictNames[j->verdict],
-				json_object_get_double(json_object_object_get(j->rec, "seconds")),
+				json_object_get_double(json_object_object_get(j->rec, MHL_K_SECONDS)),
 				*recStr(j->rec, "reason") ? ": " : "", recStr(j->rec, "reason"));
 	}
 }

@@ -1,13 +1,200 @@
-/* record.h - trial records: one JSON object per line in trials.jsonl. */
+/*
+ * record.h - the trial record: its schema, the verdict, writing and reading.
+ *
+ * DIR/trials.jsonl holds one JSON object per line (docs/record.md). This
+ * header is the only place the record's key names are spelled: the trial
+ * engine and the soak write through them, `run`'s summary, the soak's resume
+ * and every renderer in reports/ read through them. The summary, which all
+ * of those read, is typed: mhlSummary, written and read by one table
+ * (record/summary.c), like QEMU's QAPI schema generates both sides from one
+ * description.
+ */
 #ifndef MHL_RECORD_H
 #define MHL_RECORD_H
 
+#include <glib.h>
 #include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- key names ---- */
+
+/* A dotted path for mhlJ(): MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES). */
+#define MHL_PATH(a, b)			a "." b
+
+/* The record's top level. */
+#define MHL_K_TRIAL			"trial"		/* trial id */
+#define MHL_K_SCENARIO			"scenario"	/* scenario file */
+#define MHL_K_SCENARIO_NAME		"scenario_name"
+#define MHL_K_STARTED			"started"	/* ISO 8601, UTC */
+#define MHL_K_PARAMETERS		"parameters"	/* matrix axis -> value */
+#define MHL_K_KERNEL			"kernel"	/* identity.json */
+#define MHL_K_PIN_POLICY		"pin_policy"
+#define MHL_K_PIN_IN_PLACE_SWITCH	"pin_in_place_switch"
+#define MHL_K_DOMAIN			"domain"
+#define MHL_K_CONSOLE_LOG		"console_log"
+#define MHL_K_GUEST_BEFORE		"guest_before"
+#define MHL_K_GUEST_AFTER		"guest_after"
+#define MHL_K_STEPS			"steps"
+#define MHL_K_TIMELINE			"timeline"
+#define MHL_K_CONSOLE_FINDINGS		"console_findings"
+#define MHL_K_SUMMARY			"summary"
+#define MHL_K_SECONDS			"seconds"
+#define MHL_K_VERDICT			"verdict"
+#define MHL_K_REASON			"reason"
+
+/* domain */
+#define MHL_K_URI			"uri"
+#define MHL_K_ACCEL			"accel"
+#define MHL_K_ACCEL_REASON		"accel_reason"
+#define MHL_K_NODES			"nodes"
+
+/* kernel (identity.json, written by kernel/build.sh) */
+#define MHL_K_SOURCE_PACKAGE		"source_package"
+#define MHL_K_SOURCE_VERSION		"source_version"
+#define MHL_K_SERIES_HASH		"series_hash"
+
+/* A step's result (steps[]), and the keys a resize shares with the summary. */
+#define MHL_K_STEP			"step"		/* its kind: pin, resize, ... */
+#define MHL_K_LINE			"line"
+#define MHL_K_ID			"id"
+#define MHL_K_T				"t"
+#define MHL_K_OK			"ok"
+#define MHL_K_ERROR			"error"
+#define MHL_K_NOTE			"note"
+#define MHL_K_WORKLOAD			"workload"	/* memhp-pin's JSON */
+#define MHL_K_REQUESTED_BYTES		"requested_bytes"
+#define MHL_K_REACHED_BYTES		"reached_bytes"
+#define MHL_K_CONVERGED			"converged"
+#define MHL_K_DEADLINE_S		"deadline_s"
+#define MHL_K_SECONDS_TO_CONVERGE	"seconds_to_converge"
+#define MHL_K_PATTERN_OK		"pattern_ok"	/* in memhp-pin's JSON */
+#define MHL_K_PATTERN_OK_AFTER_RESIZE	"pattern_ok_after_resize"
+#define MHL_K_PATTERN_OK_AT_RELEASE	"pattern_ok_at_release"
+#define MHL_K_CHECKS			"checks"
+#define MHL_K_SKIPPED			"skipped"
+
+/* summary (mhlSummary; the resize keys above too) */
+#define MHL_K_BOOT_TO_AGENT_S		"boot_to_agent_s"
+#define MHL_K_INITIAL_PLUG_S		"initial_plug_s"
+#define MHL_K_PINNED_BYTES		"pinned_bytes"
+#define MHL_K_PINNED_PAGES_MOVABLE_BEFORE "pinned_pages_movable_before"
+#define MHL_K_PINNED_PAGES_MOVABLE_AFTER "pinned_pages_movable_after"
+#define MHL_K_PINS_FAILED		"pins_failed"
+#define MHL_K_CYCLES			"cycles"
+#define MHL_K_SEGMENTS			"segments"
+#define MHL_K_SOAK_SECONDS		"soak_seconds"
+#define MHL_K_CYCLES_PER_HOUR		"cycles_per_hour"
+
+/* timeline[] */
+#define MHL_K_SOURCE			"source"	/* request, event, qmp */
+#define MHL_K_NODE			"node"
+#define MHL_K_ALIAS			"alias"
+#define MHL_K_SIZE_BYTES		"size_bytes"
+
+/* console_findings[] (and soak findings) */
+#define MHL_K_KIND			"kind"
+#define MHL_K_TEXT			"text"
+
+/* A soak's checkpoints.jsonl (docs/soak.md) */
+#define MHL_K_CYCLE			"cycle"
+#define MHL_K_SEGMENT			"segment"
+#define MHL_K_SCHEDULE			"schedule"
+#define MHL_K_OUTCOME			"outcome"
+#define MHL_K_COUNTERS			"counters"
+#define MHL_K_FINDINGS			"findings"
+#define MHL_K_ELAPSED_S			"elapsed_s"
+
+/* ---- the verdict ---- */
+
+typedef enum {
+	MHL_VERDICT_PASS,
+	MHL_VERDICT_FAIL,	/* an outcome was not what the steps require */
+	MHL_VERDICT_ERROR,	/* the trial could not be carried out */
+	MHL_VERDICT_INTERRUPTED,
+	MHL_VERDICT_LAST
+} mhlVerdict;
+
+/* "pass", "fail", "error", "interrupted", indexed by mhlVerdict. */
+extern const char *const mhlVerdictNames[MHL_VERDICT_LAST];
+/* The verdict of a record; MHL_VERDICT_LAST when it has none or an unknown one. */
+mhlVerdict mhlVerdictOf(json_object *rec);
+
+/* ---- the summary: the few numbers every reader wants ---- */
+
+/*
+ * Absent fields are -1 (numbers) or MHL_TRI_UNSET (booleans); only fields
+ * that are set are written. A trial fills the first group, a soak the second.
+ */
+typedef enum { MHL_TRI_UNSET = -1, MHL_TRI_FALSE, MHL_TRI_TRUE } mhlTri;
+
+typedef struct {
+	double boot_to_agent_s;
+	double initial_plug_s;
+	gint64 pinned_bytes;
+	gint64 pinned_pages_movable_before;
+	gint64 pinned_pages_movable_after;
+	gint64 requested_bytes;
+	gint64 reached_bytes;
+	double seconds_to_converge;
+	mhlTri pattern_ok_after_resize;
+	mhlTri pattern_ok_at_release;
+	gint64 pins_failed;
+	/* soak */
+	gint64 cycles;
+	gint64 segments;
+	gint64 findings;
+	double soak_seconds;
+	double cycles_per_hour;
+} mhlSummary;
+
+/* Every field unset. */
+void mhlSummaryInit(mhlSummary *sum);
+/* The set fields as a JSON object, in the schema's order. */
+json_object *mhlSummaryToJSON(const mhlSummary *sum);
+/* rec.summary into *sum (fields absent there stay unset); rec may be NULL. */
+void mhlSummaryRead(json_object *rec, mhlSummary *sum);
+
+/* ---- writing ---- */
 
 /*
  * Append @rec as one line with a single write(2) on an O_APPEND descriptor,
  * then fsync: a crash leaves either the whole line or none of it.
  */
 int mhlRecordAppend(const char *path, json_object *rec);
+
+/* ---- reading ---- */
+
+/* A dotted path into a record: "summary.reached_bytes". NULL when absent or null. */
+json_object *mhlJ(json_object *o, const char *path);
+const char *mhlJStr(json_object *o, const char *path, const char *dflt);
+gint64 mhlJInt(json_object *o, const char *path, gint64 dflt);
+double mhlJDbl(json_object *o, const char *path, double dflt);
+
+/* A line of trials.jsonl that could not be used, and why. */
+typedef struct {
+	int line;
+	char *why;
+} mhlRunBad;
+
+typedef struct {
+	char *dir;		/* RUN_DIR as given */
+	char *records;		/* RUN_DIR/trials.jsonl */
+	GPtrArray *trials;	/* json_object *, file order */
+	GArray *lines;		/* int: line of each trial in trials.jsonl */
+	GPtrArray *bad;		/* mhlRunBad * */
+} mhlRun;
+
+void mhlRunFree(mhlRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlRun, mhlRunFree)
+
+/*
+ * Parse RUN_DIR/trials.jsonl. Lines that are not a JSON object with a string
+ * "trial" and "verdict" go to run->bad (with "RUN_DIR/trials.jsonl:LINE" and
+ * why, a missing final newline named as a truncated write) and the rest are
+ * kept. NULL + mhlError when RUN_DIR or the file cannot be read or holds no
+ * lines at all (an empty run).
+ */
+mhlRun *mhlRunLoad(const char *dir);
 
 #endif

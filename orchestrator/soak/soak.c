@@ -89,11 +89,11 @@ json_object *mhlSoakCycleJSON(const mhlSoakCycle *c)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "cycle", json_object_new_int(c->cycle));
-	json_object_object_add(o, "node", json_object_new_int(c->node));
-	json_object_object_add(o, "workload", json_object_new_string(c->workload));
+	json_object_object_add(o, MHL_K_CYCLE, json_object_new_int(c->cycle));
+	json_object_object_add(o, MHL_K_NODE, json_object_new_int(c->node));
+	json_object_object_add(o, MHL_K_WORKLOAD, json_object_new_string(c->workload));
 	json_object_object_add(o, "pin_bytes", json_object_new_int64((int64_t)c->pin_bytes));
-	json_object_object_add(o, "requested_bytes", json_object_new_int64((int64_t)c->requested_bytes));
+	json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)c->requested_bytes));
 	json_object_object_add(o, "full_bytes", json_object_new_int64((int64_t)c->full_bytes));
 	return o;
 }
@@ -146,10 +146,10 @@ static void finding(mhlSoak *k, int cycle, const char *kind, const char *fmt, ..
 	va_start(ap, fmt);
 	text = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	json_object_object_add(f, "t", json_object_new_double(mhlNow() - k->t0));
-	json_object_object_add(f, "cycle", json_object_new_int(cycle));
-	json_object_object_add(f, "kind", json_object_new_string(kind));
-	json_object_object_add(f, "text", json_object_new_string(text));
+	json_object_object_add(f, MHL_K_T, json_object_new_double(mhlNow() - k->t0));
+	json_object_object_add(f, MHL_K_CYCLE, json_object_new_int(cycle));
+	json_object_object_add(f, MHL_K_KIND, json_object_new_string(kind));
+	json_object_object_add(f, MHL_K_TEXT, json_object_new_string(text));
 	json_object_array_add(k->findings, f);
 }
 
@@ -211,8 +211,8 @@ static void consoleFindings(mhlSoak *k, int cycle)
 		json_object *e = json_object_array_get_idx(f, i);
 
 		finding(k, cycle, "kernel_report", "%s (%s:%d)",
-			json_object_get_string(json_object_object_get(e, "text")), k->console,
-			json_object_get_int(json_object_object_get(e, "line")));
+			json_object_get_string(json_object_object_get(e, MHL_K_TEXT)), k->console,
+			json_object_get_int(json_object_object_get(e, MHL_K_LINE)));
 	}
 	k->console_seen = json_object_array_length(f);
 }
@@ -236,10 +236,10 @@ static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 	snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, c->pin_bytes);
 	snprintf(node, sizeof(node), "%d", c->node);
 	snprintf(id, sizeof(id), "c%d", c->cycle);
-	json_object_object_add(cp, "outcome", out);
+	json_object_object_add(cp, MHL_K_OUTCOME, out);
 	if (!(w = mhlAgentExecJSON(k->dom, pin, 300, &ec)))
 		goto gone;
-	pinned = json_object_object_get_ex(w, "ok", &v) && json_object_get_boolean(v);
+	pinned = json_object_object_get_ex(w, MHL_K_OK, &v) && json_object_get_boolean(v);
 	json_object_object_add(out, "pin_ok", json_object_new_boolean(pinned));
 	if (!pinned)
 		finding(k, c->cycle, "pin_failed", "pin of %s bytes (%s) on node %d failed: %s", size,
@@ -248,9 +248,9 @@ static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 	secs = resize(k, c->node, c->requested_bytes, UNPLUG_DEADLINE, &reached);
 	if (secs < -1)
 		goto gone;
-	json_object_object_add(out, "reached_bytes", json_object_new_int64((int64_t)reached));
-	json_object_object_add(out, "converged", json_object_new_boolean(secs >= 0));
-	json_object_object_add(out, "seconds_to_converge", secs >= 0 ? json_object_new_double(secs) : NULL);
+	json_object_object_add(out, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
+	json_object_object_add(out, MHL_K_CONVERGED, json_object_new_boolean(secs >= 0));
+	json_object_object_add(out, MHL_K_SECONDS_TO_CONVERGE, secs >= 0 ? json_object_new_double(secs) : NULL);
 	if (secs < 0 && !mhlInterrupted)
 		finding(k, c->cycle, "unplug_not_converged",
 			"node %d stopped at %llu bytes, not the requested %" G_GUINT64_FORMAT ", after %d s",
@@ -264,7 +264,7 @@ static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 
 			if (!(w = mhlAgentExecJSON(k->dom, verbs[i], 120, &ec)))
 				goto gone;
-			ok = json_object_object_get_ex(w, "pattern_ok", &v) && json_object_get_boolean(v);
+			ok = json_object_object_get_ex(w, MHL_K_PATTERN_OK, &v) && json_object_get_boolean(v);
 			json_object_object_add(out, i ? "pattern_ok_at_release" : "pattern_ok_after_unplug",
 					       json_object_new_boolean(ok));
 			if (!ok)
@@ -300,7 +300,7 @@ static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 		json_object_object_add(cn, "slab_bytes", json_object_new_int64(
 			(vmstat(snap, "nr_slab_reclaimable") + vmstat(snap, "nr_slab_unreclaimable")) * 4096));
 		json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(selfRssKib()));
-		json_object_object_add(cp, "counters", cn);
+		json_object_object_add(cp, MHL_K_COUNTERS, cn);
 		if (acq < 0 || rel < 0)
 			finding(k, c->cycle, "pin_counters", "no nr_foll_pin_acquired/released in the guest's /proc/vmstat");
 		else if (acq != rel)
@@ -428,16 +428,16 @@ static int checkpointsLoad(const char *path, mhlSoakState *st)
 		g_autoptr(json_object) cp = json_tokener_parse(lines[i]);
 		json_object *v;
 
-		if (!cp || !json_object_object_get_ex(cp, "cycle", &v) ||
+		if (!cp || !json_object_object_get_ex(cp, MHL_K_CYCLE, &v) ||
 		    json_object_get_int(v) != st->last_cycle + 1) {
 			mhlError("soak: %s:%d: not the checkpoint of cycle %d (a truncated or foreign line); the checkpoints must be cycles 1..N in order",
 				 path, i + 1, st->last_cycle + 1);
 			return -1;
 		}
 		st->last_cycle++;
-		st->segment = (int)mhlJInt(cp, "segment", 0);
-		st->elapsed = mhlJDbl(cp, "elapsed_s", 0);
-		st->findings += (int)json_object_array_length(mhlJ(cp, "findings"));
+		st->segment = (int)mhlJInt(cp, MHL_K_SEGMENT, 0);
+		st->elapsed = mhlJDbl(cp, MHL_K_ELAPSED_S, 0);
+		st->findings += (int)json_object_array_length(mhlJ(cp, MHL_K_FINDINGS));
 	}
 	return 0;
 }
@@ -473,40 +473,40 @@ static int soakRecord(const char *outdir, const mhlScenario *s, json_object *met
 	json_object *sum = json_object_new_object(), *params = json_object_new_object();
 	bool pass = !st->findings;
 
-	json_object_object_add(rec, "trial", json_object_new_string(mhlJStr(meta, "trial", "soak")));
-	json_object_object_add(rec, "scenario", json_object_new_string(s->path));
-	json_object_object_add(rec, "started", json_object_get(mhlJ(meta, "started")));
+	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(meta, MHL_K_TRIAL, "soak")));
+	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(s->path));
+	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(meta, MHL_K_STARTED)));
 	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(meta, "seed", "")));
 	json_object_object_add(params, "duration_s", json_object_new_string(mhlJStr(meta, "duration_s", "")));
-	json_object_object_add(rec, "parameters", params);
-	json_object_object_add(rec, "scenario_name", json_object_new_string(s->scenario_name));
-	json_object_object_add(rec, "kernel", json_object_get(identity));
-	json_object_object_add(rec, "pin_policy", json_object_new_string(s->pin_policy));
+	json_object_object_add(rec, MHL_K_PARAMETERS, params);
+	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
+	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(identity));
+	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
 	{
 		json_object *d = json_object_new_object();
 
-		json_object_object_add(d, "accel", json_object_new_string(accel));
-		json_object_object_add(rec, "domain", d);
+		json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(accel));
+		json_object_object_add(rec, MHL_K_DOMAIN, d);
 	}
-	json_object_object_add(rec, "console_findings", json_object_get(kernel_reports));
-	json_object_object_add(rec, "steps", json_object_new_array());
-	json_object_object_add(sum, "cycles", json_object_new_int(st->last_cycle));
-	json_object_object_add(sum, "segments", json_object_new_int(st->segment + 1));
-	json_object_object_add(sum, "findings", json_object_new_int(st->findings));
-	json_object_object_add(sum, "soak_seconds", json_object_new_double(st->elapsed));
-	json_object_object_add(sum, "cycles_per_hour", json_object_new_double(
+	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(kernel_reports));
+	json_object_object_add(rec, MHL_K_STEPS, json_object_new_array());
+	json_object_object_add(sum, MHL_K_CYCLES, json_object_new_int(st->last_cycle));
+	json_object_object_add(sum, MHL_K_SEGMENTS, json_object_new_int(st->segment + 1));
+	json_object_object_add(sum, MHL_K_FINDINGS, json_object_new_int(st->findings));
+	json_object_object_add(sum, MHL_K_SOAK_SECONDS, json_object_new_double(st->elapsed));
+	json_object_object_add(sum, MHL_K_CYCLES_PER_HOUR, json_object_new_double(
 		seg_seconds > 0 ? cycles_run_now * 3600.0 / seg_seconds : 0));
-	json_object_object_add(sum, "pins_failed", json_object_new_int(0));
-	json_object_object_add(rec, "summary", sum);
-	json_object_object_add(rec, "seconds", json_object_new_double(st->elapsed));
-	json_object_object_add(rec, "verdict", json_object_new_string(pass ? "pass" : "fail"));
+	json_object_object_add(sum, MHL_K_PINS_FAILED, json_object_new_int(0));
+	json_object_object_add(rec, MHL_K_SUMMARY, sum);
+	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(st->elapsed));
+	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(pass ? "pass" : "fail"));
 	if (!pass)
-		json_object_object_add(rec, "reason", jstrf(
+		json_object_object_add(rec, MHL_K_REASON, jstrf(
 			"%d finding(s) in %d cycles; first, cycle %" G_GINT64_FORMAT " (%s): %s", st->findings,
-			st->last_cycle, mhlJInt(first_finding, "cycle", 0), mhlJStr(first_finding, "kind", "?"),
-			mhlJStr(first_finding, "text", "")));
+			st->last_cycle, mhlJInt(first_finding, MHL_K_CYCLE, 0), mhlJStr(first_finding, MHL_K_KIND, "?"),
+			mhlJStr(first_finding, MHL_K_TEXT, "")));
 	else
-		json_object_object_add(rec, "reason", NULL);
+		json_object_object_add(rec, MHL_K_REASON, NULL);
 	return mhlRecordAppend(records, rec);
 }
 
@@ -536,10 +536,10 @@ int mhlSoakRun(const mhlSoakOptions *o)
 			mhlError("soak: --resume: '%s' is not JSON", metapath);
 			return EXIT_USAGE;
 		}
-		scenario = mhlJStr(meta, "scenario", NULL);
+		scenario = mhlJStr(meta, MHL_K_SCENARIO, NULL);
 		seed = g_ascii_strtoull(mhlJStr(meta, "seed", "0"), NULL, 10);
 		duration = mhlJDbl(meta, "duration_s", 0);
-		cycles_max = (int)mhlJInt(meta, "cycles", 0);
+		cycles_max = (int)mhlJInt(meta, MHL_K_CYCLES, 0);
 	}
 	if (!scenario || !(s = mhlScenarioLoad(scenario)))
 		return EXIT_USAGE;
@@ -577,17 +577,17 @@ int mhlSoakRun(const mhlSoakOptions *o)
 		}
 		started = g_date_time_format_iso8601(now);
 		meta = json_object_new_object();
-		json_object_object_add(meta, "trial", jstrf("soak:%s:seed=%" G_GUINT64_FORMAT,
+		json_object_object_add(meta, MHL_K_TRIAL, jstrf("soak:%s:seed=%" G_GUINT64_FORMAT,
 								s->scenario_name, seed));
 		{
 			g_autofree char *abs = g_canonicalize_filename(scenario, NULL);
 
-			json_object_object_add(meta, "scenario", json_object_new_string(abs));
+			json_object_object_add(meta, MHL_K_SCENARIO, json_object_new_string(abs));
 		}
 		json_object_object_add(meta, "seed", jstrf("%" G_GUINT64_FORMAT, seed));
 		json_object_object_add(meta, "duration_s", json_object_new_double(duration));
-		json_object_object_add(meta, "cycles", json_object_new_int(cycles_max));
-		json_object_object_add(meta, "started", json_object_new_string(started));
+		json_object_object_add(meta, MHL_K_CYCLES, json_object_new_int(cycles_max));
+		json_object_object_add(meta, MHL_K_STARTED, json_object_new_string(started));
 		if (!g_file_set_contents(metapath, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY),
 					 -1, NULL)) {
 			mhlError("soak: cannot write '%s'", metapath);
@@ -628,7 +628,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 	name = g_strdup_printf("memhp-soak-%d-%d", (int)getpid(), segment);
 	if (!o->quiet)
 		fprintf(stderr, "memhp-lab: soak %s: seed %" G_GUINT64_FORMAT ", %s cycle %d, segment %d, %.0f s done of %.0f (0: until --cycles), %s (%s), checkpoints %s\n",
-			mhlJStr(meta, "trial", ""), seed, st.last_cycle ? "resuming at" : "starting at",
+			mhlJStr(meta, MHL_K_TRIAL, ""), seed, st.last_cycle ? "resuming at" : "starting at",
 			st.last_cycle + 1, segment, st.elapsed, duration, accel, why, cppath);
 	k.findings = json_object_new_array();
 	mem.free = g_array_new(FALSE, FALSE, sizeof(gint64));
@@ -647,19 +647,19 @@ int mhlSoakRun(const mhlSoakOptions *o)
 		mhlSoakSchedule(s, seed, st.last_cycle + 1, &c);
 		json_object_put(k.findings);
 		k.findings = json_object_new_array();
-		json_object_object_add(cp, "cycle", json_object_new_int(c.cycle));
-		json_object_object_add(cp, "segment", json_object_new_int(segment));
-		json_object_object_add(cp, "schedule", mhlSoakCycleJSON(&c));
+		json_object_object_add(cp, MHL_K_CYCLE, json_object_new_int(c.cycle));
+		json_object_object_add(cp, MHL_K_SEGMENT, json_object_new_int(segment));
+		json_object_object_add(cp, MHL_K_SCHEDULE, mhlSoakCycleJSON(&c));
 		r = cycleRun(&k, &c, cp);
 		if (mhlInterrupted)
 			break;	/* an unfinished cycle is no checkpoint: --resume redoes it */
 		if (r == 0)
 			memoryFindings(&k, &mem, c.cycle, mhlJInt(cp, "counters.free_bytes", 0),
 				       mhlJInt(cp, "counters.orchestrator_rss_kib", 0));
-		json_object_object_add(cp, "t", json_object_new_double(t - k.t0));
-		json_object_object_add(cp, "seconds", json_object_new_double(mhlNow() - t));
-		json_object_object_add(cp, "elapsed_s", json_object_new_double(mhlNow() - k.t0));
-		json_object_object_add(cp, "findings", json_object_get(k.findings));
+		json_object_object_add(cp, MHL_K_T, json_object_new_double(t - k.t0));
+		json_object_object_add(cp, MHL_K_SECONDS, json_object_new_double(mhlNow() - t));
+		json_object_object_add(cp, MHL_K_ELAPSED_S, json_object_new_double(mhlNow() - k.t0));
+		json_object_object_add(cp, MHL_K_FINDINGS, json_object_get(k.findings));
 		if (mhlRecordAppend(cppath, cp) < 0) {
 			rc = EXIT_USAGE;
 			break;
@@ -675,7 +675,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 
 			if (!first_finding)
 				first_finding = json_object_get(f);
-			if (!strcmp(mhlJStr(f, "kind", ""), "kernel_report"))
+			if (!strcmp(mhlJStr(f, MHL_K_KIND, ""), "kernel_report"))
 				json_object_array_add(kernel_reports, json_object_get(f));
 		}
 		if (duration > 0)
@@ -685,7 +685,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 		if (!o->quiet)
 			fprintf(stderr, "memhp-lab: soak: cycle %d: pin %" G_GUINT64_FORMAT " MiB %s node %d, unplug to %" G_GUINT64_FORMAT " MiB %s; %.0f s elapsed, %s left; %d finding(s)%s%s\n",
 				c.cycle, c.pin_bytes >> 20, c.workload, c.node, c.requested_bytes >> 20,
-				mhlJ(cp, "outcome.converged") && json_object_get_boolean(mhlJ(cp, "outcome.converged")) ?
+				mhlJ(cp, MHL_PATH(MHL_K_OUTCOME, MHL_K_CONVERGED)) && json_object_get_boolean(mhlJ(cp, MHL_PATH(MHL_K_OUTCOME, MHL_K_CONVERGED))) ?
 				"reached" : "NOT reached", st.elapsed, left, st.findings,
 				first_finding ? "; last: " : "",
 				first_finding ? mhlJStr(json_object_array_length(k.findings) ?
@@ -719,7 +719,7 @@ int mhlSoakRun(const mhlSoakOptions *o)
 		       t_last > seg_start ? t_last - seg_start : 0) < 0)
 		return EXIT_USAGE;
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",
-	       mhlJStr(meta, "trial", ""), st.findings ? "fail" : "pass", st.last_cycle, st.elapsed,
+	       mhlJStr(meta, MHL_K_TRIAL, ""), st.findings ? "fail" : "pass", st.last_cycle, st.elapsed,
 	       st.segment + 1, st.findings, t_last > seg_start ? ran * 3600.0 / (t_last - seg_start) : 0, cppath);
 	mhlReportAfterRun(outdir, o->quiet);
 	return st.findings || rc != EXIT_PASS ? EXIT_FAILED : EXIT_PASS;

@@ -24,12 +24,6 @@
 #include "guest/guest.h"
 #include "record/record.h"
 
-const char *const mhlVerdictNames[MHL_VERDICT_LAST] = {
-	[MHL_VERDICT_PASS] = "pass",
-	[MHL_VERDICT_FAIL] = "fail",
-	[MHL_VERDICT_ERROR] = "error",
-	[MHL_VERDICT_INTERRUPTED] = "interrupted",
-};
 
 typedef struct {
 	pthread_mutex_t lock;
@@ -80,14 +74,14 @@ static void *consoleWatch(void *opaque)
 		f = mhlConsoleScan(text);
 		for (i = 0, n = json_object_array_length(f); i < n; i++) {
 			json_object *e = json_object_array_get_idx(f, i);
-			const char *kind = json_object_get_string(json_object_object_get(e, "kind"));
+			const char *kind = json_object_get_string(json_object_object_get(e, MHL_K_KIND));
 
 			if (!fatalKind(kind))
 				continue;
 			pthread_mutex_lock(&t->lock);
 			t->fatal = g_strdup_printf("%s (%s:%d)",
-						   json_object_get_string(json_object_object_get(e, "text")),
-						   t->console, json_object_get_int(json_object_object_get(e, "line")));
+						   json_object_get_string(json_object_object_get(e, MHL_K_TEXT)),
+						   t->console, json_object_get_int(json_object_object_get(e, MHL_K_LINE)));
 			t->ending = true;
 			pthread_mutex_unlock(&t->lock);
 			virDomainDestroy(t->dom);
@@ -156,8 +150,8 @@ static void timelineAdd(mhlTrial *t, const char *source, const char *key, json_o
 {
 	json_object *e = json_object_new_object();
 
-	json_object_object_add(e, "t", json_object_new_double(mhlNow() - t->t0));
-	json_object_object_add(e, "source", json_object_new_string(source));
+	json_object_object_add(e, MHL_K_T, json_object_new_double(mhlNow() - t->t0));
+	json_object_object_add(e, MHL_K_SOURCE, json_object_new_string(source));
 	json_object_object_add(e, key, who);
 	json_object_object_add(e, sizekey, json_object_new_int64((int64_t)bytes));
 	pthread_mutex_lock(&t->lock);
@@ -302,7 +296,7 @@ static json_object *lastResult(mhlTrial *t, const char *type)
 	while (i-- > 0) {
 		json_object *r = json_object_array_get_idx(t->steps, i), *v;
 
-		if (json_object_object_get_ex(r, "step", &v) &&
+		if (json_object_object_get_ex(r, MHL_K_STEP, &v) &&
 		    !strcmp(json_object_get_string(v), type))
 			return r;
 	}
@@ -326,7 +320,7 @@ static int expectCheck(json_object *checks, const mhlStep *st, const char *what,
 	json_object_object_add(c, "what", json_object_new_string(what));
 	json_object_object_add(c, "expected", json_object_new_string(expected));
 	json_object_object_add(c, "actual", json_object_new_string(actual));
-	json_object_object_add(c, "ok", json_object_new_boolean(ok));
+	json_object_object_add(c, MHL_K_OK, json_object_new_boolean(ok));
 	json_object_array_add(checks, c);
 	if (ok)
 		return 0;
@@ -340,9 +334,9 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object *checks = json_object_new_array();
 	int rc = 0;
 
-	json_object_object_add(res, "checks", checks);
+	json_object_object_add(res, MHL_K_CHECKS, checks);
 	if (!mhlExpectApplies(t->s, st)) {
-		json_object_object_add(res, "skipped",
+		json_object_object_add(res, MHL_K_SKIPPED,
 				       json_object_new_string(st->policy[0] && strcmp(st->policy, t->s->pin_policy) ?
 							      "another pin_policy" : "another kernel"));
 		return 0;
@@ -419,7 +413,7 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
 			json_object *r = json_object_array_get_idx(t->steps, i);
 			static const char *const failed[] = { "workload", "ok", NULL };
 
-			if (!strcmp(json_object_get_string(json_object_object_get(r, "step")), "pin") &&
+			if (!strcmp(json_object_get_string(json_object_object_get(r, MHL_K_STEP)), "pin") &&
 			    !json_object_get_boolean(path(r, failed)))
 				n++;
 		}
@@ -433,13 +427,13 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
 
 		for (i = 0; i < json_object_array_length(t->steps); i++) {
 			json_object *r = json_object_array_get_idx(t->steps, i), *w, *v;
-			const char *type = json_object_get_string(json_object_object_get(r, "step"));
+			const char *type = json_object_get_string(json_object_object_get(r, MHL_K_STEP));
 
 			if (strcmp(type, "check") && strcmp(type, "io") && strcmp(type, "release"))
 				continue;
 			n++;
-			if (!json_object_object_get_ex(r, "workload", &w) ||
-			    !json_object_object_get_ex(w, "pattern_ok", &v) || !json_object_get_boolean(v))
+			if (!json_object_object_get_ex(r, MHL_K_WORKLOAD, &w) ||
+			    !json_object_object_get_ex(w, MHL_K_PATTERN_OK, &v) || !json_object_get_boolean(v))
 				bad++;
 		}
 		have = g_strdup_printf("%zu of %zu check/io/release steps found it intact", n - bad, n);
@@ -456,7 +450,7 @@ static int expectRun(mhlTrial *t, const mhlStep *st, json_object *res)
 		f = mhlConsoleScan(text);
 		have = json_object_array_length(f) ? g_strdup_printf("%zu report(s), first: %s",
 				json_object_array_length(f),
-				json_object_get_string(json_object_object_get(json_object_array_get_idx(f, 0), "text"))) :
+				json_object_get_string(json_object_object_get(json_object_array_get_idx(f, 0), MHL_K_TEXT))) :
 			g_strdup("none");
 		rc |= expectCheck(checks, st, "kernel reports on the console", "none", have,
 				  json_object_array_length(f) == 0);
@@ -508,7 +502,7 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 
 	if (st->measure && !st->size) {
 		/* The 0% point of a capacity sweep: nothing to pin. */
-		json_object_object_add(res, "note", json_object_new_string("size 0: nothing pinned"));
+		json_object_object_add(res, MHL_K_NOTE, json_object_new_string("size 0: nothing pinned"));
 		return 0;
 	}
 	snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, st->size);
@@ -516,11 +510,11 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 	out = mhlAgentExecJSON(t->dom, argv, 300, &exitcode);
 	if (!out)
 		return -1;
-	json_object_object_add(res, "workload", out);
+	json_object_object_add(res, MHL_K_WORKLOAD, out);
 	json_object_object_get_ex(out, "errno_name", &en);
 	json_object_object_get_ex(out, "signal", &sig);	/* the holder was killed */
-	if (!json_object_object_get_ex(out, "ok", &ok) || !json_object_get_boolean(ok)) {
-		json_object_object_add(summary, "pins_failed", json_object_new_int(1));
+	if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok)) {
+		json_object_object_add(summary, MHL_K_PINS_FAILED, json_object_new_int(1));
 		if (fails_with[0] &&
 		    ((en && !strcmp(json_object_get_string(en), fails_with)) ||
 		     (sig && !strcmp(json_object_get_string(sig), fails_with)))) {
@@ -557,16 +551,16 @@ static int pinRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_obj
 		json_object *before = NULL;
 
 		json_object_object_get_ex(out, "census_before", &before);
-		json_object_object_add(summary, "pinned_bytes",
+		json_object_object_add(summary, MHL_K_PINNED_BYTES,
 				       json_object_new_int64(json_object_object_get_ex(out, "bytes_pinned", &bytes) ?
 							     json_object_get_int64(bytes) : (int64_t)st->size));
-		json_object_object_add(summary, "pinned_pages_movable_before",
+		json_object_object_add(summary, MHL_K_PINNED_PAGES_MOVABLE_BEFORE,
 				       json_object_new_int64(censusPages(before, "Movable")));
-		json_object_object_add(summary, "pinned_pages_movable_after",
+		json_object_object_add(summary, MHL_K_PINNED_PAGES_MOVABLE_AFTER,
 				       json_object_new_int64(censusPages(after, "Movable")));
 	}
 	if (!pins) {
-		json_object_object_add(res, "note", json_object_new_string(
+		json_object_object_add(res, MHL_K_NOTE, json_object_new_string(
 			"the workload pins nothing (an unprotected setup): the ZONE_MOVABLE rule does not apply"));
 		return 0;
 	}
@@ -618,22 +612,22 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 			return -1;
 		}
 		secs = waitPlugged(t, st->node, st->requested, st->deadline, &reached);
-		json_object_object_add(res, "requested_bytes", json_object_new_int64((int64_t)st->requested));
-		json_object_object_add(res, "reached_bytes", json_object_new_int64((int64_t)reached));
-		json_object_object_add(res, "converged", json_object_new_boolean(secs >= 0));
-		json_object_object_add(res, "deadline_s", json_object_new_double(st->deadline));
-		json_object_object_add(summary, "requested_bytes", json_object_new_int64((int64_t)st->requested));
-		json_object_object_add(summary, "reached_bytes", json_object_new_int64((int64_t)reached));
+		json_object_object_add(res, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
+		json_object_object_add(res, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
+		json_object_object_add(res, MHL_K_CONVERGED, json_object_new_boolean(secs >= 0));
+		json_object_object_add(res, MHL_K_DEADLINE_S, json_object_new_double(st->deadline));
+		json_object_object_add(summary, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
+		json_object_object_add(summary, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
 		if (secs < 0 && !mhlInterrupted && (st->measure || shortExpected(s, st))) {
 			/* Not a failure here: a later expect step judges it. */
-			json_object_object_add(res, "note", json_object_new_string(mhlErrorLast()));
+			json_object_object_add(res, MHL_K_NOTE, json_object_new_string(mhlErrorLast()));
 			mhlErrorReset();
 			return 0;
 		}
 		if (secs < 0)
 			return -1;
-		json_object_object_add(res, "seconds_to_converge", json_object_new_double(secs));
-		json_object_object_add(summary, "seconds_to_converge", json_object_new_double(secs));
+		json_object_object_add(res, MHL_K_SECONDS_TO_CONVERGE, json_object_new_double(secs));
+		json_object_object_add(summary, MHL_K_SECONDS_TO_CONVERGE, json_object_new_double(secs));
 		return 0;
 	}
 	case MHL_STEP_CHECK:
@@ -645,12 +639,12 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 
 		if (!out)
 			return -1;
-		json_object_object_add(res, "workload", out);
-		if (json_object_object_get_ex(out, "pattern_ok", &v))
+		json_object_object_add(res, MHL_K_WORKLOAD, out);
+		if (json_object_object_get_ex(out, MHL_K_PATTERN_OK, &v))
 			json_object_object_add(summary, st->type != MHL_STEP_RELEASE ?
 					       "pattern_ok_after_resize" : "pattern_ok_at_release",
 					       json_object_get(v));
-		if (!json_object_object_get_ex(out, "ok", &v) || !json_object_get_boolean(v)) {
+		if (!json_object_object_get_ex(out, MHL_K_OK, &v) || !json_object_get_boolean(v)) {
 			mhlError("%s of '%s': the workload reports a problem: %.300s", verb, st->id,
 				 json_object_to_json_string(out));
 			return -1;
@@ -670,8 +664,8 @@ static int stepRun(mhlTrial *t, const mhlScenario *s, const mhlStep *st, json_ob
 		snprintf(repeat, sizeof(repeat), "%d", st->repeat);
 		if (!(out = mhlAgentExecJSON(t->dom, argv, 600, &exitcode)))
 			return -1;
-		json_object_object_add(res, "workload", out);
-		if (!json_object_object_get_ex(out, "ok", &ok) || !json_object_get_boolean(ok)) {
+		json_object_object_add(res, MHL_K_WORKLOAD, out);
+		if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok)) {
 			mhlError("bench of %" G_GUINT64_FORMAT " bytes on node %d failed: %.300s",
 				 st->size, st->node, json_object_to_json_string(out));
 			return -1;
@@ -736,7 +730,7 @@ static int pinPolicyVerify(mhlTrial *t, json_object *rec)
 		return -1;
 	state = st.exited && st.exitcode == 0 && st.out && st.out[0] == 'Y' ? "on" :
 		st.exited && st.exitcode == 0 ? "off" : "absent";
-	json_object_object_add(rec, "pin_in_place_switch", json_object_new_string(state));
+	json_object_object_add(rec, MHL_K_PIN_IN_PLACE_SWITCH, json_object_new_string(state));
 	mhlExecStatusClear(&st);
 	if (baseline && strcmp(state, "on")) {
 		mhlError("pin_policy baseline needs the series' test switch, but /sys/kernel/debug/gup_longterm_pin_in_place is %s in the guest (kernel without CONFIG_GUP_LONGTERM_PIN_IN_PLACE, or the cmdline lost gup_longterm_pin_in_place=1)",
@@ -755,9 +749,9 @@ static json_object *domainFacts(const mhlRunConfig *cfg, const mhlScenario *s)
 	json_object *d = json_object_new_object(), *nodes = json_object_new_array();
 	int i;
 
-	json_object_object_add(d, "uri", json_object_new_string(cfg->uri));
-	json_object_object_add(d, "accel", json_object_new_string(cfg->accel));
-	json_object_object_add(d, "accel_reason", json_object_new_string(cfg->accel_why));
+	json_object_object_add(d, MHL_K_URI, json_object_new_string(cfg->uri));
+	json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(cfg->accel));
+	json_object_object_add(d, MHL_K_ACCEL_REASON, json_object_new_string(cfg->accel_why));
 	for (i = 0; i < s->nnodes; i++) {
 		json_object *n = json_object_new_object();
 
@@ -770,7 +764,7 @@ static json_object *domainFacts(const mhlRunConfig *cfg, const mhlScenario *s)
 		}
 		json_object_array_add(nodes, n);
 	}
-	json_object_object_add(d, "nodes", nodes);
+	json_object_object_add(d, MHL_K_NODES, nodes);
 	return d;
 }
 
@@ -802,22 +796,22 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 					 g_atomic_int_add(&seq, 1));
 		console = g_strdup_printf("%s/%s.console.log", cfg->outdir, safe);
 	}
-	json_object_object_add(rec, "trial", json_object_new_string(s->name));
-	json_object_object_add(rec, "scenario", json_object_new_string(s->path));
-	json_object_object_add(rec, "started", json_object_new_string(started));
+	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(s->name));
+	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(s->path));
+	json_object_object_add(rec, MHL_K_STARTED, json_object_new_string(started));
 	{
 		json_object *params = json_object_new_object();
 
 		for (i = 0; i < s->nparams; i++)
 			json_object_object_add(params, s->param_key[i],
 					       json_object_new_string(s->param_val[i]));
-		json_object_object_add(rec, "parameters", params);
-		json_object_object_add(rec, "scenario_name", json_object_new_string(s->scenario_name));
+		json_object_object_add(rec, MHL_K_PARAMETERS, params);
+		json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
 	}
-	json_object_object_add(rec, "kernel", json_object_get(cfg->kernel_identity));
-	json_object_object_add(rec, "pin_policy", json_object_new_string(s->pin_policy));
-	json_object_object_add(rec, "domain", domainFacts(cfg, s));
-	json_object_object_add(rec, "console_log", json_object_new_string(console));
+	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(cfg->kernel_identity));
+	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
+	json_object_object_add(rec, MHL_K_DOMAIN, domainFacts(cfg, s));
+	json_object_object_add(rec, MHL_K_CONSOLE_LOG, json_object_new_string(console));
 
 	if (!(tmpl = mhlFileRead(cfg->tmpl_path, NULL)))
 		goto error;
@@ -846,7 +840,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 
 		if (up < 0)
 			goto error;
-		json_object_object_add(summary, "boot_to_agent_s", json_object_new_double(up));
+		json_object_object_add(summary, MHL_K_BOOT_TO_AGENT_S, json_object_new_double(up));
 	}
 	if (pinPolicyVerify(&t, rec) < 0)
 		goto error;
@@ -859,14 +853,14 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 		secs = waitPlugged(&t, i, s->nodes[i].vmem_requested, 120, &reached);
 		if (secs < 0)
 			goto error;
-		json_object_object_add(summary, "initial_plug_s", json_object_new_double(secs));
+		json_object_object_add(summary, MHL_K_INITIAL_PLUG_S, json_object_new_double(secs));
 	}
 	{
 		json_object *snap = mhlGuestSnapshot(t.dom);
 
 		if (!snap)
 			goto error;
-		json_object_object_add(rec, "guest_before", snap);
+		json_object_object_add(rec, MHL_K_GUEST_BEFORE, snap);
 		t.before = snap;
 	}
 
@@ -882,20 +876,20 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 				cfg->index, cfg->total, s->name, i + 1, s->nsteps,
 				mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id,
 				mhlNow() - t_start);
-		json_object_object_add(res, "step", json_object_new_string(mhlStepTypeNames[st->type]));
-		json_object_object_add(res, "line", json_object_new_int(st->line));
+		json_object_object_add(res, MHL_K_STEP, json_object_new_string(mhlStepTypeNames[st->type]));
+		json_object_object_add(res, MHL_K_LINE, json_object_new_int(st->line));
 		if (st->id[0])
-			json_object_object_add(res, "id", json_object_new_string(st->id));
-		json_object_object_add(res, "t", json_object_new_double(t0 - t.t0));
+			json_object_object_add(res, MHL_K_ID, json_object_new_string(st->id));
+		json_object_object_add(res, MHL_K_T, json_object_new_double(t0 - t.t0));
 		mhlAgentFailedReset();
 		rc = stepRun(&t, s, st, res, summary);
 		/* Could the step not be carried out, rather than its outcome being wrong? */
 		if (rc < 0 && (mhlAgentFailedReset() || virDomainIsActive(t.dom) != 1))
 			infra = true;
-		json_object_object_add(res, "seconds", json_object_new_double(mhlNow() - t0));
-		json_object_object_add(res, "ok", json_object_new_boolean(rc == 0));
+		json_object_object_add(res, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
+		json_object_object_add(res, MHL_K_OK, json_object_new_boolean(rc == 0));
 		if (rc < 0) {
-			json_object_object_add(res, "error", json_object_new_string(mhlErrorLast()));
+			json_object_object_add(res, MHL_K_ERROR, json_object_new_string(mhlErrorLast()));
 			reason = g_strdup_printf("step %d (%s, %s:%d): %s", i + 1,
 						 mhlStepTypeNames[st->type], s->path, st->line,
 						 mhlErrorLast());
@@ -908,13 +902,13 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	}
 	if (failed_step >= 0)
 		verdict = infra ? MHL_VERDICT_ERROR : MHL_VERDICT_FAIL;
-	if (!json_object_object_get_ex(summary, "pins_failed", NULL))
-		json_object_object_add(summary, "pins_failed", json_object_new_int(0));
+	if (!json_object_object_get_ex(summary, MHL_K_PINS_FAILED, NULL))
+		json_object_object_add(summary, MHL_K_PINS_FAILED, json_object_new_int(0));
 	{
 		json_object *snap = mhlGuestSnapshot(t.dom);
 
 		if (snap)
-			json_object_object_add(rec, "guest_after", snap);
+			json_object_object_add(rec, MHL_K_GUEST_AFTER, snap);
 		else
 			mhlErrorReset();
 	}
@@ -966,11 +960,11 @@ done:
 		     f < json_object_array_length(findings); f++) {
 			json_object *e = json_object_array_get_idx(findings, f);
 
-			if (!fatalKind(json_object_get_string(json_object_object_get(e, "kind"))))
+			if (!fatalKind(json_object_get_string(json_object_object_get(e, MHL_K_KIND))))
 				continue;
 			t.fatal = g_strdup_printf("%s (%s:%d)",
-						  json_object_get_string(json_object_object_get(e, "text")),
-						  console, json_object_get_int(json_object_object_get(e, "line")));
+						  json_object_get_string(json_object_object_get(e, MHL_K_TEXT)),
+						  console, json_object_get_int(json_object_object_get(e, MHL_K_LINE)));
 			verdict = MHL_VERDICT_ERROR;
 			g_free(reason);
 			reason = g_strdup_printf("the guest kernel crashed: %s; the trial ended there",
@@ -979,21 +973,21 @@ done:
 		if (verdict == MHL_VERDICT_PASS && json_object_array_length(findings) > 0) {
 			json_object *f0 = json_object_array_get_idx(findings, 0), *txt;
 
-			json_object_object_get_ex(f0, "text", &txt);
+			json_object_object_get_ex(f0, MHL_K_TEXT, &txt);
 			verdict = MHL_VERDICT_FAIL;
 			reason = g_strdup_printf("kernel reported a problem on the console (%s): %s",
 						 console, json_object_get_string(txt));
 		}
-		json_object_object_add(rec, "console_findings", findings);
+		json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, findings);
 	}
-	json_object_object_add(rec, "steps", steps);
+	json_object_object_add(rec, MHL_K_STEPS, steps);
 	pthread_mutex_lock(&t.lock);
-	json_object_object_add(rec, "timeline", t.timeline);
+	json_object_object_add(rec, MHL_K_TIMELINE, t.timeline);
 	pthread_mutex_unlock(&t.lock);
-	json_object_object_add(rec, "summary", summary);
-	json_object_object_add(rec, "seconds", json_object_new_double(mhlNow() - t_start));
-	json_object_object_add(rec, "verdict", json_object_new_string(mhlVerdictNames[verdict]));
-	json_object_object_add(rec, "reason", reason ? json_object_new_string(reason) : NULL);
+	json_object_object_add(rec, MHL_K_SUMMARY, summary);
+	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_start));
+	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[verdict]));
+	json_object_object_add(rec, MHL_K_REASON, reason ? json_object_new_string(reason) : NULL);
 	if (mhlRecordAppend(records, rec) < 0) {
 		fprintf(stderr, "memhp-lab: error: %s\n", mhlErrorLast());
 		mhlErrorReset();

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <libvirt/libvirt.h>
 
+#include "record/record.h"
 #include "scenario/scenario.h"
 
 typedef struct {
@@ -23,15 +24,6 @@ typedef struct {
 	bool quiet;		/* no progress lines */
 } mhlRunConfig;
 
-typedef enum {
-	MHL_VERDICT_PASS,
-	MHL_VERDICT_FAIL,	/* an outcome was not what the steps require */
-	MHL_VERDICT_ERROR,	/* the trial could not be carried out */
-	MHL_VERDICT_INTERRUPTED,
-	MHL_VERDICT_LAST
-} mhlVerdict;
-
-extern const char *const mhlVerdictNames[MHL_VERDICT_LAST];
 
 /* Once per connection, before any trial: the domain events trials listen to. */
 int mhlTrialEventsRegister(virConnectPtr conn);
