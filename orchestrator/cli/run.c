@@ -9,13 +9,7 @@
 
 #include "cli/run.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <string.h>
@@ -23,42 +17,15 @@
 
 #include "host/accel.h"
 #include "host/kernel.h"
+#include "host/session.h"
+#include "mhl-exit.h"
 #include "reports/report.h"
 #include "scenario/scenario.h"
-#include "trial/trial.h"
+#include "trial/queue.h"
 #include "util.h"
-
-#define EXIT_PASS	0
-#define EXIT_FAILED	1
-#define EXIT_USAGE	2
 
 /* QEMU's own memory next to the guest's (TCG translation cache, devices). */
 #define QEMU_OVERHEAD	(256ULL << 20)
-
-typedef struct {
-	mhlScenario *s;
-	char *image;
-	json_object *identity;
-	json_object *rec;	/* NULL: never started (interrupted first) */
-	mhlVerdict verdict;
-} mhlJob;
-
-static void jobFree(mhlJob *j)
-{
-	mhlScenarioFree(j->s);
-	g_free(j->image);
-	json_object_put(j->identity);
-	json_object_put(j->rec);
-	g_free(j);
-}
-
-typedef struct {
-	GPtrArray *jobs;
-	int next;
-	pthread_mutex_t lock;	/* next, and stderr lines */
-	virConnectPtr conn;
-	mhlRunConfig base;
-} mhlQueue;
 
 int mhlJobsDefault(const mhlHostFit *h)
 {
@@ -91,164 +58,42 @@ static uint64_t memAvailable(void)
 	return kib * 1024;
 }
 
-static void *eventLoop(void *opaque)
-{
-	(void)opaque;
-	for (;;)
-		if (virEventRunDefaultImpl() < 0)
-			fprintf(stderr, "memhp-lab: warning: event loop: %s\n", virGetLastErrorMessage());
-	return NULL;
-}
-
-static void libvirtQuiet(void *opaque, virErrorPtr e)
-{
-	(void)opaque; (void)e;	/* errors are reported by us, with context */
-}
-
-int mhlLibvirtStart(const char *outdir)
-{
-	g_autofree char *out = g_strdup_printf("3:file:%s/libvirt.log", outdir);
-	pthread_t loop;
-
-	/* libvirt's own log (embedded driver included) goes to the run directory. */
-	g_setenv("LIBVIRT_LOG_OUTPUTS", out, FALSE);
-	virSetErrorFunc(NULL, libvirtQuiet);
-	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
-		mhlErrorVirt("cannot initialize libvirt's event loop");
-		return -1;
-	}
-	pthread_create(&loop, NULL, eventLoop, NULL);
-	pthread_detach(loop);
-	return 0;
-}
-
-/* QEMU processes of a dead run, from the pid files under its embedded root. */
-static int killPidfile(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	g_autofree char *text = NULL, *cmdpath = NULL, *cmd = NULL;
-	long pid;
-
-	(void)sb; (void)ftw;
-	if (type != FTW_F || !g_str_has_suffix(path, ".pid") ||
-	    !g_file_get_contents(path, &text, NULL, NULL) || (pid = strtol(text, NULL, 10)) <= 1)
-		return 0;
-	cmdpath = g_strdup_printf("/proc/%ld/cmdline", pid);
-	if (g_file_get_contents(cmdpath, &cmd, NULL, NULL) && strstr(cmd, "qemu-system")) {
-		fprintf(stderr, "memhp-lab: killing QEMU %ld left by a dead run (%s)\n", pid, path);
-		kill((pid_t)pid, SIGKILL);
-	}
-	return 0;
-}
-
-/*
- * An embedded root whose owner died (SIGKILL, a crash) is removed at the next
- * start, with the QEMU processes it left: /tmp/mhl-XXXXXX/owner.pid.
- */
-void mhlStaleRootsClean(void)
-{
-	g_autoptr(GDir) d = g_dir_open("/tmp", 0, NULL);
-	const char *e;
-
-	while (d && (e = g_dir_read_name(d))) {
-		g_autofree char *root = g_build_filename("/tmp", e, NULL);
-		g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
-		g_autofree char *text = NULL;
-		long pid;
-
-		if (!g_str_has_prefix(e, "mhl-") || !g_file_get_contents(own, &text, NULL, NULL))
-			continue;
-		pid = strtol(text, NULL, 10);
-		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-			continue;	/* its run is still going */
-		nftw(root, killPidfile, 16, FTW_PHYS);
-		fprintf(stderr, "memhp-lab: removing %s, left by run %ld that is gone\n", root, pid);
-		mhlRemoveTree(root);
-	}
-}
-
-/* A private root for qemu:///embed, with the qemu.conf this machine needs. */
-char *mhlEmbedRootCreate(void)
-{
-	static const char conf[] =
-		"# memhp-lab: embedded QEMU driver settings (see docs/architecture.md)\n"
-		"stdio_handler = \"file\"\n"
-		"security_driver = \"none\"\n"
-		"cgroup_controllers = [ ]\n"
-		"namespaces = [ ]\n"
-		"user = \"root\"\n"
-		"group = \"root\"\n"
-		"# No ownership xattrs on the kernel, initramfs and logs it hands to QEMU.\n"
-		"remember_owner = 0\n";
-	g_autofree char *root = g_strdup("/tmp/mhl-XXXXXX");
-	g_autofree char *etc = NULL, *path = NULL, *own = NULL, *pid = NULL;
-	g_autoptr(GError) err = NULL;
-
-	if (!g_mkdtemp(root)) {
-		mhlError("cannot create the embedded driver root under /tmp: %s", g_strerror(errno));
-		return NULL;
-	}
-	etc = g_build_filename(root, "etc", NULL);
-	path = g_build_filename(etc, "qemu.conf", NULL);
-	own = g_build_filename(root, "owner.pid", NULL);
-	pid = g_strdup_printf("%d\n", (int)getpid());
-	if (g_mkdir_with_parents(etc, 0700) < 0 || !g_file_set_contents(path, conf, -1, &err) ||
-	    !g_file_set_contents(own, pid, -1, &err)) {
-		mhlError("cannot write '%s': %s", err ? path : etc, err ? err->message : g_strerror(errno));
-		return NULL;
-	}
-	return g_steal_pointer(&root);
-}
-
 static void printSummary(json_object *rec, const char *records)
 {
-	json_object *sum = NULL, *v;
-	long long mb, ma;
+	mhlSummary m;
 
-	json_object_object_get_ex(rec, MHL_K_SUMMARY, &sum);
-#define GETI(k) (sum && json_object_object_get_ex(sum, k, &v) ? (long long)json_object_get_int64(v) : -1LL)
-#define GETD(k) (sum && json_object_object_get_ex(sum, k, &v) ? json_object_get_double(v) : -1)
-	mb = GETI("pinned_pages_movable_before");
-	ma = GETI("pinned_pages_movable_after");
-	printf("\n%s: %s\n", json_object_get_string(json_object_object_get(rec, MHL_K_TRIAL)),
-	       json_object_get_string(json_object_object_get(rec, MHL_K_VERDICT)));
-	if (json_object_object_get_ex(rec, MHL_K_REASON, &v) && v)
-		printf("  reason:           %s\n", json_object_get_string(v));
-	if (GETD("boot_to_agent_s") >= 0)
-		printf("  boot to agent:    %.1f s (%s)\n", GETD("boot_to_agent_s"),
-		       json_object_get_string(json_object_object_get(json_object_object_get(rec, MHL_K_DOMAIN), MHL_K_ACCEL)));
-	if (GETI("pinned_bytes") >= 0)
-		printf("  pinned:           %lld MiB\n", GETI("pinned_bytes") >> 20);
-	if (mb >= 0)
-		printf("  left ZONE_MOVABLE at pin time: %lld of %lld pages in Movable (%lld left there)\n",
-		       mb - ma, mb, ma);
-	if (GETI("pins_failed") >= 0)
-		printf("  pins failed:      %lld\n", GETI("pins_failed"));
-	if (GETI("requested_bytes") >= 0)
-		printf("  unplug:           requested %lld MiB, reached %lld MiB",
-		       GETI("requested_bytes") >> 20, GETI("reached_bytes") >> 20);
-	if (GETD("seconds_to_converge") >= 0)
-		printf(", converged in %.1f s\n", GETD("seconds_to_converge"));
-	else if (GETI("requested_bytes") >= 0)
+	mhlSummaryRead(rec, &m);
+	printf("\n%s: %s\n", mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
+	if (mhlJ(rec, MHL_K_REASON))
+		printf("  reason:           %s\n", mhlJStr(rec, MHL_K_REASON, ""));
+	if (m.boot_to_agent_s >= 0)
+		printf("  boot to agent:    %.1f s (%s)\n", m.boot_to_agent_s,
+		       mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), ""));
+	if (m.pinned_bytes >= 0)
+		printf("  pinned:           %" G_GINT64_FORMAT " MiB\n", m.pinned_bytes >> 20);
+	if (m.pinned_pages_movable_before >= 0)
+		printf("  left ZONE_MOVABLE at pin time: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " pages in Movable (%" G_GINT64_FORMAT " left there)\n",
+		       m.pinned_pages_movable_before - m.pinned_pages_movable_after,
+		       m.pinned_pages_movable_before, m.pinned_pages_movable_after);
+	if (m.pins_failed >= 0)
+		printf("  pins failed:      %" G_GINT64_FORMAT "\n", m.pins_failed);
+	if (m.requested_bytes >= 0)
+		printf("  unplug:           requested %" G_GINT64_FORMAT " MiB, reached %" G_GINT64_FORMAT " MiB",
+		       m.requested_bytes >> 20, m.reached_bytes >> 20);
+	if (m.seconds_to_converge >= 0)
+		printf(", converged in %.1f s\n", m.seconds_to_converge);
+	else if (m.requested_bytes >= 0)
 		printf(", did not converge\n");
-	if (sum && json_object_object_get_ex(sum, MHL_K_PATTERN_OK_AFTER_RESIZE, &v))
-		printf("  integrity:        pattern %s after the unplug", json_object_get_boolean(v) ? "intact" : "CORRUPT");
-	if (sum && json_object_object_get_ex(sum, MHL_K_PATTERN_OK_AT_RELEASE, &v))
-		printf(", %s at release\n", json_object_get_boolean(v) ? "intact" : "CORRUPT");
-	else if (sum && json_object_object_get_ex(sum, MHL_K_PATTERN_OK_AFTER_RESIZE, &v))
+	if (m.pattern_ok_after_resize != MHL_TRI_UNSET)
+		printf("  integrity:        pattern %s after the unplug",
+		       m.pattern_ok_after_resize ? "intact" : "CORRUPT");
+	if (m.pattern_ok_at_release != MHL_TRI_UNSET)
+		printf(", %s at release\n", m.pattern_ok_at_release ? "intact" : "CORRUPT");
+	else if (m.pattern_ok_after_resize != MHL_TRI_UNSET)
 		printf("\n");
 	printf("  console:          %zu finding(s), log %s\n",
-	       json_object_array_length(json_object_object_get(rec, MHL_K_CONSOLE_FINDINGS)),
-	       json_object_get_string(json_object_object_get(rec, MHL_K_CONSOLE_LOG)));
+	       json_object_array_length(mhlJ(rec, MHL_K_CONSOLE_FINDINGS)), mhlJStr(rec, MHL_K_CONSOLE_LOG, ""));
 	printf("  record:           %s\n", records);
-#undef GETI
-#undef GETD
-}
-
-static const char *recStr(json_object *rec, const char *key)
-{
-	json_object *v;
-
-	return rec && json_object_object_get_ex(rec, key, &v) && v ? json_object_get_string(v) : "";
 }
 
 /* The table of verdicts, one line per trial, and the totals. */
@@ -264,20 +109,19 @@ static void printTable(GPtrArray *jobs, const char *records)
 	       "reached/requested", "pins", "seconds");
 	for (i = 0; i < jobs->len; i++) {
 		mhlJob *j = jobs->pdata[i];
-		json_object *sum = j->rec ? json_object_object_get(j->rec, MHL_K_SUMMARY) : NULL;
-		json_object *v;
-		char pinned[32] = "-", reach[48] = "-", pins[16] = "-", secs[32] = "-";
+		char pinned[32] = "-", reach[48] = "-", pins[24] = "-", secs[32] = "-";
+		mhlSummary m;
 
-		if (sum && json_object_object_get_ex(sum, MHL_K_PINNED_BYTES, &v))
-			snprintf(pinned, sizeof(pinned), "%lld MiB", (long long)json_object_get_int64(v) >> 20);
-		if (sum && json_object_object_get_ex(sum, MHL_K_REQUESTED_BYTES, &v))
-			snprintf(reach, sizeof(reach), "%lld/%lld MiB",
-				 (long long)json_object_get_int64(json_object_object_get(sum, MHL_K_REACHED_BYTES)) >> 20,
-				 (long long)json_object_get_int64(v) >> 20);
-		if (sum && json_object_object_get_ex(sum, MHL_K_PINS_FAILED, &v))
-			snprintf(pins, sizeof(pins), "%d", json_object_get_int(v));
-		if (j->rec && json_object_object_get_ex(j->rec, MHL_K_SECONDS, &v))
-			snprintf(secs, sizeof(secs), "%.1f", json_object_get_double(v));
+		mhlSummaryRead(j->rec, &m);
+		if (m.pinned_bytes >= 0)
+			snprintf(pinned, sizeof(pinned), "%" G_GINT64_FORMAT " MiB", m.pinned_bytes >> 20);
+		if (m.requested_bytes >= 0)
+			snprintf(reach, sizeof(reach), "%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " MiB",
+				 MAX(m.reached_bytes, 0) >> 20, m.requested_bytes >> 20);
+		if (m.pins_failed >= 0)
+			snprintf(pins, sizeof(pins), "%" G_GINT64_FORMAT, m.pins_failed);
+		if (mhlJ(j->rec, MHL_K_SECONDS))
+			snprintf(secs, sizeof(secs), "%.1f", mhlJDbl(j->rec, MHL_K_SECONDS, 0));
 		printf("%-*s  %-11s %8s %21s %6s %8s\n", (int)w, j->s->name,
 		       j->rec ? mhlVerdictNames[j->verdict] : "not run", pinned, reach, pins, secs);
 		counts[j->rec ? j->verdict : MHL_VERDICT_LAST]++;
@@ -327,37 +171,6 @@ static void printJSON(GPtrArray *jobs, const char *records, double wall)
 	json_object_object_add(out, "orchestrator_peak_rss_kib", json_object_new_int64(rss));
 	json_object_object_add(out, "trials", arr);
 	printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
-}
-
-static void *worker(void *opaque)
-{
-	mhlQueue *q = opaque;
-
-	for (;;) {
-		mhlRunConfig cfg = q->base;
-		mhlJob *j;
-		int i;
-
-		pthread_mutex_lock(&q->lock);
-		i = q->next++;
-		pthread_mutex_unlock(&q->lock);
-		if (i >= (int)q->jobs->len || mhlInterrupted)
-			return NULL;
-		j = q->jobs->pdata[i];
-		cfg.index = i + 1;
-		cfg.total = (int)q->jobs->len;
-		cfg.kernel_image = j->image;
-		cfg.kernel_identity = j->identity;
-		if (!cfg.quiet)
-			fprintf(stderr, "memhp-lab: [%d/%d] %s: start on kernel %s, pin_policy %s\n",
-				cfg.index, cfg.total, j->s->name, j->s->kernel, j->s->pin_policy);
-		j->verdict = mhlTrialRun(q->conn, &cfg, j->s, &j->rec);
-		if (!cfg.quiet)
-			fprintf(stderr, "memhp-lab: [%d/%d] %s: %s (%.1f s)%s%s\n", cfg.index, cfg.total,
-				j->s->name, mhlVerdictNames[j->verdict],
-				json_object_get_double(json_object_object_get(j->rec, MHL_K_SECONDS)),
-				*recStr(j->rec, "reason") ? ": " : "", recStr(j->rec, "reason"));
-	}
 }
 
 /* Every scenario's trials, filtered by --only, with their kernel checked. */
@@ -421,38 +234,33 @@ static int jobsChoose(const mhlRunOptions *o, GPtrArray *jobs)
 	return MIN(MAX(n, 1), (int)jobs->len);
 }
 
-int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
+/* Everything a trial reads from the host: files checked, accel chosen. -1 + mhlError. */
+static int runConfig(const mhlRunOptions *o, GPtrArray *jobs, mhlRunConfig *cfg, char **why)
 {
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)jobFree);
-	g_autofree char *root = NULL, *uri = NULL, *outdir = NULL, *why = NULL, *records = NULL;
-	mhlQueue q = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	mhlRunConfig *cfg = &q.base;
-	pthread_t *threads;
-	double t0 = mhlNow();
-	int n, i, rc = EXIT_PASS;
-	guint k;
+	const char *need[] = { o->initrd, o->tmpl, MHL_EMULATOR };
+	size_t e;
 
-	if (jobsLoad(o, scenarios, nscenarios, jobs) < 0 || (n = jobsChoose(o, jobs)) < 0)
-		return EXIT_USAGE;
-	cfg->emulator = "/usr/bin/qemu-system-x86_64";
+	for (e = 0; e < G_N_ELEMENTS(need); e++) {
+		if (access(need[e], R_OK) < 0) {
+			mhlError("run: cannot read '%s': %s (make demo builds it)", need[e], g_strerror(errno));
+			return -1;
+		}
+	}
+	cfg->emulator = MHL_EMULATOR;
 	cfg->agent_deadline = o->agent_deadline;
 	cfg->quiet = o->quiet;
 	cfg->initrd = o->initrd;
 	cfg->tmpl_path = o->tmpl;
-	{
-		const char *need[] = { cfg->initrd, cfg->tmpl_path, cfg->emulator };
-		size_t e;
+	cfg->accel = mhlAccelChoose(cfg->emulator, ((mhlJob *)jobs->pdata[0])->image, o->cache, why);
+	cfg->accel_why = *why;
+	return 0;
+}
 
-		for (e = 0; e < G_N_ELEMENTS(need); e++) {
-			if (access(need[e], R_OK) < 0) {
-				mhlError("run: cannot read '%s': %s (make demo builds it)", need[e],
-					 g_strerror(errno));
-				return EXIT_USAGE;
-			}
-		}
-	}
-	cfg->accel = mhlAccelChoose(cfg->emulator, ((mhlJob *)jobs->pdata[0])->image, o->cache, &why);
-	cfg->accel_why = why;
+/* -o DIR, or results/<first scenario>-<time>; created. NULL + mhlError. */
+static char *runDir(const mhlRunOptions *o, GPtrArray *jobs)
+{
+	g_autofree char *outdir = NULL;
+
 	if (o->outdir) {
 		outdir = g_canonicalize_filename(o->outdir, NULL);
 	} else {
@@ -465,73 +273,62 @@ int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
 	}
 	if (g_mkdir_with_parents(outdir, 0755) < 0) {
 		mhlError("run: cannot create run directory '%s': %s", outdir, g_strerror(errno));
-		return EXIT_USAGE;
+		return NULL;
 	}
-	cfg->outdir = outdir;
-	records = g_build_filename(outdir, "trials.jsonl", NULL);
+	return g_steal_pointer(&outdir);
+}
 
+/* What `run` prints at the end: a summary of a lone trial, the table or JSON, its own cost. */
+static void runPrint(const mhlRunOptions *o, GPtrArray *jobs, const char *records, double t0)
+{
+	double cpu;
+	long rss;
+
+	if (o->json) {
+		printJSON(jobs, records, mhlNow() - t0);
+		return;
+	}
+	if (!o->quiet && jobs->len == 1)
+		printSummary(((mhlJob *)jobs->pdata[0])->rec, records);
+	printTable(jobs, records);
+	if (o->quiet)
+		return;
+	selfUsage(&cpu, &rss);
+	printf("  orchestrator:     %.2f s CPU for %.1f s of wall time, peak RSS %ld MiB\n", cpu,
+	       mhlNow() - t0, rss >> 10);
+}
+
+int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
+{
+	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlJobFree);
+	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
+	mhlRunConfig cfg = { 0 };
+	mhlSession ses;
+	double t0 = mhlNow();
+	int n, rc = MHL_EXIT_PASS;
+	guint k;
+
+	if (jobsLoad(o, scenarios, nscenarios, jobs) < 0 || (n = jobsChoose(o, jobs)) < 0 ||
+	    runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)))
+		return MHL_EXIT_USAGE;
+	cfg.outdir = outdir;
+	records = g_build_filename(outdir, "trials.jsonl", NULL);
 	mhlSignalsInstall();
-	if (mhlLibvirtStart(outdir) < 0)
-		return EXIT_USAGE;
-	if (o->uri) {
-		uri = g_strdup(o->uri);
-	} else {
-		mhlStaleRootsClean();
-		if (!(root = mhlEmbedRootCreate()))
-			return EXIT_USAGE;
-		uri = g_strdup_printf("qemu:///embed?root=%s", root);
-	}
-	q.conn = virConnectOpen(uri);
-	if (!q.conn) {
-		mhlErrorVirt("cannot connect to libvirt at '%s'", uri);
-		if (root)
-			mhlRemoveTree(root);
-		return EXIT_USAGE;
-	}
-	if (mhlTrialEventsRegister(q.conn) < 0) {
-		virConnectClose(q.conn);
-		if (root)
-			mhlRemoveTree(root);
-		return EXIT_USAGE;
-	}
-	cfg->uri = uri;
-	q.jobs = jobs;
+	if (mhlSessionOpen(&ses, o->uri, outdir) < 0)
+		return MHL_EXIT_USAGE;
+	cfg.uri = ses.uri;
 	if (!o->quiet)
 		fprintf(stderr, "memhp-lab: %u trial(s), %d at a time, %s (%s), %s, records %s\n",
-			jobs->len, n, cfg->accel, why, uri, records);
-	threads = g_new0(pthread_t, n);
-	for (i = 0; i < n; i++)
-		pthread_create(&threads[i], NULL, worker, &q);
-	for (i = 0; i < n; i++)
-		pthread_join(threads[i], NULL);
-	g_free(threads);
-	virConnectClose(q.conn);
-	if (root)
-		mhlRemoveTree(root);
-
+			jobs->len, n, cfg.accel, why, ses.uri, records);
+	mhlQueueRun(ses.conn, &cfg, jobs, n);
+	mhlSessionClose(&ses);
 	for (k = 0; k < jobs->len; k++) {
 		mhlJob *j = jobs->pdata[k];
 
 		if (!j->rec || j->verdict != MHL_VERDICT_PASS)
-			rc = EXIT_FAILED;
+			rc = MHL_EXIT_FAILED;
 	}
-	if (o->json) {
-		printJSON(jobs, records, mhlNow() - t0);
-	} else if (!o->quiet) {
-		if (jobs->len == 1)
-			printSummary(((mhlJob *)jobs->pdata[0])->rec, records);
-		printTable(jobs, records);
-	} else {
-		printTable(jobs, records);
-	}
-	if (!o->json && !o->quiet) {
-		double cpu;
-		long rss;
-
-		selfUsage(&cpu, &rss);
-		printf("  orchestrator:     %.2f s CPU for %.1f s of wall time, peak RSS %ld MiB\n", cpu,
-		       mhlNow() - t0, rss >> 10);
-	}
+	runPrint(o, jobs, records, t0);
 	mhlReportAfterRun(outdir, o->quiet || o->json);
 	return rc;
 }

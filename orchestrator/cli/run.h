@@ -31,14 +31,4 @@ int mhlJobsDefault(const mhlHostFit *h);
 /* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
 int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);
 
-/*
- * Before the first connection: libvirt's log into @outdir/libvirt.log, its
- * errors to us, the default event loop on its own thread. -1 + mhlError.
- */
-int mhlLibvirtStart(const char *outdir);
-/* Remove embedded roots (and their QEMU processes) whose owner process is gone. */
-void mhlStaleRootsClean(void);
-/* A private root for qemu:///embed with our qemu.conf and owner.pid; NULL + mhlError. */
-char *mhlEmbedRootCreate(void);
-
 #endif

@@ -2,6 +2,9 @@
 #ifndef MHL_ACCEL_H
 #define MHL_ACCEL_H
 
+/* The QEMU binary: the domains' <emulator>, what doctor checks and the KVM probe boots. */
+#define MHL_EMULATOR "/usr/bin/qemu-system-x86_64"
+
 /*
  * Returns "kvm" or "tcg" (static strings). MEMHP_ACCEL=kvm|tcg overrides. Else,
  * when /dev/kvm opens, boot @kernel under KVM with no init for at most 20 s and

@@ -28,7 +28,7 @@
 #include "host/kernel.h"
 #include "record/record.h"
 #include "reports/report.h"
-#include "cli/run.h"
+#include "host/session.h"
 #include "trial/trial.h"
 #include "util.h"
 

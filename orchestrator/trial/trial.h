@@ -25,9 +25,6 @@ typedef struct {
 } mhlRunConfig;
 
 
-/* Once per connection, before any trial: the domain events trials listen to. */
-int mhlTrialEventsRegister(virConnectPtr conn);
-
 /* Run one trial; the record is appended to outdir/trials.jsonl in every case
  * where that file can be written. Returns the verdict, and the record in *rec. */
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,

@@ -1,0 +1,400 @@
+/*
+ * session.c - one running guest:
+ *   domain XML -> virDomainCreateXML -> console watcher -> guest-ping ->
+ *   initial plug settles; then resizes and waits on request; destroyed at the
+ *   end. Domain events (plugged-size changes, a stop we did not ask for) find
+ *   their guest by domain name. Every wait has a deadline.
+ */
+#include <glib.h>
+
+#include "guest/session.h"
+
+#include <libvirt/virterror.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guest/agent.h"
+#include "guest/domain.h"
+#include "guest/guest.h"
+#include "record/record.h"
+#include "util.h"
+
+#define INITIAL_PLUG_DEADLINE 120	/* s */
+
+/* Kernel reports after which the guest cannot be trusted to go on. */
+static bool fatalKind(const char *kind)
+{
+	return !strcmp(kind, "panic") || !strcmp(kind, "oops");
+}
+
+/* The first panic/Oops of @findings as "text (console:line)", or NULL. */
+static char *fatalFirst(mhlGuest *g, json_object *findings)
+{
+	size_t i, n;
+
+	for (i = 0, n = json_object_array_length(findings); i < n; i++) {
+		json_object *e = json_object_array_get_idx(findings, i);
+
+		if (fatalKind(mhlJStr(e, MHL_K_KIND, "")))
+			return g_strdup_printf("%s (%s:%d)", mhlJStr(e, MHL_K_TEXT, ""), g->console,
+					       (int)mhlJInt(e, MHL_K_LINE, 0));
+	}
+	return NULL;
+}
+
+/*
+ * The console watcher: scans the serial log while the guest runs. At the
+ * first panic or Oops it records the line and destroys the guest, so that
+ * whatever step is waiting fails at once instead of at its deadline.
+ */
+static void *consoleWatch(void *opaque)
+{
+	mhlGuest *g = opaque;
+
+	for (;;) {
+		g_autofree char *text = NULL, *fatal = NULL;
+		g_autoptr(json_object) f = NULL;
+		bool stop;
+
+		g_usleep(300 * 1000);
+		pthread_mutex_lock(&g->lock);
+		stop = g->watch_stop || g->fatal;
+		pthread_mutex_unlock(&g->lock);
+		if (stop)
+			return NULL;
+		if (!g_file_get_contents(g->console, &text, NULL, NULL))
+			continue;
+		f = mhlConsoleScan(text);
+		if (!(fatal = fatalFirst(g, f)))
+			continue;
+		pthread_mutex_lock(&g->lock);
+		g->fatal = g_steal_pointer(&fatal);
+		g->ending = true;
+		pthread_mutex_unlock(&g->lock);
+		virDomainDestroy(g->dom);
+	}
+}
+
+/*
+ * Domain events: libvirt takes one callback per event and connection, so the
+ * callbacks are registered once per connection (mhlGuestEventsRegister) and
+ * find their guest by domain name here. A guest is in the table from just
+ * before its domain is created until it stops; the callbacks run under the lock.
+ */
+static pthread_mutex_t guestsLock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *guests;	/* domain name -> mhlGuest * */
+
+static void guestsAdd(mhlGuest *g)
+{
+	pthread_mutex_lock(&guestsLock);
+	if (!guests)
+		guests = g_hash_table_new(g_str_hash, g_str_equal);
+	g_hash_table_insert(guests, g->name, g);
+	pthread_mutex_unlock(&guestsLock);
+}
+
+static void guestsRemove(mhlGuest *g)
+{
+	pthread_mutex_lock(&guestsLock);
+	if (guests && g_hash_table_lookup(guests, g->name) == g)
+		g_hash_table_remove(guests, g->name);
+	pthread_mutex_unlock(&guestsLock);
+}
+
+static void onLifecycleLocked(mhlGuest *g, int event, int detail)
+{
+	static const char *const details[] = { "shut down", "destroyed", "crashed", "migrated",
+					       "saved", "failed", "from snapshot" };
+
+	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (!g->ending && !g->gone)
+		g->gone = g_strdup_printf("the guest %s on its own (%s)",
+					  event == VIR_DOMAIN_EVENT_CRASHED ? "crashed" : "stopped",
+					  event == VIR_DOMAIN_EVENT_STOPPED && detail >= 0 &&
+					  detail < (int)G_N_ELEMENTS(details) ? details[detail] : "no detail");
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void onLifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			void *opaque)
+{
+	mhlGuest *g;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&guestsLock);
+	if (guests && (g = g_hash_table_lookup(guests, virDomainGetName(dom))))
+		onLifecycleLocked(g, event, detail);
+	pthread_mutex_unlock(&guestsLock);
+}
+
+void mhlGuestTimelineAdd(mhlGuest *g, const char *source, const char *key, json_object *who,
+			 const char *sizekey, unsigned long long bytes)
+{
+	json_object *e;
+
+	if (!g->cfg.timeline) {
+		json_object_put(who);
+		return;
+	}
+	e = json_object_new_object();
+	json_object_object_add(e, MHL_K_T, json_object_new_double(mhlNow() - g->t0));
+	json_object_object_add(e, MHL_K_SOURCE, json_object_new_string(source));
+	json_object_object_add(e, key, who);
+	json_object_object_add(e, sizekey, json_object_new_int64((int64_t)bytes));
+	pthread_mutex_lock(&g->lock);
+	json_object_array_add(g->timeline, e);
+	pthread_mutex_unlock(&g->lock);
+}
+
+json_object *mhlGuestTimelineTake(mhlGuest *g)
+{
+	json_object *t;
+
+	pthread_mutex_lock(&g->lock);
+	t = g->timeline;
+	g->timeline = json_object_new_array();
+	pthread_mutex_unlock(&g->lock);
+	return t;
+}
+
+static void onSizeChange(virConnectPtr conn, virDomainPtr dom, const char *alias,
+			 unsigned long long size_kib, void *opaque)
+{
+	mhlGuest *g;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&guestsLock);
+	if (guests && (g = g_hash_table_lookup(guests, virDomainGetName(dom))))
+		mhlGuestTimelineAdd(g, "event", MHL_K_ALIAS, json_object_new_string(alias),
+				    MHL_K_SIZE_BYTES, size_kib * 1024);
+	pthread_mutex_unlock(&guestsLock);
+}
+
+int mhlGuestEventsRegister(virConnectPtr conn)
+{
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
+					     VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for MEMORY_DEVICE_SIZE_CHANGE events");
+		return -1;
+	}
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+					     VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for lifecycle events");
+		return -1;
+	}
+	return 0;
+}
+
+mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg)
+{
+	mhlGuest *g = g_new0(mhlGuest, 1);
+
+	g->cfg = *cfg;
+	g->name = g_strdup(cfg->name);
+	g->console = g_strdup(cfg->console);
+	g->cfg.name = g->name;
+	g->cfg.console = g->console;
+	pthread_mutex_init(&g->lock, NULL);
+	g->timeline = json_object_new_array();
+	return g;
+}
+
+void mhlGuestFree(mhlGuest *g)
+{
+	if (!g)
+		return;
+	mhlGuestStop(g);
+	json_object_put(g->timeline);
+	pthread_mutex_destroy(&g->lock);
+	g_free(g->fatal);
+	g_free(g->gone);
+	g_free(g->name);
+	g_free(g->console);
+	g_free(g);
+}
+
+/* Each device's initial plug: the last one's seconds, -1 if no device. */
+static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
+{
+	int i;
+
+	*plug_s = -1;
+	for (i = 0; i < s->nnodes; i++) {
+		unsigned long long reached;
+
+		if (!s->nodes[i].vmem_size)
+			continue;
+		*plug_s = mhlGuestWaitPlugged(g, i, s->nodes[i].vmem_requested, INITIAL_PLUG_DEADLINE,
+					      &reached);
+		if (*plug_s < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *boot_s,
+		 double *plug_s)
+{
+	const mhlGuestConfig *c = &g->cfg;
+	g_autofree char *tmpl = mhlFileRead(c->tmpl_path, NULL), *xml = NULL;
+	mhlDomainParams p = {
+		.name = g->name, .accel = c->accel, .kernel = c->kernel_image, .initrd = c->initrd,
+		.console_log = g->console, .emulator = c->emulator,
+	};
+
+	*boot_s = *plug_s = -1;
+	if (!tmpl || !(xml = mhlDomainXMLBuild(tmpl, c->tmpl_path, s, &p)))
+		return -1;
+	unlink(g->console);
+	guestsAdd(g);
+	g->t0 = mhlNow();
+	if (!(g->dom = virDomainCreateXML(conn, xml, 0))) {
+		mhlErrorVirt("cannot start domain '%s' (template %s)", g->name, c->tmpl_path);
+		return -1;
+	}
+	if (pthread_create(&g->watcher, NULL, consoleWatch, g) == 0)
+		g->watching = true;
+	if ((*boot_s = mhlAgentWait(g->dom, c->agent_deadline, g->console)) < 0)
+		return -1;
+	return initialPlug(g, s, plug_s);
+}
+
+double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, double deadline,
+			   unsigned long long *reached)
+{
+	double start = mhlNow();
+	unsigned long long last = ~0ULL, size, req;
+
+	for (;;) {
+		if (mhlGuestVirtioMemSize(g->dom, node, &size, &req) < 0)
+			return -2;
+		if (size != last) {
+			mhlGuestTimelineAdd(g, "qmp", MHL_K_NODE, json_object_new_int(node),
+					    MHL_K_SIZE_BYTES, size);
+			last = size;
+		}
+		*reached = size;
+		if (size == want)
+			return mhlNow() - start;
+		if (mhlInterrupted) {
+			mhlError("interrupted while waiting for node %d's virtio-mem to reach %llu bytes",
+				 node, want);
+			return -1;
+		}
+		if (mhlNow() - start > deadline) {
+			mhlError("node %d's virtio-mem stopped at %llu bytes, not the requested %llu, after %.0f s (the guest driver retries a failed unplug on a timer from 50 s up to 300 s)",
+				 node, size, want, deadline);
+			return -1;
+		}
+		g_usleep(100 * 1000);
+	}
+}
+
+double mhlGuestResize(mhlGuest *g, int node, uint64_t bytes, double deadline,
+		      unsigned long long *reached)
+{
+	g_autofree char *xml = virDomainGetXMLDesc(g->dom, 0);
+	g_autofree char *dev = NULL;
+
+	*reached = 0;
+	if (!xml) {
+		mhlErrorVirt("cannot get the live XML of domain '%s'", g->name);
+		return -2;
+	}
+	if (!(dev = mhlVirtioMemUpdateXML(xml, node, bytes / 1024)))
+		return -2;
+	mhlGuestTimelineAdd(g, "request", MHL_K_NODE, json_object_new_int(node),
+			    MHL_K_REQUESTED_BYTES, bytes);
+	if (virDomainUpdateDeviceFlags(g->dom, dev, VIR_DOMAIN_AFFECT_LIVE) < 0) {
+		mhlErrorVirt("cannot set node %d's virtio-mem <requested> to %" G_GUINT64_FORMAT " bytes",
+			     node, bytes);
+		return -2;
+	}
+	return mhlGuestWaitPlugged(g, node, bytes, deadline, reached);
+}
+
+double mhlGuestWaitConverged(mhlGuest *g, const mhlScenario *s, double deadline)
+{
+	double start = mhlNow();
+	int i;
+
+	for (;;) {
+		bool all = true;
+
+		for (i = 0; i < s->nnodes; i++) {
+			unsigned long long size, req;
+
+			if (!s->nodes[i].vmem_size)
+				continue;
+			if (mhlGuestVirtioMemSize(g->dom, i, &size, &req) < 0)
+				return -1;
+			if (size != req)
+				all = false;
+		}
+		if (all)
+			return mhlNow() - start;
+		if (mhlInterrupted || mhlNow() - start > deadline) {
+			mhlError("wait until converged: %s after %.1f s", mhlInterrupted ?
+				 "interrupted" : "a virtio-mem device is still not at its request",
+				 mhlNow() - start);
+			return -1;
+		}
+		g_usleep(200 * 1000);
+	}
+}
+
+int mhlGuestSleep(mhlGuest *g, double seconds)
+{
+	double end = mhlNow() + seconds;
+
+	while (mhlNow() < end) {
+		if (mhlInterrupted || !mhlGuestAlive(g)) {
+			mhlError("wait: %s after %.1f of %.1f s",
+				 mhlInterrupted ? "interrupted" : "the guest is gone",
+				 seconds - (end - mhlNow()), seconds);
+			return -1;
+		}
+		g_usleep(100 * 1000);
+	}
+	return 0;
+}
+
+bool mhlGuestAlive(mhlGuest *g)
+{
+	return g->dom && virDomainIsActive(g->dom) == 1;
+}
+
+void mhlGuestStop(mhlGuest *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->ending = true;
+	g->watch_stop = true;
+	pthread_mutex_unlock(&g->lock);
+	if (g->watching)
+		pthread_join(g->watcher, NULL);
+	g->watching = false;
+	if (g->dom) {
+		if (virDomainDestroy(g->dom) < 0 && virDomainIsActive(g->dom) == 1)
+			fprintf(stderr, "memhp-lab: warning: cannot destroy domain '%s': %s\n",
+				g->name, virGetLastErrorMessage());
+		virDomainFree(g->dom);
+		g->dom = NULL;
+	}
+	guestsRemove(g);
+}
+
+json_object *mhlGuestEnd(mhlGuest *g)
+{
+	g_autofree char *text = NULL;
+	json_object *findings;
+
+	if (!g_file_get_contents(g->console, &text, NULL, NULL))
+		text = g_strdup("");
+	findings = mhlConsoleScan(text);
+	if (!g->fatal)
+		g->fatal = fatalFirst(g, findings);
+	return findings;
+}

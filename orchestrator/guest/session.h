@@ -1,0 +1,102 @@
+/*
+ * session.h - one running guest: boot it from a scenario, watch its console,
+ * follow its virtio-mem devices, resize them, stop it. Trials and soaks run
+ * their steps on one of these; nothing here judges an outcome.
+ */
+#ifndef MHL_GUEST_SESSION_H
+#define MHL_GUEST_SESSION_H
+
+#include <json-c/json.h>
+#include <libvirt/libvirt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario/scenario.h"
+
+/* What a guest boots: the domain template filled for a scenario. */
+typedef struct {
+	const char *name;	/* domain name: memhp-<trial>-<pid>-<n> */
+	const char *console;	/* serial log path (absolute) */
+	const char *tmpl_path;	/* domain template */
+	const char *kernel_image;	/* bzImage */
+	const char *initrd;
+	const char *accel;	/* "kvm" or "tcg" */
+	const char *emulator;
+	double agent_deadline;	/* seconds for the guest agent to answer */
+	bool timeline;		/* keep the plugged-size timeline (a soak does not: it would grow) */
+} mhlGuestConfig;
+
+typedef struct {
+	mhlGuestConfig cfg;
+	char *name;
+	char *console;
+	virDomainPtr dom;	/* NULL until booted */
+	double t0;		/* monotonic time of domain creation */
+	pthread_mutex_t lock;
+	json_object *timeline;	/* [{t, source, node|alias, size_bytes|requested_bytes}] */
+	/* Set by the console watcher and the lifecycle callback, under lock. */
+	char *fatal;		/* first panic/Oops line on the console, with file:line */
+	char *gone;		/* the domain stopped without us destroying it */
+	bool ending;		/* we destroy it now: its stop is expected */
+	bool watch_stop;
+	bool watching;
+	pthread_t watcher;
+} mhlGuest;
+
+/* Once per connection, before any guest: the domain events guests listen to. */
+int mhlGuestEventsRegister(virConnectPtr conn);
+
+mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg);
+/* Stop it if it runs (mhlGuestStop) and free it. */
+void mhlGuestFree(mhlGuest *g);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlGuest, mhlGuestFree)
+
+/*
+ * Create the domain for @s, start the console watcher, wait for the guest
+ * agent (*boot_s: seconds it took) and for every virtio-mem device's initial
+ * plug (*plug_s: the last device's seconds, -1 if none). -1 + mhlError.
+ */
+int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *boot_s,
+		 double *plug_s);
+
+/*
+ * Set node @node's virtio-mem <requested> to @bytes and wait up to @deadline
+ * seconds for the plugged size to follow; *reached is where it is at the end.
+ * Returns the seconds it took; -1 + mhlError when it did not get there in
+ * time (or a signal came); -2 + mhlError when the request or a size query
+ * failed (the guest or its monitor is gone).
+ */
+double mhlGuestResize(mhlGuest *g, int node, uint64_t bytes, double deadline,
+		      unsigned long long *reached);
+
+/* Wait until node's plugged size equals @want: seconds, -1 or -2 as above. */
+double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, double deadline,
+			   unsigned long long *reached);
+
+/* Wait until every device of @s is at its request: seconds, or -1 + mhlError. */
+double mhlGuestWaitConverged(mhlGuest *g, const mhlScenario *s, double deadline);
+
+/* Sleep @seconds with the console watcher on: -1 + mhlError if the guest goes or a signal comes. */
+int mhlGuestSleep(mhlGuest *g, double seconds);
+
+/* Whether the domain still runs. */
+bool mhlGuestAlive(mhlGuest *g);
+
+/* Destroy the domain (an expected stop), stop the watcher. Idempotent. */
+void mhlGuestStop(mhlGuest *g);
+
+/*
+ * After mhlGuestStop: the console's kernel reports (a JSON array, as
+ * mhlConsoleScan gives). A panic or Oops the watcher had no time to see (the
+ * agent noticed first) is set in g->fatal here.
+ */
+json_object *mhlGuestEnd(mhlGuest *g);
+
+/* Append {t, source, key: who, sizekey: bytes} to the timeline (if kept). */
+void mhlGuestTimelineAdd(mhlGuest *g, const char *source, const char *key, json_object *who,
+			 const char *sizekey, unsigned long long bytes);
+/* Hand the timeline over (the guest keeps an empty one). */
+json_object *mhlGuestTimelineTake(mhlGuest *g);
+
+#endif

@@ -1,0 +1,32 @@
+/* session.h - libvirt on the host: event loop, embedded root or URI, connection. */
+#ifndef MHL_HOST_SESSION_H
+#define MHL_HOST_SESSION_H
+
+#include <libvirt/libvirt.h>
+
+typedef struct {
+	virConnectPtr conn;
+	char *uri;		/* the user's, or qemu:///embed?root=ROOT */
+	char *root;		/* the embedded driver's private root, removed at close; or NULL */
+} mhlSession;
+
+/*
+ * Before the first connection: libvirt's log into @outdir/libvirt.log, its
+ * errors to us, the default event loop on its own thread. -1 + mhlError.
+ */
+int mhlLibvirtStart(const char *outdir);
+/* Remove embedded roots (and their QEMU processes) whose owner process is gone. */
+void mhlStaleRootsClean(void);
+/* A private root for qemu:///embed with our qemu.conf and owner.pid; NULL + mhlError. */
+char *mhlEmbedRootCreate(void);
+
+/*
+ * Start libvirt (mhlLibvirtStart), connect to @uri or, if NULL, to the
+ * embedded driver in a new private root (after cleaning what dead runs left),
+ * and register the guests' event callbacks. -1 + mhlError, nothing left open.
+ */
+int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir);
+/* Close the connection (its embedded guests die with it) and remove the root. */
+void mhlSessionClose(mhlSession *ses);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * expect.c - the expect step: assertions on the steps so far, one row of
+ * checks[] per assertion. Each key an expect step can carry is one row of
+ * the table below: whether the step asks for it, and the check. Skipped (and
+ * said so) under another pin_policy or kernel.
+ */
+#include <glib.h>
+
+#include "trial/steps.h"
+
+#include <string.h>
+
+#include "guest/guest.h"
+#include "util.h"
+
+/* The result of the most recent step of kind @type, or NULL. */
+static json_object *lastResult(mhlTrial *t, const char *type)
+{
+	size_t i = json_object_array_length(t->steps);
+
+	while (i-- > 0) {
+		json_object *r = json_object_array_get_idx(t->steps, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), type))
+			return r;
+	}
+	return NULL;
+}
+
+/* Record one check of an expect step; returns 0 if it holds. */
+static int expectCheck(json_object *checks, const mhlStep *st, const char *what,
+		       const char *expected, const char *actual, bool ok)
+{
+	json_object *c = json_object_new_object();
+
+	json_object_object_add(c, "what", json_object_new_string(what));
+	json_object_object_add(c, "expected", json_object_new_string(expected));
+	json_object_object_add(c, "actual", json_object_new_string(actual));
+	json_object_object_add(c, MHL_K_OK, json_object_new_boolean(ok));
+	json_object_array_add(checks, c);
+	if (ok)
+		return 0;
+	mhlError("expect at line %d: %s: expected %s, got %s", st->line, what, expected, actual);
+	return -1;
+}
+
+/* unplug: reached | short, of the last resize. */
+static int checkUnplug(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	json_object *r = lastResult(t, "resize");
+	bool reached = json_object_get_boolean(mhlJ(r, MHL_K_CONVERGED));
+	g_autofree char *actual = g_strdup_printf("%s (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes)",
+						  reached ? "reached" : "short",
+						  json_object_get_int64(mhlJ(r, MHL_K_REACHED_BYTES)),
+						  json_object_get_int64(mhlJ(r, MHL_K_REQUESTED_BYTES)));
+
+	return expectCheck(checks, st, "unplug", st->unplug == MHL_UNPLUG_REACHED ? "reached" : "short",
+			   actual, reached == (st->unplug == MHL_UNPLUG_REACHED));
+}
+
+/* movable_after_pin: N or all of the last pin's pages still in ZONE_MOVABLE. */
+static int checkMovableAfterPin(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	json_object *r = lastResult(t, "pin");
+	json_object *pages = mhlJ(r, "workload.census_after.pages");
+	json_object *mov = mhlJ(r, "workload.census_after.by_zone.Movable");
+	long long want = st->movable_after_pin, have = -1;
+	g_autofree char *expected = NULL, *actual = NULL;
+
+	if (mov)
+		have = json_object_get_int64(mov);
+	else if (pages)
+		have = 0;	/* no page in ZONE_MOVABLE: the zone is absent */
+	if (want == MHL_ALL) {
+		want = pages ? json_object_get_int64(pages) : -1;
+		expected = g_strdup_printf("all (%lld) pinned pages", want);
+	} else {
+		expected = g_strdup_printf("%lld pinned page(s)", want);
+	}
+	actual = have < 0 ? g_strdup("no census in the pin's output") : g_strdup_printf("%lld", have);
+	return expectCheck(checks, st, "pinned pages in ZONE_MOVABLE after the pin",
+			   expected, actual, have >= 0 && have == want);
+}
+
+/* census_before / census_after: the last pin's page counts by zone or kind. */
+static int checkCensus(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	json_object *r = lastResult(t, "pin");
+	int i, rc = 0;
+
+	for (i = 0; i < st->ncensus; i++) {
+		const char *key = st->census_key[i];
+		const char *which = st->census_after[i] ? "census_after" : "census_before";
+		g_autofree char *cpath = g_strdup_printf("workload.%s", which);
+		g_autofree char *ppath = g_strdup_printf("workload.%s.pages", which);
+		json_object *c = mhlJ(r, cpath), *pages = mhlJ(r, ppath);
+		long long want = st->census_val[i], have = c ? mhlCensusPages(c, key) : -1;
+		g_autofree char *what = g_strdup_printf("%s %s (pages)", which, key);
+		g_autofree char *expected = NULL, *actual = NULL;
+
+		if (want == MHL_ALL) {
+			want = pages ? json_object_get_int64(pages) : -1;
+			expected = g_strdup_printf("all (%lld)", want);
+		} else {
+			expected = g_strdup_printf("%s%lld", st->census_atleast[i] ? ">=" : "", want);
+		}
+		actual = c ? g_strdup_printf("%lld", have) : g_strdup("no census in the pin's output");
+		rc |= expectCheck(checks, st, what, expected, actual, c && want >= 0 &&
+				  (st->census_atleast[i] ? have >= want : have == want));
+	}
+	return rc;
+}
+
+/* pins_failed: how many pin steps so far failed. */
+static int checkPinsFailed(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	size_t i, n = 0;
+	g_autofree char *want = g_strdup_printf("%d", st->pins_failed), *have = NULL;
+
+	for (i = 0; i < json_object_array_length(t->steps); i++) {
+		json_object *r = json_object_array_get_idx(t->steps, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "pin") &&
+		    !json_object_get_boolean(mhlJ(r, "workload.ok")))
+			n++;
+	}
+	have = g_strdup_printf("%zu", n);
+	return expectCheck(checks, st, "pin steps whose pin failed", want, have, (int)n == st->pins_failed);
+}
+
+/* integrity: every check, io and release so far found the pattern intact. */
+static int checkIntegrity(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	size_t i, n = 0, bad = 0;
+	g_autofree char *have = NULL;
+
+	for (i = 0; i < json_object_array_length(t->steps); i++) {
+		json_object *r = json_object_array_get_idx(t->steps, i), *v;
+		const char *type = mhlJStr(r, MHL_K_STEP, "");
+
+		if (strcmp(type, "check") && strcmp(type, "io") && strcmp(type, "release"))
+			continue;
+		n++;
+		if (!(v = mhlJ(r, "workload.pattern_ok")) || !json_object_get_boolean(v))
+			bad++;
+	}
+	have = g_strdup_printf("%zu of %zu check/io/release steps found it intact", n - bad, n);
+	return expectCheck(checks, st, "data integrity", "intact in every one", have, n > 0 && !bad);
+}
+
+/* console_clean: no kernel report on the console so far. */
+static int checkConsoleClean(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	g_autofree char *text = NULL, *have = NULL;
+	g_autoptr(json_object) f = NULL;
+
+	if (!g_file_get_contents(t->g->console, &text, NULL, NULL))
+		text = g_strdup("");
+	f = mhlConsoleScan(text);
+	have = json_object_array_length(f) ? g_strdup_printf("%zu report(s), first: %s",
+			json_object_array_length(f), mhlJStr(json_object_array_get_idx(f, 0), MHL_K_TEXT, "")) :
+		g_strdup("none");
+	return expectCheck(checks, st, "kernel reports on the console", "none", have,
+			   json_object_array_length(f) == 0);
+}
+
+/* vmstat: changes of /proc/vmstat counters since the trial's start. */
+static int checkVmstat(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	g_autoptr(json_object) now = mhlGuestSnapshot(t->g->dom);
+	int i, rc = 0;
+
+	if (!now)
+		return -1;
+	for (i = 0; i < st->nvmstat; i++) {
+		g_autofree char *key = g_strdup_printf("vmstat.%s", st->vmstat_key[i]);
+		json_object *a = mhlJ(t->before, key), *b = mhlJ(now, key);
+		long long d = a && b ? json_object_get_int64(b) - json_object_get_int64(a) : 0;
+		g_autofree char *what = g_strdup_printf("vmstat %s change", st->vmstat_key[i]);
+		g_autofree char *expected = g_strdup_printf("%s%lld", st->vmstat_atleast[i] ? ">=" : "",
+							    st->vmstat_val[i]);
+		g_autofree char *actual = a && b ? g_strdup_printf("%lld", d) :
+					  g_strdup("no such counter in the guest's /proc/vmstat");
+
+		rc |= expectCheck(checks, st, what, expected, actual, a && b &&
+				  (st->vmstat_atleast[i] ? d >= st->vmstat_val[i] : d == st->vmstat_val[i]));
+	}
+	return rc;
+}
+
+static bool wantsUnplug(const mhlStep *st) { return st->unplug != MHL_UNPLUG_ANY; }
+static bool wantsMovable(const mhlStep *st) { return st->movable_after_pin != MHL_UNSET; }
+static bool wantsCensus(const mhlStep *st) { return st->ncensus > 0; }
+static bool wantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_UNSET; }
+static bool wantsIntegrity(const mhlStep *st) { return st->integrity; }
+static bool wantsConsoleClean(const mhlStep *st) { return st->console_clean; }
+static bool wantsVmstat(const mhlStep *st) { return st->nvmstat > 0; }
+
+/* The checks, in the order their rows appear in checks[]. */
+static const struct {
+	bool (*wanted)(const mhlStep *st);
+	int (*check)(mhlTrial *t, const mhlStep *st, json_object *checks);
+} expectChecks[] = {
+	{ wantsUnplug, checkUnplug },
+	{ wantsMovable, checkMovableAfterPin },
+	{ wantsCensus, checkCensus },
+	{ wantsPinsFailed, checkPinsFailed },
+	{ wantsIntegrity, checkIntegrity },
+	{ wantsConsoleClean, checkConsoleClean },
+	{ wantsVmstat, checkVmstat },
+};
+
+int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	json_object *checks = json_object_new_array();
+	size_t i;
+	int rc = 0;
+
+	json_object_object_add(res, MHL_K_CHECKS, checks);
+	if (!mhlExpectApplies(t->s, st)) {
+		json_object_object_add(res, MHL_K_SKIPPED,
+				       json_object_new_string(st->policy[0] && strcmp(st->policy, t->s->pin_policy) ?
+							      "another pin_policy" : "another kernel"));
+		return 0;
+	}
+	for (i = 0; i < G_N_ELEMENTS(expectChecks); i++)
+		if (expectChecks[i].wanted(st) && expectChecks[i].check(t, st, checks) < 0)
+			rc = -1;
+	return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * step-holder.c - check, io and release: ask the holder of a pin (memhp-pin
+ * ctl ID VERB in the guest) to compare its buffer with the pattern written
+ * before the pin (io: after moving data through the pin's own path), or to
+ * release the pin. The data must be intact.
+ */
+#include <glib.h>
+
+#include "trial/steps.h"
+
+#include "guest/agent.h"
+#include "util.h"
+
+int mhlStepHolder(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	bool release = st->type == MHL_STEP_RELEASE;
+	const char *verb = release ? "release" : "check";
+	const char *argv[] = { "/bin/memhp-pin", "ctl", st->id, verb, NULL };
+	int exitcode = -1;
+	json_object *out = mhlAgentExecJSON(t->g->dom, argv, 120, &exitcode), *v;
+
+	if (!out)
+		return -1;
+	json_object_object_add(res, MHL_K_WORKLOAD, out);
+	if (json_object_object_get_ex(out, MHL_K_PATTERN_OK, &v)) {
+		mhlTri ok = json_object_get_boolean(v) ? MHL_TRI_TRUE : MHL_TRI_FALSE;
+
+		if (release)
+			t->sum.pattern_ok_at_release = ok;
+		else
+			t->sum.pattern_ok_after_resize = ok;
+	}
+	if (!json_object_object_get_ex(out, MHL_K_OK, &v) || !json_object_get_boolean(v)) {
+		mhlError("%s of '%s': the workload reports a problem: %.300s", verb, st->id,
+			 json_object_to_json_string(out));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,133 @@
+/*
+ * step-pin.c - pin: memhp-pin MODE in the guest, its JSON in the step's
+ * result. The series' rule (no pinned page left in ZONE_MOVABLE) holds for
+ * every mode that pins; vfio-noiommu says "pinned": false and is exempt.
+ * With fails_with, the pin must fail with that errno, or its holder die of
+ * that signal, instead.
+ */
+#include <glib.h>
+
+#include "trial/steps.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "guest/agent.h"
+#include "util.h"
+
+/* A failed pin: expected (fails_with), measured (a sweep), or the step's failure. */
+static int pinFailed(mhlTrial *t, const mhlStep *st, const char *fails_with, json_object *out,
+		     json_object *res)
+{
+	json_object *en = NULL, *sig = NULL;
+
+	json_object_object_get_ex(out, "errno_name", &en);
+	json_object_object_get_ex(out, "signal", &sig);	/* the holder was killed */
+	t->sum.pins_failed = 1;
+	if (fails_with[0] &&
+	    ((en && !strcmp(json_object_get_string(en), fails_with)) ||
+	     (sig && !strcmp(json_object_get_string(sig), fails_with)))) {
+		json_object_object_add(res, "failed_as_expected", json_object_new_boolean(true));
+		return 0;
+	}
+	if (st->measure) {	/* a capacity sweep records where pins start failing */
+		json_object_object_add(res, "measured", json_object_new_boolean(true));
+		return 0;
+	}
+	mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d failed: %s",
+		 st->id, st->workload, st->size, st->node,
+		 en ? json_object_get_string(en) : json_object_to_json_string(out));
+	return -1;
+}
+
+/* The split is the setup of the step: no split, no claim tested. */
+static int splitVerify(const mhlStep *st, json_object *out)
+{
+	json_object *pmd = NULL;
+
+	if (!st->split[0])
+		return 0;
+	if (json_object_object_get_ex(out, "pmd_mapped_after_split", &pmd) &&
+	    json_object_get_int64(pmd) == 0)
+		return 0;
+	mhlError("pin '%s': after the %s split %s bytes of the buffer are still PMD-mapped (AnonHugePages in smaps); the THPs were not split",
+		 st->id, st->split, pmd ? json_object_get_string(pmd) : "an unknown number of");
+	return -1;
+}
+
+/* The census before and after the pin, into the summary. */
+static void pinSummary(mhlTrial *t, const mhlStep *st, json_object *out)
+{
+	json_object *before = NULL, *after = NULL, *bytes;
+
+	if (!json_object_object_get_ex(out, "census_after", &after))
+		return;
+	json_object_object_get_ex(out, "census_before", &before);
+	t->sum.pinned_bytes = json_object_object_get_ex(out, "bytes_pinned", &bytes) ?
+			      json_object_get_int64(bytes) : (gint64)st->size;
+	t->sum.pinned_pages_movable_before = mhlCensusPages(before, "Movable");
+	t->sum.pinned_pages_movable_after = mhlCensusPages(after, "Movable");
+}
+
+/*
+ * The series' rule; under baseline, expect steps say what should happen.
+ * The shared zero page is exempt: it may sit in ZONE_MOVABLE (kernelcore=)
+ * and is never migrated ("mm/gup: do not migrate zero page").
+ */
+static int seriesRule(mhlTrial *t, const mhlStep *st, json_object *out)
+{
+	json_object *after = NULL, *zp;
+	long long movable;
+
+	json_object_object_get_ex(out, "census_after", &after);
+	movable = mhlCensusPages(after, "Movable");
+	if (json_object_object_get_ex(out, "zero_page", &zp) &&
+	    !g_strcmp0(json_object_get_string(json_object_object_get(zp, "zone")), "Movable"))
+		movable -= MAX(mhlCensusPages(after, "zero"), 0);
+	if (!strcmp(t->s->pin_policy, "series") && movable != 0) {
+		mhlError("pin '%s' (%s): %lld pinned page(s) are still in ZONE_MOVABLE",
+			 st->id, st->workload, movable);
+		return -1;
+	}
+	return 0;
+}
+
+int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	char size[32], node[16];
+	const char *argv[] = { "/bin/memhp-pin", st->workload, "--id", st->id, "--size", size,
+			       "--node", node, "--backing", st->backing, "--touch", st->touch,
+			       st->split[0] ? "--split" : NULL, st->split, NULL };
+	/* The failure this pin must end in under this trial's pin_policy, or "". */
+	const char *fails_with = !st->fails_with_policy[0] ||
+				 !strcmp(st->fails_with_policy, t->s->pin_policy) ? st->fails_with : "";
+	json_object *out, *ok, *pinned;
+	int exitcode = -1;
+
+	if (st->measure && !st->size) {
+		/* The 0% point of a capacity sweep: nothing to pin. */
+		json_object_object_add(res, MHL_K_NOTE, json_object_new_string("size 0: nothing pinned"));
+		return 0;
+	}
+	snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, st->size);
+	snprintf(node, sizeof(node), "%d", st->node);
+	if (!(out = mhlAgentExecJSON(t->g->dom, argv, 300, &exitcode)))
+		return -1;
+	json_object_object_add(res, MHL_K_WORKLOAD, out);
+	if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok))
+		return pinFailed(t, st, fails_with, out, res);
+	if (fails_with[0]) {
+		mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d succeeded, but the step expects it to fail with %s",
+			 st->id, st->workload, st->size, st->node, fails_with);
+		return -1;
+	}
+	if (splitVerify(st, out) < 0)
+		return -1;
+	pinSummary(t, st, out);
+	if (json_object_object_get_ex(out, "pinned", &pinned) && !json_object_get_boolean(pinned)) {
+		json_object_object_add(res, MHL_K_NOTE, json_object_new_string(
+			"the workload pins nothing (an unprotected setup): the ZONE_MOVABLE rule does not apply"));
+		return 0;
+	}
+	return seriesRule(t, st, out);
+}

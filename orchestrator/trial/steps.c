@@ -1,0 +1,45 @@
+/*
+ * steps.c - the table of step kinds. A new kind is one enum value and name
+ * in scenario/ (with its keys), one row here and one function in a file of
+ * its own (docs/architecture.md).
+ */
+#include <glib.h>
+
+#include "trial/steps.h"
+
+#include "util.h"
+
+static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
+	[MHL_STEP_PIN] = mhlStepPin,
+	[MHL_STEP_RESIZE] = mhlStepResize,
+	[MHL_STEP_CHECK] = mhlStepHolder,
+	[MHL_STEP_IO] = mhlStepHolder,	/* the holder's check does the mode's I/O or DMA, then compares */
+	[MHL_STEP_RELEASE] = mhlStepHolder,
+	[MHL_STEP_SNAPSHOT] = mhlStepSnapshot,
+	[MHL_STEP_EXPECT] = mhlStepExpect,
+	[MHL_STEP_BENCH] = mhlStepBench,
+	[MHL_STEP_SYSRQ] = mhlStepSysrq,
+	[MHL_STEP_WAIT] = mhlStepWait,
+};
+
+int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	if (st->type >= MHL_STEP_LAST || !stepKinds[st->type]) {
+		mhlError("%s:%d: unknown step type %d", t->s->path, st->line, st->type);
+		return -1;
+	}
+	return stepKinds[st->type](t, st, res);
+}
+
+long long mhlCensusPages(json_object *census, const char *zone)
+{
+	json_object *bz, *v;
+
+	if (census && json_object_object_get_ex(census, "by_zone", &bz) &&
+	    json_object_object_get_ex(bz, zone, &v))
+		return json_object_get_int64(v);
+	if (census && json_object_object_get_ex(census, zone, &v) &&
+	    json_object_get_type(v) == json_type_int)
+		return json_object_get_int64(v);
+	return -1;
+}

@@ -1,0 +1,43 @@
+/*
+ * steps.h - the step kinds a trial (or a soak cycle) runs on a guest: one
+ * table row per kind (steps.c), one file per kind (step-*.c), and the
+ * expect step's checks as a table of their own (expect.c).
+ */
+#ifndef MHL_TRIAL_STEPS_H
+#define MHL_TRIAL_STEPS_H
+
+#include <json-c/json.h>
+
+#include "guest/session.h"
+#include "record/record.h"
+#include "scenario/scenario.h"
+
+/* What the steps of one trial share. */
+typedef struct {
+	const mhlScenario *s;
+	mhlGuest *g;
+	json_object *steps;	/* the results of the steps so far, in order */
+	json_object *before;	/* the guest snapshot taken before the first step */
+	mhlSummary sum;		/* the record's summary, filled as steps end */
+} mhlTrial;
+
+/* A step kind: fills @res, returns 0 if its outcome is what the step requires. */
+typedef int (*mhlStepFn)(mhlTrial *t, const mhlStep *st, json_object *res);
+
+/* Run @st: the row of its kind. -1 + mhlError when the step fails. */
+int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res);
+
+/* One function per kind (step-*.c, expect.c). */
+int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepHolder(mhlTrial *t, const mhlStep *st, json_object *res);	/* check, io, release */
+int mhlStepBench(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepSysrq(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepWait(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepSnapshot(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res);
+
+/* Pages of a census in a zone (by_zone) or of a kind (zero, thp, cma, pages); -1: absent. */
+long long mhlCensusPages(json_object *census, const char *zone);
+
+#endif
