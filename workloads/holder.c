@@ -581,7 +581,8 @@ static int usage_error(const char *mode, const char *msg, const char *arg)
 	return 2;
 }
 
-int holder_main(const struct pin_mode *m, int argc, char **argv)
+/* The options of a holder into @h; 0, or usage_error()'s exit code. */
+static int parse_options(struct holder *h, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "id", required_argument, NULL, 'i' },
@@ -594,62 +595,206 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 		{ "split", required_argument, NULL, 'x' },
 		{ 0 }
 	};
-	struct holder h = { .mode = m, .node = -1, .seed = 0x6d656d6870ULL, .pins = true,
-			    .pmd_mapped_before_split = -1, .pmd_mapped_after_split = -1 };
-	struct census before, after;
-	struct sockaddr_un sa;
-	double t0, pin_us;
-	long long total;
-	int c, err = 0, pipefd[2], lfd;
-	uint64_t bad;
-	pid_t pid;
+	const char *mode = h->mode->name;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': h.id = optarg; break;
+		case 'i': h->id = optarg; break;
 		case 's':
-			if (mhl_size_parse(optarg, &h.size) < 0 || !h.size || h.size % 4096)
-				return usage_error(m->name, "invalid --size (a non-zero multiple of 4 KiB):", optarg);
+			if (mhl_size_parse(optarg, &h->size) < 0 || !h->size || h->size % 4096)
+				return usage_error(mode, "invalid --size (a non-zero multiple of 4 KiB):", optarg);
 			break;
-		case 'n': h.node = atoi(optarg); break;
-		case 'S': h.seed = strtoull(optarg, NULL, 0); break;
+		case 'n': h->node = atoi(optarg); break;
+		case 'S': h->seed = strtoull(optarg, NULL, 0); break;
 		case 'b':
 			if ((c = parse_backing(optarg)) < 0)
-				return usage_error(m->name, "unknown --backing (known: anon, thp, hugetlb, memfd):", optarg);
-			h.backing = c;
+				return usage_error(mode, "unknown --backing (known: anon, thp, hugetlb, memfd):", optarg);
+			h->backing = c;
 			break;
 		case 't':
 			if (strcmp(optarg, "before") && strcmp(optarg, "pin") && strcmp(optarg, "read"))
-				return usage_error(m->name, "unknown --touch (known: before, pin, read):", optarg);
-			h.touch_by_pin = !strcmp(optarg, "pin");
-			h.read_only = !strcmp(optarg, "read");
+				return usage_error(mode, "unknown --touch (known: before, pin, read):", optarg);
+			h->touch_by_pin = !strcmp(optarg, "pin");
+			h->read_only = !strcmp(optarg, "read");
 			break;
-		case 'd': h.device = optarg; break;
+		case 'd': h->device = optarg; break;
 		case 'x':
 			if (strcmp(optarg, "mprotect") && strcmp(optarg, "munmap"))
-				return usage_error(m->name, "unknown --split (known: mprotect, munmap):", optarg);
-			h.split = optarg;
+				return usage_error(mode, "unknown --split (known: mprotect, munmap):", optarg);
+			h->split = optarg;
 			break;
-		default: return usage_error(m->name, "unknown option", NULL);
+		default: return usage_error(mode, "unknown option", NULL);
 		}
 	}
-	if (!h.id || !h.size || strchr(h.id, '/') || strchr(h.id, '"'))
-		return usage_error(m->name, "--id NAME (no '/') and --size SIZE are required", NULL);
-	if (h.read_only && m != &gup_mode)
-		return usage_error(m->name, "--touch read (a read-only pin) is for gup only: this mode writes the buffer", NULL);
-	if (h.split && (h.backing != BACKING_THP || h.touch_by_pin || h.read_only))
-		return usage_error(m->name, "--split needs --backing thp and --touch before (the THPs exist before the pin)", NULL);
-	if (h.split && h.size % HUGE_2M)
-		return usage_error(m->name, "--split needs a --size that is a multiple of 2 MiB", NULL);
-	if (h.node >= 0 && (total = node_mem_total(h.node)) < 0)
-		return usage_error(m->name, "no such NUMA node: --node", argv[optind - 1]);
-	if (h.node >= 0 && (long long)h.size > total) {
+	return 0;
+}
+
+/*
+ * The options that depend on each other or on the machine (after
+ * parse_options(), @argv for the --node argument); 0, or usage_error()'s
+ * exit code.
+ */
+static int check_options(const struct holder *h, char **argv)
+{
+	const char *mode = h->mode->name;
+	long long total;
+
+	if (!h->id || !h->size || strchr(h->id, '/') || strchr(h->id, '"'))
+		return usage_error(mode, "--id NAME (no '/') and --size SIZE are required", NULL);
+	if (h->read_only && h->mode != &gup_mode)
+		return usage_error(mode, "--touch read (a read-only pin) is for gup only: this mode writes the buffer", NULL);
+	if (h->split && (h->backing != BACKING_THP || h->touch_by_pin || h->read_only))
+		return usage_error(mode, "--split needs --backing thp and --touch before (the THPs exist before the pin)", NULL);
+	if (h->split && h->size % HUGE_2M)
+		return usage_error(mode, "--split needs a --size that is a multiple of 2 MiB", NULL);
+	if (h->node >= 0 && (total = node_mem_total(h->node)) < 0)
+		return usage_error(mode, "no such NUMA node: --node", argv[optind - 1]);
+	if (h->node >= 0 && (long long)h->size > total) {
 		char msg[160];
 
 		snprintf(msg, sizeof(msg), "--size %" PRIu64 " does not fit node %d (MemTotal %lld bytes)",
-			 h.size, h.node, total);
-		return usage_error(m->name, msg, NULL);
+			 h->size, h->node, total);
+		return usage_error(mode, msg, NULL);
 	}
+	return 0;
+}
+
+/*
+ * The buffer, its pattern, the census before, the pin (timed into @pin_us)
+ * and the census after, which keeps each page's PFN in h->pfns. -1 with
+ * errno set and h->fail_what naming the step that failed.
+ */
+static int holder_pin(struct holder *h, struct census *before, struct census *after,
+		      double *pin_us)
+{
+	double t0;
+
+	if (buffer_setup(h) < 0)
+		return -1;
+	if (!h->touch_by_pin)
+		pattern_fill(h, 0, h->size);
+	if (h->split && thp_split(h) < 0)
+		return -1;
+	h->fail_what = "census";
+	if (census_init(&h->cx, "", "/proc/self/pagemap") < 0)
+		return -1;
+	h->cx.zero_pfn = zero_page_pfn(&h->cx);
+	cma_from_log(&h->cx);
+	h->pfns = calloc(h->size / h->cx.page_size, sizeof(*h->pfns));
+	if (!h->pfns || census_take(&h->cx, h->buf, h->size, before, NULL) < 0)
+		return -1;
+	t0 = now_us();
+	if (h->mode->pin(h) < 0)
+		return -1;
+	*pin_us = now_us() - t0;
+	if (h->touch_by_pin)
+		pattern_fill(h, 0, h->size);
+	h->fail_what = "census";
+	return census_take(&h->cx, h->buf, h->size, after, h->pfns);
+}
+
+/*
+ * The listening socket for `memhp-pin ctl` at @sa; -1 with errno set (the
+ * holder then exits, so nothing is closed here).
+ */
+static int holder_listen(struct holder *h, const struct sockaddr_un *sa)
+{
+	int lfd;
+
+	h->fail_what = "listen on " RUN_DIR "/ID.sock";
+	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unlink(sa->sun_path);
+	if (lfd < 0 || bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 || listen(lfd, 4) < 0)
+		return -1;
+	return lfd;
+}
+
+/* The pin result on stdout: the one JSON line the caller gets on success. */
+static void print_result(struct holder *h, double pin_us, const struct census *before,
+			 const struct census *after)
+{
+	uint64_t bad = pattern_bad(h, 0, h->size);
+	bool io_ok = true;
+	char *io = io_check(h, &io_ok);
+
+	print_head(h, !bad && io_ok);
+	printf(",\"pin_us\":%.0f,\"pin_gib_s\":%.3f,\"memcpy_gib_s\":%.3f,\"holder_pid\":%d"
+	       ",\"pattern_bad_words\":%" PRIu64 ",\"pattern_ok\":%s",
+	       pin_us, h->bytes_pinned ? h->bytes_pinned / (pin_us / 1e6) / (1 << 30) : 0.0,
+	       memcpy_gib_s(h), getpid(), bad, bad ? "false" : "true");
+	if (h->mode->json)
+		h->mode->json(h, stdout);
+	if (io)
+		fputs(io, stdout);
+	free(io);
+	print_page_kinds(h);
+	fputs(",\"census_before\":", stdout);
+	census_print_json(stdout, before);
+	fputs(",\"census_after\":", stdout);
+	census_print_json(stdout, after);
+	fputs("}\n", stdout);
+}
+
+/*
+ * A step of the holder failed (errno still set by it): the failure as the one
+ * JSON line on stdout, the buffer and the hugetlb pages given back, exit 1.
+ */
+static void __attribute__((noreturn))
+holder_fail(struct holder *h)
+{
+	int err = errno ? errno : EIO;
+
+	h->bytes_pinned = 0;
+	print_head(h, false);
+	if (h->mode->json)
+		h->mode->json(h, stdout);
+	json_errno(stdout, err);
+	printf(",\"failed_at\":\"%s\",\"error\":\"%s: %s\"}\n", h->fail_what ? h->fail_what : "?",
+	       h->fail_what ? h->fail_what : "?", strerror(err));
+	fclose(stdout);
+	if (h->buf)
+		munmap(h->buf, h->size);
+	hugetlb_unreserve(h);
+	_exit(1);
+}
+
+/*
+ * The holder child: detach from the caller, pin, send the result down the
+ * pipe @wfd, then serve `ctl` on @sa until release or SIGTERM. Never returns.
+ */
+static void __attribute__((noreturn))
+holder_run(struct holder *h, const struct sockaddr_un *sa, int wfd)
+{
+	struct census before, after;
+	double pin_us;
+	int lfd;
+
+	holder_detach(h);
+	stdout = fdopen(wfd, "w");
+
+	if (holder_pin(h, &before, &after, &pin_us) < 0)
+		holder_fail(h);
+	if ((lfd = holder_listen(h, sa)) < 0)
+		holder_fail(h);
+	print_result(h, pin_us, &before, &after);
+	fclose(stdout);
+	holder_serve(h, lfd);
+	unlink(sa->sun_path);
+	hugetlb_unreserve(h);
+	_exit(0);
+}
+
+int holder_main(const struct pin_mode *m, int argc, char **argv)
+{
+	struct holder h = { .mode = m, .node = -1, .seed = 0x6d656d6870ULL, .pins = true,
+			    .pmd_mapped_before_split = -1, .pmd_mapped_after_split = -1 };
+	struct sockaddr_un sa;
+	int rc, pipefd[2];
+	pid_t pid;
+
+	if ((rc = parse_options(&h, argc, argv)) || (rc = check_options(&h, argv)))
+		return rc;
 	mkdir(RUN_DIR, 0755);
 	if (sock_path(h.id, &sa) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
 		perror("memhp-pin: setup");
@@ -664,82 +809,8 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 		close(pipefd[1]);
 		return relay(&h, pipefd[0], pid);
 	}
-
-	/* The holder. */
 	close(pipefd[0]);
-	holder_detach(&h);
-	stdout = fdopen(pipefd[1], "w");
-
-	if (buffer_setup(&h) < 0)
-		goto fail;
-	if (!h.touch_by_pin)
-		pattern_fill(&h, 0, h.size);
-	if (h.split && thp_split(&h) < 0)
-		goto fail;
-	h.fail_what = "census";
-	if (census_init(&h.cx, "", "/proc/self/pagemap") < 0)
-		goto fail;
-	h.cx.zero_pfn = zero_page_pfn(&h.cx);
-	cma_from_log(&h.cx);
-	h.pfns = calloc(h.size / h.cx.page_size, sizeof(*h.pfns));
-	if (!h.pfns || census_take(&h.cx, h.buf, h.size, &before, NULL) < 0)
-		goto fail;
-	t0 = now_us();
-	if (m->pin(&h) < 0)
-		goto fail;
-	pin_us = now_us() - t0;
-	if (h.touch_by_pin)
-		pattern_fill(&h, 0, h.size);
-	h.fail_what = "census";
-	if (census_take(&h.cx, h.buf, h.size, &after, h.pfns) < 0)
-		goto fail;
-	h.fail_what = "listen on " RUN_DIR "/ID.sock";
-	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unlink(sa.sun_path);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
-		goto fail;
-	bad = pattern_bad(&h, 0, h.size);
-	{
-		bool io_ok = true;
-		char *io = io_check(&h, &io_ok);
-
-		print_head(&h, !bad && io_ok);
-		printf(",\"pin_us\":%.0f,\"pin_gib_s\":%.3f,\"memcpy_gib_s\":%.3f,\"holder_pid\":%d"
-		       ",\"pattern_bad_words\":%" PRIu64 ",\"pattern_ok\":%s",
-		       pin_us, h.bytes_pinned ? h.bytes_pinned / (pin_us / 1e6) / (1 << 30) : 0.0,
-		       memcpy_gib_s(&h), getpid(), bad, bad ? "false" : "true");
-		if (m->json)
-			m->json(&h, stdout);
-		if (io)
-			fputs(io, stdout);
-		free(io);
-	}
-	print_page_kinds(&h);
-	fputs(",\"census_before\":", stdout);
-	census_print_json(stdout, &before);
-	fputs(",\"census_after\":", stdout);
-	census_print_json(stdout, &after);
-	fputs("}\n", stdout);
-	fclose(stdout);
-	holder_serve(&h, lfd);
-	unlink(sa.sun_path);
-	hugetlb_unreserve(&h);
-	_exit(0);
-
-fail:
-	err = errno ? errno : EIO;
-	h.bytes_pinned = 0;
-	print_head(&h, false);
-	if (m->json)
-		m->json(&h, stdout);
-	json_errno(stdout, err);
-	printf(",\"failed_at\":\"%s\",\"error\":\"%s: %s\"}\n", h.fail_what ? h.fail_what : "?",
-	       h.fail_what ? h.fail_what : "?", strerror(err));
-	fclose(stdout);
-	if (h.buf)
-		munmap(h.buf, h.size);
-	hugetlb_unreserve(&h);
-	_exit(1);
+	holder_run(&h, &sa, pipefd[1]);
 }
 
 int holder_ctl(int argc, char **argv)
