@@ -220,17 +220,12 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	}
 }
 
-enum { ST_ID, ST_WORKLOAD, ST_SIZE, ST_NODE, ST_REQUESTED, ST_DEADLINE,
-       ST_POLICY, ST_UNPLUG, ST_MOVABLE, ST_REPEAT, ST_FRESH, ST_KEY, ST_SECONDS,
-       ST_BACKING, ST_TOUCH, ST_FAILS_WITH, ST_VMSTAT, ST_UNTIL, ST_PINS_FAILED,
-       ST_INTEGRITY, ST_CONSOLE_CLEAN, ST_MEASURE, ST_SPLIT, ST_KERNEL, ST_CENSUS_BEFORE,
-       ST_CENSUS_AFTER };
-static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
-					"deadline", "policy", "unplug", "movable_after_pin",
-					"repeat", "fresh", "key", "seconds", "backing", "touch",
-					"fails_with", "vmstat", "until", "pins_failed", "integrity",
-					"console_clean", "measure", "split", "kernel",
-					"census_before", "census_after", NULL };
+/*
+ * Steps: "- KIND: {KEY: VALUE, ...}". stepKinds[] at the end of this part has
+ * one row per kind: its name, the keys it needs and the others it takes, the
+ * function that reads one of those keys into the mhlStep and the one that
+ * checks the step against the steps before it (validate()).
+ */
 static const char *const untilNames[] = { "none", "converged", NULL };
 static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", NULL };
 static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
@@ -241,11 +236,6 @@ static const char *const kernelNames[] = { "6.12", "6.1", NULL };
 static const char *const censusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
 					  "DMA", "DMA32", "Normal", "Movable", "other", NULL };
 static const char *const unplugNames[] = { "any", "reached", "short", NULL };
-
-typedef struct {
-	mhlStep *st;
-	unsigned int seen;
-} mhlStepParse;
 
 /* "N" or ">=N" (an integer, possibly negative); -1 if it is neither. */
 static int parseAtLeast(const char *val, long long *out, bool *atleast)
@@ -360,185 +350,466 @@ static int getName(mhlYaml *y, yaml_node_t *v, const char *what, const char *con
 	return -1;
 }
 
-static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+/* true or false. */
+static int getBool(mhlYaml *y, yaml_node_t *v, const char *what, bool *out)
 {
-	mhlStepParse *sp = opaque;
-	mhlStep *st = sp->st;
+	if (wantKind(y, v, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	if (strcmp(scalar(y, v), "true") && strcmp(scalar(y, v), "false")) {
+		mhlError("%s:%d:%d: %s: expected true or false, not '%s'", AT(y, v), what,
+			 scalar(y, v));
+		return -1;
+	}
+	*out = !strcmp(scalar(y, v), "true");
+	return 0;
+}
+
+/* An assertion that can only be asked for: true. */
+static int getTrue(mhlYaml *y, yaml_node_t *v, const char *what, bool *out)
+{
+	if (wantKind(y, v, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	if (strcmp(scalar(y, v), "true")) {
+		mhlError("%s:%d:%d: %s: only 'true' is meaningful here, not '%s'", AT(y, v), what,
+			 scalar(y, v));
+		return -1;
+	}
+	*out = true;
+	return 0;
+}
+
+/* The keys more than one kind takes, read the same for all of them. */
+static int readId(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	return getStr(y, v, "id", st->id, sizeof(st->id));
+}
+
+static int readNode(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
 	long l;
 
-	sp->seen |= 1u << key;
-	switch (key) {
-	case ST_ID: return getStr(y, v, "id", st->id, sizeof(st->id));
-	case ST_WORKLOAD:
-		return getName(y, v, "workload", workloadNames, st->workload, sizeof(st->workload));
-	case ST_BACKING:
-		return getName(y, v, "backing", backingNames, st->backing, sizeof(st->backing));
-	case ST_TOUCH:
-		return getName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
-	case ST_VMSTAT:
-		return parseVmstat(y, v, st);
-	case ST_CENSUS_BEFORE:
-	case ST_CENSUS_AFTER:
-		return parseCensus(y, v, st, key == ST_CENSUS_AFTER);
-	case ST_SPLIT:
-		return getName(y, v, "split", splitNames, st->split, sizeof(st->split));
-	case ST_KERNEL:
-		return getName(y, v, "kernel", kernelNames, st->kernel, sizeof(st->kernel));
-	case ST_UNTIL:
-		if (wantKind(y, v, YAML_SCALAR_NODE, "until") < 0)
-			return -1;
-		if ((st->until = oneOf(scalar(y, v), untilNames)) <= 0) {
-			mhlError("%s:%d:%d: until: expected converged, not '%s'", AT(y, v), scalar(y, v));
+	if (getInt(y, v, "node", 0, MHL_MAX_NODES - 1, &l) < 0)
+		return -1;
+	st->node = (int)l;
+	return 0;
+}
+
+/* fails_with: ENOMEM, or {series: ENOMEM}: only under that pin_policy. */
+static int readFailsWith(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	if (v->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p = v->data.mapping.pairs.start;
+		yaml_node_t *pk;
+
+		if (v->data.mapping.pairs.top - p != 1 ||
+		    (pk = yaml_document_get_node(y->doc, p->key))->type != YAML_SCALAR_NODE ||
+		    oneOf(scalar(y, pk), policyNames) < 0) {
+			mhlError("%s:%d:%d: fails_with: a mapping has one key, a pin_policy (series or baseline)",
+				 AT(y, v));
 			return -1;
 		}
+		snprintf(st->fails_with_policy, sizeof(st->fails_with_policy), "%s", scalar(y, pk));
+		v = yaml_document_get_node(y->doc, p->value);
+	}
+	if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
+		return -1;
+	if (strncmp(st->fails_with, "E", 1) && strncmp(st->fails_with, "SIG", 3)) {
+		mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM) or a signal (e.g. SIGKILL)",
+			 AT(y, v), st->fails_with);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The parse function of a kind: read the value @v of @key, one of the keys
+ * its row names, into @st.
+ */
+static int pinParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "id"))
+		return readId(y, v, st);
+	if (!strcmp(key, "size"))
+		return getSize(y, v, "size", &st->size);
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "workload"))
+		return getName(y, v, "workload", workloadNames, st->workload, sizeof(st->workload));
+	if (!strcmp(key, "backing"))
+		return getName(y, v, "backing", backingNames, st->backing, sizeof(st->backing));
+	if (!strcmp(key, "touch"))
+		return getName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
+	if (!strcmp(key, "split"))
+		return getName(y, v, "split", splitNames, st->split, sizeof(st->split));
+	if (!strcmp(key, "measure"))
+		return getBool(y, v, "measure", &st->measure);
+	return readFailsWith(y, v, st);	/* fails_with */
+}
+
+static int resizeParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "requested"))
+		return getSize(y, v, "requested", &st->requested);
+	if (!strcmp(key, "deadline"))
+		return getSeconds(y, v, "deadline", &st->deadline);
+	return getBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/* check, release, io: the id of a started workload. */
+static int heldParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	(void)key;	/* id */
+	return readId(y, v, st);
+}
+
+/* expect: {unplug: reached|short}: the last resize. */
+static int readUnplug(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	if (wantKind(y, v, YAML_SCALAR_NODE, "unplug") < 0)
+		return -1;
+	if ((st->unplug = oneOf(scalar(y, v), unplugNames)) < 0) {
+		mhlError("%s:%d:%d: unplug: expected reached or short, not '%s'", AT(y, v),
+			 scalar(y, v));
+		return -1;
+	}
+	return 0;
+}
+
+/* expect: {movable_after_pin: N|all}: the last pin's pages left in ZONE_MOVABLE. */
+static int readMovable(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (wantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
+		return -1;
+	if (!strcmp(scalar(y, v), "all")) {
+		st->movable_after_pin = MHL_ALL;
 		return 0;
-	case ST_PINS_FAILED:
+	}
+	if (getInt(y, v, "movable_after_pin (pages, or all)", 0, G_MAXINT, &l) < 0)
+		return -1;
+	st->movable_after_pin = l;
+	return 0;
+}
+
+static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "policy"))
+		return getName(y, v, "policy", policyNames, st->policy, sizeof(st->policy));
+	if (!strcmp(key, "kernel"))
+		return getName(y, v, "kernel", kernelNames, st->kernel, sizeof(st->kernel));
+	if (!strcmp(key, "vmstat"))
+		return parseVmstat(y, v, st);
+	if (!strcmp(key, "census_before") || !strcmp(key, "census_after"))
+		return parseCensus(y, v, st, !strcmp(key, "census_after"));
+	if (!strcmp(key, "integrity"))
+		return getTrue(y, v, "integrity", &st->integrity);
+	if (!strcmp(key, "console_clean"))
+		return getTrue(y, v, "console_clean", &st->console_clean);
+	if (!strcmp(key, "pins_failed")) {
 		if (getInt(y, v, "pins_failed", 0, MHL_MAX_STEPS, &l) < 0)
 			return -1;
 		st->pins_failed = (int)l;
 		return 0;
-	case ST_INTEGRITY:
-	case ST_CONSOLE_CLEAN:
-		if (wantKind(y, v, YAML_SCALAR_NODE, stepKeys[key]) < 0)
-			return -1;
-		if (strcmp(scalar(y, v), "true")) {
-			mhlError("%s:%d:%d: %s: only 'true' is meaningful here, not '%s'", AT(y, v),
-				 stepKeys[key], scalar(y, v));
-			return -1;
-		}
-		*(key == ST_INTEGRITY ? &st->integrity : &st->console_clean) = true;
-		return 0;
-	case ST_FAILS_WITH:
-		/* fails_with: ENOMEM, or {series: ENOMEM}: only under that pin_policy. */
-		if (v->type == YAML_MAPPING_NODE) {
-			yaml_node_pair_t *p = v->data.mapping.pairs.start;
-			yaml_node_t *pk;
-
-			if (v->data.mapping.pairs.top - p != 1 ||
-			    (pk = yaml_document_get_node(y->doc, p->key))->type != YAML_SCALAR_NODE ||
-			    oneOf(scalar(y, pk), policyNames) < 0) {
-				mhlError("%s:%d:%d: fails_with: a mapping has one key, a pin_policy (series or baseline)",
-					 AT(y, v));
-				return -1;
-			}
-			snprintf(st->fails_with_policy, sizeof(st->fails_with_policy), "%s", scalar(y, pk));
-			v = yaml_document_get_node(y->doc, p->value);
-		}
-		if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
-			return -1;
-		if (strncmp(st->fails_with, "E", 1) && strncmp(st->fails_with, "SIG", 3)) {
-			mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM) or a signal (e.g. SIGKILL)",
-				 AT(y, v), st->fails_with);
-			return -1;
-		}
-		return 0;
-	case ST_SIZE: return getSize(y, v, "size", &st->size);
-	case ST_NODE:
-		if (getInt(y, v, "node", 0, MHL_MAX_NODES - 1, &l) < 0)
-			return -1;
-		st->node = (int)l;
-		return 0;
-	case ST_REQUESTED: return getSize(y, v, "requested", &st->requested);
-	case ST_DEADLINE: return getSeconds(y, v, "deadline", &st->deadline);
-	case ST_POLICY:
-		if (getStr(y, v, "policy", st->policy, sizeof(st->policy)) < 0)
-			return -1;
-		if (oneOf(st->policy, policyNames) < 0) {
-			mhlError("%s:%d:%d: unknown policy '%s' (known: series, baseline)", AT(y, v),
-				 st->policy);
-			return -1;
-		}
-		return 0;
-	case ST_UNPLUG:
-		if (wantKind(y, v, YAML_SCALAR_NODE, "unplug") < 0)
-			return -1;
-		if ((st->unplug = oneOf(scalar(y, v), unplugNames)) < 0) {
-			mhlError("%s:%d:%d: unplug: expected reached or short, not '%s'", AT(y, v),
-				 scalar(y, v));
-			return -1;
-		}
-		return 0;
-	case ST_REPEAT:
-		if (getInt(y, v, "repeat", 1, 1000, &l) < 0)
-			return -1;
-		st->repeat = (int)l;
-		return 0;
-	case ST_KEY:
-		if (wantKind(y, v, YAML_SCALAR_NODE, "key") < 0)
-			return -1;
-		if (strlen(scalar(y, v)) != 1 || !g_ascii_isalnum(*scalar(y, v))) {
-			mhlError("%s:%d:%d: sysrq key: expected one letter or digit (see the kernel's sysrq.rst), not '%s'",
-				 AT(y, v), scalar(y, v));
-			return -1;
-		}
-		st->key = *scalar(y, v);
-		return 0;
-	case ST_SECONDS:
-		return getSeconds(y, v, "seconds", &st->seconds);
-	case ST_FRESH:
-	case ST_MEASURE: {
-		const char *what = key == ST_FRESH ? "fresh" : "measure";
-
-		if (wantKind(y, v, YAML_SCALAR_NODE, what) < 0)
-			return -1;
-		if (strcmp(scalar(y, v), "true") && strcmp(scalar(y, v), "false")) {
-			mhlError("%s:%d:%d: %s: expected true or false, not '%s'", AT(y, v), what,
-				 scalar(y, v));
-			return -1;
-		}
-		*(key == ST_FRESH ? &st->fresh : &st->measure) = !strcmp(scalar(y, v), "true");
-		return 0;
 	}
-	default:
-		if (wantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
-			return -1;
-		if (!strcmp(scalar(y, v), "all")) {
-			st->movable_after_pin = MHL_ALL;
-			return 0;
-		}
-		if (getInt(y, v, "movable_after_pin (pages, or all)", 0, G_MAXINT, &l) < 0)
-			return -1;
-		st->movable_after_pin = l;
-		return 0;
-	}
+	if (!strcmp(key, "unplug"))
+		return readUnplug(y, v, st);
+	return readMovable(y, v, st);	/* movable_after_pin */
 }
 
-/* Which keys each step type needs (bit per ST_*) and allows. */
-static const struct {
-	unsigned int need, allow;
-} stepRules[MHL_STEP_LAST] = {
-	[MHL_STEP_PIN] = { 1 << ST_ID | 1 << ST_SIZE,
-			   1 << ST_ID | 1 << ST_WORKLOAD | 1 << ST_SIZE | 1 << ST_NODE |
-			   1 << ST_BACKING | 1 << ST_TOUCH | 1 << ST_FAILS_WITH | 1 << ST_MEASURE |
-			   1 << ST_SPLIT },
-	[MHL_STEP_RESIZE] = { 1 << ST_NODE | 1 << ST_REQUESTED,
-			      1 << ST_NODE | 1 << ST_REQUESTED | 1 << ST_DEADLINE | 1 << ST_MEASURE },
-	[MHL_STEP_CHECK] = { 1 << ST_ID, 1 << ST_ID },
-	[MHL_STEP_RELEASE] = { 1 << ST_ID, 1 << ST_ID },
-	[MHL_STEP_SNAPSHOT] = { 0, 0 },
-	[MHL_STEP_EXPECT] = { 0, 1 << ST_POLICY | 1 << ST_UNPLUG | 1 << ST_MOVABLE | 1 << ST_VMSTAT |
-				 1 << ST_PINS_FAILED | 1 << ST_INTEGRITY | 1 << ST_CONSOLE_CLEAN |
-				 1 << ST_KERNEL | 1 << ST_CENSUS_BEFORE | 1 << ST_CENSUS_AFTER },
-	[MHL_STEP_IO] = { 1 << ST_ID, 1 << ST_ID },
-	[MHL_STEP_BENCH] = { 1 << ST_SIZE,
-			     1 << ST_SIZE | 1 << ST_NODE | 1 << ST_REPEAT | 1 << ST_FRESH },
-	[MHL_STEP_SYSRQ] = { 1 << ST_KEY, 1 << ST_KEY },
-	[MHL_STEP_WAIT] = { 1 << ST_SECONDS, 1 << ST_SECONDS | 1 << ST_UNTIL },
+static int benchParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "size"))
+		return getSize(y, v, "size", &st->size);
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "fresh"))
+		return getBool(y, v, "fresh", &st->fresh);
+	/* repeat */
+	if (getInt(y, v, "repeat", 1, 1000, &l) < 0)
+		return -1;
+	st->repeat = (int)l;
+	return 0;
+}
+
+static int sysrqParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	(void)key;	/* key */
+	if (wantKind(y, v, YAML_SCALAR_NODE, "key") < 0)
+		return -1;
+	if (strlen(scalar(y, v)) != 1 || !g_ascii_isalnum(*scalar(y, v))) {
+		mhlError("%s:%d:%d: sysrq key: expected one letter or digit (see the kernel's sysrq.rst), not '%s'",
+			 AT(y, v), scalar(y, v));
+		return -1;
+	}
+	st->key = *scalar(y, v);
+	return 0;
+}
+
+static int waitParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "seconds"))
+		return getSeconds(y, v, "seconds", &st->seconds);
+	/* until */
+	if (wantKind(y, v, YAML_SCALAR_NODE, "until") < 0)
+		return -1;
+	if ((st->until = oneOf(scalar(y, v), untilNames)) <= 0) {
+		mhlError("%s:%d:%d: until: expected converged, not '%s'", AT(y, v), scalar(y, v));
+		return -1;
+	}
+	return 0;
+}
+
+/* What the steps before the one being validated did. */
+typedef struct {
+	const mhlScenario *s;
+	GHashTable *held;	/* ids of the workloads started and not released */
+	bool pinned, resized;
+} mhlStepsSoFar;
+
+/*
+ * The validate function of a kind: check @st against the scenario and the
+ * steps before it, then note what it does.
+ */
+static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (st->node < sf->s->nnodes)
+		return 0;
+	mhlError("%s:%d: step '%s' names node %d, but the guest has %d node(s)",
+		 sf->s->path, st->line, mhlStepTypeNames[st->type], st->node, sf->s->nnodes);
+	return -1;
+}
+
+static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const char *path = sf->s->path;
+
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	if (g_hash_table_contains(sf->held, st->id)) {
+		mhlError("%s:%d: workload '%s' is already started", path, st->line, st->id);
+		return -1;
+	}
+	if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
+		mhlError("%s:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
+			 path, st->line, st->workload);
+		return -1;
+	}
+	if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
+			     st->size % (2 << 20))) {
+		mhlError("%s:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
+			 path, st->line);
+		return -1;
+	}
+	g_hash_table_add(sf->held, st->id);
+	sf->pinned = true;
+	return 0;
+}
+
+static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const mhlNode *n;
+
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	n = &sf->s->nodes[st->node];
+	if (!n->vmem_size) {
+		mhlError("%s:%d: resize: node %d has no virtio_mem device", sf->s->path, st->line,
+			 st->node);
+		return -1;
+	}
+	if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
+		mhlError("%s:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
+			 sf->s->path, st->line, st->requested, n->vmem_block, n->vmem_size);
+		return -1;
+	}
+	sf->resized = true;
+	return 0;
+}
+
+/* check, io: a workload that is started. */
+static int heldValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (g_hash_table_contains(sf->held, st->id))
+		return 0;
+	mhlError("%s:%d: step '%s' refers to workload '%s', which was never started (or was released)",
+		 sf->s->path, st->line, mhlStepTypeNames[st->type], st->id);
+	return -1;
+}
+
+static int releaseValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (heldValidate(sf, st) < 0)
+		return -1;
+	g_hash_table_remove(sf->held, st->id);
+	return 0;
+}
+
+static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (st->unplug && !sf->resized) {
+		mhlError("%s:%d: expect: 'unplug' needs a resize step before it", sf->s->path, st->line);
+		return -1;
+	}
+	if ((st->movable_after_pin != MHL_UNSET || st->ncensus) && !sf->pinned) {
+		mhlError("%s:%d: expect: '%s' needs a pin step before it", sf->s->path, st->line,
+			 st->ncensus ? (st->census_after[0] ? "census_after" : "census_before") :
+			 "movable_after_pin");
+		return -1;
+	}
+	return 0;
+}
+
+typedef struct {
+	const char *name;		/* as in mhlStepTypeNames */
+	const char *const *need;	/* the keys it must have */
+	const char *const *take;	/* the others it may have */
+	int (*parse)(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st);
+	int (*validate)(mhlStepsSoFar *sf, mhlStep *st);	/* NULL: nothing to check */
+} mhlStepKind;
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NO_KEYS ((const char *const[]){ NULL })
+
+static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
+	[MHL_STEP_PIN] = { "pin", KEYS("id", "size"),
+			   KEYS("workload", "node", "backing", "touch", "fails_with", "measure", "split"),
+			   pinParse, pinValidate },
+	[MHL_STEP_RESIZE] = { "resize", KEYS("node", "requested"), KEYS("deadline", "measure"),
+			      resizeParse, resizeValidate },
+	[MHL_STEP_CHECK] = { "check", KEYS("id"), NO_KEYS, heldParse, heldValidate },
+	[MHL_STEP_RELEASE] = { "release", KEYS("id"), NO_KEYS, heldParse, releaseValidate },
+	[MHL_STEP_SNAPSHOT] = { "snapshot", NO_KEYS, NO_KEYS, NULL, NULL },
+	[MHL_STEP_EXPECT] = { "expect", NO_KEYS,
+			      KEYS("policy", "kernel", "unplug", "movable_after_pin", "vmstat",
+				   "census_before", "census_after", "pins_failed", "integrity",
+				   "console_clean"),
+			      expectParse, expectValidate },
+	[MHL_STEP_BENCH] = { "bench", KEYS("size"), KEYS("node", "repeat", "fresh"),
+			     benchParse, nodeValidate },
+	[MHL_STEP_SYSRQ] = { "sysrq", KEYS("key"), NO_KEYS, sysrqParse, NULL },
+	[MHL_STEP_WAIT] = { "wait", KEYS("seconds"), KEYS("until"), waitParse, NULL },
+	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
 };
+
+/*
+ * Every key of the rows above, once, in the order the "known:" list of an
+ * unknown key and the "needs"/"takes no" checks go: a new key goes last.
+ */
+static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
+					"deadline", "policy", "unplug", "movable_after_pin",
+					"repeat", "fresh", "key", "seconds", "backing", "touch",
+					"fails_with", "vmstat", "until", "pins_failed", "integrity",
+					"console_clean", "measure", "split", "kernel",
+					"census_before", "census_after", NULL };
+G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= 32);	/* a bit each in mhlStepParse.seen */
+
+static bool stepKindTakes(const mhlStepKind *kind, const char *key)
+{
+	return oneOf(key, kind->need) >= 0 || oneOf(key, kind->take) >= 0;
+}
+
+/* The kind that reads @key in a step of @kind: @kind, else the first that takes it. */
+static const mhlStepKind *stepKeyReader(const mhlStepKind *kind, const char *key)
+{
+	int t;
+
+	if (stepKindTakes(kind, key))
+		return kind;
+	for (t = 0; t < MHL_STEP_LAST; t++)
+		if (stepKindTakes(&stepKinds[t], key))
+			return &stepKinds[t];
+	return NULL;
+}
+
+typedef struct {
+	mhlStep *st;
+	const mhlStepKind *kind;
+	unsigned int seen;	/* bit per stepKeys[] */
+} mhlStepParse;
+
+/*
+ * One key of a step. A key another kind takes is read too, by that kind, so
+ * that a bad value is reported as such before "takes no" (stepKeysCheck).
+ */
+static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlStepParse *sp = opaque;
+	const mhlStepKind *reader = stepKeyReader(sp->kind, stepKeys[key]);
+
+	sp->seen |= 1u << key;
+	/* A key no kind takes is left to stepKeysCheck: "takes no". */
+	return reader ? reader->parse(y, stepKeys[key], v, sp->st) : 0;
+}
+
+/* After all keys are read: none missing that the kind needs, none it does not take. */
+static int stepKeysCheck(mhlYaml *y, yaml_node_t *k, const mhlStepParse *sp)
+{
+	int i;
+
+	for (i = 0; stepKeys[i]; i++) {
+		bool seen = sp->seen & (1u << i);
+
+		if (!seen && oneOf(stepKeys[i], sp->kind->need) >= 0) {
+			mhlError("%s:%d:%d: step '%s' needs '%s'", AT(y, k), sp->kind->name, stepKeys[i]);
+			return -1;
+		}
+		if (seen && !stepKindTakes(sp->kind, stepKeys[i])) {
+			mhlError("%s:%d:%d: step '%s' takes no '%s'", AT(y, k), sp->kind->name,
+				 stepKeys[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "pin, resize, ...": the kinds, for messages. */
+static char *stepKindNames(void)
+{
+	const char *names[MHL_STEP_LAST + 1] = { NULL };
+	int t;
+
+	for (t = 0; t < MHL_STEP_LAST; t++)
+		names[t] = stepKinds[t].name;
+	return g_strjoinv(", ", (char **)names);
+}
+
+/* The defaults of every step, whatever its kind. */
+static void stepInit(mhlStep *st, mhlStepType type, int line)
+{
+	memset(st, 0, sizeof(*st));
+	st->type = type;
+	st->line = line;
+	st->node = 1;
+	st->deadline = 60;
+	st->movable_after_pin = MHL_UNSET;
+	st->repeat = 10;
+	st->pins_failed = MHL_UNSET;
+	snprintf(st->workload, sizeof(st->workload), "gup");
+	snprintf(st->backing, sizeof(st->backing), "anon");
+	snprintf(st->touch, sizeof(st->touch), "before");
+}
 
 static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 {
-	mhlStep *st = &s->steps[s->nsteps];
-	mhlStepParse sp = { .st = st };
+	mhlStepParse sp = { .st = &s->steps[s->nsteps] };
+	g_autofree char *known = NULL;
 	yaml_node_pair_t *p;
 	yaml_node_t *k, *v;
-	int t, i;
+	int t;
 
 	if (wantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
 		return -1;
 	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
-		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (pin, resize, check, release, snapshot, expect, bench, sysrq, wait, io)",
-			 AT(y, item));
+		known = stepKindNames();
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (%s)", AT(y, item),
+			 known);
 		return -1;
 	}
 	if (s->nsteps >= MHL_MAX_STEPS) {
@@ -549,38 +820,21 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	k = yaml_document_get_node(y->doc, p->key);
 	v = yaml_document_get_node(y->doc, p->value);
 	for (t = 0; t < MHL_STEP_LAST; t++)
-		if (!strcmp(scalar(y, k), mhlStepTypeNames[t]))
+		if (!strcmp(scalar(y, k), stepKinds[t].name))
 			break;
 	if (t == MHL_STEP_LAST) {
-		mhlError("%s:%d:%d: unknown step '%s' (known: pin, resize, check, release, snapshot, expect, bench, sysrq, wait, io)",
-			 AT(y, k), scalar(y, k));
+		known = stepKindNames();
+		mhlError("%s:%d:%d: unknown step '%s' (known: %s)", AT(y, k), scalar(y, k), known);
 		return -1;
 	}
-	memset(st, 0, sizeof(*st));
-	st->type = t;
-	st->line = (int)k->start_mark.line + 1;
-	st->node = 1;
-	st->deadline = 60;
-	st->movable_after_pin = MHL_UNSET;
-	st->repeat = 10;
-	st->pins_failed = MHL_UNSET;
-	snprintf(st->workload, sizeof(st->workload), "gup");
-	snprintf(st->backing, sizeof(st->backing), "anon");
-	snprintf(st->touch, sizeof(st->touch), "before");
+	sp.kind = &stepKinds[t];
+	stepInit(sp.st, t, (int)k->start_mark.line + 1);
 	/* "- snapshot:" with no value is an empty scalar. */
 	if (!(v->type == YAML_SCALAR_NODE && !*scalar(y, v)) &&
-	    forPairs(y, v, mhlStepTypeNames[t], stepKeys, stepPair, &sp) < 0)
+	    forPairs(y, v, sp.kind->name, stepKeys, stepPair, &sp) < 0)
 		return -1;
-	for (i = 0; stepKeys[i]; i++) {
-		if ((stepRules[t].need & (1u << i)) && !(sp.seen & (1u << i))) {
-			mhlError("%s:%d:%d: step '%s' needs '%s'", AT(y, k), scalar(y, k), stepKeys[i]);
-			return -1;
-		}
-		if ((sp.seen & (1u << i)) && !(stepRules[t].allow & (1u << i))) {
-			mhlError("%s:%d:%d: step '%s' takes no '%s'", AT(y, k), scalar(y, k), stepKeys[i]);
-			return -1;
-		}
-	}
+	if (stepKeysCheck(y, k, &sp) < 0)
+		return -1;
 	s->nsteps++;
 	return 0;
 }
@@ -715,11 +969,11 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	}
 }
 
-/* Cross-step checks: nodes exist, ids refer to started workloads. */
+/* Cross-step checks, each kind's own (stepKinds[]): nodes exist, ids refer to started workloads. */
 static int validate(mhlScenario *s)
 {
 	g_autoptr(GHashTable) held = g_hash_table_new(g_str_hash, g_str_equal);
-	bool pinned = false, resized = false;
+	mhlStepsSoFar sf = { .s = s, .held = held };
 	int i;
 
 	if (s->nnodes < 1) {
@@ -729,76 +983,8 @@ static int validate(mhlScenario *s)
 	for (i = 0; i < s->nsteps; i++) {
 		mhlStep *st = &s->steps[i];
 
-		if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_RESIZE ||
-		     st->type == MHL_STEP_BENCH) &&
-		    st->node >= s->nnodes) {
-			mhlError("%s:%d: step '%s' names node %d, but the guest has %d node(s)",
-				 s->path, st->line, mhlStepTypeNames[st->type], st->node, s->nnodes);
+		if (stepKinds[st->type].validate && stepKinds[st->type].validate(&sf, st) < 0)
 			return -1;
-		}
-		switch (st->type) {
-		case MHL_STEP_PIN:
-			if (g_hash_table_contains(held, st->id)) {
-				mhlError("%s:%d: workload '%s' is already started", s->path, st->line, st->id);
-				return -1;
-			}
-			if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
-				mhlError("%s:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
-					 s->path, st->line, st->workload);
-				return -1;
-			}
-			if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
-					     st->size % (2 << 20))) {
-				mhlError("%s:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
-					 s->path, st->line);
-				return -1;
-			}
-			g_hash_table_add(held, st->id);
-			pinned = true;
-			break;
-		case MHL_STEP_RESIZE: {
-			mhlNode *n = &s->nodes[st->node];
-
-			if (!n->vmem_size) {
-				mhlError("%s:%d: resize: node %d has no virtio_mem device", s->path,
-					 st->line, st->node);
-				return -1;
-			}
-			if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
-				mhlError("%s:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
-					 s->path, st->line, st->requested, n->vmem_block, n->vmem_size);
-				return -1;
-			}
-			resized = true;
-			break;
-		}
-		case MHL_STEP_EXPECT:
-			if (st->unplug && !resized) {
-				mhlError("%s:%d: expect: 'unplug' needs a resize step before it",
-					 s->path, st->line);
-				return -1;
-			}
-			if ((st->movable_after_pin != MHL_UNSET || st->ncensus) && !pinned) {
-				mhlError("%s:%d: expect: '%s' needs a pin step before it", s->path,
-					 st->line, st->ncensus ? (st->census_after[0] ? "census_after" : "census_before") :
-					 "movable_after_pin");
-				return -1;
-			}
-			break;
-		case MHL_STEP_CHECK:
-		case MHL_STEP_IO:
-		case MHL_STEP_RELEASE:
-			if (!g_hash_table_contains(held, st->id)) {
-				mhlError("%s:%d: step '%s' refers to workload '%s', which was never started (or was released)",
-					 s->path, st->line, mhlStepTypeNames[st->type], st->id);
-				return -1;
-			}
-			if (st->type == MHL_STEP_RELEASE)
-				g_hash_table_remove(held, st->id);
-			break;
-		default:
-			break;
-		}
 	}
 	return 0;
 }
