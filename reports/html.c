@@ -155,29 +155,34 @@ static double mib(gint64 bytes)
 	return bytes / 1048576.0;
 }
 
+static void gstringFree(gpointer s)
+{
+	g_string_free(s, TRUE);
+}
+
 /* ---- per-trial plots ---- */
 
-/* requested vs plugged over time for every virtio-mem node, step markers from steps[].t */
-static const char *plotTimeline(htmlPlots *p, json_object *rec)
+/* The timeline's last second: its own length, the latest event and the end of the latest step. */
+static double timelineEnd(json_object *rec, json_object *tl, json_object *steps)
 {
-	json_object *tl = mhlJ(rec, MHL_K_TIMELINE), *nodes = mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES)), *steps = mhlJ(rec, MHL_K_STEPS);
-	g_autoptr(GString) plot = g_string_new(NULL), sc = g_string_new(NULL);
-	g_autoptr(GHashTable) aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, MHL_K_TRIAL, ""));
 	double tend = mhlJDbl(rec, MHL_K_SECONDS, 0);
-	const char *name;
-	size_t i, j, nt = tl ? json_object_array_length(tl) : 0;
-	int series = 0;
+	size_t i;
 
-	if (!nt)
-		return NULL;
-	for (i = 0; i < nt; i++)
+	for (i = 0; i < json_object_array_length(tl); i++)
 		tend = MAX(tend, mhlJDbl(json_object_array_get_idx(tl, i), MHL_K_T, 0));
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 
 		tend = MAX(tend, mhlJDbl(s, MHL_K_T, 0) + mhlJDbl(s, MHL_K_SECONDS, 0));
 	}
+	return tend;
+}
+
+/* Axes, and a dashed marker with a label "N step" at each step's start. */
+static void timelineAxes(GString *sc, json_object *steps, double tend)
+{
+	size_t i;
+
 	g_string_append_printf(sc, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
 			       "set key below noenhanced\nset xrange [0:%.3f]\nset yrange [0:*]\n"
 			       "set offsets 0, 0, graph 0.12, 0\n", tend * 1.02);
@@ -193,40 +198,70 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 				       "set label %s at %.3f, graph 0.98 rotate by 90 right font ',8' tc rgb '#555555' noenhanced\n",
 				       t, t, ql, t + tend * 0.004);
 	}
-	for (j = 0; nodes && j < json_object_array_length(nodes); j++) {
-		json_object *n = json_object_array_get_idx(nodes, j);
-		gint64 last_req = mhlJInt(n, "virtio_mem_requested_bytes", -1), last_qmp = -1;
+}
 
-		if (mhlJInt(n, "virtio_mem_size_bytes", -1) < 0)
-			continue;
-		g_string_append_printf(sc, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
-		for (i = 0; i < nt; i++) {
-			json_object *e = json_object_array_get_idx(tl, i);
+/*
+ * The "t MiB" rows of node @node's timeline entries from @source, each its
+ * @key in MiB; returns the last entry's bytes, or @last when there is none.
+ */
+static gint64 timelinePoints(GString *sc, json_object *tl, const char *source, size_t node,
+			     const char *key, gint64 last)
+{
+	size_t i;
 
-			if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "request") && mhlJInt(e, MHL_K_NODE, -1) == (gint64)j) {
-				last_req = mhlJInt(e, MHL_K_REQUESTED_BYTES, 0);
-				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(last_req));
-			}
+	for (i = 0; i < json_object_array_length(tl); i++) {
+		json_object *e = json_object_array_get_idx(tl, i);
+
+		if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), source) && mhlJInt(e, MHL_K_NODE, -1) == (gint64)node) {
+			last = mhlJInt(e, key, 0);
+			g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(last));
 		}
-		g_string_append_printf(sc, "%.3f %.3f\nEOD\n$qmp%zu << EOD\n", tend, mib(MAX(last_req, 0)), j);
-		for (i = 0; i < nt; i++) {
-			json_object *e = json_object_array_get_idx(tl, i);
-
-			if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "qmp") && mhlJInt(e, MHL_K_NODE, -1) == (gint64)j) {
-				last_qmp = mhlJInt(e, MHL_K_SIZE_BYTES, 0);
-				g_string_append_printf(sc, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(last_qmp));
-			}
-		}
-		if (last_qmp >= 0)
-			g_string_append_printf(sc, "%.3f %.3f\n", tend, mib(last_qmp));
-		g_string_append(sc, "EOD\n");
-		g_string_append_printf(plot, "%s$req%zu using 1:2 with steps lw 2 lc rgb '#1565c0' title 'requested, node %zu'",
-				       series++ ? ", " : "", j, j);
-		if (last_qmp >= 0)
-			g_string_append_printf(plot, ", $qmp%zu using 1:2 with steps lw 2 lc rgb '#e65100' "
-					       "title 'plugged (QMP query-memory-devices), node %zu'", j, j);
 	}
-	for (i = 0; i < nt; i++) {
+	return last;
+}
+
+/*
+ * Node @j's requested size (from the domain's initial value and every
+ * request) and plugged size (QMP) as steps to @tend: datablocks $reqJ and
+ * $qmpJ into @sc, their plot clauses into @plot. Returns the series added.
+ */
+static int timelineNode(GString *sc, GString *plot, json_object *tl, json_object *n, size_t j,
+			double tend, int series)
+{
+	gint64 last_req = mhlJInt(n, "virtio_mem_requested_bytes", -1), last_qmp;
+
+	if (mhlJInt(n, "virtio_mem_size_bytes", -1) < 0)
+		return 0;
+	g_string_append_printf(sc, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
+	last_req = timelinePoints(sc, tl, "request", j, MHL_K_REQUESTED_BYTES, last_req);
+	g_string_append_printf(sc, "%.3f %.3f\nEOD\n$qmp%zu << EOD\n", tend, mib(MAX(last_req, 0)), j);
+	last_qmp = timelinePoints(sc, tl, "qmp", j, MHL_K_SIZE_BYTES, -1);
+	if (last_qmp >= 0)
+		g_string_append_printf(sc, "%.3f %.3f\n", tend, mib(last_qmp));
+	g_string_append(sc, "EOD\n");
+	g_string_append_printf(plot, "%s$req%zu using 1:2 with steps lw 2 lc rgb '#1565c0' title 'requested, node %zu'",
+			       series ? ", " : "", j, j);
+	if (last_qmp >= 0)
+		g_string_append_printf(plot, ", $qmp%zu using 1:2 with steps lw 2 lc rgb '#e65100' "
+				       "title 'plugged (QMP query-memory-devices), node %zu'", j, j);
+	return 1;
+}
+
+/*
+ * MEMORY_DEVICE_SIZE_CHANGE events as points, one series per device alias
+ * in alias order: datablocks $evN into @sc, clauses into @plot. Returns the
+ * series added.
+ */
+static int timelineEvents(GString *sc, GString *plot, json_object *tl, int series)
+{
+	g_autoptr(GHashTable) aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+							      gstringFree);
+	g_autoptr(GList) keys = NULL;
+	GList *k;
+	size_t i;
+	int a = 0;
+
+	for (i = 0; i < json_object_array_length(tl); i++) {
 		json_object *e = json_object_array_get_idx(tl, i);
 		const char *alias = mhlJStr(e, MHL_K_ALIAS, NULL);
 		GString *d;
@@ -239,24 +274,38 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 		}
 		g_string_append_printf(d, "%.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), mib(mhlJInt(e, MHL_K_SIZE_BYTES, 0)));
 	}
-	{
-		g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(aliases), (GCompareFunc)strcmp);
-		GList *k;
-		int a = 0;
+	keys = g_list_sort(g_hash_table_get_keys(aliases), (GCompareFunc)strcmp);
+	for (k = keys; k; k = k->next, a++) {
+		GString *d = g_hash_table_lookup(aliases, k->data);
+		g_autofree char *ql = g_strdup_printf("size-change event, %s", (char *)k->data);
+		g_autofree char *qt = gpStr(ql);
 
-		for (k = keys; k; k = k->next, a++) {
-			GString *d = g_hash_table_lookup(aliases, k->data);
-			g_autofree char *ql = g_strdup_printf("size-change event, %s", (char *)k->data);
-			g_autofree char *qt = gpStr(ql);
-
-			g_string_append_printf(sc, "$ev%d << EOD\n%sEOD\n", a, d->str);
-			g_string_append_printf(plot, "%s$ev%d using 1:2 with points pt 7 ps 0.8 lc rgb '#2e7d32' title %s",
-					       series++ ? ", " : "", a, qt);
-			g_string_free(d, TRUE);
-			g_hash_table_steal(aliases, k->data);
-			g_free(k->data);
-		}
+		g_string_append_printf(sc, "$ev%d << EOD\n%sEOD\n", a, d->str);
+		g_string_append_printf(plot, "%s$ev%d using 1:2 with points pt 7 ps 0.8 lc rgb '#2e7d32' title %s",
+				       series + a ? ", " : "", a, qt);
 	}
+	return a;
+}
+
+/* requested vs plugged over time for every virtio-mem node, step markers from steps[].t */
+static const char *plotTimeline(htmlPlots *p, json_object *rec)
+{
+	json_object *tl = mhlJ(rec, MHL_K_TIMELINE), *steps = mhlJ(rec, MHL_K_STEPS);
+	json_object *nodes = mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES));
+	g_autoptr(GString) plot = g_string_new(NULL), sc = g_string_new(NULL);
+	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, MHL_K_TRIAL, ""));
+	const char *name;
+	double tend;
+	size_t j;
+	int series = 0;
+
+	if (!tl || !json_object_array_length(tl))
+		return NULL;
+	tend = timelineEnd(rec, tl, steps);
+	timelineAxes(sc, steps, tend);
+	for (j = 0; nodes && j < json_object_array_length(nodes); j++)
+		series += timelineNode(sc, plot, tl, json_object_array_get_idx(nodes, j), j, tend, series);
+	series += timelineEvents(sc, plot, tl, series);
 	if (!series)	/* a timeline with no virtio-mem node and no event: nothing to draw */
 		return NULL;
 	name = plotBegin(p, title);
@@ -663,33 +712,31 @@ static int htmlRecordWrite(const char *outdir, guint idx, json_object *rec, char
 					JSON_C_TO_STRING_NOSLASHESCAPE), -1);
 }
 
-int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
+/* The lines of trials.jsonl that could not be read, in a warning box. */
+static void htmlBadLines(GString *out, const mhlRun *run)
 {
-	g_auto(htmlPlots) p = { g_string_new("set terminal svg size " G_STRINGIFY(PLOT_W) "," G_STRINGIFY(PLOT_H)
-					     " fixed enhanced font 'sans,10' background rgb 'white'\n"),
-				g_ptr_array_new_with_free_func(g_free), NULL };
-	g_autoptr(GString) out = g_string_new(NULL);
+	guint i;
+
+	if (!run->bad->len)
+		return;
+	g_string_append_printf(out, "<div class=warn><b>%u line(s) of trials.jsonl could not be read</b> "
+			       "(the other records are reported):<ul>\n", run->bad->len);
+	for (i = 0; i < run->bad->len; i++) {
+		mhlRunBad *b = run->bad->pdata[i];
+		htmlf(out, "<li>%s:%d: %s</li>\n", run->records, b->line, b->why);
+	}
+	g_string_append(out, "</ul></div>\n");
+}
+
+/* <head> with the CSS, the title and the headline: the verdicts counted, links to the other formats. */
+static void htmlHead(GString *out, const mhlRun *run)
+{
 	g_autofree char *name = g_path_get_basename(run->dir);
-	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);
-	g_autofree const char **cen = g_new0(const char *, run->trials->len + 1);
-	const char *matrix, *capacity = NULL;
-	g_autoptr(GPtrArray) cap = mhlCapacityPoints(run);
 	int counts[MHL_VERDICT_LAST + 1] = { 0 };
 	guint i;
 
-	matrix = plotMatrix(&p, run);
-	if (cap->len) {
-		capacity = plotBegin(&p, "capacity frontier: unplugged vs pinned fraction, a line per group");
-		mhlCapacityGnuplot(cap, p.script);
-	}
-	for (i = 0; i < run->trials->len; i++) {
-		tl[i] = plotTimeline(&p, run->trials->pdata[i]);
-		cen[i] = plotCensus(&p, run->trials->pdata[i]);
+	for (i = 0; i < run->trials->len; i++)
 		counts[mhlVerdictOf(run->trials->pdata[i])]++;
-	}
-	if (plotsRender(&p, outdir) < 0)
-		return -1;
-
 	htmlf(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab report: %s</title>\n",
 	      name);
 	g_string_append_printf(out, "<style>%s</style>\n</head>\n<body>\n", css);
@@ -700,15 +747,125 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
 			"<a href='junit.xml'>junit.xml</a>, <a href='results.ktap'>results.ktap</a>, "
 			"<a href='kcidb.json'>kcidb.json</a>.</p>\n");
-	if (run->bad->len) {
-		g_string_append_printf(out, "<div class=warn><b>%u line(s) of trials.jsonl could not be read</b> "
-				       "(the other records are reported):<ul>\n", run->bad->len);
-		for (i = 0; i < run->bad->len; i++) {
-			mhlRunBad *b = run->bad->pdata[i];
-			htmlf(out, "<li>%s:%d: %s</li>\n", run->records, b->line, b->why);
-		}
-		g_string_append(out, "</ul></div>\n");
+	htmlBadLines(out, run);
+}
+
+/* The capacity frontier: one sentence per group of points (consecutive in @cap), then its plot. */
+static void htmlCapacity(GString *out, htmlPlots *p, GPtrArray *cap, const char *plot)
+{
+	guint from, to;
+
+	g_string_append(out, "<h2 id=capacity>Capacity frontier</h2>\n<ul class=capacity>\n");
+	for (from = 0; from < cap->len; from = to) {
+		g_autofree char *sentence = NULL;
+
+		for (to = from; to < cap->len && !strcmp(((mhlCapacityPoint *)cap->pdata[to])->group,
+							  ((mhlCapacityPoint *)cap->pdata[from])->group); to++)
+			;
+		sentence = mhlCapacitySentence(cap, from, to);
+		htmlf(out, "<li>%s</li>\n", sentence);
 	}
+	g_string_append(out, "</ul>\n");
+	plotInline(out, p, plot, "capacity frontier: unplugged vs pinned fraction");
+}
+
+/* A trial's heading and first paragraph: reason, outcome, kernel identity, record and log links. */
+static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_object *rec, const char *href)
+{
+	g_autofree char *log = mhlTrialConsolePath(run, rec), *outcome = mhlTrialOutcome(rec);
+
+	htmlf(out, "<section class=trial id=t%u>\n<h3>%s: <span class=%s>%s</span></h3>\n<p>", idx,
+	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
+	if (mhlJStr(rec, MHL_K_REASON, NULL))
+		htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
+	htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n<a href='%s'>raw record</a>", outcome,
+	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
+	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"),
+	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"), href);
+	if (log) {
+		g_autofree char *lh = htmlHref(run, log);
+
+		htmlf(out, " · <a href='%s'>serial console log</a>", lh);
+	} else {
+		htmlf(out, " · serial console log not found (%s)", mhlJStr(rec, MHL_K_CONSOLE_LOG, "not recorded"));
+	}
+	g_string_append(out, "</p>\n");
+}
+
+/* The console findings of a trial with the serial log around each, or a note that there are none. */
+static void htmlFindings(GString *out, const mhlRun *run, json_object *rec)
+{
+	json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
+	g_autofree char *excerpt = NULL;
+	size_t k;
+
+	if (!f || !json_object_array_length(f)) {
+		g_string_append(out, "<p class=note>Console: no WARNING, BUG, Oops or panic lines.</p>\n");
+		return;
+	}
+	g_string_append_printf(out, "<h4>Console findings (%zu)</h4>\n<ul>\n", json_object_array_length(f));
+	for (k = 0; k < json_object_array_length(f); k++) {
+		json_object *e = json_object_array_get_idx(f, k);
+
+		htmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, MHL_K_LINE, 0),
+		      mhlJStr(e, MHL_K_KIND, "?"), mhlJStr(e, MHL_K_TEXT, ""));
+	}
+	excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
+	htmlf(out, "</ul>\n<pre>%s</pre>\n", excerpt ? excerpt : "");
+}
+
+/*
+ * Trial @idx (from 1): its raw record written to records/, then its section
+ * with the timeline and census plots @tl and @cen (NULL when not drawn).
+ */
+static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *outdir, guint idx,
+		     const char *tl, const char *cen)
+{
+	json_object *rec = run->trials->pdata[idx - 1];
+	g_autofree char *href = NULL;
+
+	if (htmlRecordWrite(outdir, idx, rec, &href) < 0)
+		return -1;
+	htmlTrialHeader(out, run, idx, rec, href);
+	if (tl)
+		plotInline(out, p, tl, "virtio-mem requested and plugged size over time");
+	else
+		g_string_append(out, "<p class=note>No plugged-size timeline: the trial ended before the first size report.</p>\n");
+	if (cen)
+		plotInline(out, p, cen, "census of the pinned buffer before and after the pin");
+	htmlPins(out, rec);
+	htmlSteps(out, rec);
+	htmlFindings(out, run, rec);
+	g_string_append(out, "</section>\n");
+	return 0;
+}
+
+int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
+{
+	g_auto(htmlPlots) p = { g_string_new("set terminal svg size " G_STRINGIFY(PLOT_W) "," G_STRINGIFY(PLOT_H)
+					     " fixed enhanced font 'sans,10' background rgb 'white'\n"),
+				g_ptr_array_new_with_free_func(g_free), NULL };
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);
+	g_autofree const char **cen = g_new0(const char *, run->trials->len + 1);
+	const char *matrix, *capacity = NULL;
+	g_autoptr(GPtrArray) cap = mhlCapacityPoints(run);
+	guint i;
+
+	/* every plot first, into one gnuplot script run once */
+	matrix = plotMatrix(&p, run);
+	if (cap->len) {
+		capacity = plotBegin(&p, "capacity frontier: unplugged vs pinned fraction, a line per group");
+		mhlCapacityGnuplot(cap, p.script);
+	}
+	for (i = 0; i < run->trials->len; i++) {
+		tl[i] = plotTimeline(&p, run->trials->pdata[i]);
+		cen[i] = plotCensus(&p, run->trials->pdata[i]);
+	}
+	if (plotsRender(&p, outdir) < 0)
+		return -1;
+
+	htmlHead(out, run);
 	htmlSummary(out, run);
 	if (opts->compare)
 		htmlCompare(out, run, opts->compare);
@@ -716,68 +873,11 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 		g_string_append(out, "<h2 id=matrix>Unplug outcome across the parameters</h2>\n");
 		plotInline(out, &p, matrix, "unplug outcome across the parameters");
 	}
-	if (capacity) {
-		guint from, to;
-
-		g_string_append(out, "<h2 id=capacity>Capacity frontier</h2>\n<ul class=capacity>\n");
-		for (from = 0; from < cap->len; from = to) {
-			g_autofree char *sentence = NULL;
-
-			for (to = from; to < cap->len && !strcmp(((mhlCapacityPoint *)cap->pdata[to])->group,
-							      ((mhlCapacityPoint *)cap->pdata[from])->group); to++)
-				;
-			sentence = mhlCapacitySentence(cap, from, to);
-			htmlf(out, "<li>%s</li>\n", sentence);
-		}
-		g_string_append(out, "</ul>\n");
-		plotInline(out, &p, capacity, "capacity frontier: unplugged vs pinned fraction");
-	}
-	for (i = 0; i < run->trials->len; i++) {
-		json_object *rec = run->trials->pdata[i];
-		g_autofree char *href = NULL, *log = mhlTrialConsolePath(run, rec), *outcome = mhlTrialOutcome(rec);
-		g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
-		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
-		size_t k;
-
-		if (htmlRecordWrite(outdir, i + 1, rec, &href) < 0)
+	if (capacity)
+		htmlCapacity(out, &p, cap, capacity);
+	for (i = 0; i < run->trials->len; i++)
+		if (htmlTrial(out, &p, run, outdir, i + 1, tl[i], cen[i]) < 0)
 			return -1;
-		htmlf(out, "<section class=trial id=t%u>\n<h3>%s: <span class=%s>%s</span></h3>\n<p>", i + 1,
-		      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
-		if (mhlJStr(rec, MHL_K_REASON, NULL))
-			htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
-		htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n<a href='%s'>raw record</a>", outcome,
-		      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
-		      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"), mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"), href);
-		if (log) {
-			g_autofree char *lh = htmlHref(run, log);
-
-			htmlf(out, " · <a href='%s'>serial console log</a>", lh);
-		} else {
-			htmlf(out, " · serial console log not found (%s)", mhlJStr(rec, MHL_K_CONSOLE_LOG, "not recorded"));
-		}
-		g_string_append(out, "</p>\n");
-		if (tl[i])
-			plotInline(out, &p, tl[i], "virtio-mem requested and plugged size over time");
-		else
-			g_string_append(out, "<p class=note>No plugged-size timeline: the trial ended before the first size report.</p>\n");
-		if (cen[i])
-			plotInline(out, &p, cen[i], "census of the pinned buffer before and after the pin");
-		htmlPins(out, rec);
-		htmlSteps(out, rec);
-		if (f && json_object_array_length(f)) {
-			g_string_append_printf(out, "<h4>Console findings (%zu)</h4>\n<ul>\n", json_object_array_length(f));
-			for (k = 0; k < json_object_array_length(f); k++) {
-				json_object *e = json_object_array_get_idx(f, k);
-
-				htmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, MHL_K_LINE, 0),
-				      mhlJStr(e, MHL_K_KIND, "?"), mhlJStr(e, MHL_K_TEXT, ""));
-			}
-			htmlf(out, "</ul>\n<pre>%s</pre>\n", excerpt ? excerpt : "");
-		} else {
-			g_string_append(out, "<p class=note>Console: no WARNING, BUG, Oops or panic lines.</p>\n");
-		}
-		g_string_append(out, "</section>\n");
-	}
 	g_string_append(out, "</body>\n</html>\n");
 	return mhlReportFileWrite(outdir, mhlReportFormatFiles[MHL_REPORT_HTML], out->str, out->len);
 }
