@@ -75,11 +75,13 @@ $(B)/initramfs.cpio.gz: $(B)/memhp-pin workloads/init workloads/mkinitramfs.sh
 demo: deps kernel image orchestrator
 	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo
 
-# Unit tests link the orchestrator's parsers; no guest needed.
-$(B)/unit-tests: tests/unit.c tests/tap.h $(ORCH_LIB) workloads/census.c $(ORCH_HDR) | $(B)
+# Unit tests link the orchestrator's parsers; no guest needed. One file per
+# module under test in tests/unit/ (main.c the runner, unit.h the case tables).
+UNIT_SRC := $(wildcard tests/unit/*.c)
+$(B)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(ORCH_LIB) workloads/census.c $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
-	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads $$(pkg-config --cflags $(PKGS)) \
-		-o $@ tests/unit.c $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread
+	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) \
+		-o $@ $(UNIT_SRC) $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread
 
 unit-tests: $(B)/unit-tests
 

@@ -12,7 +12,10 @@ static inline void tapPlan(int n)
 	printf("KTAP version 1\n1..%d\n", n);
 }
 
-/* One check: "ok N desc" or "not ok N desc" with the file:line that judged it. */
+/*
+ * One check: "ok N desc" or "not ok N desc", then the file:line that judged
+ * it (none when @file is NULL: the caller printed its own diagnostics).
+ */
 #define tapOk(cond, ...) tapResult(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 static inline __attribute__((format(printf, 4, 5)))
 int tapResult(int ok, const char *file, int line, const char *fmt, ...)
@@ -24,7 +27,7 @@ int tapResult(int ok, const char *file, int line, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
-	if (!ok)
+	if (!ok && file)
 		printf("# failed at %s:%d\n", file, line);
 	ok ? tapPass++ : tapFail++;
 	return ok;

@@ -1,0 +1,127 @@
+/*
+ * tests/unit/domain.c - the libvirt domain XML (orchestrator/guest/domain.h):
+ * the virtio-mem update XML of a resize, a device's alias, and the domain
+ * built from domains/numa-virtio-mem.xml for a scenario.
+ */
+#include <glib.h>
+#include <libxml/parser.h>
+
+#include <string.h>
+
+#include "guest/domain.h"
+#include "scenario/scenario.h"
+#include "unit.h"
+#include "util.h"
+
+static const char liveXML[] =
+	"<domain type='qemu'><name>t</name><devices>"
+	"<memory model='virtio-mem'><target><size unit='KiB'>1048576</size><node>1</node>"
+	"<block unit='KiB'>2048</block><requested unit='KiB'>1048576</requested>"
+	"<current unit='KiB'>1048576</current></target><alias name='virtiomem0'/></memory>"
+	"</devices></domain>";
+
+static bool resizeRequested(void)
+{
+	g_autofree char *dev = mhlVirtioMemUpdateXML(liveXML, 1, 0);
+
+	return unitExpect(dev && strstr(dev, "<requested unit=\"KiB\">0</requested>") && !strstr(dev, "<current"));
+}
+
+static bool resizeKeepsNode(void)
+{
+	g_autofree char *dev = mhlVirtioMemUpdateXML(liveXML, 1, 0);
+
+	return unitExpect(dev && strstr(dev, "<node>1</node>") && strstr(dev, "virtiomem0"));
+}
+
+static bool alias(void)
+{
+	g_autofree char *alias = mhlVirtioMemAlias(liveXML, 1);
+
+	return unitExpect(alias && !strcmp(alias, "virtiomem0"));
+}
+
+static bool resizeNoDevice(void)
+{
+	g_autofree char *none = mhlVirtioMemUpdateXML(liveXML, 0, 0);
+
+	return unitExpect(!none && strstr(mhlErrorLast(), "0 virtio-mem devices on node 0"));
+}
+
+static bool resizeTwoDevices(void)
+{
+	g_autofree char *two = g_strdup_printf("%.*s%s", (int)(strstr(liveXML, "</devices>") - liveXML),
+					       liveXML, strstr(liveXML, "<memory"));
+	g_autofree char *twice = mhlVirtioMemUpdateXML(two, 1, 0);
+
+	return unitExpect(!twice && strstr(mhlErrorLast(), "2 virtio-mem devices"));
+}
+
+static bool resizeBrokenXML(void)
+{
+	g_autofree char *bad = mhlVirtioMemUpdateXML("<domain", 1, 0);
+
+	return unitExpect(!bad && strstr(mhlErrorLast(), "cannot parse"));
+}
+
+/* The domain XML of @scenario from the shipped template, for a TCG guest; NULL on failure. */
+static char *domainXML(const char *scenario)
+{
+	g_autofree char *tmpl = mhlFileRead("domains/numa-virtio-mem.xml", NULL);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(scenario);
+	mhlDomainParams p = { "n", "tcg", "/k", "/i", "/c.log", "/usr/bin/qemu-system-x86_64" };
+
+	if (!tmpl || !s) {
+		unitDiag("cannot load the template or %s: %s", scenario, mhlErrorLast());
+		return NULL;
+	}
+	return mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", s, &p);
+}
+
+static bool demoNode1(void)
+{
+	g_autofree char *xml = domainXML("scenarios/demo.yaml");
+
+	return unitExpect(xml && strstr(xml, "<cell id='1' cpus='1' memory='131072' unit='KiB'/>") &&
+			  strstr(xml, "<requested unit='KiB'>1048576</requested>") &&
+			  strstr(xml, "memhp_default_state=online_movable") && strstr(xml, "type='qemu'"));
+}
+
+static bool demoNoDevices(void)
+{
+	g_autofree char *xml = domainXML("scenarios/demo.yaml");
+
+	return unitExpect(xml && !strstr(xml, "<iommu") && !strstr(xml, "<qemu:commandline") &&
+			  !strstr(xml, "intel_iommu"));
+}
+
+static bool vfioDevices(void)
+{
+	g_autofree char *xml = domainXML("scenarios/pin-vfio.yaml");
+	xmlDocPtr doc = xml ? xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL,
+					    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING) : NULL;
+	bool ok = doc && strstr(xml, "<iommu model='intel'>") && strstr(xml, "intremap='on'") &&
+		  strstr(xml, "<ioapic driver='qemu'/>") && strstr(xml, "intel_iommu=on") &&
+		  strstr(xml, "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'") &&
+		  strstr(xml, "<qemu:arg value='{\"driver\":\"edu\"");
+
+	xmlFreeDoc(doc);
+	return unitExpect(ok);
+}
+
+static const unitCase cases[] = {
+	{ "resize XML: requested set to 0 KiB, <current> dropped", resizeRequested },
+	{ "resize XML: keeps node and alias so libvirt finds the device", resizeKeepsNode },
+	{ "alias of node 1's virtio-mem is virtiomem0", alias },
+	{ "resize XML: no device on the node is an error saying so", resizeNoDevice },
+	{ "resize XML: two matches is an error", resizeTwoDevices },
+	{ "resize XML: broken XML is an error", resizeBrokenXML },
+	{ "domain XML of the demo: node 1 cell, virtio-mem requested, online_movable, TCG", demoNode1 },
+	{ "domain XML of the demo: no vIOMMU, no edu", demoNoDevices },
+	{ "domain XML with devices {iommu, edu}: well-formed, intel vIOMMU + split I/O APIC + "
+	  "intel_iommu=on, edu as a JSON -device", vfioDevices },
+};
+
+static const unitTable tables[] = { UNIT_CASES(cases) };
+
+const unitModule unitDomain = UNIT_MODULE("domain", NULL, NULL, tables);

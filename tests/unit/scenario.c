@@ -1,0 +1,237 @@
+/*
+ * tests/unit/scenario.c - scenario files (orchestrator/scenario/scenario.h):
+ * every validation error names file:line:column and what is wrong; the
+ * shipped scenarios load; matrices expand into trials.
+ */
+#include <glib.h>
+
+#include <string.h>
+
+#include "scenario/scenario.h"
+#include "unit.h"
+#include "util.h"
+
+/* A scenario that must be refused, and a part of the message that says why. */
+static const struct scenarioError {
+	const char *desc, *yaml, *want;
+} errors[] = {
+	{ "unknown key", "name: x\nnodez: []\n", "2:1: unknown key 'nodez'" },
+	{ "wrong type", "nodes: 3\n", "1:8: nodes must be a list" },
+	{ "negative size", "nodes:\n  - memory: -1G\n", "2:13: node memory: '-1G' is not a size" },
+	{ "unparsable size", "nodes:\n  - memory: lots\n", "'lots' is not a size" },
+	{ "not a block multiple",
+	  "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 3M}\n",
+	  "3:17: virtio_mem: size" },
+	{ "requested > size",
+	  "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 2G}\n",
+	  "at most size" },
+	{ "node that does not exist",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n",
+	  ":4: step 'pin' names node 2, but the guest has 1 node(s)" },
+	{ "workload never started",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n",
+	  ":4: step 'release' refers to workload 'ghost', which was never started" },
+	{ "unknown step", "nodes:\n  - memory: 1G\nsteps:\n  - dance: {}\n", "4:5: unknown step 'dance'" },
+	{ "missing key", "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a}\n", "step 'pin' needs 'size'" },
+	{ "YAML syntax", "nodes: [\n", "YAML syntax error" },
+	{ "unknown kernel", "kernel: '5.4'\nnodes:\n  - memory: 1G\n", "unknown kernel '5.4'" },
+	{ "prebuilt kernel without config", "kernel: {bzimage: /b}\nnodes:\n  - memory: 1G\n",
+	  "1:9: a prebuilt kernel needs both 'bzimage' and 'config'" },
+	{ "unknown pin_policy", "pin_policy: sometimes\nnodes:\n  - memory: 1G\n",
+	  "1:13: unknown pin_policy 'sometimes'" },
+	{ "expect: unknown unplug value",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {unplug: maybe}\n",
+	  "4:22: unplug: expected reached or short, not 'maybe'" },
+	{ "expect: unplug before any resize",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {unplug: short}\n",
+	  ":4: expect: 'unplug' needs a resize step before it" },
+	{ "expect: movable_after_pin not a number",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {movable_after_pin: some}\n",
+	  "movable_after_pin (pages, or all): 'some' is not an integer" },
+	{ "matrix: axis is not a list",
+	  "matrix: {size: 1M}\nnodes:\n  - memory: 1G\n", "1:16: a matrix axis must be a list" },
+	{ "matrix: unknown axis in a substitution",
+	  "matrix: {size: [1M]}\nnodes:\n  - memory: ${mem}\n", "3:13: '${mem}' is not a matrix axis" },
+	{ "substitution without a matrix",
+	  "nodes:\n  - memory: ${mem}\n", "(the scenario has no matrix)" },
+	{ "matrix: exclude names an unknown axis",
+	  "matrix: {size: [1M], exclude: [{sise: 1M}]}\nnodes:\n  - memory: 1G\n",
+	  "1:33: exclude names 'sise', which is not a matrix axis" },
+	{ "matrix: everything excluded",
+	  "matrix: {size: [1M], exclude: [{size: 1M}]}\nnodes:\n  - memory: 1G\n",
+	  "the matrix's exclude rules leave no trial" },
+	{ "matrix: a substituted value is still checked",
+	  "matrix: {size: [1M, lots]}\nnodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: \"${size}\", node: 0}\n",
+	  "5:24: size: 'lots' is not a size" },
+	{ "expect: vmstat change not a number",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {vmstat: {pgfault: lots}}\n",
+	  "vmstat pgfault: expected a change N or \">=N\", not 'lots'" },
+	{ "expect: vmstat counter name",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {vmstat: {'Bad Name': 1}}\n",
+	  "'Bad Name' is not a /proc/vmstat counter name" },
+	{ "pin: fails_with keyed by something not a policy",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, fails_with: {often: ENOMEM}}\n",
+	  "fails_with: a mapping has one key, a pin_policy" },
+	{ "wait: until something unknown",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - wait: {seconds: 5, until: sunrise}\n",
+	  "until: expected converged, not 'sunrise'" },
+	{ "io of a workload never started",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - io: {id: ghost}\n",
+	  "step 'io' refers to workload 'ghost', which was never started" },
+	{ "expect: integrity false",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {integrity: false}\n",
+	  "integrity: only 'true' is meaningful here" },
+	{ "sysrq: not one key",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - sysrq: {key: cc}\n", "4:18: sysrq key: expected one letter" },
+	{ "expect: unknown policy",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {policy: maybe}\n",
+	  "unknown policy 'maybe'" },
+	{ "resize without device",
+	  "nodes:\n  - memory: 1G\n  - memory: 64M\nsteps:\n  - resize: {node: 1, requested: 0}\n",
+	  "node 1 has no virtio_mem device" },
+	{ "pin: touch read with a mode that writes",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, workload: io_uring, touch: read}\n",
+	  ":4: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not io_uring" },
+	{ "pin: split of a buffer that is not THP",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, split: mprotect}\n",
+	  ":4: pin: split needs backing: thp, touch: before" },
+	{ "pin: split of less than a huge page",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, backing: thp, split: munmap}\n",
+	  "a size in whole 2 MiB pages" },
+	{ "pin: unknown split",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, backing: thp, split: madvise}\n",
+	  "4:58: unknown split 'madvise' (known: mprotect, munmap)" },
+	{ "expect: census of an unknown count",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {census_after: {Highmem: 0}}\n",
+	  "5:29: census_after: unknown count 'Highmem' (known: pages, not_present" },
+	{ "expect: census value not a count",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {census_before: {cma: some}}\n",
+	  "5:35: census_before cma: expected pages N, \">=N\" or all, not 'some'" },
+	{ "expect: census before any pin",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {census_after: {Movable: 0}}\n",
+	  ":4: expect: 'census_after' needs a pin step before it" },
+	{ "expect: unknown kernel filter",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {kernel: '5.10'}\n",
+	  "4:22: unknown kernel '5.10' (known: 6.12, 6.1)" },
+};
+
+static bool scenarioErrorJudge(const void *row, GString *desc)
+{
+	const struct scenarioError *c = row;
+	g_autofree char *path = unitWriteTmp("s.yaml", c->yaml);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	const char *msg = mhlErrorLast();
+
+	g_string_printf(desc, "scenario error: %s -> '%s'", c->desc, c->want);
+	if (s || !strstr(msg, c->want))
+		unitDiag("  got: %s", msg);
+	return unitExpect(!s && strstr(msg, path) && strstr(msg, c->want));
+}
+
+static bool demoLoads(void)
+{
+	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/demo.yaml");
+
+	return unitExpect(s && s->nnodes == 2 && s->nsteps == 4 && s->steps[0].size == 256ULL << 20 &&
+			  s->steps[1].requested == 0 && s->nodes[1].vmem_size == 1ULL << 30);
+}
+
+static bool policyExpects(void)
+{
+	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/pin-policy-ab.yaml");
+
+	return unitExpect(s && s->nsteps > 5 && !strcmp(s->pin_policy, "series") &&
+			  s->steps[2].type == MHL_STEP_EXPECT && s->steps[2].movable_after_pin == MHL_ALL &&
+			  !mhlExpectApplies(s, &s->steps[2]) && mhlExpectApplies(s, &s->steps[1]) &&
+			  s->steps[5].unplug == MHL_UNPLUG_SHORT);
+}
+
+static bool policyOverride(void)
+{
+	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/pin-policy-ab.yaml");
+
+	return unitExpect(s && s->nsteps > 2 && mhlScenarioOverride(s, "6.1", "baseline") == 0 &&
+			  !strcmp(s->kernel, "6.1") && mhlExpectApplies(s, &s->steps[2]) &&
+			  mhlScenarioOverride(s, "5.4", NULL) < 0);
+}
+
+/* The trials of @path when there are @n of them, else NULL (freed by the caller). */
+static GPtrArray *loadAll(const char *path, int n)
+{
+	GPtrArray *all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	int got = mhlScenarioLoadAll(path, all);
+
+	if (got == n)
+		return all;
+	unitDiag("%s: %d trial(s), not %d: %s", path, got, n, got < 0 ? mhlErrorLast() : "");
+	g_ptr_array_unref(all);
+	return NULL;
+}
+
+static bool conformance4(void)
+{
+	g_autoptr(GPtrArray) all = loadAll("scenarios/conformance/4-zero-page.yaml", 4);
+	mhlScenario *a = all ? all->pdata[0] : NULL, *d = all ? all->pdata[3] : NULL;
+	const mhlStep *e = a ? &a->steps[2] : NULL;
+
+	return unitExpect(a && e->type == MHL_STEP_EXPECT && !strcmp(e->kernel, "6.1") &&
+			  !mhlExpectApplies(a, e) && mhlExpectApplies(d, &d->steps[2]) &&
+			  !strcmp(a->steps[0].touch, "read") && a->steps[1].ncensus == 2 &&
+			  a->steps[1].census_val[0] == MHL_ALL && !a->steps[1].census_after[0]);
+}
+
+static bool conformance5(void)
+{
+	g_autoptr(GPtrArray) all = loadAll("scenarios/conformance/5-split-thp.yaml", 8);
+	mhlScenario *b = all ? all->pdata[1] : NULL;
+
+	return unitExpect(b && !strcmp(b->steps[0].split, "munmap") && b->steps[1].census_atleast[1] &&
+			  b->steps[1].census_val[1] == 32704 && !strcmp(b->steps[1].census_key[1], "thp"));
+}
+
+/* Two axes, one combination excluded. */
+static const char matrixYAML[] =
+	"name: m\nkernel: \"${k}\"\npin_policy: ${p}\n"
+	"matrix:\n  k: [\"6.12\", \"6.1\"]\n  p: [series, baseline]\n"
+	"  exclude:\n    - {k: \"6.1\", p: baseline}\n"
+	"nodes:\n  - memory: 1G\n  - memory: 64M\n"
+	"steps:\n  - pin: {id: a, size: 1M, node: 1}\n";
+
+static bool matrixExpands(void)
+{
+	g_autofree char *path = unitWriteTmp("m.yaml", matrixYAML);
+	g_autoptr(GPtrArray) all = loadAll(path, 3);
+	mhlScenario *t1 = all ? all->pdata[0] : NULL, *t2 = all ? all->pdata[1] : NULL;
+	mhlScenario *t3 = all ? all->pdata[2] : NULL;
+
+	return unitExpect(all && !strcmp(t1->name, "m:k=6.12,p=series") &&
+			  !strcmp(t2->name, "m:k=6.12,p=baseline") && !strcmp(t2->pin_policy, "baseline") &&
+			  !strcmp(t3->name, "m:k=6.1,p=series") && !strcmp(t3->kernel, "6.1") &&
+			  t3->nparams == 2 && !strcmp(t3->param_key[0], "k") && !strcmp(t3->param_val[1], "series") &&
+			  !strcmp(t3->scenario_name, "m"));
+}
+
+static bool matrixRefusedByLoad(void)
+{
+	g_autofree char *path = unitWriteTmp("m.yaml", matrixYAML);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+
+	return unitExpect(!s && strstr(mhlErrorLast(), "makes 3 trials"));
+}
+
+static const unitCase cases[] = {
+	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
+	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
+	{ "scenario: --kernel/--pin-policy override, unknown kernel refused", policyOverride },
+	{ "scenario: c4 parses: touch read, census_before all, expect filtered by kernel", conformance4 },
+	{ "scenario: c5 parses: 8 trials, split from the matrix, census thp >=32704", conformance5 },
+	{ "matrix: 2 x 2 minus one exclude -> 3 trials, last axis fastest, ids from the values", matrixExpands },
+	{ "matrix: mhlScenarioLoad refuses a file of several trials", matrixRefusedByLoad },
+};
+
+static const unitTable tables[] = {
+	UNIT_TABLE(errors, scenarioErrorJudge),
+	UNIT_CASES(cases),
+};
+
+const unitModule unitScenario = UNIT_MODULE("scenario", NULL, NULL, tables);
