@@ -1,21 +1,30 @@
 # memhp-lab - one verb per target. See README.md.
 #
-#   make demo      deps + kernel + guest image + orchestrator, then the demo scenario
+#   make demo      deps + the demo's kernel (6.12) + guest image + orchestrator, then the demo scenario
 #   make check     the same setup, then every test (unit, bad input, integration)
 #   make bench     measurements side by side, as ratios (tools/bench.sh)
 #   make conformance  the seed series' claims on both kernels, both policies
 #   make deps      install missing Debian packages (tools/deps.list)
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
+#   make install   the orchestrator and its data into $(DESTDIR)$(PREFIX) (no kernel build)
 #   make clean     remove build/ (the kernel cache stays)
 
 # Guest kernel trees; the first one's gup_test.h builds the workload, and the
 # series makes that header identical on both (checked below).
 KVERS       ?= 6.12 6.1
 KVER        := $(firstword $(KVERS))
+# The kernel scenarios/demo.yaml boots: all that `make demo` builds.
+DEMO_KVERS  := 6.12
 MEMHP_CACHE ?= $(HOME)/.cache/memhp-lab
 export MEMHP_CACHE
 B           := build
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# make install: bin/memhp-lab, share/memhp-lab/ (what it reads at run time:
+# the guest image, domains/, kernel/, scenarios/; and the docs), share/doc/memhp-lab/.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+DATADIR      = $(PREFIX)/share/memhp-lab
+DOCDIR       = $(PREFIX)/share/doc/memhp-lab
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -28,13 +37,14 @@ ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/ho
 	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record reports
 ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
 ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
-ORCH_LIB := $(filter-out orchestrator/main.c,$(ORCH_SRC))
+# Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
+ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
 PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/vfio.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel workloads orchestrator image demo check bench conformance unit-tests clean
+.PHONY: all deps kernel workloads orchestrator image demo-setup demo check bench conformance unit-tests install clean
 
 all: orchestrator image
 
@@ -61,7 +71,10 @@ workloads: kernel
 		{ echo "Error: $$a/include/gup_test.h differs from $(KART)/include/gup_test.h: one memhp-pin cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done
 	@$(MAKE) --no-print-directory $(B)/memhp-pin
 
-$(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KART)/include/gup_test.h | $(B)
+# With no kernel built, KHDR names a target that says so (make install never builds one).
+KHDR      = $(if $(KART),$(KART)/include/gup_test.h,no-kernel-$(KVER))
+
+$(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KHDR) | $(B)
 	@echo "[cc] $@ (static, gup_test.h from $(KART))"
 	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring
 
@@ -72,7 +85,15 @@ $(B)/initramfs.cpio.gz: $(B)/memhp-pin workloads/init workloads/mkinitramfs.sh
 	@echo "[image] $@"
 	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin
 
-demo: deps kernel image orchestrator
+no-kernel-%:
+	@echo "Error: no kernel $* in $(MEMHP_CACHE) (the guest image compiles against its gup_test.h): make kernel" >&2; exit 1
+
+# deps, the demo's kernel only and the guest image: the sub-make's KVERS also
+# limits workloads' check of gup_test.h to that kernel.
+demo-setup:
+	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel image
+
+demo: demo-setup orchestrator
 	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo
 
 # Unit tests link the orchestrator's parsers; no guest needed. One file per
@@ -93,6 +114,16 @@ bench: deps kernel image orchestrator
 
 conformance: deps kernel image orchestrator
 	@tools/conformance.sh
+
+# What `all` built (rebuilt here only if stale, from the kernels already in the
+# cache), then the data an installed memhp-lab finds from its prefix.
+install: $(B)/memhp-lab $(B)/initramfs.cpio.gz
+	@echo "[install] $(DESTDIR)$(PREFIX)"
+	@install -D -m 0755 $(B)/memhp-lab $(DESTDIR)$(PREFIX)/bin/memhp-lab
+	@install -D -m 0644 $(B)/initramfs.cpio.gz $(DESTDIR)$(DATADIR)/initramfs.cpio.gz
+	@for f in domains/*.xml kernel/required.list $$(find kernel/patches scenarios docs -type f | sort) \
+		README.md; do install -D -m 0644 $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
+	@for f in README.md $$(find docs -type f | sort); do install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 
 clean:
 	rm -rf $(B)

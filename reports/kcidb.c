@@ -54,17 +54,18 @@ static char *kId(const char *origin, const char *a, const char *b)
 
 /*
  * The patch files of the record's series, when this checkout of memhp-lab
- * still has them unchanged: kernel/patches/<kver>/ next to the binary, whose
+ * still has them unchanged: kernel/patches/<kver>/ under the data directory
+ * (the checkout, or share/memhp-lab of an installed one), whose
  * series file and patches hash (sha256 of series + patches, as
  * kernel/build.sh does) to the record's series_hash. Then KCIDB's
  * patchset_files (file:// URLs) and patchset_hash (sha256 over each patch's
  * sha256, one per line) are filled; otherwise only misc names the files.
  */
-static void kPatchset(json_object *c, json_object *rec)
+static void kPatchset(json_object *c, json_object *rec, const char *datadir)
 {
 	json_object *files = mhlJ(rec, "kernel.patch_files");
 	const char *pkg = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), ""), *want = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "");
-	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	g_autofree char *exe = datadir ? NULL : g_file_read_link("/proc/self/exe", NULL);
 	g_autofree char *bindir = exe ? g_path_get_dirname(exe) : g_strdup(".");
 	g_autofree char *dir = NULL, *series = NULL;
 	g_autoptr(GChecksum) all = g_checksum_new(G_CHECKSUM_SHA256);
@@ -75,7 +76,8 @@ static void kPatchset(json_object *c, json_object *rec)
 
 	if (!files || !json_object_is_type(files, json_type_array) || !g_str_has_prefix(pkg, "linux-source-"))
 		return;
-	dir = g_build_filename(bindir, "..", "kernel", "patches", pkg + strlen("linux-source-"), NULL);
+	dir = datadir ? g_build_filename(datadir, "kernel", "patches", pkg + strlen("linux-source-"), NULL) :
+			g_build_filename(bindir, "..", "kernel", "patches", pkg + strlen("linux-source-"), NULL);
 	{
 		g_autofree char *sp = g_build_filename(dir, "series", NULL);
 
@@ -113,7 +115,7 @@ static void kPatchset(json_object *c, json_object *rec)
 	kAddStr(c, "patchset_hash", json_object_array_length(list) ? g_checksum_get_string(set) : "");
 }
 
-static json_object *kCheckout(const char *origin, json_object *rec, const char *id)
+static json_object *kCheckout(const char *origin, json_object *rec, const char *id, const char *datadir)
 {
 	json_object *c = json_object_new_object(), *misc = json_object_new_object();
 	g_autofree char *comment = g_strdup_printf("%s %s with the memhp-lab series (%" G_GINT64_FORMAT
@@ -131,7 +133,7 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 	kAddStr(c, "comment", comment);
 	kAddStr(c, "start_time", mhlJStr(rec, MHL_K_STARTED, NULL));
 	json_object_object_add(c, "valid", json_object_new_boolean(TRUE));
-	kPatchset(c, rec);
+	kPatchset(c, rec, datadir);
 	kAddCopy(misc, "source_package", rec, "kernel.source_package");
 	kAddCopy(misc, "source_version", rec, "kernel.source_version");
 	kAddCopy(misc, "series_hash", rec, "kernel.series_hash");
@@ -271,7 +273,7 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
 					   mhlJStr(rec, "kernel.config_key", "none"));
 
 		if (!g_hash_table_contains(seen, cid)) {
-			json_object_array_add(checkouts, kCheckout(origin, rec, cid));
+			json_object_array_add(checkouts, kCheckout(origin, rec, cid, opts->datadir));
 			g_hash_table_add(seen, g_strdup(cid));
 		}
 		if (!g_hash_table_contains(seen, bid)) {

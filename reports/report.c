@@ -76,11 +76,11 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 	return rc;
 }
 
-void mhlReportAfterRun(const char *dir, bool quiet)
+void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir)
 {
 	g_autofree char *saved = mhlErrorSteal();
 	g_autoptr(mhlRun) run = mhlRunLoad(dir);
-	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp" };
+	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp", .datadir = datadir };
 
 	if (!run || mhlReportWrite(run, &opts) < 0)
 		fprintf(stderr, "memhp-lab: warning: report not complete (trials.jsonl is untouched): %s\n",

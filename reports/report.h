@@ -33,6 +33,7 @@ typedef struct {
 	unsigned formats;	/* bit per mhlReportFormat */
 	const char *origin;	/* KCIDB origin */
 	const mhlRun *compare;	/* OTHER_RUN for --compare, or NULL */
+	const char *datadir;	/* holds kernel/patches/ (KCIDB's patchset); NULL: next to the binary */
 } mhlReportOpts;
 
 /* Parse "html,junit" into format bits; -1 + mhlError on an unknown name. */
@@ -50,7 +51,7 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts);
  * trials.jsonl; a failure is printed as a warning and leaves any error
  * already reported by the run in place.
  */
-void mhlReportAfterRun(const char *dir, bool quiet);	/* quiet: no line on stdout */
+void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir);	/* quiet: no line on stdout */
 
 /* ---- shared by the renderers (report.c) ---- */
 

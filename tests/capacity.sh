@@ -23,7 +23,7 @@ capacity_monotone() {
 }
 
 echo "# capacity: a small sweep (2 online policies x 3 pinned sizes, -j 2) and its frontier"
-$LAB run -j 2 -q -o "$work/cap" tests/data/capacity/grid.yaml >"$work/cap.out" 2>&1
+lab run -j 2 -q -o "$work/cap" tests/data/capacity/grid.yaml >"$work/cap.out" 2>&1
 rc=$?
 r=$work/cap/trials.jsonl
 ok "capacity grid: exit 0, 6 trials, each passes (failed pins and short unplugs are measured)" \
@@ -43,7 +43,7 @@ capacity_not_monotone() { ! capacity_monotone "$@"; }
 ok "capacity: the monotone check rejects a frontier that goes up again" \
 	capacity_not_monotone "$work/cap-bad.jsonl"
 rm -rf "$work/capgold" && cp -r tests/data/capacity/run "$work/capgold"
-$LAB report "$work/capgold" --format html >/dev/null 2>&1
+lab report "$work/capgold" --format html >/dev/null 2>&1
 sed -n '/<ul class=capacity>/,/<\/ul>/p' "$work/capgold/report/index.html" | grep '^<li>' >"$work/cap.sentences"
 ok "capacity report golden: the sentences of tests/data/capacity/run" \
 	diff -u tests/data/capacity/sentences.golden "$work/cap.sentences"

@@ -19,7 +19,7 @@ for c in "xfail XFAIL 0" "xpass XPASS 1" "fail FAIL 1"; do
 	ok "conformance table: $1 -> exit $3" test "$crc" = "$3"
 done
 echo "# conformance: claims 1, 3, 4, 5, 6, 8 on 6.12 under series and baseline"
-tools/conformance.sh --claims 1,3,4,5,6,8 --kernel 6.12 -o "$work/conformance" >"$work/conformance.out" 2>&1
+timed "$run_timeout" tools/conformance.sh --claims 1,3,4,5,6,8 --kernel 6.12 -o "$work/conformance" >"$work/conformance.out" 2>&1
 rc=$?
 sed 's/^/#   /' "$work/conformance.out"
 for row in "1 series" "1 baseline" "3 series" "3 baseline" "4 series" "4 baseline" \

@@ -1,5 +1,6 @@
 # tests/orchestrator.sh - sourced by tests/run.sh (uses its ok/expect_fail, $LAB,
-# $work): matrices, parallel guests, the console watcher, faults from outside,
+# $work, and lab/lab_bg/lab_wait, which run memhp-lab with the run deadline):
+# matrices, parallel guests, the console watcher, faults from outside,
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
@@ -29,7 +30,7 @@ EOF
 $LAB check "$work/mx.yaml" >"$work/mx.check" 2>&1
 ok "check lists the matrix's trials: 2 of 2 x 2 after the exclude rule" \
 	sh -c "grep -q '2 trial(s) from its matrix' '$work/mx.check' && grep -qx '  mx:kernel=6.12,policy=baseline' '$work/mx.check'"
-$LAB run -j 2 -o "$work/mx" "$work/mx.yaml" >"$work/mx.out" 2>&1
+lab run -j 2 -o "$work/mx" "$work/mx.yaml" >"$work/mx.out" 2>&1
 rc=$?
 r=$work/mx/trials.jsonl
 ok "matrix run -j 2: exit 0, both trials pass" test "$rc" = 0 -a "$(jq -s '[.[] | select(.verdict == "pass")] | length' "$r")" = 2
@@ -45,7 +46,7 @@ ok "the table of verdicts ends the output" grep -q '^2 passed, 0 failed, 0 error
 ok "progress lines say trial k of n and the step" grep -q 'memhp-lab: \[2/2\] mx:kernel=6.12,policy=[a-z]*: step 2/5: resize' "$work/mx.out"
 
 echo "# orchestrator: output modes and bad -j/--only"
-$LAB run --json -q -o "$work/js" --only 'mx:*series' "$work/mx.yaml" >"$work/js.out" 2>"$work/js.err"
+lab run --json -q -o "$work/js" --only 'mx:*series' "$work/mx.yaml" >"$work/js.out" 2>"$work/js.err"
 ok "--json -q: stdout is one JSON object with the trial's verdict, nothing on stderr" \
 	sh -c "jq -e '.trials | length == 1 and .[0].verdict == \"pass\" and .[0].trial == \"mx:kernel=6.12,policy=series\"' '$work/js.out' >/dev/null && ! grep -q 'memhp-lab:' '$work/js.err'"
 expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"
@@ -55,7 +56,7 @@ expect_fail "-j whose guests do not fit in memory is refused, with the numbers" 
 expect_fail "-j that is not a number" 2 "-j 'many' is not a number of guests" $LAB run -j many scenarios/demo.yaml
 
 echo "# orchestrator: the guest crashes (sysrq c): ERROR with the panic line, the run goes on"
-$LAB run -o "$work/crash" scenarios/fault-guest-crash.yaml scenarios/demo.yaml >"$work/crash.out" 2>&1
+lab run -o "$work/crash" scenarios/fault-guest-crash.yaml scenarios/demo.yaml >"$work/crash.out" 2>&1
 rc=$?
 r=$work/crash/trials.jsonl
 ok "crash run: exit 1 (one trial did not pass)" test "$rc" = 1
@@ -67,11 +68,10 @@ ok "the next trial (demo) passes" jq -se '.[1].trial == "demo" and .[1].verdict 
 
 echo "# orchestrator: QEMU killed from outside is an ERROR trial, not a hang"
 sed -e 's/^name: .*/name: killed/' -e '/sysrq/d' scenarios/fault-guest-crash.yaml >"$work/killed.yaml"
-$LAB run -o "$work/killed" "$work/killed.yaml" >"$work/killed.out" 2>&1 &
-pid=$!
+lab_bg run -o "$work/killed" "$work/killed.yaml" >"$work/killed.out" 2>&1
 for _ in $(seq 1 600); do grep -q 'step 2/3: wait' "$work/killed.out" 2>/dev/null && break; sleep 0.1; done
 pkill -KILL -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-killed'
-wait $pid
+lab_wait
 rc=$?
 ok "killed QEMU: exit 1, verdict error, the reason says the guest stopped on its own" \
 	jq -e --arg rc "$rc" '$rc == "1" and .verdict == "error" and (.reason | test("the guest (stopped|crashed) on its own"))' "$work/killed/trials.jsonl"
@@ -79,31 +79,33 @@ ok "killed QEMU: the wait step ended early, failed, and no step ran after it" \
 	jq -e '(.steps | length) == 2 and .steps[1].step == "wait" and (.steps[1].ok | not) and .steps[1].seconds < 30' "$work/killed/trials.jsonl"
 
 echo "# orchestrator: SIGINT mid-run destroys the guests and leaves a valid trials.jsonl"
-$LAB run -j 2 -o "$work/sigint" "$work/mx.yaml" >"$work/sigint.out" 2>&1 &
-pid=$!
+lab_bg run -j 2 -o "$work/sigint" "$work/mx.yaml" >"$work/sigint.out" 2>&1
 for _ in $(seq 1 600); do [ "$(grep -c 'step 1/5' "$work/sigint.out" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
-kill -INT $pid
-wait $pid
+kill -INT $lab_pid
+lab_wait
 rc=$?
 ok "SIGINT: exit 1, every line of trials.jsonl parses, both trials interrupted" \
 	sh -c "[ $rc = 1 ] && jq -se 'length == 2 and all(.[]; .verdict == \"interrupted\")' '$work/sigint/trials.jsonl' >/dev/null"
 ok "SIGINT: no QEMU of the run remains" test -z "$(qemu_of memhp-mx)"
 
 echo "# orchestrator: a run killed with SIGKILL leaves QEMU behind; the next run cleans it up"
-$LAB run -o "$work/sigkill" "$work/killed.yaml" >"$work/sigkill.out" 2>&1 &
-pid=$!
+lab_bg run -o "$work/sigkill" "$work/killed.yaml" >"$work/sigkill.out" 2>&1
 for _ in $(seq 1 600); do grep -q 'step 2/3: wait' "$work/sigkill.out" 2>/dev/null && break; sleep 0.1; done
 root=$(sed -n 's|.*qemu:///embed?root=\(/tmp/mhl-[A-Za-z0-9]*\).*|\1|p' "$work/sigkill.out" | head -n 1)
-kill -KILL $pid
-wait $pid 2>/dev/null
+kill -KILL $lab_pid	# memhp-lab itself (timeout, its parent, then kills itself the same way)
+wait $lab_job 2>/dev/null
 ok "SIGKILL: its QEMU is still running (the embedded driver died with the run)" test -n "$(qemu_of memhp-killed)"
-$LAB run -o "$work/after" --only 'mx:*series' "$work/mx.yaml" >"$work/after.out" 2>&1
+lab run -o "$work/after" --only 'mx:*series' "$work/mx.yaml" >"$work/after.out" 2>&1
 ok "the next run killed the stale QEMU and removed the dead run's root $root" \
 	sh -c "[ -z \"\$(pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-killed')\" ] && [ -n '$root' ] && [ ! -e '$root' ] && grep -q 'removing $root' '$work/after.out'"
 ok "... and its own trial passed" jq -e '.verdict == "pass"' "$work/after/trials.jsonl"
 
 echo "# orchestrator: --uri qemu:///system, a libvirtd the test starts and stops, libvirt-python as the oracle"
-unshare -m --propagation private tests/libvirtd-run.sh "$work/ld" $LAB tests/data/oracle.yaml
+# The script runs memhp-lab (its LAB argument) itself: give it one with the run deadline,
+# so that the script still stops its libvirtd when the run hangs.
+printf '#!/bin/sh\nexec timeout --foreground --kill-after=10 %s "%s" "$@"\n' "$run_timeout" "$top/$LAB" >"$work/lab-timed"
+chmod +x "$work/lab-timed"
+timed $((run_timeout + 300)) unshare -m --propagation private tests/libvirtd-run.sh "$work/ld" "$work/lab-timed" tests/data/oracle.yaml
 r=$work/ld/run/trials.jsonl
 ok "qemu:///system: the run and the oracle both exit 0 ($(cat "$work/ld/rc" 2>/dev/null))" \
 	test "$(cat "$work/ld/rc" 2>/dev/null)" = "run=0 oracle=0"
@@ -119,19 +121,19 @@ ok "oracle: it saw the unplugged device while the pin was held (before the relea
 ok "the test's libvirtd is gone" sh -c "! pgrep -f '[l]ibvirtd -d -p $work/ld/libvirtd.pid' >/dev/null"
 
 echo "# orchestrator: doctor"
-$LAB doctor >"$work/doctor.out" 2>&1
+lab doctor >"$work/doctor.out" 2>&1
 rc=$?
 sed 's/^/#   /' "$work/doctor.out"
 ok "doctor: every check passes on this host (exit 0, 'ready')" test "$rc" = 0 -a "$(tail -n 1 "$work/doctor.out")" = ready
 ok "doctor: names QEMU's virtio-mem support, both kernels and the memory that fits" \
 	sh -c "grep -q 'has virtio-mem-pci' '$work/doctor.out' && grep -q '^ok   kernel 6.1 ' '$work/doctor.out' && grep -q 'demo-sized guest(s) fit' '$work/doctor.out'"
-MEMHP_CACHE=$work/nocache $LAB doctor >"$work/doctor2.out" 2>&1
+MEMHP_CACHE=$work/nocache lab doctor >"$work/doctor2.out" 2>&1
 rc=$?
 ok "doctor with no kernels built: exit 1, says to run make kernel" \
 	sh -c "[ $rc = 1 ] && grep -q 'FAIL kernel 6.12 .*make kernel' '$work/doctor2.out'"
 
 echo "# orchestrator: the shipped scenarios of multi-node unplug, elasticity cycles and online policies"
-$LAB run -j 2 -q -o "$work/shipped" scenarios/multi-node-unplug.yaml scenarios/grow-shrink.yaml \
+lab run -j 2 -q -o "$work/shipped" scenarios/multi-node-unplug.yaml scenarios/grow-shrink.yaml \
 	scenarios/online-kernel.yaml scenarios/online-auto-movable.yaml \
 	scenarios/online-auto-movable-global.yaml >"$work/shipped.out" 2>&1
 r=$work/shipped/trials.jsonl

@@ -16,7 +16,7 @@ golden() {	# golden NAME FILE: FILE equals tests/data/report/golden/NAME
 mkdir -p tests/data/report/golden
 sha_before=$(sha256sum "$rd/run/trials.jsonl")
 t0=$(date +%s%N)
-$LAB report "$rd/run" --compare "$rd/before" >"$rd/out" 2>"$rd/err"
+lab report "$rd/run" --compare "$rd/before" >"$rd/out" 2>"$rd/err"
 rc=$?
 t1=$(date +%s%N)
 R=$rd/run/report
@@ -114,7 +114,7 @@ rm -f "$R/broken.html"
 
 mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters = {pin_size} | del(.pin_policy)' \
 	"$rd/run/trials.jsonl" >"$rd/axis1/trials.jsonl"
-$LAB report --format html "$rd/axis1" >/dev/null 2>&1
+lab report --format html "$rd/axis1" >/dev/null 2>&1
 ok "one parameter axis: grouped bars instead of the heatmap" grep -q "reached MiB per trial, grouped by parameter value" "$rd/axis1/report/index.html"
 
 echo "# reports: bad input"
@@ -136,7 +136,7 @@ expect_fail "gnuplot missing: the HTML fails, saying which program" 1 "cannot ru
 	env MEMHP_GNUPLOT=/nonexistent/gnuplot $LAB report "$rd/run"
 ok "gnuplot missing: the other formats are still written" test -s "$rd/run/report/results.ktap" -a -s "$rd/run/report/kcidb.json" -a ! -e "$rd/run/report/index.html"
 rm -rf "$rd/run/report"
-$LAB report --format ktap "$rd/run" >/dev/null 2>&1
+lab report --format ktap "$rd/run" >/dev/null 2>&1
 ok "--format ktap writes results.ktap only" test -s "$rd/run/report/results.ktap" -a ! -e "$rd/run/report/junit.xml" -a ! -e "$rd/run/report/index.html"
 
 echo "# reports: memhp-lab run writes all formats at its end"

@@ -1,8 +1,14 @@
 #!/bin/bash
 # tests/run.sh - every test of `make check`, one line per check, then
 # "N passed, N failed". Unit tests (KTAP from build/unit-tests), CLI bad-input
-# tests, and integration tests that boot the real kernel under QEMU through
-# libvirt and assert on the trial record.
+# tests, `make install` into a temporary DESTDIR, and integration tests that
+# boot the real kernel under QEMU through libvirt and assert on the trial record.
+#
+# Every check has a deadline, so a hung guest is a failed check, never a hung
+# make check: MHL_OK_TIMEOUT (120) seconds for a check's command,
+# MHL_CHECK_TIMEOUT (900) for a memhp-lab run. At the deadline the command
+# gets SIGTERM (memhp-lab destroys its guests and records them 'interrupted'),
+# SIGKILL 10 s later, and the check reads "not ok N DESC # TIMEOUT after S s".
 set -u
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -12,42 +18,142 @@ pass=0 fail=0 n=0
 work=$(mktemp -d /tmp/mhl-check-XXXXXX)
 trap '[ "$fail" = 0 ] && rm -rf "$work" || echo "# logs kept in $work"' EXIT
 
-ok() {	# ok DESC CMD... : one check
-	local desc=$1; shift
+ok_timeout=${MHL_OK_TIMEOUT:-120}
+run_timeout=${MHL_CHECK_TIMEOUT:-900}
+exec {tap_fd}>&1	# the check lines, also from helpers whose output goes to a file
+
+# tmo S CMD...: CMD (a program or a shell function) with a deadline of S
+# seconds. Returns its exit status; tmo_fired=1 when the deadline passed.
+tmo() {
+	local s=$1 t0=$EPOCHSECONDS rc p w who=; shift
+	tmo_fired=0 tmo_s=$s
+	case $(type -t "$1") in
+	builtin|keyword)	# test, [: nothing to wait for
+		"$@"
+		return;;
+	function)	# in a subshell, raced against a sleep of S s
+		"$@" <&0 &
+		p=$!
+		sleep "$s" &
+		w=$!
+		wait -n -p who $p $w
+		rc=$?
+		if [ "$who" = "$p" ]; then
+			kill $w 2>/dev/null; wait $w 2>/dev/null
+			return $rc
+		fi
+		tmo_fired=1
+		# The subshell, then what it runs (found first: they outlive it).
+		local kids; kids=$(pgrep -P $p)
+		kill -TERM $p $kids 2>/dev/null
+		for _ in $(seq 1 100); do kill -0 $p $kids 2>/dev/null || break; sleep 0.1; done
+		kill -KILL $p $kids 2>/dev/null
+		wait $p 2>/dev/null
+		return 124;;
+	esac
+	timeout --foreground --kill-after=10 "$s" "$@"
+	rc=$?
+	# 124: past the deadline; 137: KILLed 10 s after it (or by someone else before it).
+	case $rc in 124|137) [ $((EPOCHSECONDS - t0)) -ge "$s" ] && tmo_fired=1;; esac
+	return $rc
+}
+
+# check_result DESC RC CMD...: count and print one check: CMD exited RC, past its
+# deadline if tmo_fired (of the tmo that ran it).
+check_result() {
+	local desc=$1 rc=$2; shift 2
 	n=$((n + 1))
-	if "$@" >>"$work/log" 2>&1; then
-		echo "ok $n $desc"; pass=$((pass + 1))
-	else
-		echo "not ok $n $desc"; fail=$((fail + 1))
-		echo "# command: $*"; tail -n 5 "$work/log" | sed 's/^/#   /'
+	if [ "$rc" = 0 ]; then
+		echo "ok $n $desc" >&$tap_fd; pass=$((pass + 1))
+		return 0
 	fi
+	fail=$((fail + 1))
+	if [ "$tmo_fired" = 1 ]; then
+		echo "not ok $n $desc # TIMEOUT after $tmo_s s"
+	else
+		echo "not ok $n $desc"
+	fi >&$tap_fd
+	echo "# command: $*" >&$tap_fd
+	return 1
+}
+
+ok() {	# ok DESC CMD... : one check, CMD with a deadline of $ok_timeout s
+	local desc=$1; shift
+	tmo "$ok_timeout" "$@" >>"$work/log" 2>&1
+	check_result "$desc" $? "$@" || tail -n 5 "$work/log" | sed 's/^/#   /' >&$tap_fd
+	return 0
 }
 
 # expect_fail DESC EXIT PATTERN CMD...: CMD exits EXIT and stderr matches PATTERN.
 expect_fail() {
-	local desc=$1 want=$2 pat=$3; shift 3
-	"$@" >"$work/out" 2>"$work/err"
-	local rc=$?
-	ok "$desc (exit $want, says '$pat')" test "$rc" = "$want" -a -n "$(grep -E -- "$pat" "$work/err")"
+	local desc=$1 want=$2 pat=$3 rc; shift 3
+	tmo "$ok_timeout" "$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	if [ "$tmo_fired" = 1 ]; then
+		check_result "$desc (exit $want, says '$pat')" $rc "$@"
+	else
+		ok "$desc (exit $want, says '$pat')" test "$rc" = "$want" -a -n "$(grep -E -- "$pat" "$work/err")"
+	fi
 	[ "$rc" = "$want" ] || echo "#   exit was $rc; stderr: $(head -c 300 "$work/err")"
+}
+
+# timed S CMD...: CMD with a deadline of S s, for a command whose output later
+# checks judge; past the deadline it is a failed check of its own. Returns
+# CMD's exit status.
+timed() {
+	local s=$1 rc; shift
+	tmo "$s" "$@"
+	rc=$?
+	[ "$tmo_fired" = 1 ] && check_result "$*" $rc "$@"
+	return $rc
+}
+
+# lab ARGS...: memhp-lab ARGS with the run deadline (timed).
+lab() { timed "$run_timeout" $LAB "$@"; }
+
+# lab_bg ARGS...: memhp-lab ARGS in the background with the run deadline;
+# lab_wait waits for it. lab_pid is memhp-lab's own pid, not timeout's (a
+# shell writes its pid and execs memhp-lab): signal it, and its guests are
+# named memhp-<trial>-<lab_pid>-<n>.
+lab_bg() {
+	local pidf=$work/lab.pid
+	rm -f "$pidf"
+	timeout --foreground --kill-after=10 "$run_timeout" \
+		bash -c 'echo $$ >"$0" && exec "$@"' "$pidf" $LAB "$@" &
+	lab_job=$! lab_t0=$EPOCHSECONDS lab_cmd="$LAB $*"
+	for _ in $(seq 1 100); do [ -s "$pidf" ] && break; sleep 0.05; done
+	lab_pid=$(cat "$pidf" 2>/dev/null)
+}
+
+# lab_wait: memhp-lab's exit status; past the deadline, a failed check of its own.
+lab_wait() {
+	local rc
+	wait "$lab_job"
+	rc=$?
+	tmo_fired=0 tmo_s=$run_timeout
+	case $rc in 124|137) [ $((EPOCHSECONDS - lab_t0)) -ge "$run_timeout" ] && tmo_fired=1;; esac
+	[ "$tmo_fired" = 1 ] && check_result "$lab_cmd" $rc "$lab_cmd"
+	return $rc
 }
 
 # memhp-lab run in the background, its pid remembered for no_qemu; returns its exit status.
 lab_pids=""
 lab_run() {
-	local p
-	$LAB run "$@" &
-	p=$!
-	lab_pids="$lab_pids $p"
-	wait $p
+	lab_bg run "$@"
+	lab_pids="$lab_pids $lab_pid"
+	lab_wait
 }
 
 echo "# unit tests (build/unit-tests)"
-$B/unit-tests >"$work/unit.ktap"
+timed "$ok_timeout" $B/unit-tests >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
 up=$(grep -c '^ok ' "$work/unit.ktap"); uf=$(grep -c '^not ok ' "$work/unit.ktap")
 plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/unit.ktap")
 ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = "$plan"
+
+echo "# layout (docs/architecture.md: cli -> scenario -> trial (host + guest) -> record -> reports)"
+ok "reports/ includes no header of orchestrator/trial/, guest/ or host/: it renders records" \
+	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host)/" reports/*.c reports/*.h'
 
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 art612=$(cat "$cache/kernel/6.12/current")
@@ -90,7 +196,10 @@ done
 
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
-expect_fail "unknown command" 2 "unknown command 'frobnicate'" $LAB frobnicate
+expect_fail "unknown command, naming every command" 2 \
+	"unknown command 'frobnicate' \(commands: run, soak, check, report, doctor, help\)" $LAB frobnicate
+ok "--version and -V print 'memhp-lab VERSION'" \
+	sh -c '"$1" --version | grep -qx "memhp-lab [^ ][^ ]*" && [ "$("$1" -V)" = "$("$1" --version)" ]' _ "$LAB"
 expect_fail "unknown option" 2 "unknown option.*--bogus" $LAB run --bogus scenarios/demo.yaml
 expect_fail "missing scenario file" 2 "cannot open scenario '/nonexistent/s.yaml'" $LAB run /nonexistent/s.yaml
 printf 'name: x\nnodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 5M}\n' >"$work/bad.yaml"
@@ -98,6 +207,29 @@ expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_me
 expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
 	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
 ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
+
+echo "# install: make install into a temporary DESTDIR; the installed memhp-lab finds its data from its prefix"
+inst=$work/inst
+share=$inst/usr/share/memhp-lab
+ILAB=$inst/usr/bin/memhp-lab
+ok "make install DESTDIR=\$work/inst PREFIX=/usr" make --no-print-directory B="$B" install DESTDIR="$inst" PREFIX=/usr
+ok "installed: bin/memhp-lab; share/memhp-lab/ with the guest image, domains/, scenarios/ (and subfolders), kernel's required.list files, docs" \
+	test -x "$ILAB" -a -s "$share/initramfs.cpio.gz" -a -s "$share/domains/numa-virtio-mem.xml" \
+	-a -s "$share/scenarios/demo.yaml" -a -s "$share/scenarios/capacity/zones.yaml" -a -s "$share/kernel/required.list" \
+	-a -s "$share/kernel/patches/6.12/required.list" -a -s "$share/kernel/patches/6.1/required.list" \
+	-a -s "$share/README.md" -a -s "$share/docs/architecture.md" -a -s "$inst/usr/share/doc/memhp-lab/README.md" \
+	-a -s "$inst/usr/share/doc/memhp-lab/docs/architecture.md"
+ok "installed memhp-lab --version is build/memhp-lab's" sh -c '[ "$("$1" --version)" = "$("$2" --version)" ]' _ "$ILAB" "$LAB"
+ok "installed memhp-lab checks the installed scenarios/demo.yaml (run from /)" \
+	sh -c 'cd / && "$1" check "$2"' _ "$ILAB" "$share/scenarios/demo.yaml"
+timed "$ok_timeout" sh -c 'cd / && exec "$1" doctor' _ "$ILAB" >"$work/inst-doctor.out" 2>&1
+sed 's/^/#   /' "$work/inst-doctor.out"
+ok "installed doctor: the guest image found in the prefix" \
+	grep -qx "ok   guest image  *$share/initramfs.cpio.gz" "$work/inst-doctor.out"
+ok "installed doctor: the domain template found in the prefix" \
+	grep -qx "ok   domain template  *$share/domains/numa-virtio-mem.xml" "$work/inst-doctor.out"
+ok "installed doctor: both kernels pass against the prefix's kernel/required.list" \
+	sh -c 'grep -q "^ok   kernel 6.12 " "$1" && grep -q "^ok   kernel 6.1 " "$1"' _ "$work/inst-doctor.out"
 
 echo "# integration: the demo scenario on the real guest (TCG unless KVM really boots)"
 rec=$work/demo/trials.jsonl
@@ -185,7 +317,7 @@ echo "# gup_test's count of pinned pages that are not pinnable (patch 0004), fro
 for k in 6.12 6.1; do
 	for pol in series baseline; do
 		out=$work/bench-$k-$pol
-		$LAB run -o "$out" --kernel $k --pin-policy $pol scenarios/bench-pin.yaml >"$out.out" 2>&1
+		lab run -o "$out" --kernel $k --pin-policy $pol scenarios/bench-pin.yaml >"$out.out" 2>&1
 		r=$out/trials.jsonl
 		want=$([ $pol = baseline ] && echo 16384 || echo 0)
 		ok "$k $pol: 10 benchmark pins of 64 MiB from ZONE_MOVABLE, nr_not_pinnable $want each" \
@@ -206,17 +338,16 @@ sed -e "s|config: [^}]*}|config: $work/config.noswitch}|" "$work/own.yaml" >"$wo
 expect_fail "baseline on a kernel without the switch: refused, naming CONFIG_GUP_LONGTERM_PIN_IN_PLACE" 2 \
 	'under pin_policy baseline: CONFIG_GUP_LONGTERM_PIN_IN_PLACE' $LAB run -o "$work/own2" --pin-policy baseline "$work/own2.yaml"
 sed -e "s|config: [^}]*}|config: $art612/config}|" "$work/own.yaml" >"$work/own3.yaml"
-$LAB run -o "$work/own3" "$work/own3.yaml" >"$work/own3.out" 2>&1
+lab run -o "$work/own3" "$work/own3.yaml" >"$work/own3.out" 2>&1
 ok "a prebuilt kernel with a complete config boots; the record says prebuilt" \
 	jq -e '.verdict == "pass" and .kernel.source_package == "prebuilt" and (.kernel.config_sha256 | length) == 16' "$work/own3/trials.jsonl"
 
 echo "# integration: SIGTERM mid-trial destroys the guest and records 'interrupted'"
-$LAB run -o "$work/int" scenarios/demo.yaml >"$work/int.out" 2>&1 &
-pid=$!
-lab_pids="$lab_pids $pid"
+lab_bg run -o "$work/int" scenarios/demo.yaml >"$work/int.out" 2>&1
+lab_pids="$lab_pids $lab_pid"
 for _ in $(seq 1 600); do grep -q 'step 1/' "$work/int.out" 2>/dev/null && break; sleep 0.1; done
-kill -TERM $pid
-wait $pid
+kill -TERM $lab_pid
+lab_wait
 rc=$?
 ok "interrupted run exits non-zero" test "$rc" != 0
 ok "interrupted trial is recorded" jq -e '.verdict == "interrupted"' "$work/int/trials.jsonl"

@@ -77,7 +77,7 @@ done
 # wrun NAME: run scenarios/NAME.yaml into $work/NAME; $r is its record.
 wrun() {
 	echo "# integration: workloads, scenarios/$1.yaml"
-	$LAB run -o "$work/$1" "scenarios/$1.yaml" >"$work/$1.out" 2>&1
+	lab run -o "$work/$1" "scenarios/$1.yaml" >"$work/$1.out" 2>&1
 	r=$work/$1/trials.jsonl
 	ok "$1: verdict pass" jq -e '.verdict == "pass"' "$r"
 	jq -e '.verdict == "pass"' "$r" >/dev/null 2>&1 || sed 's/^/#   /' "$work/$1.out" | tail -n 8
@@ -151,7 +151,7 @@ ok "enomem: pins balanced after the release" \
 # The same paths on the other tree (Debian 12's own 6.1).
 for f in pin-io-uring pin-vfio pin-vfio-noiommu; do
 	echo "# integration: workloads on 6.1, scenarios/$f.yaml"
-	$LAB run --kernel 6.1 -o "$work/61-$f" "scenarios/$f.yaml" >"$work/61-$f.out" 2>&1
+	lab run --kernel 6.1 -o "$work/61-$f" "scenarios/$f.yaml" >"$work/61-$f.out" 2>&1
 	r=$work/61-$f/trials.jsonl
 	ok "6.1 $f: verdict pass, the record names linux-source-6.1" \
 		jq -e '.verdict == "pass" and .kernel.source_package == "linux-source-6.1"' "$r"

@@ -16,9 +16,8 @@
 
 #include "host/accel.h"
 #include "host/kernel.h"
+#include "mhl-exit.h"
 #include "util.h"
-
-#define EMULATOR "/usr/bin/qemu-system-x86_64"
 
 static int failures;
 
@@ -76,12 +75,12 @@ static void checkLibvirt(void)
 
 static void checkQemu(void)
 {
-	const char *vargv[] = { EMULATOR, "-version", NULL };
-	const char *dargv[] = { EMULATOR, "-machine", "q35", "-device", "help", NULL };
+	const char *vargv[] = { MHL_EMULATOR, "-version", NULL };
+	const char *dargv[] = { MHL_EMULATOR, "-machine", "q35", "-device", "help", NULL };
 	g_autofree char *ver = NULL, *devs = NULL;
 
-	if (access(EMULATOR, X_OK) < 0) {
-		line(false, "QEMU", "%s: %s (install qemu-system-x86: make deps)", EMULATOR,
+	if (access(MHL_EMULATOR, X_OK) < 0) {
+		line(false, "QEMU", "%s: %s (install qemu-system-x86: make deps)", MHL_EMULATOR,
 		     g_strerror(errno));
 		return;
 	}
@@ -89,7 +88,7 @@ static void checkQemu(void)
 	devs = capture(dargv);
 	if (ver)
 		*strchrnul(ver, '\n') = '\0';
-	line(devs && strstr(devs, "\"virtio-mem-pci\""), "QEMU", "%s: %s", ver ? ver : EMULATOR,
+	line(devs && strstr(devs, "\"virtio-mem-pci\""), "QEMU", "%s: %s", ver ? ver : MHL_EMULATOR,
 	     devs && strstr(devs, "\"virtio-mem-pci\"") ? "has virtio-mem-pci" :
 	     "no virtio-mem-pci device (QEMU 5.1 or later is needed)");
 }
@@ -110,15 +109,15 @@ static void checkKvm(const char *image, const char *cache)
 		line(true, "KVM", "/dev/kvm opens; no kernel built yet to probe a boot with");
 		return;
 	}
-	accel = mhlAccelChoose(EMULATOR, image, cache, &why);
+	accel = mhlAccelChoose(MHL_EMULATOR, image, cache, &why);
 	line(true, "KVM", "%s: %s", !strcmp(accel, "kvm") ? "usable" : "not usable, TCG instead", why);
 }
 
-static char *checkKernel(const char *kver, const char *cache, const char *srcdir)
+static char *checkKernel(const char *kver, const char *cache, const char *datadir)
 {
 	g_autofree char *cur = g_strdup_printf("%s/kernel/%s/current", cache, kver), *dir = NULL;
 	g_autofree char *config = NULL, *required = NULL, *missing = NULL, *cfgpath = NULL;
-	g_autofree char *reqpath = g_build_filename(srcdir, "kernel", "required.list", NULL);
+	g_autofree char *reqpath = g_build_filename(datadir, "kernel", "required.list", NULL);
 	g_autofree char *what = g_strdup_printf("kernel %s", kver);
 	char *image;
 
@@ -156,20 +155,21 @@ static void checkMemory(void)
 	     kib >> 10, kib / (2432ULL << 10));
 }
 
-int mhlDoctor(const char *bindir, const char *srcdir, const char *cache)
+int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const char *cache)
 {
 	g_autofree char *img612 = NULL, *img61 = NULL;
-	g_autofree char *initrd = g_build_filename(bindir, "initramfs.cpio.gz", NULL);
 
 	failures = 0;
 	checkLibvirt();
 	checkQemu();
-	img612 = checkKernel("6.12", cache, srcdir);
-	img61 = checkKernel("6.1", cache, srcdir);
+	img612 = checkKernel("6.12", cache, datadir);
+	img61 = checkKernel("6.1", cache, datadir);
 	checkKvm(img612 ? img612 : img61, cache);
 	line(access(initrd, R_OK) == 0, "guest image", "%s%s", initrd,
 	     access(initrd, R_OK) == 0 ? "" : ": missing (make image)");
+	line(access(tmpl, R_OK) == 0, "domain template", "%s%s", tmpl,
+	     access(tmpl, R_OK) == 0 ? "" : ": missing (make install, or run build/memhp-lab in the checkout)");
 	checkMemory();
 	printf("%s\n", failures ? "something to fix (FAIL lines above)" : "ready");
-	return failures ? 1 : 0;
+	return failures ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }

@@ -2,7 +2,11 @@
 #ifndef MHL_DOCTOR_H
 #define MHL_DOCTOR_H
 
-/* Print one line per check; returns 0 if all passed, 1 otherwise. */
-int mhlDoctor(const char *bindir, const char *srcdir, const char *cache);
+/*
+ * Print one line per check: libvirt, QEMU, both kernels (against
+ * @datadir/kernel/required.list), KVM, the guest image @initrd, the domain
+ * template @tmpl, memory. Returns 0 if all passed, 1 otherwise.
+ */
+int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const char *cache);
 
 #endif

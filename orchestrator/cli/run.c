@@ -329,6 +329,6 @@ int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
 			rc = MHL_EXIT_FAILED;
 	}
 	runPrint(o, jobs, records, t0);
-	mhlReportAfterRun(outdir, o->quiet || o->json);
+	mhlReportAfterRun(outdir, o->quiet || o->json, o->srcdir);
 	return rc;
 }

@@ -721,6 +721,6 @@ int mhlSoakRun(const mhlSoakOptions *o)
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",
 	       mhlJStr(meta, MHL_K_TRIAL, ""), st.findings ? "fail" : "pass", st.last_cycle, st.elapsed,
 	       st.segment + 1, st.findings, t_last > seg_start ? ran * 3600.0 / (t_last - seg_start) : 0, cppath);
-	mhlReportAfterRun(outdir, o->quiet);
+	mhlReportAfterRun(outdir, o->quiet, NULL);
 	return st.findings || rc != EXIT_PASS ? EXIT_FAILED : EXIT_PASS;
 }

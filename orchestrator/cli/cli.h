@@ -1,0 +1,82 @@
+/*
+ * cli.h - what memhp-lab's commands share. A command is an option table, a
+ * handler (cli/cmd-<name>.c) and one row of the registry in main.c, as virsh
+ * does; its --help is printed from the table that drives getopt_long.
+ */
+#ifndef MHL_CLI_H
+#define MHL_CLI_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "mhl-exit.h"
+
+#define MHL_LONG_ONLY 256	/* option values from here on have no short form */
+
+typedef struct {
+	const char *name;	/* --name, and its key in the parsed values */
+	int has_arg;		/* 1: takes a value (getopt_long's has_arg) */
+	int val;		/* the short form, or MHL_LONG_ONLY + a letter for none */
+	const char *arg;	/* the value's name in --help; NULL without one */
+	const char *help;
+} mhlOpt;
+
+typedef struct {
+	const char *name;
+	const char *args;	/* "X...": one or more, "X": exactly one, "": none */
+	const char *summary;
+	const mhlOpt *opts;	/* ends with a NULL name; NULL for no options */
+	int (*handler)(int argc, char **argv);	/* argv[0]: the command; returns MHL_EXIT_* */
+} mhlCmd;
+
+/* The commands (cli/cmd-<name>.c): their option tables and handlers. */
+extern const mhlOpt mhlCmdRunOpts[];
+int mhlCmdRun(int argc, char **argv);
+extern const mhlOpt mhlCmdSoakOpts[];
+int mhlCmdSoak(int argc, char **argv);
+extern const mhlOpt mhlCmdCheckOpts[];
+int mhlCmdCheck(int argc, char **argv);
+extern const mhlOpt mhlCmdReportOpts[];
+int mhlCmdReport(int argc, char **argv);
+extern const mhlOpt mhlCmdDoctorOpts[];
+int mhlCmdDoctor(int argc, char **argv);
+
+/* main.c: the registry, option parsing and usage. */
+const mhlCmd *mhlCmdFind(const char *name);
+/* "usage: memhp-lab NAME [OPTION]... ARGS", the summary, one line per option. */
+void mhlCmdUsage(FILE *f, const mhlCmd *c);
+/*
+ * getopt_long over @c's table: each option given goes into @vals (its name ->
+ * its value, "" without one). Returns the index of the first argument, or -1
+ * + mhlError on an unknown option or a missing value.
+ */
+int mhlCmdParseOpts(const mhlCmd *c, int argc, char **argv, GHashTable *vals);
+/*
+ * Common start of a command taking its args (c->args): parse the options into
+ * @vals, handle --help, check the argument count. Returns an exit status to
+ * return at once, or -1 to go on with argv[*first] as the first argument.
+ */
+int mhlCmdStart(const char *name, int argc, char **argv, GHashTable *vals, int *first);
+/* A table for mhlCmdParseOpts: option name (static) -> value (freed with it). */
+GHashTable *mhlCmdValsNew(void);
+
+/*
+ * cli.c: where this memhp-lab finds its data. Installed (`make install`:
+ * <exe dir>/../share/memhp-lab exists) everything is there; run from the
+ * checkout (build/memhp-lab) the guest image is next to the binary and
+ * domains/, kernel/ are one level up.
+ */
+typedef struct {
+	char *bindir;	/* the directory of the executable */
+	char *datadir;	/* domains/, kernel/required.list, scenarios/ */
+	char *initrd;	/* the default guest image */
+	char *tmpl;	/* the default domain template */
+	char *cache;	/* $MEMHP_CACHE, else ~/.cache/memhp-lab */
+} mhlCliPaths;
+
+/* The paths for an executable in @bindir (NULL: this process's, from /proc/self/exe). */
+mhlCliPaths *mhlCliPathsNew(const char *bindir);
+void mhlCliPathsFree(mhlCliPaths *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlCliPaths, mhlCliPathsFree)
+
+#endif

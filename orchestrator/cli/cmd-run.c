@@ -1,0 +1,67 @@
+/* cmd-run.c - `memhp-lab run SCENARIO...`: options into mhlRunOptions, then cli/run.c. */
+#include <glib.h>
+
+#include "cli/cli.h"
+
+#include <stdlib.h>
+
+#include "cli/run.h"
+#include "util.h"
+
+const mhlOpt mhlCmdRunOpts[] = {
+	{ "output", 1, 'o', "DIR", "run directory (default results/<scenario>-<time>)" },
+	{ "jobs", 1, 'j', "N", "guests at once (default: what host cores and memory allow)" },
+	{ "only", 1, MHL_LONG_ONLY + 'O', "PATTERN", "only the trials whose id matches PATTERN (glob)" },
+	{ "quiet", 0, 'q', NULL, "no progress lines; just the table of verdicts" },
+	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
+	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
+	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel tree, 6.12 or 6.1 (overrides the scenario's kernel:)" },
+	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "series or baseline (overrides the scenario's pin_policy:)" },
+	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
+	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio.gz: build/ of the checkout, or PREFIX/share/memhp-lab)" },
+	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <datadir>/domains/numa-virtio-mem.xml)" },
+	{ "agent-timeout", 1, MHL_LONG_ONLY + 'a', "SEC", "deadline for the guest agent to answer (default 120)" },
+	{ "help", 0, 'h', NULL, "show this help" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+
+int mhlCmdRun(int argc, char **argv)
+{
+	g_autoptr(GHashTable) vals = mhlCmdValsNew();
+	g_autoptr(mhlCliPaths) paths = mhlCliPathsNew(NULL);
+	mhlRunOptions o = { .agent_deadline = 120, .bindir = paths->bindir, .srcdir = paths->datadir,
+			    .cache = paths->cache, .initrd = paths->initrd, .tmpl = paths->tmpl };
+	const char *v;
+	int first, rc = mhlCmdStart("run", argc, argv, vals, &first);
+
+	if (rc >= 0)
+		return rc;
+	o.uri = g_hash_table_lookup(vals, "uri");
+	o.kernel = g_hash_table_lookup(vals, "kernel");
+	o.pin_policy = g_hash_table_lookup(vals, "pin-policy");
+	o.kernel_dir = g_hash_table_lookup(vals, "kernel-dir");
+	o.outdir = g_hash_table_lookup(vals, "output");
+	o.only = g_hash_table_lookup(vals, "only");
+	o.quiet = g_hash_table_contains(vals, "quiet");
+	o.json = g_hash_table_contains(vals, "json");
+	if ((v = g_hash_table_lookup(vals, "initrd")))
+		o.initrd = v;
+	if ((v = g_hash_table_lookup(vals, "template")))
+		o.tmpl = v;
+	if ((v = g_hash_table_lookup(vals, "agent-timeout")))
+		o.agent_deadline = g_ascii_strtod(v, NULL);
+	if (o.agent_deadline <= 0) {
+		mhlError("run: --agent-timeout '%s' is not a positive number of seconds", v);
+		return MHL_EXIT_USAGE;
+	}
+	if ((v = g_hash_table_lookup(vals, "jobs"))) {
+		char *end;
+
+		o.jobs = (int)strtol(v, &end, 10);
+		if (*end || o.jobs < 1 || o.jobs > 64) {
+			mhlError("run: -j '%s' is not a number of guests in [1, 64]", v);
+			return MHL_EXIT_USAGE;
+		}
+	}
+	return mhlRunTrials(&o, argv + first, argc - first);
+}
