@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "reports/report.h"
 #include "soak/soak.h"
 #include "util.h"
 
@@ -27,9 +28,10 @@ int mhlCmdSoak(int argc, char **argv)
 	g_autoptr(mhlCliPaths) paths = mhlCliPathsNew(NULL);
 	mhlSoakOptions o = { .seed = 1, .agent_deadline = 120, .initrd = paths->initrd, .tmpl = paths->tmpl,
 			     .srcdir = paths->datadir, .cache = paths->cache };
+	g_autofree char *outdir = NULL;
 	const char *v;
 	char *end;
-	int first = mhlCmdParseOpts(mhlCmdFind("soak"), argc, argv, vals);
+	int rc, first = mhlCmdParseOpts(mhlCmdFind("soak"), argc, argv, vals);
 
 	if (first < 0)
 		return MHL_EXIT_USAGE;
@@ -75,5 +77,8 @@ int mhlCmdSoak(int argc, char **argv)
 		mhlError("soak: --resume continues RUN_DIR's own duration, seed and cycles; give no --duration, --seed, --cycles or -o");
 		return MHL_EXIT_USAGE;
 	}
-	return mhlSoakRun(&o);
+	rc = mhlSoakRun(&o, &outdir);
+	if (outdir)
+		mhlReportAfterRun(outdir, o.quiet, paths->datadir);
+	return rc;
 }

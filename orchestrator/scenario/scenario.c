@@ -781,7 +781,7 @@ static char *stepKindNames(void)
 }
 
 /* The defaults of every step, whatever its kind. */
-static void stepInit(mhlStep *st, mhlStepType type, int line)
+void mhlStepInit(mhlStep *st, mhlStepType type, int line)
 {
 	memset(st, 0, sizeof(*st));
 	st->type = type;
@@ -828,7 +828,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 		return -1;
 	}
 	sp.kind = &stepKinds[t];
-	stepInit(sp.st, t, (int)k->start_mark.line + 1);
+	mhlStepInit(sp.st, t, (int)k->start_mark.line + 1);
 	/* "- snapshot:" with no value is an empty scalar. */
 	if (!(v->type == YAML_SCALAR_NODE && !*scalar(y, v)) &&
 	    forPairs(y, v, sp.kind->name, stepKeys, stepPair, &sp) < 0)

@@ -103,6 +103,9 @@ typedef struct {
 	mhlStep steps[MHL_MAX_STEPS];
 } mhlScenario;
 
+/* A step of kind @type with every default (node 1, gup, anon, ...), as a scenario line would start it. */
+void mhlStepInit(mhlStep *st, mhlStepType type, int line);
+
 /* Whether expect step @st applies under the scenario's pin_policy. */
 bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
 

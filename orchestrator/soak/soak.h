@@ -39,7 +39,11 @@ json_object *mhlSoakCycleJSON(const mhlSoakCycle *c);
 /* "90s", "30m", "8h", "2d", "1h30m" -> seconds; -1 if not a duration. */
 double mhlSoakDurationParse(const char *s);
 
-/* Run (or resume) a soak. Exit status: 0 no finding, 1 findings or interrupted, 2 usage/setup. */
-int mhlSoakRun(const mhlSoakOptions *o);
+/*
+ * Run (or resume) a soak. Exit status: 0 no finding, 1 findings or
+ * interrupted, 2 usage/setup. *outdir: the run directory once the soak's
+ * record is written (for the caller to render the reports), else NULL.
+ */
+int mhlSoakRun(const mhlSoakOptions *o, char **outdir);
 
 #endif
