@@ -33,6 +33,8 @@ static const mhlCmd cmds[] = {
 	  mhlCmdReportOpts, mhlCmdReport },
 	{ "doctor", "", "check the host: libvirt, QEMU, KVM, kernels, guest image, memory",
 	  mhlCmdDoctorOpts, mhlCmdDoctor },
+	{ "cleanup", "", "remove what runs that are gone left: embedded roots, their guests; --uri: a daemon's domains",
+	  mhlCmdCleanupOpts, mhlCmdCleanup },
 	{ "help", "[COMMAND]", "show help", NULL, cmdHelp },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
@@ -129,8 +131,12 @@ int mhlCmdStart(const char *name, int argc, char **argv, GHashTable *vals, int *
 		mhlCmdUsage(stdout, c);
 		return MHL_EXIT_PASS;
 	}
+	if (!*c->args && argc != *first) {
+		mhlError("%s: takes no arguments (see 'memhp-lab %s --help')", name, name);
+		return MHL_EXIT_USAGE;
+	}
 	/* "X..." takes one or more, "X" exactly one. */
-	if (g_str_has_suffix(c->args, "...") ? argc - *first < 1 : argc - *first != 1) {
+	if (*c->args && (g_str_has_suffix(c->args, "...") ? argc - *first < 1 : argc - *first != 1)) {
 		mhlError("%s: expected %s %s, got %d (see 'memhp-lab %s --help')", name,
 			 g_str_has_suffix(c->args, "...") ? "at least one" : "one", c->args,
 			 argc - *first, name);

@@ -40,6 +40,8 @@ extern const mhlOpt mhlCmdReportOpts[];
 int mhlCmdReport(int argc, char **argv);
 extern const mhlOpt mhlCmdDoctorOpts[];
 int mhlCmdDoctor(int argc, char **argv);
+extern const mhlOpt mhlCmdCleanupOpts[];
+int mhlCmdCleanup(int argc, char **argv);
 
 /* main.c: the registry, option parsing and usage. */
 const mhlCmd *mhlCmdFind(const char *name);

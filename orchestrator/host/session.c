@@ -12,11 +12,13 @@
 #include <libvirt/virterror.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "guest/session.h"
+#include "host/guard.h"
 #include "util.h"
 
 static void *eventLoop(void *opaque)
@@ -50,18 +52,59 @@ int mhlLibvirtStart(const char *outdir)
 	return 0;
 }
 
-/* QEMU processes of a dead run, from the pid files under its embedded root. */
+/* Field 22 of /proc/PID/stat: when the process started (clock ticks since boot); 0 if gone. */
+static unsigned long long procStartTime(long pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%ld/stat", pid), *text = NULL;
+	const char *p;
+	unsigned long long t = 0;
+	int i;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL) || !(p = strrchr(text, ')')))
+		return 0;
+	for (i = 0; i < 20 && p; i++)	/* fields 3..22 follow the ")" of field 2 */
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = g_ascii_strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+/* The owner of a root: "PID STARTTIME" (older roots: "PID"). Whether that process still runs. */
+static bool ownerAlive(const char *text, long *pid)
+{
+	char *end;
+	unsigned long long start;
+
+	*pid = strtol(text, &end, 10);
+	if (*pid <= 0)
+		return false;
+	start = g_ascii_strtoull(end, NULL, 10);
+	if (start)
+		return procStartTime(*pid) == start;	/* the same process, not a reused pid */
+	return kill((pid_t)*pid, 0) == 0 || errno == EPERM;
+}
+
+/* The QEMU processes of dead run @pid's guests, named by pid files under its root. */
+static const char *staleTag;
+
 static int killPidfile(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
 	g_autofree char *text = NULL, *cmdpath = NULL, *cmd = NULL;
+	gsize len = 0, i;
 	long pid;
 
-	(void)sb; (void)ftw;
-	if (type != FTW_F || !g_str_has_suffix(path, ".pid") ||
-	    !g_file_get_contents(path, &text, NULL, NULL) || (pid = strtol(text, NULL, 10)) <= 1)
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(sb->st_mode) || sb->st_uid != geteuid() ||
+	    !g_str_has_suffix(path, ".pid") || !g_file_get_contents(path, &text, NULL, NULL) ||
+	    (pid = strtol(text, NULL, 10)) <= 1)
 		return 0;
 	cmdpath = g_strdup_printf("/proc/%ld/cmdline", pid);
-	if (g_file_get_contents(cmdpath, &cmd, NULL, NULL) && strstr(cmd, "qemu-system")) {
+	if (!g_file_get_contents(cmdpath, &cmd, &len, NULL))
+		return 0;
+	for (i = 0; i + 1 < len; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	if (mhlQemuIsRunGuest(cmd, staleTag)) {
 		fprintf(stderr, "memhp-lab: killing QEMU %ld left by a dead run (%s)\n", pid, path);
 		kill((pid_t)pid, SIGKILL);
 	}
@@ -69,26 +112,42 @@ static int killPidfile(const char *path, const struct stat *sb, int type, struct
 }
 
 /*
+ * Whether /tmp/@name is a root this user's memhp-lab made: a directory (not
+ * a link) owned by us with mode 0700 (g_mkdtemp's), holding a regular
+ * owner.pid owned by us. Anything else in /tmp is left alone.
+ */
+static bool rootOurs(const char *root, const char *own)
+{
+	struct stat st;
+
+	return lstat(root, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       (st.st_mode & 07777) == 0700 && lstat(own, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid();
+}
+
+/*
  * An embedded root whose owner died (SIGKILL, a crash) is removed at the next
- * start, with the QEMU processes it left: /tmp/mhl-XXXXXX/owner.pid.
+ * start, with the QEMU processes of its guests it left (the run's guard
+ * normally has done both): /tmp/mhl-XXXXXX/owner.pid.
  */
 void mhlStaleRootsClean(void)
 {
 	g_autoptr(GDir) d = g_dir_open("/tmp", 0, NULL);
 	const char *e;
 
+	mhlGuardStaleClean();
 	while (d && (e = g_dir_read_name(d))) {
 		g_autofree char *root = g_build_filename("/tmp", e, NULL);
 		g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
-		g_autofree char *text = NULL;
+		g_autofree char *text = NULL, *tag = NULL;
 		long pid;
 
-		if (!g_str_has_prefix(e, "mhl-") || !g_file_get_contents(own, &text, NULL, NULL))
+		if (!g_str_has_prefix(e, "mhl-") || !rootOurs(root, own) ||
+		    !g_file_get_contents(own, &text, NULL, NULL) || ownerAlive(text, &pid))
 			continue;
-		pid = strtol(text, NULL, 10);
-		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-			continue;	/* its run is still going */
+		staleTag = tag = g_strdup_printf("-%ld-", pid);
 		nftw(root, killPidfile, 16, FTW_PHYS);
+		staleTag = NULL;
 		fprintf(stderr, "memhp-lab: removing %s, left by run %ld that is gone\n", root, pid);
 		mhlRemoveTree(root);
 	}
@@ -118,7 +177,7 @@ char *mhlEmbedRootCreate(void)
 	etc = g_build_filename(root, "etc", NULL);
 	path = g_build_filename(etc, "qemu.conf", NULL);
 	own = g_build_filename(root, "owner.pid", NULL);
-	pid = g_strdup_printf("%d\n", (int)getpid());
+	pid = g_strdup_printf("%d %llu\n", (int)getpid(), procStartTime(getpid()));
 	if (g_mkdir_with_parents(etc, 0700) < 0 || !g_file_set_contents(path, conf, -1, &err) ||
 	    !g_file_set_contents(own, pid, -1, &err)) {
 		mhlError("cannot write '%s': %s", err ? path : etc, err ? err->message : g_strerror(errno));
@@ -127,24 +186,86 @@ char *mhlEmbedRootCreate(void)
 	return g_steal_pointer(&root);
 }
 
+/* "memhp-<trial>-<pid>-<n>": the pid of the run that named the domain, or -1. */
+static long domainRunPid(const char *name)
+{
+	const char *last = strrchr(name, '-'), *p;
+	char *end;
+	long pid;
+
+	if (!g_str_has_prefix(name, "memhp-") || !last || last == name)
+		return -1;
+	for (p = last - 1; p > name && *p != '-'; p--)
+		;
+	if (*p != '-' || !g_ascii_isdigit(p[1]) || !g_ascii_isdigit(last[1]))
+		return -1;
+	pid = strtol(p + 1, &end, 10);
+	return end == last && pid > 0 ? pid : -1;
+}
+
+int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet)
+{
+	virDomainPtr *doms = NULL;
+	int i, n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE), gone = 0;
+
+	if (n < 0) {
+		mhlErrorVirt("cannot list the domains of '%s'", virConnectGetURI(conn));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+		long pid = domainRunPid(name);
+
+		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			if (!quiet)
+				fprintf(stderr, "memhp-lab: destroying domain '%s', left by run %ld that is gone\n",
+					name, pid);
+			if (virDomainDestroy(doms[i]) == 0)
+				gone++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return gone;
+}
+
+/* A URI whose daemon runs on this host: pids in domain names are ours to judge. */
+static bool uriLocal(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	return p && p[3] == '/';
+}
+
+/* The embedded driver's root, guarded; or the user's URI. */
+static int sessionTarget(mhlSession *ses, const char *uri)
+{
+	if (uri) {
+		ses->uri = g_strdup(uri);
+		return 0;
+	}
+	mhlStaleRootsClean();	/* what a run the guard could not finish left */
+	if (!(ses->root = mhlEmbedRootCreate()) || !(ses->guard = mhlGuardStart(ses->root)))
+		return -1;
+	ses->uri = g_strdup_printf("qemu:///embed?root=%s", ses->root);
+	return 0;
+}
+
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir)
 {
 	memset(ses, 0, sizeof(*ses));
-	if (mhlLibvirtStart(outdir) < 0)
+	/* The guard forks: before libvirt starts its threads. */
+	if (sessionTarget(ses, uri) < 0 || mhlLibvirtStart(outdir) < 0) {
+		mhlSessionClose(ses);
 		return -1;
-	if (uri) {
-		ses->uri = g_strdup(uri);
-	} else {
-		mhlStaleRootsClean();	/* the guests of a killed run go here */
-		if (!(ses->root = mhlEmbedRootCreate()))
-			return -1;
-		ses->uri = g_strdup_printf("qemu:///embed?root=%s", ses->root);
 	}
 	if (!(ses->conn = virConnectOpen(ses->uri))) {
 		mhlErrorVirt("cannot connect to libvirt at '%s'", ses->uri);
 		mhlSessionClose(ses);
 		return -1;
 	}
+	if (uri && uriLocal(uri) && mhlDeadRunDomainsDestroy(ses->conn, false) < 0)
+		mhlErrorReset();	/* a daemon that does not list is no reason not to run */
 	if (mhlGuestEventsRegister(ses->conn) < 0) {
 		mhlSessionClose(ses);
 		return -1;
@@ -161,4 +282,5 @@ void mhlSessionClose(mhlSession *ses)
 		mhlRemoveTree(ses->root);
 	g_clear_pointer(&ses->root, g_free);
 	g_clear_pointer(&ses->uri, g_free);
+	g_clear_pointer(&ses->guard, g_free);
 }

@@ -3,11 +3,13 @@
 #define MHL_HOST_SESSION_H
 
 #include <libvirt/libvirt.h>
+#include <stdbool.h>
 
 typedef struct {
 	virConnectPtr conn;
 	char *uri;		/* the user's, or qemu:///embed?root=ROOT */
 	char *root;		/* the embedded driver's private root, removed at close; or NULL */
+	char *guard;		/* how the embedded guests are kept from outliving us (host/guard.c) */
 } mhlSession;
 
 /*
@@ -26,6 +28,13 @@ char *mhlEmbedRootCreate(void);
  * and register the guests' event callbacks. -1 + mhlError, nothing left open.
  */
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir);
+/*
+ * A daemon's domains named by runs that are gone (memhp-<trial>-<pid>-<n>
+ * whose pid runs no more here): destroy them, one line each on stderr unless
+ * @quiet. Returns how many, or -1 + mhlError.
+ */
+int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet);
+
 /* Close the connection (its embedded guests die with it) and remove the root. */
 void mhlSessionClose(mhlSession *ses);
 

@@ -256,6 +256,25 @@ static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 	return mhlGuestNew(&gc);
 }
 
+/*
+ * The trial's start, in RUN_DIR/started.jsonl before anything boots: a trial
+ * that starts and never records its outcome (memhp-lab killed) is reported
+ * as lost, and `run --resume` runs it again.
+ */
+static void trialStarted(const mhlRunConfig *cfg, json_object *rec)
+{
+	g_autofree char *path = g_build_filename(cfg->outdir, "started.jsonl", NULL);
+	g_autoptr(json_object) line = json_object_new_object();
+
+	json_object_object_add(line, MHL_K_TRIAL, json_object_get(mhlJ(rec, MHL_K_TRIAL)));
+	json_object_object_add(line, MHL_K_SCENARIO, json_object_get(mhlJ(rec, MHL_K_SCENARIO)));
+	json_object_object_add(line, MHL_K_STARTED, json_object_get(mhlJ(rec, MHL_K_STARTED)));
+	if (mhlRecordAppend(path, line) < 0) {
+		fprintf(stderr, "memhp-lab: warning: %s\n", mhlErrorLast());
+		mhlErrorReset();
+	}
+}
+
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
 		       json_object **recp)
 {
@@ -268,6 +287,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	mhlVerdict v;
 
 	mhlSummaryInit(&t.sum);
+	trialStarted(cfg, rec);
 	if (trialBoot(&t, conn, rec) < 0)
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
 	else
