@@ -15,8 +15,9 @@
 # (kernel/patches/<KVER>/required.list) turned off.
 #
 # One line per prefix; the result is kept in
-# $MEMHP_CACHE/kernel/<KVER>/bisect-<series hash>-<config key>.result and
-# reused while series and config are unchanged. Exit 1 at the first prefix
+# $MEMHP_CACHE/kernel/<KVER>/bisect-<series hash>-<config key>-<compiler key>.result
+# and reused while series, config and compiler (`gcc --version`, the one the
+# kernel's make runs) are unchanged. Exit 1 at the first prefix
 # that does not build, naming it and its log.
 set -euo pipefail
 
@@ -39,9 +40,11 @@ src=$kdir/src-$pkgver
 [ "$(cat "$src/.memhp-series" 2>/dev/null)" = "$series_hash" ] ||
 	die "$src does not carry the series of $art: run kernel/build.sh $kver first"
 
-result=$kdir/bisect-$series_hash-$key.result
+cc=$(gcc --version 2>/dev/null | head -n 1) && [ -n "$cc" ] || die "no gcc to build with"
+cckey=$(printf '%s' "$cc" | sha256sum | cut -c1-8)
+result=$kdir/bisect-$series_hash-$key-$cckey.result
 if [ -s "$result" ]; then
-	sed 's/$/ (cached)/' "$result"
+	awk -v cc="$cc" '{ print $0 " (cached, " cc ")" }' "$result"
 	exit 0
 fi
 
@@ -56,7 +59,7 @@ mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/patches/ser
 [ ${#patches[@]} -gt 0 ] || { echo "ok 0 patches: nothing to check" | tee "$result"; exit 0; }
 
 obj=$kdir/obj-bisect-$pkgver
-log=$kdir/bisect-$series_hash-$key.log
+log=$kdir/bisect-$series_hash-$key-$cckey.log
 : >"$log"
 mk() { make -C "$src" O="$obj" ARCH=x86_64 "$@" >>"$log" 2>&1; }
 

@@ -14,9 +14,37 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 B=build
 LAB=$B/memhp-lab
-pass=0 fail=0 n=0
+pass=0 fail=0 n=0 extra=0 finished=0
 work=$(mktemp -d /tmp/mhl-check-XXXXXX)
-trap '[ "$fail" = 0 ] && rm -rf "$work" || echo "# logs kept in $work"' EXIT
+
+# The plan: the checks this file makes itself, then the parts it sources
+# (tests/NAME.sh) with the checks each makes. Change a number with the checks
+# of its part. The run prints 1..TOTAL first; each part adds one check (it
+# loads and makes its number), the run one at the end (it made every planned
+# check), and a run that ends early (exit in a part, an unbound variable) fails.
+plan_self=112
+parts=(
+	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
+	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
+	conformance:21	# the quick subset of the seed conformance suite
+	capacity:7	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
+	soak:19		# soak runs: a short seeded soak, SIGKILL and --resume, a finding
+	report:48	# reports from a recorded run and from the runs above (last: it reads the demo run's)
+)
+total=$((plan_self + 1))
+for part in "${parts[@]}"; do total=$((total + ${part#*:} + 1)); done
+echo "1..$total"
+on_exit() {
+	local rc=$?
+	if [ "$finished" != 1 ]; then
+		echo "not ok $((n + 1)) the run ended early (exit $rc) after $((n - extra)) of $total planned checks"
+		fail=$((fail + 1)) rc=1
+		echo "$pass passed, $fail failed"
+	fi
+	[ "$fail" = 0 ] && rm -rf "$work" || echo "# logs kept in $work"
+	exit $rc
+}
+trap on_exit EXIT
 
 ok_timeout=${MHL_OK_TIMEOUT:-120}
 run_timeout=${MHL_CHECK_TIMEOUT:-900}
@@ -98,13 +126,13 @@ expect_fail() {
 }
 
 # timed S CMD...: CMD with a deadline of S s, for a command whose output later
-# checks judge; past the deadline it is a failed check of its own. Returns
-# CMD's exit status.
+# checks judge; past the deadline it is a failed check of its own (not in the
+# plan: counted in $extra). Returns CMD's exit status.
 timed() {
 	local s=$1 rc; shift
 	tmo "$s" "$@"
 	rc=$?
-	[ "$tmo_fired" = 1 ] && check_result "$*" $rc "$@"
+	[ "$tmo_fired" = 1 ] && extra=$((extra + 1)) && check_result "$*" $rc "$@"
 	return $rc
 }
 
@@ -132,7 +160,7 @@ lab_wait() {
 	rc=$?
 	tmo_fired=0 tmo_s=$run_timeout
 	case $rc in 124|137) [ $((EPOCHSECONDS - lab_t0)) -ge "$run_timeout" ] && tmo_fired=1;; esac
-	[ "$tmo_fired" = 1 ] && check_result "$lab_cmd" $rc "$lab_cmd"
+	[ "$tmo_fired" = 1 ] && extra=$((extra + 1)) && check_result "$lab_cmd" $rc "$lab_cmd"
 	return $rc
 }
 
@@ -171,8 +199,9 @@ expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1
 	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
 ok "the artifacts' gup_test.h are identical (one memhp-pin for both kernels)" \
 	cmp "$art612/include/gup_test.h" "$art61/include/gup_test.h"
-ok "identity.json names the series' patch files (6.1)" \
-	jq -e '.source_package == "linux-source-6.1" and (.patch_files | length) == 4 and (.config_sha256 | length) == 16' "$art61/identity.json"
+series61=$(sed -e 's/#.*//' kernel/patches/6.1/series | awk 'NF { print $1 }' | jq -R . | jq -sc .)
+ok "identity.json names the series' patch files, in order (6.1: $(echo "$series61" | jq length))" \
+	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 4 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
 
 echo "# kernel patches: checkpatch.pl --strict from the extracted tree, each patch in series order"
 for k in 6.12 6.1; do
@@ -237,6 +266,17 @@ lab_run -o "$work/demo" scenarios/demo.yaml >"$work/demo.out" 2>&1
 rc=$?
 sed 's/^/#   /' "$work/demo.out"
 j() { jq -e "$1" "$rec" >/dev/null; }
+# jq: pins were taken and all released (false for a record without guest_after).
+balanced='(.guest_after.vmstat | (.nr_foll_pin_acquired | type) == "number" and .nr_foll_pin_acquired > 0 and .nr_foll_pin_acquired == .nr_foll_pin_released)'
+# console_clean REC: console_findings is an empty list (not missing), and the
+# serial log the record names holds the guest's boot and, read here too, no
+# line of a finding's kind.
+console_clean() {
+	local log
+	jq -e '(.console_findings | type) == "array" and (.console_findings | length) == 0' "$1" >/dev/null &&
+		log=$(jq -r '.console_log' "$1") && grep -q 'Linux version' "$log" &&
+		! grep -E 'WARNING:|BUG:|Oops|Kernel panic|general protection fault|blocked for more than|rcu_.*stall' "$log"
+}
 # No QEMU of this test's runs is still running. Domains are named
 # memhp-<trial>-<orchestrator pid>-<n> (libvirt passes -name guest=...), so the
 # runs started through lab_run are told apart from other guests on the machine.
@@ -251,20 +291,22 @@ ok "demo run exits 0" test "$rc" = 0
 ok "one record in trials.jsonl" test "$(wc -l <"$rec" 2>/dev/null)" = 1
 ok "verdict is pass" j '.verdict == "pass"'
 ok "the pin succeeded: 256 MiB pinned" j '.steps[0].ok and .steps[0].workload.bytes_pinned == 268435456'
-ok "before the pin the buffer was in ZONE_MOVABLE" j '.summary.pinned_pages_movable_before > 0'
+ok "before the pin the buffer was in ZONE_MOVABLE (all 65536 pages)" j '.summary.pinned_pages_movable_before == 65536'
 ok "no pinned page is left in ZONE_MOVABLE" j '.steps[0].workload.census_after.by_zone.Movable == 0'
 ok "the plugged size reached 0 before the deadline" j '.steps[1].converged and .steps[1].reached_bytes == 0 and .steps[1].seconds_to_converge < .steps[1].deadline_s'
-ok "the timeline shows the request and the plugged size reaching 0" j '[.timeline[] | select(.source=="request")] | length == 1' 
+ok "the timeline shows the request and the plugged size reaching 0" \
+	j '[.timeline[] | select(.source == "request")] as $r | ($r | length) == 1 and $r[0].requested_bytes == 0
+	   and ([.timeline[] | select(.t > $r[0].t and .size_bytes == 0)] | length) >= 1'
 ok "timeline's last plugged size is 0" j '[.timeline[] | select(.size_bytes != null)] | last | .size_bytes == 0'
 ok "pattern intact after the unplug" j '.steps[2].workload.pattern_ok and .steps[2].workload.pages_moved_since_pin == 0'
 ok "pattern intact at release, pin released" j '.steps[3].workload.pattern_ok and .steps[3].workload.released'
 ok "record holds kernel identity" j '.kernel.source_package == "linux-source-6.12" and (.kernel.series_hash | length) == 16'
 ok "record holds guest counters before and after" j '.guest_before.vmstat.nr_foll_pin_acquired >= 0 and .guest_after.vmstat.nr_foll_pin_acquired > .guest_before.vmstat.nr_foll_pin_acquired'
-ok "pins balanced after release (nr_foll_pin acquired == released)" j '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released'
+ok "pins balanced after release (nr_foll_pin acquired == released)" j "$balanced"
 ok "vmstat counts the pages the pin found unpinnable (65536)" j '.guest_after.vmstat.gup_longterm_unpinnable - .guest_before.vmstat.gup_longterm_unpinnable == 65536'
 ok "vmstat counts 65536 pages migrated for the pin, none failed" j '(.guest_after.vmstat.gup_longterm_migrate_success == 65536) and (.guest_after.vmstat.gup_longterm_migrate_fail == 0)'
 ok "vmstat: the pin retried after migrating and did not fail" j '(.guest_after.vmstat.gup_longterm_retry >= 1) and (.guest_after.vmstat.gup_longterm_pin_fail == 0)'
-ok "console clean" j '.console_findings | length == 0'
+ok "console clean" console_clean "$rec"
 ok "no QEMU process remains" no_qemu
 
 # A/B of the seed series on one kernel: the same pin, then a full unplug, under
@@ -276,7 +318,7 @@ for k in 6.12 6.1; do
 		lab_run -o "$out" --kernel $k --pin-policy $pol scenarios/pin-policy-ab.yaml >"$out.out" 2>&1
 		rc=$?
 		r=$out/trials.jsonl
-		ok "$k $pol: exit 0, verdict pass" jq -e '.verdict == "pass"' "$r"
+		ok "$k $pol: exit 0, verdict pass" sh -c '[ "$1" = 0 ] && jq -e ".verdict == \"pass\"" "$2"' _ "$rc" "$r"
 		[ "$rc" = 0 ] || sed 's/^/#   /' "$out.out" | tail -n 5
 		ok "$k $pol: record names kernel $k and policy $pol, switch read back" \
 			jq -e --arg k "$k" --arg p "$pol" '(.kernel.source_package == "linux-source-" + $k) and .pin_policy == $p and .pin_in_place_switch == (if $p == "baseline" then "on" else "off" end)' "$r"
@@ -296,8 +338,8 @@ for k in 6.12 6.1; do
 		fi
 		ok "$k $pol: pattern intact after the unplug and at release" \
 			jq -e '.steps[6].workload.pattern_ok and .steps[7].workload.pattern_ok and .steps[7].workload.released' "$r"
-		ok "$k $pol: pins balanced after release" jq -e '.guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
-		ok "$k $pol: console clean" jq -e '.console_findings | length == 0' "$r"
+		ok "$k $pol: pins balanced after release" jq -e "$balanced" "$r"
+		ok "$k $pol: console clean" console_clean "$r"
 	done
 
 	echo "# integration: kernel $k, two gup_test holders at once (scenarios/two-holders.yaml)"
@@ -309,7 +351,7 @@ for k in 6.12 6.1; do
 	ok "$k: after releasing the first, the second still holds its 16384 pages" \
 		jq -e '.steps[4].workload.released and (.steps[6].guest.vmstat.nr_foll_pin_acquired - .steps[6].guest.vmstat.nr_foll_pin_released) == 16384 and .steps[5].workload.pattern_ok' "$r"
 	ok "$k: both released, pins balanced" \
-		jq -e '.steps[7].workload.released and .guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' "$r"
+		jq -e ".steps[7].workload.released and $balanced" "$r"
 done
 ok "no QEMU process remains after the kernel matrix" no_qemu
 
@@ -349,7 +391,7 @@ for _ in $(seq 1 600); do grep -q 'step 1/' "$work/int.out" 2>/dev/null && break
 kill -TERM $lab_pid
 lab_wait
 rc=$?
-ok "interrupted run exits non-zero" test "$rc" != 0
+ok "interrupted run exits 1" test "$rc" = 1
 ok "interrupted trial is recorded" jq -e '.verdict == "interrupted"' "$work/int/trials.jsonl"
 ok "no QEMU process outlives the interrupted run" no_qemu
 
@@ -365,23 +407,33 @@ ok "panicking guest: verdict error, reason names the console log" \
 ok "panicking guest: the panic is a console finding" jq -e '[.console_findings[].kind] | index("panic") != null' "$prec"
 ok "panicking guest: no QEMU process remains" no_qemu
 
-# Matrices, -j, the console watcher, faults, interrupts, doctor (tests/orchestrator.sh).
-. tests/orchestrator.sh
+# The parts, in the order of $parts: each is checked with bash -n before it is
+# sourced, then one check says it loaded and made its planned number of checks.
+part_begin() {	# NAME:CHECKS
+	part_name=${1%%:*} part_want=${1#*:} part_n0=$n part_e0=$extra part_err=
+	if [ ! -f "tests/$part_name.sh" ]; then
+		part_err="tests/$part_name.sh is missing"
+	else
+		part_err=$(bash -n "tests/$part_name.sh" 2>&1) && part_err= && return 0
+		part_err=$(printf '%s' "${part_err:-bash -n failed}" | tr '\n' ' ')	# on one line
+	fi
+	return 1
+}
+part_end() {	# one check; on failure its "# command:" line says why
+	local made=$((n - part_n0 - (extra - part_e0))) rc=0
+	[ -z "$part_err" ] && [ "$made" = "$part_want" ] || rc=1
+	tmo_fired=0
+	check_result "tests/$part_name.sh loaded and made its $part_want planned checks" $rc \
+		"${part_err:-it made $made checks}"
+}
+for part in "${parts[@]}"; do
+	part_begin "$part" && . "tests/${part%%:*}.sh"
+	part_end
+done
 
-# The pinning workloads: gup, io_uring, vfio, vfio-noiommu (tests/workloads.sh).
-. tests/workloads.sh
-
-# The quick subset of the seed conformance suite (tests/conformance.sh).
-. tests/conformance.sh
-
-# Capacity sweeps: a small grid's frontier is monotone; the report's sentences (tests/capacity.sh).
-. tests/capacity.sh
-
-# Soak runs: a short seeded soak, SIGKILL and --resume, a finding (tests/soak.sh).
-. tests/soak.sh
-
-# Reports from a recorded run and from the runs above (tests/report.sh).
-. tests/report.sh
-
+made=$((n - extra)) tmo_fired=0 rc=0
+[ "$made" = $((total - 1)) ] || rc=1
+check_result "plan: the run made all $((total - 1)) planned checks before this one" $rc "it made $made checks"
+finished=1
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

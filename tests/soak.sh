@@ -22,7 +22,7 @@ soak_schedule_followed() {	# DIR SEED
 }
 
 echo "# soak: 100 s with seed 42 on one guest"
-$LAB soak -q --duration 100s --seed 42 -o "$work/soak" scenarios/soak.yaml >"$work/soak.out" 2>&1
+lab soak -q --duration 100s --seed 42 -o "$work/soak" scenarios/soak.yaml >"$work/soak.out" 2>&1
 rc=$?
 c=$work/soak/checkpoints.jsonl
 ok "soak: exit 0, no finding, its record in trials.jsonl passes" \
@@ -39,16 +39,18 @@ ok "soak: JUnit and KTAP reports carry the soak" \
 	sh -c "grep -q 'soak:soak:seed=42' '$work/soak/report/junit.xml' && grep -q '^ok 1 soak:soak:seed=42' '$work/soak/report/results.ktap'"
 
 echo "# soak: SIGKILL mid-soak, then --resume"
-$LAB soak -q --cycles 8 --seed 5 -o "$work/soakr" scenarios/soak.yaml >"$work/soakr.out" 2>&1 &
-spid=$!
+lab_bg soak -q --cycles 8 --seed 5 -o "$work/soakr" scenarios/soak.yaml >"$work/soakr.out" 2>&1
+spid=$lab_pid
 for i in $(seq 240); do
 	[ "$(cat "$work/soakr/checkpoints.jsonl" 2>/dev/null | wc -l)" -ge 3 ] && break
 	sleep 0.5
 done
-kill -9 $spid; wait $spid 2>/dev/null
+kill -9 $spid; wait $lab_job 2>/dev/null
 before=$(wc -l <"$work/soakr/checkpoints.jsonl")
-ok "resume: the soak was killed after 3..7 checkpoints ($before)" test "$before" -ge 3 -a "$before" -lt 8
-$LAB soak -q --resume "$work/soakr" >"$work/soakr2.out" 2>&1
+stale=$(pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-soak-$spid-")	# its QEMU outlives it
+ok "resume: the soak killed after 3..7 checkpoints ($before) left them whole (each line parses, cycles 1..$before)" \
+	jq -se --argjson n "$before" '$n >= 3 and $n < 8 and length == $n and [.[].cycle] == [range(1; $n + 1)]' "$work/soakr/checkpoints.jsonl"
+lab soak -q --resume "$work/soakr" >"$work/soakr2.out" 2>&1
 rc=$?
 ok "resume: exit 0, 8 cycles in 2 segments" \
 	sh -c "test $rc = 0 && jq -e '.summary.cycles == 8 and .summary.segments == 2' '$work/soakr/trials.jsonl'"
@@ -56,8 +58,12 @@ ok "resume: no checkpoint lost or duplicated (cycles 1..8 once each, segment 0 t
 	sh -c "jq -se '[.[].cycle] == [range(1; 9)] and ([.[].segment] | unique) == [0, 1] and (map(select(.segment == 0)) | length) == $before' '$work/soakr/checkpoints.jsonl'"
 ok "resume: checkpoints complete and ordered across the kill" soak_checkpoints_ok "$work/soakr/checkpoints.jsonl"
 ok "resume: the same schedule before and after the kill (seed 5)" soak_schedule_followed "$work/soakr" 5
-soak_qemu_gone() { ! pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-soak-$1-" >/dev/null; }
-ok "resume: the killed soak's QEMU is gone" soak_qemu_gone "$spid"
+soak_qemu_gone() {	# PID...: the QEMU left running by the killed soak is gone
+	local p
+	[ $# -gt 0 ] || { echo "no QEMU of the killed soak was running after the kill"; return 1; }
+	for p; do ! kill -0 "$p" 2>/dev/null || { echo "QEMU $p still runs"; return 1; }; done
+}
+ok "resume: the killed soak's QEMU (running after the kill) is gone" soak_qemu_gone $stale
 expect_fail "resume of a finished soak is refused" 2 'is complete \(8 cycles' $LAB soak --resume "$work/soakr"
 
 echo "# soak: a finding (online_kernel, a cycle that unplugs to 0: kernel allocations and the pin stay in ZONE_NORMAL)"
@@ -65,7 +71,7 @@ sed 's/^name: soak$/name: soak-kernel\ncmdline: "memhp_default_state=online_kern
 for zseed in $(seq 1 2000); do	# the first seed whose cycle 1 unplugs to 0
 	$LAB soak --print-schedule --cycles 1 --seed $zseed scenarios/soak.yaml | jq -e '.[0].requested_bytes == 0' >/dev/null && break
 done
-$LAB soak -q --cycles 1 --seed $zseed -o "$work/soakk" "$work/soak-kernel.yaml" >"$work/soakk.out" 2>&1
+lab soak -q --cycles 1 --seed $zseed -o "$work/soakk" "$work/soak-kernel.yaml" >"$work/soakk.out" 2>&1
 rc=$?
 ok "soak finding: exit 1, the record fails naming the unplug that did not converge" \
 	sh -c "test $rc = 1 && jq -e '.verdict == \"fail\" and (.reason | test(\"unplug_not_converged\"))' '$work/soakk/trials.jsonl'"
