@@ -178,15 +178,6 @@ char *mhlCapacitySentence(GPtrArray *pts, guint from, guint to)
 	return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
-/* A gnuplot title: no quotes or backslashes to escape in it. */
-static char *gpTitle(const char *s)
-{
-	char *t = g_strdup(s);
-
-	g_strdelimit(t, "\"\\\n", ' ');
-	return t;
-}
-
 void mhlCapacityGnuplot(GPtrArray *pts, GString *script)
 {
 	g_autoptr(GString) plot = g_string_new("plot ");
@@ -197,7 +188,9 @@ void mhlCapacityGnuplot(GPtrArray *pts, GString *script)
 			"set key outside right top noenhanced\n");
 	for (from = 0; from < pts->len; from = i, g++) {
 		const mhlCapacityPoint *first = pts->pdata[from];
-		g_autofree char *title = gpTitle(first->group);
+		g_autofree char *title = mhlGnuplotString(first->group);
+		g_autofree char *failed = g_strdup_printf("%s: pin failed", first->group);
+		g_autofree char *ftitle = mhlGnuplotString(failed);
 		bool failures = false;
 
 		g_string_append_printf(script, "$held%u << EOD\n", g);
@@ -218,11 +211,11 @@ void mhlCapacityGnuplot(GPtrArray *pts, GString *script)
 						       100 * p->unplugged_frac);
 		}
 		g_string_append(script, "EOD\n");
-		g_string_append_printf(plot, "%s$held%u using 1:2 with linespoints lw 2 pt 7 lc %u title \"%s\"",
+		g_string_append_printf(plot, "%s$held%u using 1:2 with linespoints lw 2 pt 7 lc %u title %s",
 				       g ? ", " : "", g, g + 1, title);
 		if (failures)
 			g_string_append_printf(plot, ", $failed%u using 1:2 with points pt 2 ps 1.6 lc %u "
-					       "title \"%s: pin failed\"", g, g + 1, title);
+					       "title %s", g, g + 1, ftitle);
 	}
 	g_string_append_printf(script, "%s\n", plot->str);
 }

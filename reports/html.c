@@ -50,15 +50,39 @@ static void htmlf(GString *out, const char *fmt, ...)
 	g_string_append(out, s);
 }
 
-/* A gnuplot string literal: double quotes, backslash and quote escaped, noenhanced by the caller. */
-static char *gpStr(const char *s)
+/*
+ * A string in a gnuplot command (a title, a label, a tic), from a record
+ * that may hold anything: single-quoted, where gnuplot substitutes nothing
+ * (in double quotes it runs `command` through the shell), a ' doubled,
+ * control characters (a line end ends the command) as spaces. The caller
+ * says noenhanced.
+ */
+char *mhlGnuplotString(const char *s)
+{
+	g_autoptr(GString) r = g_string_new("'");
+
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			g_string_append_c(r, '\'');
+		g_string_append_c(r, (unsigned char)*s < 0x20 ? ' ' : *s);
+	}
+	g_string_append_c(r, '\'');
+	return g_string_free(g_steal_pointer(&r), FALSE);
+}
+
+/*
+ * A string field of a datablock row (between "<< EOD" and "EOD", data that
+ * gnuplot never executes): double-quoted, the data reader's \" for a quote,
+ * control characters as spaces so the row stays one line.
+ */
+static char *gpDatum(const char *s)
 {
 	g_autoptr(GString) r = g_string_new("\"");
 
 	for (; s && *s; s++) {
 		if (*s == '"' || *s == '\\')
 			g_string_append_c(r, '\\');
-		g_string_append_c(r, *s == '\n' ? ' ' : *s);
+		g_string_append_c(r, (unsigned char)*s < 0x20 ? ' ' : *s);
 	}
 	g_string_append_c(r, '"');
 	return g_string_free(g_steal_pointer(&r), FALSE);
@@ -67,7 +91,7 @@ static char *gpStr(const char *s)
 /* Start a plot; returns its name. The caller appends the body (ending with a plot command). */
 static const char *plotBegin(htmlPlots *p, const char *title)
 {
-	g_autofree char *t = gpStr(title);
+	g_autofree char *t = mhlGnuplotString(title);
 	char *name = g_strdup_printf("p%u", p->names->len + 1);
 
 	g_ptr_array_add(p->names, name);
@@ -189,7 +213,7 @@ static void timelineAxes(GString *sc, json_object *steps, double tend)
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *sn = mhlStepName(s), *lab = g_strdup_printf("%zu %s", i + 1, sn);
-		g_autofree char *ql = gpStr(lab);
+		g_autofree char *ql = mhlGnuplotString(lab);
 		double t = mhlJDbl(s, MHL_K_T, -1);
 
 		if (t < 0)
@@ -278,7 +302,7 @@ static int timelineEvents(GString *sc, GString *plot, json_object *tl, int serie
 	for (k = keys; k; k = k->next, a++) {
 		GString *d = g_hash_table_lookup(aliases, k->data);
 		g_autofree char *ql = g_strdup_printf("size-change event, %s", (char *)k->data);
-		g_autofree char *qt = gpStr(ql);
+		g_autofree char *qt = mhlGnuplotString(ql);
 
 		g_string_append_printf(sc, "$ev%d << EOD\n%sEOD\n", a, d->str);
 		g_string_append_printf(plot, "%s$ev%d using 1:2 with points pt 7 ps 0.8 lc rgb '#2e7d32' title %s",
@@ -357,13 +381,13 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 	name = plotBegin(p, title);
 	g_string_append(p->script, "$census << EOD\nrow");
 	for (c = 0; c < cols->len; c++) {
-		g_autofree char *q = gpStr(cols->pdata[c]);
+		g_autofree char *q = gpDatum(cols->pdata[c]);
 
 		g_string_append_printf(p->script, " %s", q);
 	}
 	g_string_append_c(p->script, '\n');
 	for (i = 0; i < rows->len; i++) {
-		g_autofree char *q = gpStr(labels->pdata[i]);
+		g_autofree char *q = gpDatum(labels->pdata[i]);
 
 		g_string_append(p->script, q);
 		for (c = 0; c < cols->len; c++) {
@@ -417,7 +441,7 @@ static void gpTics(GString *script, const char *axis, GPtrArray *labels)
 
 	g_string_append_printf(script, "set %stics (", axis);
 	for (i = 0; i < labels->len; i++) {
-		g_autofree char *q = gpStr(labels->pdata[i]);
+		g_autofree char *q = mhlGnuplotString(labels->pdata[i]);
 
 		g_string_append_printf(script, "%s%s %u", i ? ", " : "", q, i);
 	}
@@ -478,8 +502,8 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			g_array_set_size(inCluster, xi + 1);
 		slot = g_array_index(inCluster, guint, xi)++;
 		width = MAX(width, slot + 1);
-		qv = gpStr(mhlJStr(rec, MHL_K_VERDICT, ""));
-		qt = gpStr(mhlJStr(rec, MHL_K_TRIAL, ""));
+		qv = gpDatum(mhlJStr(rec, MHL_K_VERDICT, ""));
+		qt = gpDatum(mhlJStr(rec, MHL_K_TRIAL, ""));
 		g_string_append_printf(data, "%u %u %.1f %s %u %s\n", xi, yi,
 				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)), qv, slot, qt);
 	}

@@ -47,7 +47,7 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 	g_autofree char *excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
 	g_autofree char *log = mhlTrialConsolePath(run, rec);
 	g_autoptr(GString) out = g_string_new(NULL);
-	json_object *steps = mhlJ(rec, MHL_K_STEPS);
+	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
 	const char *reason = mhlJStr(rec, MHL_K_REASON, "");
 	size_t i;
 
@@ -70,11 +70,10 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *name = mhlStepName(s);
-		json_object *ok = mhlJ(s, MHL_K_OK);
 
 		g_string_append_printf(out, "step %zu (scenario line %" G_GINT64_FORMAT "): %s: %s in %.3f s%s%s\n",
 				       i + 1, mhlJInt(s, MHL_K_LINE, 0), name,
-				       ok && json_object_get_boolean(ok) ? "ok" : "FAILED", mhlJDbl(s, MHL_K_SECONDS, 0),
+				       mhlJBool(s, MHL_K_OK, false) ? "ok" : "FAILED", mhlJDbl(s, MHL_K_SECONDS, 0),
 				       mhlJStr(s, MHL_K_ERROR, NULL) ? ": " : "", mhlJStr(s, MHL_K_ERROR, ""));
 	}
 	if (log)
@@ -129,8 +128,11 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
 		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST classname);
 		junitCountAttrs(w, &c);
-		if (started)	/* JUnit wants local ISO 8601 without zone or fraction */
-			xmlTextWriterWriteFormatAttribute(w, BAD_CAST "timestamp", "%.19s", started);
+		if (started) {	/* JUnit wants local ISO 8601 without zone or fraction: 19 characters */
+			g_autofree char *ts = g_utf8_substring(started, 0, MIN(19, g_utf8_strlen(started, -1)));
+
+			xmlTextWriterWriteAttribute(w, BAD_CAST "timestamp", BAD_CAST ts);
+		}
 		for (i = 0; i < run->trials->len; i++) {
 			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
 

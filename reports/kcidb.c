@@ -63,7 +63,7 @@ static char *kId(const char *origin, const char *a, const char *b)
  */
 static void kPatchset(json_object *c, json_object *rec, const char *datadir)
 {
-	json_object *files = mhlJ(rec, "kernel.patch_files");
+	json_object *files = mhlJArr(rec, "kernel.patch_files");
 	const char *pkg = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), ""), *want = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "");
 	g_autofree char *exe = datadir ? NULL : g_file_read_link("/proc/self/exe", NULL);
 	g_autofree char *bindir = exe ? g_path_get_dirname(exe) : g_strdup(".");
@@ -74,7 +74,7 @@ static void kPatchset(json_object *c, json_object *rec, const char *datadir)
 	gsize len;
 	size_t i;
 
-	if (!files || !json_object_is_type(files, json_type_array) || !g_str_has_prefix(pkg, "linux-source-"))
+	if (!files || !g_str_has_prefix(pkg, "linux-source-") || strchr(pkg, G_DIR_SEPARATOR))
 		return;
 	dir = datadir ? g_build_filename(datadir, "kernel", "patches", pkg + strlen("linux-source-"), NULL) :
 			g_build_filename(bindir, "..", "kernel", "patches", pkg + strlen("linux-source-"), NULL);
@@ -87,12 +87,15 @@ static void kPatchset(json_object *c, json_object *rec, const char *datadir)
 	}
 	list = json_object_new_array();
 	for (i = 0; i < json_object_array_length(files); i++) {
-		const char *name = json_object_get_string(json_object_array_get_idx(files, i));
-		g_autofree char *path = g_build_filename(dir, name, NULL), *abs = NULL, *uri = NULL, *text = NULL;
+		json_object *e = json_object_array_get_idx(files, i);
+		const char *name = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
+		g_autofree char *path = NULL, *abs = NULL, *uri = NULL, *text = NULL;
 		g_autofree char *one = NULL;
 		json_object *r;
 
-		if (!g_file_get_contents(path, &text, &len, NULL)) {
+		/* a record may come from elsewhere: a patch's name is a file in that directory, nothing else */
+		if (!name || !*name || strchr(name, G_DIR_SEPARATOR) || !strcmp(name, "..") ||
+		    !g_file_get_contents((path = g_build_filename(dir, name, NULL)), &text, &len, NULL)) {
 			json_object_put(list);
 			return;
 		}
@@ -124,7 +127,7 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
 						   mhlJInt(rec, "kernel.patches", 0),
 						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "none"));
-	json_object *files = mhlJ(rec, "kernel.patch_files");
+	json_object *files = mhlJArr(rec, "kernel.patch_files");
 	size_t i;
 
 	kAddStr(c, "id", id);
@@ -138,7 +141,7 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 	kAddCopy(misc, "source_version", rec, "kernel.source_version");
 	kAddCopy(misc, "series_hash", rec, "kernel.series_hash");
 	kAddCopy(misc, "patches", rec, "kernel.patches");
-	if (files && json_object_is_type(files, json_type_array)) {
+	if (files) {
 		/* names only: the record keeps no copy of the patches to link to */
 		json_object *names = json_object_new_array();
 
@@ -196,7 +199,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 	g_autofree char *outcome = mhlTrialOutcome(rec);
 	json_object *t = kTest(origin, id, build, path, kcidbStatus[mhlVerdictOf(rec)], rec);
 	json_object *env = json_object_new_object(), *emisc = json_object_new_object();
-	json_object *misc = json_object_new_object(), *steps = mhlJ(rec, MHL_K_STEPS);
+	json_object *misc = json_object_new_object(), *steps = mhlJArr(rec, MHL_K_STEPS);
 	gint64 failed = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1);
 	size_t i;
 
@@ -210,8 +213,14 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 
 		kAddStr(t, "log_url", uri);
 	}
-	if (excerpt)
-		json_object_object_add(t, "log_excerpt", json_object_new_string_len(excerpt, MIN(strlen(excerpt), 16384)));
+	if (excerpt) {
+		/* KCIDB's limit, cut between two characters (g_utf8_find_prev_char), never inside one */
+		const char *end = excerpt + strlen(excerpt);
+
+		if (end - excerpt > 16384)
+			end = g_utf8_find_prev_char(excerpt, excerpt + 16384 + 1);
+		json_object_object_add(t, "log_excerpt", json_object_new_string_len(excerpt, (int)(end - excerpt)));
+	}
 	kAddStr(env, "comment", mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), NULL));
 	kAddCopy(emisc, "accel_reason", rec, "domain.accel_reason");
 	kAddCopy(emisc, "nodes", rec, "domain.nodes");
@@ -234,14 +243,15 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 		json_object_array_add(tests, t);
 	}
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *ok = mhlJ(s, MHL_K_OK);
+		json_object *s = json_object_array_get_idx(steps, i);
+		bool ok = mhlJBool(s, MHL_K_OK, false);
 		g_autofree char *sname = g_strdup_printf("s%zu_%s%s%s", i + 1, mhlJStr(s, MHL_K_STEP, "step"),
 							 mhlJStr(s, MHL_K_ID, NULL) ? "_" : "", mhlJStr(s, MHL_K_ID, ""));
 		g_autofree char *iname = mhlReportIdent(sname);
 		g_autofree char *spath = g_strdup_printf("%s.%s", path, iname);
 		g_autofree char *sid = g_strdup_printf("%s.%s", id, iname);
 
-		t = kTest(origin, sid, build, spath, ok && json_object_get_boolean(ok) ? "PASS" :
+		t = kTest(origin, sid, build, spath, ok ? "PASS" :
 			  strstr(mhlJStr(s, MHL_K_ERROR, ""), "interrupted") ? "MISS" : "FAIL", rec);
 		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, MHL_K_SECONDS, 0)));
 		kAddStr(t, "comment", mhlJStr(s, MHL_K_ERROR, NULL));

@@ -33,15 +33,14 @@ static void ktapStep(GString *out, int n, json_object *step)
 	g_autofree char *desc = ktapText(name, true);
 	g_autofree char *err = ktapText(mhlJStr(step, MHL_K_ERROR, NULL), false);
 	const char *skip = mhlJStr(step, "skip", mhlJStr(step, "workload.skip", NULL));
-	json_object *ok = mhlJ(step, MHL_K_OK);
-	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") && mhlJ(step, MHL_K_CONVERGED) &&
-		!json_object_get_boolean(mhlJ(step, MHL_K_CONVERGED));
+	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") &&
+		!mhlJBool(step, MHL_K_CONVERGED, true);
 
 	if (skip) {
 		g_autofree char *why = ktapText(skip, false);
 
 		g_string_append_printf(out, "  ok %d %s # SKIP %s\n", n, desc, why);
-	} else if (ok && json_object_get_boolean(ok)) {
+	} else if (mhlJBool(step, MHL_K_OK, false)) {
 		g_string_append_printf(out, "  ok %d %s\n", n, desc);
 	} else if (strstr(err, "interrupted")) {
 		g_string_append_printf(out, "  not ok %d %s # ERROR %s\n", n, desc, err);
@@ -64,8 +63,8 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	g_autofree char *desc = ktapText(mhlJStr(rec, MHL_K_TRIAL, ""), true);
 	g_autofree char *reason = ktapText(mhlJStr(rec, MHL_K_REASON, NULL), false);
 	g_autofree char *outcome = mhlTrialOutcome(rec);
-	json_object *steps = mhlJ(rec, MHL_K_STEPS);
-	size_t i, ns = steps ? json_object_array_length(steps) : 0;
+	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
+	size_t i, ns = mhlJLen(rec, MHL_K_STEPS);
 
 	if (ns) {
 		g_string_append_printf(out, "  KTAP version 1\n  # Subtest: %s\n  1..%zu\n", desc, ns);

@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -113,7 +115,7 @@ char *mhlStepName(json_object *step)
 
 double mhlTrialPinSeconds(json_object *rec)
 {
-	json_object *steps = mhlJ(rec, MHL_K_STEPS);
+	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
 	double us = 0;
 	bool any = false;
 	size_t i;
@@ -156,38 +158,47 @@ char *mhlTrialOutcome(json_object *rec)
 char *mhlTrialConsolePath(const mhlRun *run, json_object *rec)
 {
 	const char *p = mhlJStr(rec, MHL_K_CONSOLE_LOG, NULL);
-	g_autofree char *base = NULL, *here = NULL;
+	g_autofree char *base = NULL, *here = NULL, *real = NULL, *dir = NULL;
+	struct stat sb;
+	size_t n;
 
 	if (!p)
 		return NULL;
+	/*
+	 * A record may come from elsewhere and name any file: only its basename
+	 * is used, under RUN_DIR (a run moved elsewhere still finds its logs), a
+	 * regular file there or a link to one that stays inside RUN_DIR.
+	 */
 	base = g_path_get_basename(p);
+	if (!strcmp(base, ".") || !strcmp(base, "..") || strchr(base, G_DIR_SEPARATOR))
+		return NULL;
 	here = g_build_filename(run->dir, base, NULL);
-	/* The run directory's copy first: a run moved elsewhere still finds its logs. */
-	if (g_file_test(here, G_FILE_TEST_IS_REGULAR))
-		return g_steal_pointer(&here);
-	return g_file_test(p, G_FILE_TEST_IS_REGULAR) ? g_strdup(p) : NULL;
+	if (!(real = realpath(here, NULL)) || !(dir = realpath(run->dir, NULL)))
+		return NULL;
+	n = strlen(dir);
+	if (strncmp(real, dir, n) || (real[n] != G_DIR_SEPARATOR && n > 1) ||
+	    stat(real, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return NULL;
+	return g_steal_pointer(&here);
 }
 
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context)
 {
-	json_object *findings = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
+	json_object *findings = mhlJArr(rec, MHL_K_CONSOLE_FINDINGS);
 	g_autofree char *path = mhlTrialConsolePath(run, rec), *text = NULL;
 	g_auto(GStrv) lines = NULL;
 	g_autoptr(GString) out = g_string_new(NULL);
 	guint nlines = 0;
+	gsize len = 0;
 	int last = 0;
 	size_t i;
 
 	if (!findings || !json_object_array_length(findings))
 		return NULL;
-	if (path && g_file_get_contents(path, &text, NULL, NULL)) {
-		g_autofree char *valid = g_utf8_make_valid(text, -1);
-		char *c;
+	if (path && g_file_get_contents(path, &text, &len, NULL)) {
+		/* guest bytes, by length (a NUL is one of them): text XML and JSON can carry, lines kept */
+		g_autofree char *valid = mhlTextClean(text, (gssize)len, 0, true);
 
-		/* serial consoles send \r\n and the odd escape: keep text XML and JSON can carry */
-		for (c = valid; *c; c++)
-			if ((unsigned char)*c < 0x20 && *c != '\n' && *c != '\t')
-				*c = *c == '\r' ? ' ' : '?';
 		lines = g_strsplit(valid, "\n", -1);
 		nlines = g_strv_length(lines);
 		if (nlines && !*lines[nlines - 1])

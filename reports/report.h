@@ -66,12 +66,18 @@ double mhlTrialPinSeconds(json_object *rec);
  * 0 MiB in 0.2 s, pins failed 0, 256 MiB pinned in 1.196 s".
  */
 char *mhlTrialOutcome(json_object *rec);
-/* The serial log: the recorded path, else RUN_DIR/<its basename>; NULL if neither exists. */
+/*
+ * The serial log: RUN_DIR/<the recorded path's basename>, when that is a
+ * regular file (or a link to one) inside RUN_DIR; else NULL. Never the
+ * recorded path itself: a record may come from elsewhere.
+ */
 char *mhlTrialConsolePath(const mhlRun *run, json_object *rec);
 /* Lines around each console finding (or the findings' own text), NULL if none. */
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context);
 /* Replace characters outside [A-Za-z0-9_-] with '_'. */
 char *mhlReportIdent(const char *s);
+/* @s as a single-quoted gnuplot string (nothing substituted in it), for titles, labels, tics. */
+char *mhlGnuplotString(const char *s);
 /* Write @data to @dir/@name atomically. -1 + mhlError. */
 int mhlReportFileWrite(const char *dir, const char *name, const char *data, gssize len);
 

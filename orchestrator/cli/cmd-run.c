@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "cli/run.h"
@@ -20,6 +21,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
 	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio.gz: build/ of the checkout, or PREFIX/share/memhp-lab)" },
 	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <datadir>/domains/numa-virtio-mem.xml)" },
+	{ "resume", 1, MHL_LONG_ONLY + 'R', "RUN_DIR", "run RUN_DIR's trials that have no record yet (a run killed mid-way); no SCENARIO" },
 	{ "agent-timeout", 1, MHL_LONG_ONLY + 'a', "SEC", "deadline for the guest agent to answer (default 120)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
@@ -34,6 +36,21 @@ int mhlCmdRun(int argc, char **argv)
 	const char *v;
 	int first, rc = mhlCmdStart("run", argc, argv, vals, &first);
 
+	if ((o.resume = g_hash_table_lookup(vals, "resume")) && first >= 0 &&
+	    !g_hash_table_contains(vals, "help")) {
+		/* --resume takes the scenarios and their options from RUN_DIR/run.json */
+		const char *const own[] = { "output", "kernel", "pin-policy", "kernel-dir", "only" };
+		size_t k;
+
+		mhlErrorReset();	/* "expected at least one SCENARIO": none is right here */
+		for (k = 0; k < G_N_ELEMENTS(own); k++) {
+			if (g_hash_table_contains(vals, own[k]) || argc > first) {
+				mhlError("run: --resume takes the scenarios, -o, --kernel, --pin-policy, --kernel-dir and --only from RUN_DIR/run.json; give none of them");
+				return MHL_EXIT_USAGE;
+			}
+		}
+		rc = -1;
+	}
 	if (rc >= 0)
 		return rc;
 	o.uri = g_hash_table_lookup(vals, "uri");
@@ -48,11 +65,16 @@ int mhlCmdRun(int argc, char **argv)
 		o.initrd = v;
 	if ((v = g_hash_table_lookup(vals, "template")))
 		o.tmpl = v;
-	if ((v = g_hash_table_lookup(vals, "agent-timeout")))
-		o.agent_deadline = g_ascii_strtod(v, NULL);
-	if (o.agent_deadline <= 0) {
-		mhlError("run: --agent-timeout '%s' is not a positive number of seconds", v);
-		return MHL_EXIT_USAGE;
+	if ((v = g_hash_table_lookup(vals, "agent-timeout"))) {
+		char *end;
+
+		/* finite first: nan compares false with every bound, and inf never ends */
+		o.agent_deadline = g_ascii_strtod(v, &end);
+		if (end == v || *end || !isfinite(o.agent_deadline) || o.agent_deadline <= 0 ||
+		    o.agent_deadline > 86400) {
+			mhlError("run: --agent-timeout '%s' is not a number of seconds in (0, 86400]", v);
+			return MHL_EXIT_USAGE;
+		}
 	}
 	if ((v = g_hash_table_lookup(vals, "jobs"))) {
 		char *end;

@@ -3,11 +3,14 @@
 
 #include "cli/cli.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "reports/report.h"
 #include "soak/soak.h"
 #include "util.h"
+
+#define MHL_SOAK_MAX_DURATION (366 * 86400)
 
 const mhlOpt mhlCmdSoakOpts[] = {
 	{ "duration", 1, 'd', "D", "soak time: 90s, 30m, 8h, 2d, 1h30m (required unless --cycles or --resume)" },
@@ -50,8 +53,12 @@ int mhlCmdSoak(int argc, char **argv)
 	o.uri = g_hash_table_lookup(vals, "uri");
 	o.quiet = g_hash_table_contains(vals, "quiet");
 	o.print_schedule = g_hash_table_contains(vals, "print-schedule");
-	if ((v = g_hash_table_lookup(vals, "duration")) && (o.duration_s = mhlSoakDurationParse(v)) < 0) {
-		mhlError("soak: --duration '%s' is not a duration (e.g. 90s, 30m, 8h, 2d, 1h30m)", v);
+	/* finite: "inf" parses as a number, and a soak of inf never ends on time */
+	if ((v = g_hash_table_lookup(vals, "duration")) &&
+	    ((o.duration_s = mhlSoakDurationParse(v)) < 0 || !isfinite(o.duration_s) ||
+	     o.duration_s > MHL_SOAK_MAX_DURATION)) {
+		mhlError("soak: --duration '%s' is not a duration of at most %d days (e.g. 90s, 30m, 8h, 2d, 1h30m)",
+			 v, MHL_SOAK_MAX_DURATION / 86400);
 		return MHL_EXIT_USAGE;
 	}
 	if ((v = g_hash_table_lookup(vals, "seed"))) {

@@ -36,13 +36,19 @@ int mhlJobsDefault(const mhlHostFit *h)
 	return (int)MIN(fit, (uint64_t)MAX(h->cores, 1));
 }
 
+/* A guest's memory with QEMU's; saturates at UINT64_MAX rather than wrap (sizes reach 16 EiB). */
 static uint64_t guestBytes(const mhlScenario *s)
 {
 	uint64_t b = QEMU_OVERHEAD;
 	int i;
 
-	for (i = 0; i < s->nnodes; i++)
-		b += s->nodes[i].memory + s->nodes[i].vmem_size;
+	for (i = 0; i < s->nnodes; i++) {
+		const uint64_t add[] = { s->nodes[i].memory, s->nodes[i].vmem_size };
+		size_t k;
+
+		for (k = 0; k < G_N_ELEMENTS(add); k++)
+			b = add[k] > UINT64_MAX - b ? UINT64_MAX : b + add[k];
+	}
 	return b;
 }
 
@@ -173,38 +179,52 @@ static void printJSON(GPtrArray *jobs, const char *records, double wall)
 	printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
 }
 
-/* Every scenario's trials, filtered by --only, with their kernel checked. */
+/*
+ * A trial id names the record, the console log and the report's rows: two
+ * trials of one run with one id are refused, naming where each comes from.
+ * -1 + mhlError.
+ */
+static int jobsUnique(GPtrArray *jobs)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+	guint i;
+
+	for (i = 0; i < jobs->len; i++) {
+		const mhlScenario *s = ((mhlJob *)jobs->pdata[i])->s;
+		const mhlScenario *first = g_hash_table_lookup(seen, s->name);
+
+		if (first) {
+			mhlError("run: trial id '%s' twice: from %s and from %s%s; ids name the records and logs (give each scenario once, with its own name:)",
+				 s->name, first->path, s->path,
+				 !strcmp(first->path, s->path) ? " (the same file)" : "");
+			return -1;
+		}
+		g_hash_table_insert(seen, s->name, (gpointer)s);
+	}
+	return 0;
+}
+
+/* Every scenario's trials, filtered by --only, ids unique; --kernel/--pin-policy applied. */
 static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray *jobs)
 {
 	int i;
 
 	for (i = 0; i < nscenarios; i++) {
-		g_autoptr(GPtrArray) all = g_ptr_array_new();
+		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
 		guint k;
 
-		if (mhlScenarioLoadAll(scenarios[i], all) < 0) {
-			for (k = 0; k < all->len; k++)
-				mhlScenarioFree(all->pdata[k]);
+		if (mhlScenarioLoadAll(scenarios[i], all) < 0)
 			return -1;
-		}
 		for (k = 0; k < all->len; k++) {
-			mhlScenario *s = all->pdata[k];
 			mhlJob *j;
 
-			if (o->only && !g_pattern_match_simple(o->only, s->name)) {
-				mhlScenarioFree(s);
+			if (o->only && !g_pattern_match_simple(o->only, ((mhlScenario *)all->pdata[k])->name))
 				continue;
-			}
 			j = g_new0(mhlJob, 1);
-			j->s = s;
+			j->s = g_steal_pointer(&all->pdata[k]);
 			g_ptr_array_add(jobs, j);
-			if (mhlScenarioOverride(s, o->kernel, o->pin_policy) < 0 ||
-			    !(j->image = mhlKernelResolve(s, o->cache, o->kernel_dir, o->srcdir,
-							  &j->identity))) {
-				for (k++; k < all->len; k++)
-					mhlScenarioFree(all->pdata[k]);
+			if (mhlScenarioOverride(j->s, o->kernel, o->pin_policy) < 0)
 				return -1;
-			}
 		}
 	}
 	if (!jobs->len) {
@@ -212,10 +232,28 @@ static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GP
 			 o->only ? o->only : "", o->only ? "'" : "");
 		return -1;
 	}
+	return jobsUnique(jobs);
+}
+
+/* Every trial's kernel found and its config checked, before anything boots. */
+static int jobsKernels(const mhlRunOptions *o, GPtrArray *jobs)
+{
+	guint i;
+
+	for (i = 0; i < jobs->len; i++) {
+		mhlJob *j = jobs->pdata[i];
+
+		if (!(j->image = mhlKernelResolve(j->s, o->cache, o->kernel_dir, o->srcdir, &j->identity)))
+			return -1;
+	}
 	return 0;
 }
 
-/* -j: the default from cores and memory, or the user's N if the guests fit. */
+/*
+ * -j: the default from cores and memory, or the user's N if the guests fit.
+ * Either way at least one guest runs, so one guest larger than MemAvailable
+ * is refused here, with the numbers, rather than inside QEMU.
+ */
 static int jobsChoose(const mhlRunOptions *o, GPtrArray *jobs)
 {
 	mhlHostFit h = { .avail_bytes = memAvailable(), .cores = (int)sysconf(_SC_NPROCESSORS_ONLN) };
@@ -224,14 +262,18 @@ static int jobsChoose(const mhlRunOptions *o, GPtrArray *jobs)
 
 	for (i = 0; i < jobs->len; i++)
 		h.need_bytes = MAX(h.need_bytes, guestBytes(((mhlJob *)jobs->pdata[i])->s));
-	n = o->jobs ? o->jobs : mhlJobsDefault(&h);
-	if (h.avail_bytes && (uint64_t)n * h.need_bytes > h.avail_bytes) {
-		mhlError("run: %d guest(s) of up to %" G_GUINT64_FORMAT " MiB each (boot memory + virtio-mem + %llu MiB for QEMU) need %" G_GUINT64_FORMAT " MiB, but only %" G_GUINT64_FORMAT " MiB is available (MemAvailable in /proc/meminfo); use a smaller -j",
-			 MAX(n, 1), h.need_bytes >> 20, QEMU_OVERHEAD >> 20,
-			 (MAX(n, 1) * h.need_bytes) >> 20, h.avail_bytes >> 20);
+	n = MAX(o->jobs ? o->jobs : mhlJobsDefault(&h), 1);
+	if (h.avail_bytes && h.need_bytes > h.avail_bytes / (uint64_t)n) {
+		if (n == 1)
+			mhlError("run: a guest of %" G_GUINT64_FORMAT " MiB (boot memory + virtio-mem + %llu MiB for QEMU) does not fit in the %" G_GUINT64_FORMAT " MiB available (MemAvailable in /proc/meminfo); make its nodes smaller",
+				 h.need_bytes >> 20, QEMU_OVERHEAD >> 20, h.avail_bytes >> 20);
+		else
+			mhlError("run: %d guest(s) of up to %" G_GUINT64_FORMAT " MiB each (boot memory + virtio-mem + %llu MiB for QEMU) need %" G_GUINT64_FORMAT " MiB, but only %" G_GUINT64_FORMAT " MiB is available (MemAvailable in /proc/meminfo); use a smaller -j",
+				 n, h.need_bytes >> 20, QEMU_OVERHEAD >> 20,
+				 (h.need_bytes >> 20) * (uint64_t)n, h.avail_bytes >> 20);
 		return -1;
 	}
-	return MIN(MAX(n, 1), (int)jobs->len);
+	return MIN(n, (int)jobs->len);
 }
 
 /* Everything a trial reads from the host: files checked, accel chosen. -1 + mhlError. */
@@ -298,8 +340,121 @@ static void runPrint(const mhlRunOptions *o, GPtrArray *jobs, const char *record
 	       mhlNow() - t0, rss >> 10);
 }
 
-int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
+/*
+ * RUN_DIR/run.json: what `run` was asked to do (absolute scenario paths,
+ * --kernel, --pin-policy, --kernel-dir, --only), so that --resume runs the
+ * same trials. Written before any trial starts.
+ */
+static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *outdir)
 {
+	g_autofree char *path = g_build_filename(outdir, "run.json", NULL);
+	g_autoptr(json_object) run = json_object_new_object();
+	g_autoptr(GError) err = NULL;
+	json_object *list = json_object_new_array();
+	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only" };
+	const char *const vals[] = { o->kernel, o->pin_policy, o->kernel_dir, o->only };
+	size_t k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		g_autofree char *abs = g_canonicalize_filename(scenarios[i], NULL);
+
+		json_object_array_add(list, json_object_new_string(abs));
+	}
+	json_object_object_add(run, "scenarios", list);
+	for (k = 0; k < G_N_ELEMENTS(keys); k++)
+		if (vals[k])
+			json_object_object_add(run, keys[k], json_object_new_string(vals[k]));
+	if (!g_file_set_contents(path, json_object_to_json_string_ext(run, JSON_C_TO_STRING_PRETTY), -1, &err)) {
+		mhlError("run: cannot write '%s': %s", path, err->message);
+		return -1;
+	}
+	return 0;
+}
+
+/* What --resume RUN_DIR resumes: run.json read back into @o and @scenarios (untrusted: types checked). */
+static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **keep)
+{
+	g_autofree char *path = g_build_filename(o->resume, "run.json", NULL), *text = NULL;
+	json_object *run, *list;
+	size_t i;
+
+	if (!(text = mhlFileRead(path, NULL)))
+		return -1;
+	run = *keep = json_tokener_parse(text);
+	list = mhlJ(run, "scenarios");
+	if (!run || !json_object_is_type(run, json_type_object) || !list ||
+	    !json_object_is_type(list, json_type_array) || !json_object_array_length(list)) {
+		mhlError("run: --resume: '%s' is not a run.json (an object with a list of scenarios)", path);
+		return -1;
+	}
+	for (i = 0; i < json_object_array_length(list); i++) {
+		json_object *e = json_object_array_get_idx(list, i);
+
+		if (!json_object_is_type(e, json_type_string)) {
+			mhlError("run: --resume: '%s': scenarios[%zu] is not a path", path, i);
+			return -1;
+		}
+		g_ptr_array_add(scenarios, (char *)json_object_get_string(e));
+	}
+	o->kernel = mhlJStr(run, "kernel", NULL);
+	o->pin_policy = mhlJStr(run, "pin_policy", NULL);
+	o->kernel_dir = mhlJStr(run, "kernel_dir", NULL);
+	o->only = mhlJStr(run, "only", NULL);
+	o->outdir = o->resume;
+	return 0;
+}
+
+/* --resume: drop the jobs whose trial already has its final record in RUN_DIR/trials.jsonl. */
+static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
+{
+	g_autofree char *records = g_build_filename(o->resume, "trials.jsonl", NULL);
+	g_autoptr(GHashTable) done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(mhlRun) run = NULL;
+	guint i, total = jobs->len;
+
+	if (g_file_test(records, G_FILE_TEST_EXISTS) && !(run = mhlRunLoad(o->resume)))
+		mhlErrorReset();	/* an empty trials.jsonl: nothing finished */
+	for (i = 0; run && i < run->trials->len; i++)
+		if (mhlVerdictOf(run->trials->pdata[i]) < MHL_VERDICT_LAST)
+			g_hash_table_add(done, g_strdup(mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, "")));
+	for (i = jobs->len; i-- > 0;)
+		if (g_hash_table_contains(done, ((mhlJob *)jobs->pdata[i])->s->name))
+			g_ptr_array_remove_index(jobs, i);
+	if (!jobs->len) {
+		mhlError("run: --resume: '%s' is complete (all %u trial(s) have their record); nothing to resume",
+			 o->resume, total);
+		return -1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "memhp-lab: resuming %s: %u of %u trial(s) have no record yet\n", o->resume,
+			jobs->len, total);
+	return 0;
+}
+
+/* The trials to run: from the scenarios given, or those --resume has left to do. */
+static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray *jobs)
+{
+	g_autoptr(GPtrArray) saved = g_ptr_array_new();
+	g_autoptr(json_object) keep = NULL;
+
+	if (o->resume) {
+		if (runResumeLoad(o, saved, &keep) < 0 ||
+		    jobsLoad(o, (char **)saved->pdata, (int)saved->len, jobs) < 0)
+			return -1;
+		/* o's strings point into keep: copied below before it goes */
+		o->kernel = g_strdup(o->kernel);
+		o->pin_policy = g_strdup(o->pin_policy);
+		o->kernel_dir = g_strdup(o->kernel_dir);
+		o->only = g_strdup(o->only);
+		return jobsUnfinished(o, jobs);
+	}
+	return jobsLoad(o, scenarios, nscenarios, jobs);
+}
+
+int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
+{
+	mhlRunOptions ro = *opts, *o = &ro;
 	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlJobFree);
 	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
 	mhlRunConfig cfg = { 0 };
@@ -308,8 +463,9 @@ int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios)
 	int n, rc = MHL_EXIT_PASS;
 	guint k;
 
-	if (jobsLoad(o, scenarios, nscenarios, jobs) < 0 || (n = jobsChoose(o, jobs)) < 0 ||
-	    runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)))
+	if (runJobs(o, scenarios, nscenarios, jobs) < 0 || (n = jobsChoose(o, jobs)) < 0 ||
+	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
+	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0))
 		return MHL_EXIT_USAGE;
 	cfg.outdir = outdir;
 	records = g_build_filename(outdir, "trials.jsonl", NULL);

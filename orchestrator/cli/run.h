@@ -12,6 +12,7 @@ typedef struct {
 	const char *pin_policy;
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
 	const char *initrd, *tmpl, *outdir, *only;
+	const char *resume;	/* --resume RUN_DIR: the trials of its run.json without a final record */
 	double agent_deadline;
 	int jobs;		/* 0: from host cores and memory */
 	bool quiet, json;

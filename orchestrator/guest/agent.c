@@ -8,7 +8,28 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/record.h"
 
+/*
+ * qemu-ga runs in the guest, under the kernel being tested: its replies and
+ * the output of what it runs are guest text. What of them reaches a record
+ * (a message quoting them, the workload's JSON) goes through mhlTextClean.
+ */
+
+/* An excerpt of guest text for a message: one clean line of at most @max bytes. */
+static char *quote(const char *s, gsize max)
+{
+	return mhlTextClean(s, -1, max, false);
+}
+
+/* The error just reported may quote the agent (libvirt passes its error text on): clean it. */
+static void errorClean(void)
+{
+	char *e = mhlErrorSteal();
+
+	mhlErrorRestore(e ? mhlTextClean(e, -1, 0, false) : NULL);
+	g_free(e);
+}
 
 void mhlExecStatusClear(mhlExecStatus *st)
 {
@@ -23,7 +44,9 @@ static json_object *replyReturn(const char *reply, const char *what)
 	json_object *ret;
 
 	if (!root || !json_object_object_get_ex(root, "return", &ret)) {
-		mhlError("agent reply to %s is not {\"return\": ...}: '%.200s'", what, reply);
+		g_autofree char *q = quote(reply, 200);
+
+		mhlError("agent reply to %s is not {\"return\": ...}: '%s'", what, q);
 		json_object_put(root);
 		return NULL;
 	}
@@ -43,27 +66,25 @@ int mhlAgentParseExecPid(const char *reply, long long *pid)
 		*pid = json_object_get_int64(p);
 		rc = 0;
 	} else {
-		mhlError("agent reply to guest-exec has no integer 'pid': '%.200s'", reply);
+		g_autofree char *q = quote(reply, 200);
+
+		mhlError("agent reply to guest-exec has no integer 'pid': '%s'", q);
 	}
 	json_object_put(ret);
 	return rc;
 }
 
+/* A command's stdout or stderr: guest bytes as text (lines kept, nothing else a record cannot carry). */
 static char *decodeB64(json_object *ret, const char *key)
 {
 	json_object *v;
 	gsize len;
-	guchar *raw;
-	char *out;
+	g_autofree guchar *raw = NULL;
 
 	if (!json_object_object_get_ex(ret, key, &v) || !json_object_is_type(v, json_type_string))
 		return g_strdup("");
 	raw = g_base64_decode(json_object_get_string(v), &len);
-	out = g_malloc(len + 1);
-	memcpy(out, raw, len);
-	out[len] = '\0';
-	g_free(raw);
-	return out;
+	return mhlTextClean((const char *)raw, (gssize)len, 0, true);
 }
 
 int mhlAgentParseExecStatus(const char *reply, mhlExecStatus *st)
@@ -75,7 +96,9 @@ int mhlAgentParseExecStatus(const char *reply, mhlExecStatus *st)
 	memset(st, 0, sizeof(*st));
 	if (!json_object_object_get_ex(ret, "exited", &v) ||
 	    !json_object_is_type(v, json_type_boolean)) {
-		mhlError("agent reply to guest-exec-status has no boolean 'exited': '%.200s'", reply);
+		g_autofree char *q = quote(reply, 200);
+
+		mhlError("agent reply to guest-exec-status has no boolean 'exited': '%s'", q);
 		json_object_put(ret);
 		return -1;
 	}
@@ -113,6 +136,7 @@ double mhlAgentWait(virDomainPtr dom, double deadline, const char *console_log)
 		if (mhlNow() - t0 > deadline) {
 			mhlErrorVirt("guest agent did not answer guest-ping within %.0f s (console: %s)",
 				     deadline, console_log);
+			errorClean();
 			return -1;
 		}
 		g_usleep(100 * 1000);
@@ -167,6 +191,7 @@ static int agentExec(virDomainPtr dom, const char *const *argv, double deadline,
 	reply = virDomainQemuAgentCommand(dom, json_object_to_json_string(cmd), 10, 0);
 	if (!reply) {
 		mhlErrorVirt("guest-exec of '%s' failed", argv[0]);
+		errorClean();
 		return -1;
 	}
 	rc = mhlAgentParseExecPid(reply, &pid);
@@ -179,6 +204,7 @@ static int agentExec(virDomainPtr dom, const char *const *argv, double deadline,
 		reply = virDomainQemuAgentCommand(dom, status_cmd, 10, 0);
 		if (!reply) {
 			mhlErrorVirt("guest-exec-status of '%s' (pid %lld) failed", argv[0], pid);
+			errorClean();
 			return -1;
 		}
 		rc = mhlAgentParseExecStatus(reply, st);
@@ -212,12 +238,97 @@ json_object *mhlAgentExecJSON(virDomainPtr dom, const char *const *argv, double 
 	*exitcode = st.exitcode;
 	obj = json_tokener_parse(st.out);
 	if (!obj || !json_object_is_type(obj, json_type_object)) {
-		mhlError("'%s %s' (exit %d) did not print one JSON object; stdout '%.200s', stderr '%.200s'",
-			 argv[0], argv[1] ? argv[1] : "", st.exitcode, st.out, st.err);
+		g_autofree char *out = quote(st.out, 200), *err = quote(st.err, 200);
+
+		mhlError("'%s %s' (exit %d) did not print one JSON object; stdout '%s', stderr '%s'",
+			 argv[0], argv[1] ? argv[1] : "", st.exitcode, out, err);
 		json_object_put(obj);
 		obj = NULL;
 		agentFailed = true;
+	} else {
+		/* "\u001b" and the like decode to control characters: the strings too */
+		mhlJSONClean(obj, false);
 	}
 	mhlExecStatusClear(&st);
 	return obj;
+}
+
+static const char *jsonTypeName(json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a fractional number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	}
+	return "of no known type";
+}
+
+static bool jsonTypeIs(json_object *v, json_type type)
+{
+	if (type == json_type_double)
+		return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+	return v && json_object_is_type(v, type);
+}
+
+/* The value @v at @where (the path's components before @rest) against row @f: -1 + mhlError. */
+static int fieldCheck(json_object *v, char **rest, const mhlAgentField *f, GString *where,
+		      const char *who)
+{
+	static const char *const wanted[] = {
+		[json_type_null] = "null", [json_type_boolean] = "a boolean", [json_type_double] = "a number",
+		[json_type_int] = "an integer", [json_type_object] = "an object", [json_type_array] = "an array",
+		[json_type_string] = "a string",
+	};
+	gsize len = where->len;
+	json_object *m;
+
+	if (!*rest) {
+		g_autofree char *q = NULL;
+
+		if (jsonTypeIs(v, f->type))
+			return 0;
+		q = json_object_is_type(v, json_type_string) ? quote(json_object_get_string(v), 64) : NULL;
+		mhlError("%s: the workload's \"%s\" is %s%s%s%s, not %s", who, where->str, jsonTypeName(v),
+			 q ? " (\"" : "", q ? q : "", q ? "\")" : "", wanted[f->type]);
+		return -1;
+	}
+	if (!v || !json_object_is_type(v, json_type_object))
+		return 0;	/* nothing below: the row for this level says whether that is wrong */
+	if (!strcmp(*rest, "*")) {
+		json_object_object_foreach(v, key, val) {
+			g_string_append_printf(where, "%s%s", len ? "." : "", key);
+			if (fieldCheck(val, rest + 1, f, where, who) < 0)
+				return -1;
+			g_string_truncate(where, len);
+		}
+		return 0;
+	}
+	g_string_append_printf(where, "%s%s", len ? "." : "", *rest);
+	if (!json_object_object_get_ex(v, *rest, &m)) {
+		if (!f->required)
+			return 0;
+		mhlError("%s: the workload's output has no \"%s\" (%s)", who, where->str, wanted[f->type]);
+		return -1;
+	}
+	return fieldCheck(m, rest + 1, f, where, who);
+}
+
+int mhlAgentJSONCheck(json_object *out, const mhlAgentField *fields, size_t n, const char *who)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		g_auto(GStrv) comps = g_strsplit(fields[i].path, ".", -1);
+		g_autoptr(GString) where = g_string_new(NULL);
+
+		if (fieldCheck(out, comps, &fields[i], where, who) < 0) {
+			agentFailed = true;
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -40,8 +40,39 @@ int mhlAgentExec(virDomainPtr dom, const char *const *argv, double deadline,
  */
 bool mhlAgentFailedReset(void);
 
-/* Run and parse stdout as one JSON object. NULL + mhlError on failure. */
+/*
+ * Run and parse stdout as one JSON object, its strings made valid UTF-8
+ * without control characters (mhlJSONClean). NULL + mhlError on failure.
+ */
 json_object *mhlAgentExecJSON(virDomainPtr dom, const char *const *argv, double deadline,
 			      int *exitcode);
+
+/*
+ * A field of a workload's JSON and the type its reader takes it for. The
+ * guest may print anything: json-c reads the string "false" as true and a
+ * null as 0, so every field a step reads is checked first.
+ */
+typedef struct {
+	const char *path;	/* dotted; a "*" component: every member of the object there */
+	json_type type;		/* json_type_int: an integer; json_type_double: any number */
+	bool required;
+} mhlAgentField;
+
+/* The rows every census (memhp-pin's page counts by kind, zone and node) at @c must match. */
+#define MHL_AGENT_CENSUS(c) \
+	{ c, json_type_object, false }, { c ".pages", json_type_int, false }, \
+	{ c ".not_present", json_type_int, false }, { c ".unknown", json_type_int, false }, \
+	{ c ".zero", json_type_int, false }, { c ".thp", json_type_int, false }, \
+	{ c ".cma", json_type_int, false }, { c ".by_zone", json_type_object, false }, \
+	{ c ".by_zone.*", json_type_int, false }, { c ".by_node", json_type_object, false }, \
+	{ c ".by_node.*", json_type_object, false }, { c ".by_node.*.*", json_type_int, false }
+
+/*
+ * Check @out against @fields (a field absent is fine unless required; null is
+ * a wrong type): -1 + mhlError naming @who and the field ("pin 'pin0': the
+ * workload's \"ok\" is a string (\"false\"), not a boolean"), and the command
+ * counts as not carried out (mhlAgentFailedReset), like output that is not JSON.
+ */
+int mhlAgentJSONCheck(json_object *out, const mhlAgentField *fields, size_t n, const char *who);
 
 #endif

@@ -4,10 +4,46 @@
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util.h"
 
 #define KIB(b) ((unsigned long long)(b) >> 10)
+
+/*
+ * @s as XML character data, fit for text and for an attribute quoted with '
+ * or ": & < > ' " as entities, tab and line ends as character references (an
+ * attribute keeps them). NULL + mhlError for what XML 1.0 cannot hold: other
+ * control characters, and bytes that are not UTF-8.
+ */
+static char *xmlText(const char *what, const char *s)
+{
+	g_autoptr(GString) out = g_string_sized_new(strlen(s) + 16);
+	const unsigned char *c;
+
+	if (!g_utf8_validate(s, -1, NULL)) {
+		mhlError("domain XML: %s '%s' is not UTF-8", what, s);
+		return NULL;
+	}
+	for (c = (const unsigned char *)s; *c; c++) {
+		switch (*c) {
+		case '&': g_string_append(out, "&amp;"); break;
+		case '<': g_string_append(out, "&lt;"); break;
+		case '>': g_string_append(out, "&gt;"); break;
+		case '\'': g_string_append(out, "&apos;"); break;
+		case '"': g_string_append(out, "&quot;"); break;
+		case '\t': case '\n': case '\r': g_string_append_printf(out, "&#%d;", *c); break;
+		default:
+			if (*c < 0x20) {
+				mhlError("domain XML: %s holds control character 0x%02x, which XML cannot carry",
+					 what, *c);
+				return NULL;
+			}
+			g_string_append_c(out, (char)*c);
+		}
+	}
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
 
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
@@ -15,6 +51,8 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	g_autoptr(GString) cells = g_string_new(NULL);
 	g_autoptr(GString) vmems = g_string_new(NULL);
 	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
+	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL;
+	g_autofree char *raw = NULL;
 	unsigned long long bootb = 0, vmemb = 0;
 	int i, cpu = 0, nvmem = 0;
 
@@ -43,10 +81,17 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
 	}
 	/* pin_policy baseline: the series' test switch, on from boot (docs/kernel.md). */
-	cmdline = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable%s%s %s",
-				  !strcmp(s->pin_policy, "baseline") ?
-				  " gup_longterm_pin_in_place=1" : "",
-				  s->iommu ? " intel_iommu=on" : "", s->cmdline);
+	raw = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable%s%s %s",
+			      !strcmp(s->pin_policy, "baseline") ? " gup_longterm_pin_in_place=1" : "",
+			      s->iommu ? " intel_iommu=on" : "", s->cmdline);
+	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
+	if (!(cmdline = xmlText("the kernel command line", raw)) ||
+	    !(name = xmlText("the domain name", p->name)) ||
+	    !(kernel = xmlText("the kernel path", p->kernel)) ||
+	    !(initrd = xmlText("the initrd path", p->initrd)) ||
+	    !(emulator = xmlText("the emulator path", p->emulator)) ||
+	    !(console = xmlText("the console log path", p->console_log)))
+		return NULL;
 	boot = g_strdup_printf("%llu", KIB(bootb));
 	max = nvmem ? g_strdup_printf("  <maxMemory slots='%d' unit='KiB'>%llu</maxMemory>\n",
 				      nvmem, KIB(bootb + vmemb)) : g_strdup("");
@@ -54,18 +99,18 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	{
 		const char *const pairs[] = {
 			"DOMTYPE", !g_strcmp0(p->accel, "kvm") ? "kvm" : "qemu",
-			"NAME", p->name,
+			"NAME", name,
 			"BOOT_KIB", boot,
 			"MAX_MEMORY", max,
 			"VCPUS", vcpus,
-			"KERNEL", p->kernel,
-			"INITRD", p->initrd,
+			"KERNEL", kernel,
+			"INITRD", initrd,
 			"CMDLINE", cmdline,
 			/* TCG: QEMU's default model; KVM: the host CPU. */
 			"CPU_MODE", !g_strcmp0(p->accel, "kvm") ? "mode='host-passthrough'" : "",
 			"CELLS", cells->str,
-			"EMULATOR", p->emulator,
-			"CONSOLE_LOG", p->console_log,
+			"EMULATOR", emulator,
+			"CONSOLE_LOG", console,
 			"VMEMS", vmems->str,
 			/* devices: the intel vIOMMU needs the split I/O APIC for intremap. */
 			"IOAPIC", s->iommu ? "<ioapic driver='qemu'/>" : "",

@@ -3,11 +3,14 @@
 #include "util.h"
 #include "guest/guest.h"
 
+#include <fcntl.h>
 #include <libvirt/libvirt-qemu.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "guest/agent.h"
+#include "record/record.h"
 
 int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 			  unsigned long long *requested)
@@ -172,46 +175,157 @@ json_object *mhlGuestSnapshot(virDomainPtr dom)
 	return obj;
 }
 
-json_object *mhlConsoleScan(const char *text)
+static const struct {
+	const char *needle, *kind;
+} consolePatterns[] = {
+	{ "WARNING:", "warning" },
+	{ "BUG:", "bug" },
+	{ "Oops", "oops" },
+	{ "Kernel panic", "panic" },
+	{ "general protection fault", "gpf" },
+	{ "blocked for more than", "hung_task" },
+	{ "rcu_sched self-detected stall", "rcu_stall" },
+	{ "rcu: INFO: rcu_preempt", "rcu_stall" },
+	{ "detected stalls on CPUs", "rcu_stall" },
+};
+
+bool mhlConsoleKindFatal(const char *kind)
 {
-	static const struct {
-		const char *needle, *kind;
-	} pats[] = {
-		{ "WARNING:", "warning" },
-		{ "BUG:", "bug" },
-		{ "Oops", "oops" },
-		{ "Kernel panic", "panic" },
-		{ "general protection fault", "gpf" },
-		{ "blocked for more than", "hung_task" },
-		{ "rcu_sched self-detected stall", "rcu_stall" },
-		{ "rcu: INFO: rcu_preempt", "rcu_stall" },
-		{ "detected stalls on CPUs", "rcu_stall" },
-	};
-	json_object *arr = json_object_new_array();
-	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-	int i;
+	return !strcmp(kind, "panic") || !strcmp(kind, "oops");
+}
+
+void mhlConsoleScannerInit(mhlConsoleScanner *sc, size_t max)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->max = max;
+	sc->findings = json_object_new_array();
+	sc->partial = g_string_sized_new(256);
+}
+
+void mhlConsoleScannerClear(mhlConsoleScanner *sc)
+{
+	json_object_put(sc->findings);
+	json_object_put(sc->fatal);
+	if (sc->partial)
+		g_string_free(sc->partial, TRUE);
+	memset(sc, 0, sizeof(*sc));
+}
+
+/* One whole line of the log (without its newline): a finding if it is a kernel report. */
+static void consoleLine(mhlConsoleScanner *sc, const char *raw, size_t len)
+{
+	g_autofree char *clean = NULL, *text = NULL;
+	json_object *f;
+	const char *l;
+	double ts;
+	char close;
 	size_t j;
 
-	for (i = 0; lines[i]; i++) {
-		const char *l = strchr(lines[i], '[');
-		double ts;
-		char close;
+	sc->line++;
+	if (!memchr(raw, '[', len))
+		return;	/* no stamp: not a kernel line (cleaning adds no '[') */
+	/* "[    1.234567] ..." after any escape codes: "\e[0m[ 1.2] WARNING:" is one */
+	clean = mhlTextClean(raw, (gssize)len, 0, false);
+	if (!(l = strchr(clean, '[')) || sscanf(l, "[ %lf%c", &ts, &close) != 2 || close != ']')
+		return;
+	for (j = 0; j < G_N_ELEMENTS(consolePatterns) && !strstr(l, consolePatterns[j].needle); j++)
+		;
+	if (j == G_N_ELEMENTS(consolePatterns))
+		return;
+	text = mhlTextClean(g_strchomp((char *)l), -1, MHL_CONSOLE_TEXT_MAX, false);
+	f = json_object_new_object();
+	json_object_object_add(f, MHL_K_LINE, json_object_new_int(sc->line));
+	json_object_object_add(f, MHL_K_KIND, json_object_new_string(consolePatterns[j].kind));
+	json_object_object_add(f, MHL_K_TEXT, json_object_new_string(text));
+	sc->count++;
+	if (!sc->fatal && mhlConsoleKindFatal(consolePatterns[j].kind))
+		sc->fatal = json_object_get(f);
+	if (json_object_array_length(sc->findings) < sc->max)
+		json_object_array_add(sc->findings, f);
+	else
+		json_object_put(f);
+}
 
-		/* Only kernel log lines: "[    1.234567] ..." (after any escape codes). */
-		if (!l || sscanf(l, "[ %lf%c", &ts, &close) != 2 || close != ']')
-			continue;
-		for (j = 0; j < G_N_ELEMENTS(pats); j++) {
-			if (strstr(l, pats[j].needle)) {
-				json_object *f = json_object_new_object();
+void mhlConsoleScanFeed(mhlConsoleScanner *sc, const char *text, size_t len, bool final)
+{
+	const char *p = text, *end = text + len;
 
-				g_strchomp(lines[i]);
-				json_object_object_add(f, "line", json_object_new_int(i + 1));
-				json_object_object_add(f, "kind", json_object_new_string(pats[j].kind));
-				json_object_object_add(f, "text", json_object_new_string(l));
-				json_object_array_add(arr, f);
-				break;
-			}
-		}
+	sc->offset += len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		size_t room = MHL_CONSOLE_LINE_MAX - sc->partial->len;
+
+		/* a line longer than MHL_CONSOLE_LINE_MAX is scanned by its start */
+		g_string_append_len(sc->partial, p, (gssize)MIN((size_t)(e - p), room));
+		if (!nl)
+			break;
+		consoleLine(sc, sc->partial->str, sc->partial->len);
+		g_string_truncate(sc->partial, 0);
+		p = nl + 1;
+	}
+	if (final && sc->partial->len) {
+		consoleLine(sc, sc->partial->str, sc->partial->len);
+		g_string_truncate(sc->partial, 0);
+	}
+}
+
+int mhlConsoleScanFile(mhlConsoleScanner *sc, const char *path, bool final)
+{
+	enum { CHUNK = 1 << 20 };
+	g_autofree char *buf = NULL;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	buf = g_malloc(CHUNK);
+	while ((n = pread(fd, buf, CHUNK, (off_t)sc->offset)) > 0)
+		mhlConsoleScanFeed(sc, buf, (size_t)n, false);
+	close(fd);
+	if (final)
+		mhlConsoleScanFeed(sc, "", 0, true);
+	return n < 0 ? -1 : 0;
+}
+
+json_object *mhlConsoleScanFindings(const mhlConsoleScanner *sc)
+{
+	json_object *arr = json_object_new_array(), *more;
+	size_t i, kept = json_object_array_length(sc->findings);
+	gint64 left;
+	bool fatalKept = false;
+
+	for (i = 0; i < kept; i++) {
+		json_object *f = json_object_array_get_idx(sc->findings, i);
+
+		fatalKept |= f == sc->fatal;
+		json_object_array_add(arr, json_object_get(f));
+	}
+	if (sc->fatal && !fatalKept)
+		json_object_array_add(arr, json_object_get(sc->fatal));
+	left = sc->count - (gint64)json_object_array_length(arr);
+	if (left > 0) {
+		g_autofree char *text = g_strdup_printf(
+			"%" G_GINT64_FORMAT " more kernel report(s) not kept here (%" G_GINT64_FORMAT
+			" in all, the first %zu kept): see the console log", left, sc->count, kept);
+
+		more = json_object_new_object();
+		json_object_object_add(more, MHL_K_KIND, json_object_new_string(MHL_KIND_OMITTED));
+		json_object_object_add(more, MHL_K_COUNT, json_object_new_int64(left));
+		json_object_object_add(more, MHL_K_TEXT, json_object_new_string(text));
+		json_object_array_add(arr, more);
 	}
 	return arr;
+}
+
+json_object *mhlConsoleScan(const char *text)
+{
+	mhlConsoleScanner sc;
+	json_object *all;
+
+	mhlConsoleScannerInit(&sc, G_MAXSIZE);
+	mhlConsoleScanFeed(&sc, text, strlen(text), true);
+	all = json_object_get(sc.findings);
+	mhlConsoleScannerClear(&sc);
+	return all;
 }

@@ -22,39 +22,27 @@
 
 #define INITIAL_PLUG_DEADLINE 120	/* s */
 
-/* Kernel reports after which the guest cannot be trusted to go on. */
-static bool fatalKind(const char *kind)
+/* The first panic/Oops the console showed as "text (console:line)", or NULL. */
+static char *fatalFirst(mhlGuest *g)
 {
-	return !strcmp(kind, "panic") || !strcmp(kind, "oops");
-}
+	json_object *e = g->scan.fatal;
 
-/* The first panic/Oops of @findings as "text (console:line)", or NULL. */
-static char *fatalFirst(mhlGuest *g, json_object *findings)
-{
-	size_t i, n;
-
-	for (i = 0, n = json_object_array_length(findings); i < n; i++) {
-		json_object *e = json_object_array_get_idx(findings, i);
-
-		if (fatalKind(mhlJStr(e, MHL_K_KIND, "")))
-			return g_strdup_printf("%s (%s:%d)", mhlJStr(e, MHL_K_TEXT, ""), g->console,
-					       (int)mhlJInt(e, MHL_K_LINE, 0));
-	}
-	return NULL;
+	return e ? g_strdup_printf("%s (%s:%d)", mhlJStr(e, MHL_K_TEXT, ""), g->console,
+				   (int)mhlJInt(e, MHL_K_LINE, 0)) : NULL;
 }
 
 /*
- * The console watcher: scans the serial log while the guest runs. At the
- * first panic or Oops it records the line and destroys the guest, so that
- * whatever step is waiting fails at once instead of at its deadline.
+ * The console watcher: scans the serial log while the guest runs, every
+ * 0.3 s what was appended since its last look. At the first panic or Oops it
+ * records the line and destroys the guest, so that whatever step is waiting
+ * fails at once instead of at its deadline.
  */
 static void *consoleWatch(void *opaque)
 {
 	mhlGuest *g = opaque;
 
 	for (;;) {
-		g_autofree char *text = NULL, *fatal = NULL;
-		g_autoptr(json_object) f = NULL;
+		g_autofree char *fatal = NULL;
 		bool stop;
 
 		g_usleep(300 * 1000);
@@ -63,10 +51,7 @@ static void *consoleWatch(void *opaque)
 		pthread_mutex_unlock(&g->lock);
 		if (stop)
 			return NULL;
-		if (!g_file_get_contents(g->console, &text, NULL, NULL))
-			continue;
-		f = mhlConsoleScan(text);
-		if (!(fatal = fatalFirst(g, f)))
+		if (mhlConsoleScanFile(&g->scan, g->console, false) < 0 || !(fatal = fatalFirst(g)))
 			continue;
 		pthread_mutex_lock(&g->lock);
 		g->fatal = g_steal_pointer(&fatal);
@@ -199,6 +184,7 @@ mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg)
 	g->cfg.console = g->console;
 	pthread_mutex_init(&g->lock, NULL);
 	g->timeline = json_object_new_array();
+	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
 	return g;
 }
 
@@ -208,6 +194,7 @@ void mhlGuestFree(mhlGuest *g)
 		return;
 	mhlGuestStop(g);
 	json_object_put(g->timeline);
+	mhlConsoleScannerClear(&g->scan);
 	pthread_mutex_destroy(&g->lock);
 	g_free(g->fatal);
 	g_free(g->gone);
@@ -249,6 +236,8 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 	if (!tmpl || !(xml = mhlDomainXMLBuild(tmpl, c->tmpl_path, s, &p)))
 		return -1;
 	unlink(g->console);
+	mhlConsoleScannerClear(&g->scan);	/* a new log */
+	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
 	guestsAdd(g);
 	g->t0 = mhlNow();
 	if (!(g->dom = virDomainCreateXML(conn, xml, 0))) {
@@ -388,13 +377,9 @@ void mhlGuestStop(mhlGuest *g)
 
 json_object *mhlGuestEnd(mhlGuest *g)
 {
-	g_autofree char *text = NULL;
-	json_object *findings;
-
-	if (!g_file_get_contents(g->console, &text, NULL, NULL))
-		text = g_strdup("");
-	findings = mhlConsoleScan(text);
+	/* the watcher has stopped: the rest of the log, to its last byte */
+	mhlConsoleScanFile(&g->scan, g->console, true);
 	if (!g->fatal)
-		g->fatal = fatalFirst(g, findings);
-	return findings;
+		g->fatal = fatalFirst(g);
+	return mhlConsoleScanFindings(&g->scan);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "guest/guest.h"
 #include "scenario/scenario.h"
 
 /* What a guest boots: the domain template filled for a scenario. */
@@ -42,6 +43,7 @@ typedef struct {
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
+	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
 } mhlGuest;
 
 /* Once per connection, before any guest: the domain events guests listen to. */
@@ -87,8 +89,9 @@ bool mhlGuestAlive(mhlGuest *g);
 void mhlGuestStop(mhlGuest *g);
 
 /*
- * After mhlGuestStop: the console's kernel reports (a JSON array, as
- * mhlConsoleScan gives). A panic or Oops the watcher had no time to see (the
+ * After mhlGuestStop: the console's kernel reports for the record (a JSON
+ * array, mhlConsoleScanFindings: the first MHL_CONSOLE_FINDINGS_MAX and the
+ * count of the others). A panic or Oops the watcher had no time to see (the
  * agent noticed first) is set in g->fatal here.
  */
 json_object *mhlGuestEnd(mhlGuest *g);

@@ -94,12 +94,17 @@ static int killOurQemu(const char *path, const struct stat *sb, int type, struct
 
 bool mhlQemuIsRunGuest(const char *cmdline, const char *tag)
 {
-	const char *g;
+	const char *g = strstr(cmdline, "guest=memhp-"), *end, *p;
+	size_t n = strlen(tag);
 
-	if (!strstr(cmdline, "qemu-system") || !(g = strstr(cmdline, "guest=memhp-")))
+	if (!strstr(cmdline, "qemu-system") || !g)
 		return false;
-	g = strstr(g, tag);
-	return g && g_ascii_isdigit(g[strlen(tag)]);
+	g += strlen("guest=");
+	end = g + strcspn(g, ", ");
+	/* The name ends in <tag><digits>: memhp-<trial>-<pid>-<n>, the pid of the run. */
+	for (p = end; p > g && g_ascii_isdigit(p[-1]); p--)
+		;
+	return p < end && (size_t)(p - g) >= n && !strncmp(p - n, tag, n);
 }
 
 /* Whether cgroup @cg has no process left (cgroup.events: "populated 0"). */

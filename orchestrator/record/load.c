@@ -48,6 +48,217 @@ double mhlJDbl(json_object *o, const char *path, double dflt)
 		json_object_get_double(v) : dflt;
 }
 
+bool mhlJBool(json_object *o, const char *path, bool dflt)
+{
+	json_object *v = mhlJ(o, path);
+
+	return v && json_object_is_type(v, json_type_boolean) ? json_object_get_boolean(v) : dflt;
+}
+
+json_object *mhlJArr(json_object *o, const char *path)
+{
+	json_object *v = mhlJ(o, path);
+
+	return v && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+json_object *mhlJObj(json_object *o, const char *path)
+{
+	json_object *v = mhlJ(o, path);
+
+	return v && json_object_is_type(v, json_type_object) ? v : NULL;
+}
+
+size_t mhlJLen(json_object *o, const char *path)
+{
+	json_object *v = mhlJArr(o, path);
+
+	return v ? json_object_array_length(v) : 0;
+}
+
+json_object *mhlJIdx(json_object *arr, size_t i)
+{
+	if (!arr || !json_object_is_type(arr, json_type_array) || i >= json_object_array_length(arr))
+		return NULL;
+	return json_object_array_get_idx(arr, i);
+}
+
+/* ---- the record's shape ---- */
+
+/*
+ * What the readers (run's summary, --compare, every renderer) take each field
+ * for. A field of another type is not read as a default: the record is named
+ * as a bad line, so that nothing downstream meets a string where it walks an
+ * array (json-c asserts) or reads "false" as true. Null is absent.
+ */
+typedef enum { J_ANY, J_STR, J_NUM, J_BOOL, J_OBJ, J_ARR } shapeKind;
+
+static const char *const shapeNames[] = {
+	[J_ANY] = "anything", [J_STR] = "a string", [J_NUM] = "a number", [J_BOOL] = "a boolean",
+	[J_OBJ] = "an object", [J_ARR] = "an array",
+};
+
+typedef struct shapeField shapeField;
+struct shapeField {
+	const char *path;	/* dotted, from the object being checked; NULL ends a table */
+	shapeKind kind;
+	shapeKind each;		/* every element (array) or member (object) is one of these */
+	const shapeField *of;	/* the fields of every element or member (each J_OBJ), or of the object itself (each J_ANY) */
+};
+
+#define F(p, k) { .path = (p), .kind = (k) }
+#define FE(p, k, e, o) { .path = (p), .kind = (k), .each = (e), .of = (o) }
+#define END { .path = NULL }
+static const shapeField censusShape[] = {
+	F("pages", J_NUM), F("not_present", J_NUM), F("unknown", J_NUM), F("zero", J_NUM),
+	F("thp", J_NUM), F("cma", J_NUM), FE("by_zone", J_OBJ, J_NUM, NULL), FE("by_node", J_OBJ, J_OBJ, NULL),
+	END,
+};
+static const shapeField checkShape[] = {
+	F("what", J_STR), F("expected", J_STR), F("actual", J_STR), F(MHL_K_OK, J_BOOL), END,
+};
+static const shapeField stepShape[] = {
+	F(MHL_K_STEP, J_STR), F(MHL_K_ID, J_STR), F(MHL_K_LINE, J_NUM), F(MHL_K_T, J_NUM),
+	F(MHL_K_SECONDS, J_NUM), F(MHL_K_OK, J_BOOL), F(MHL_K_ERROR, J_STR), F(MHL_K_NOTE, J_STR),
+	F("skip", J_STR), F(MHL_K_REQUESTED_BYTES, J_NUM), F(MHL_K_REACHED_BYTES, J_NUM),
+	F(MHL_K_CONVERGED, J_BOOL), F(MHL_K_DEADLINE_S, J_NUM), F(MHL_K_SECONDS_TO_CONVERGE, J_NUM),
+	FE(MHL_K_CHECKS, J_ARR, J_OBJ, checkShape), F(MHL_K_SKIPPED, J_STR),
+	F(MHL_K_WORKLOAD, J_OBJ), F("workload.ok", J_BOOL), F("workload.pattern_ok", J_BOOL),
+	F("workload.pin_us", J_NUM), F("workload.bytes_pinned", J_NUM), F("workload.skip", J_STR),
+	F("workload.errno_name", J_STR), F("workload.signal", J_STR),
+	F("workload.pages_moved_since_pin", J_NUM), FE("workload.census_before", J_OBJ, J_ANY, censusShape),
+	FE("workload.census_after", J_OBJ, J_ANY, censusShape), FE("workload.census", J_OBJ, J_ANY, censusShape),
+	END,
+};
+static const shapeField timelineShape[] = {
+	F(MHL_K_T, J_NUM), F(MHL_K_SOURCE, J_STR), F(MHL_K_NODE, J_NUM), F(MHL_K_ALIAS, J_STR),
+	F(MHL_K_SIZE_BYTES, J_NUM), F(MHL_K_REQUESTED_BYTES, J_NUM), END,
+};
+static const shapeField findingShape[] = {
+	F(MHL_K_LINE, J_NUM), F(MHL_K_KIND, J_STR), F(MHL_K_TEXT, J_STR), F(MHL_K_CYCLE, J_NUM),
+	F(MHL_K_T, J_NUM), F(MHL_K_COUNT, J_NUM), END,
+};
+static const shapeField nodeShape[] = {
+	F("memory_bytes", J_NUM), F("cpus", J_NUM), F("virtio_mem_size_bytes", J_NUM),
+	F("virtio_mem_block_bytes", J_NUM), F("virtio_mem_requested_bytes", J_NUM), END,
+};
+static const shapeField recordShape[] = {
+	F(MHL_K_SCENARIO, J_STR), F(MHL_K_SCENARIO_NAME, J_STR), F(MHL_K_STARTED, J_STR),
+	F(MHL_K_PARAMETERS, J_OBJ),
+	F(MHL_K_KERNEL, J_OBJ),
+	F(MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), J_STR),
+	F(MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), J_STR),
+	F(MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), J_STR), F("kernel.kernel_release", J_STR),
+	F("kernel.config_key", J_STR), F("kernel.compiler", J_STR), F("kernel.patches", J_NUM),
+	F("kernel.build_seconds", J_NUM), FE("kernel.patch_files", J_ARR, J_STR, NULL),
+	F(MHL_K_PIN_POLICY, J_STR), F(MHL_K_PIN_IN_PLACE_SWITCH, J_STR),
+	F(MHL_K_DOMAIN, J_OBJ), F(MHL_PATH(MHL_K_DOMAIN, MHL_K_URI), J_STR),
+	F(MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), J_STR), F(MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL_REASON), J_STR),
+	FE(MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES), J_ARR, J_OBJ, nodeShape),
+	F(MHL_K_CONSOLE_LOG, J_STR), F(MHL_K_GUEST_BEFORE, J_OBJ), F(MHL_K_GUEST_AFTER, J_OBJ),
+	FE(MHL_K_STEPS, J_ARR, J_OBJ, stepShape), FE(MHL_K_TIMELINE, J_ARR, J_OBJ, timelineShape),
+	FE(MHL_K_CONSOLE_FINDINGS, J_ARR, J_OBJ, findingShape), F(MHL_K_SUMMARY, J_OBJ),
+	F(MHL_K_SECONDS, J_NUM), F(MHL_K_REASON, J_STR),
+	END,
+};
+#undef F
+#undef FE
+#undef END
+
+static bool shapeIs(json_object *v, shapeKind k)
+{
+	switch (k) {
+	case J_ANY: return true;
+	case J_STR: return json_object_is_type(v, json_type_string);
+	case J_NUM: return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+	case J_BOOL: return json_object_is_type(v, json_type_boolean);
+	case J_OBJ: return json_object_is_type(v, json_type_object);
+	case J_ARR: return json_object_is_type(v, json_type_array);
+	}
+	return false;
+}
+
+static bool shapeCheck(json_object *o, const shapeField *fields, GString *where, GString *why);
+
+/* @v (at @where) is @kind; "WHERE is a string, not an array" into @why when not. */
+static bool shapeValue(json_object *v, shapeKind kind, GString *where, GString *why)
+{
+	if (shapeIs(v, kind))
+		return true;
+	g_string_printf(why, "%s is %s, not %s", where->str, !v ? "null" :
+			json_object_is_type(v, json_type_string) ? "a string" :
+			json_object_is_type(v, json_type_boolean) ? "a boolean" :
+			json_object_is_type(v, json_type_object) ? "an object" :
+			json_object_is_type(v, json_type_array) ? "an array" : "a number", shapeNames[kind]);
+	return false;
+}
+
+/*
+ * The elements or members of @v (at @where): each of @f->each (null is not:
+ * json-c's object walk and the renderers' loops take every one as it is),
+ * with @f->of's fields.
+ */
+static bool shapeEach(json_object *v, const shapeField *f, GString *where, GString *why)
+{
+	gsize len = where->len;
+	size_t i;
+
+	if (f->kind == J_ARR) {
+		for (i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+
+			g_string_append_printf(where, "[%zu]", i);
+			if (!shapeValue(e, f->each, where, why) || (f->of && !shapeCheck(e, f->of, where, why)))
+				return false;
+			g_string_truncate(where, len);
+		}
+		return true;
+	}
+	json_object_object_foreach(v, key, m) {
+		g_string_append_printf(where, ".%s", key);
+		if (!shapeValue(m, f->each, where, why) || (f->of && !shapeCheck(m, f->of, where, why)))
+			return false;
+		g_string_truncate(where, len);
+	}
+	return true;
+}
+
+/* Every field of @fields in object @o (at @where, "" at the top) that is there has its type. */
+static bool shapeCheck(json_object *o, const shapeField *fields, GString *where, GString *why)
+{
+	gsize len = where->len;
+	const shapeField *f;
+
+	for (f = fields; f->path; f++) {
+		json_object *v = mhlJ(o, f->path);
+		bool ok;
+
+		if (!v)
+			continue;
+		g_string_append_printf(where, "%s%s", len ? "." : "", f->path);
+		ok = shapeValue(v, f->kind, where, why) &&
+		     (f->each != J_ANY ? shapeEach(v, f, where, why) : !f->of || shapeCheck(v, f->of, where, why));
+		g_string_truncate(where, len);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* NULL when @rec has the shape the readers take it for, else why not (to g_free). */
+static char *recordShapeWhy(json_object *rec)
+{
+	g_autoptr(GString) where = g_string_new(NULL), why = g_string_new(NULL);
+	const char *key, *want;
+	json_object *sum = mhlJ(rec, MHL_K_SUMMARY);
+
+	if (!shapeCheck(rec, recordShape, where, why))
+		return g_string_free(g_steal_pointer(&why), FALSE);
+	if (sum && !mhlSummaryCheck(sum, &key, &want))
+		return g_strdup_printf("summary.%s is not %s", key, want);
+	return NULL;
+}
+
 
 static void recordFree(gpointer p)
 {
@@ -91,6 +302,7 @@ static void runBadAdd(mhlRun *run, int line, const char *fmt, ...)
 static json_object *runLineParse(mhlRun *run, int lineno, const char *text, size_t len)
 {
 	g_autoptr(json_object) o = NULL;
+	g_autofree char *why = NULL;
 	json_tokener *tok = json_tokener_new();
 	enum json_tokener_error jerr;
 	const char *v;
@@ -121,10 +333,16 @@ static json_object *runLineParse(mhlRun *run, int lineno, const char *text, size
 		runBadAdd(run, lineno, "no string \"trial\" (the trial id)");
 		return NULL;
 	}
+	/* record files come from elsewhere: their text, like the guest's, is made fit to render */
+	mhlJSONClean(o, true);
 	v = mhlJStr(o, "verdict", NULL);
 	if (!v || mhlVerdictOf(o) == MHL_VERDICT_LAST) {
 		runBadAdd(run, lineno, "trial '%s': verdict %s%s%s is not pass, fail, error or interrupted",
 			  mhlJStr(o, "trial", ""), v ? "'" : "", v ? v : "missing", v ? "'" : "");
+		return NULL;
+	}
+	if ((why = recordShapeWhy(o))) {
+		runBadAdd(run, lineno, "trial '%s': a record of the wrong shape: %s", mhlJStr(o, "trial", ""), why);
 		return NULL;
 	}
 	return g_steal_pointer(&o);

@@ -95,6 +95,8 @@
 /* console_findings[] (and soak findings) */
 #define MHL_K_KIND			"kind"
 #define MHL_K_TEXT			"text"
+#define MHL_K_COUNT			"count"		/* of the last one, kind "omitted": findings not kept */
+#define MHL_KIND_OMITTED		"omitted"
 
 /* A soak's checkpoints.jsonl (docs/soak.md) */
 #define MHL_K_CYCLE			"cycle"
@@ -154,22 +156,59 @@ void mhlSummaryInit(mhlSummary *sum);
 json_object *mhlSummaryToJSON(const mhlSummary *sum);
 /* rec.summary into *sum (fields absent there stay unset); rec may be NULL. */
 void mhlSummaryRead(json_object *rec, mhlSummary *sum);
+/*
+ * Whether every field of @summary (a record's summary object) has its type:
+ * false with *key the first that has not and *want its type ("a number",
+ * "a boolean").
+ */
+bool mhlSummaryCheck(json_object *summary, const char **key, const char **want);
 
 /* ---- writing ---- */
 
 /*
- * Append @rec as one line with a single write(2) on an O_APPEND descriptor,
- * then fsync: a crash leaves either the whole line or none of it.
+ * Append @rec as one line with a single write(2) on an O_APPEND descriptor
+ * (one append at a time: a mutex, and flock where the filesystem has it),
+ * then fsync. All or nothing: after a short or failed write (ENOSPC, a file
+ * size limit) or a failed fsync the file is truncated back to its old size.
+ * A file whose last line was torn (a kill mid-write: no final newline) gets
+ * a newline first, so the torn line stays one bad line and this record a
+ * line of its own.
  */
 int mhlRecordAppend(const char *path, json_object *rec);
 
+/* ---- text from outside (record/text.c) ---- */
+
+/*
+ * @len bytes of @s (-1: up to its NUL) from outside - the guest's console or
+ * output, a record file from elsewhere - as text a record and every report
+ * format can carry: valid UTF-8 (U+FFFD for each byte that is not, and for
+ * U+FFFE/U+FFFF), escape sequences dropped whole, every other control
+ * character (C0, DEL, C1) dropped, but '\n' and '\t' kept when @multiline
+ * (one line: a space). At most @max bytes (0: no limit), cut between two
+ * characters and ending in "...". Never NULL (NULL @s gives "").
+ */
+char *mhlTextClean(const char *s, gssize len, gsize max, bool multiline);
+/* mhlTextClean() applied to every string (and key) in @o, in place. */
+void mhlJSONClean(json_object *o, bool multiline);
+
 /* ---- reading ---- */
 
-/* A dotted path into a record: "summary.reached_bytes". NULL when absent or null. */
+/*
+ * A dotted path into a record: "summary.reached_bytes". NULL when absent or
+ * null. The typed accessors give the default (NULL, 0) for a value of
+ * another type: a string is never a number or a boolean, an object never an
+ * array; json-c's own getters assert on some types and read "false" as true.
+ */
 json_object *mhlJ(json_object *o, const char *path);
 const char *mhlJStr(json_object *o, const char *path, const char *dflt);
 gint64 mhlJInt(json_object *o, const char *path, gint64 dflt);
 double mhlJDbl(json_object *o, const char *path, double dflt);
+bool mhlJBool(json_object *o, const char *path, bool dflt);
+json_object *mhlJArr(json_object *o, const char *path);	/* an array, or NULL */
+json_object *mhlJObj(json_object *o, const char *path);	/* an object, or NULL */
+size_t mhlJLen(json_object *o, const char *path);	/* length of an array there, else 0 */
+/* Element @i of array @arr; NULL when @arr is no array or too short. */
+json_object *mhlJIdx(json_object *arr, size_t i);
 
 /* A line of trials.jsonl that could not be used, and why. */
 typedef struct {
@@ -190,10 +229,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlRun, mhlRunFree)
 
 /*
  * Parse RUN_DIR/trials.jsonl. Lines that are not a JSON object with a string
- * "trial" and "verdict" go to run->bad (with "RUN_DIR/trials.jsonl:LINE" and
- * why, a missing final newline named as a truncated write) and the rest are
- * kept. NULL + mhlError when RUN_DIR or the file cannot be read or holds no
- * lines at all (an empty run).
+ * "trial" and "verdict", and records of the wrong shape (a field the readers
+ * take as an array, object, number, boolean or string of another type: "steps
+ * is an object, not an array"), go to run->bad (with
+ * "RUN_DIR/trials.jsonl:LINE" and why, a missing final newline named as a
+ * truncated write) and the rest are kept, every string in them made valid
+ * UTF-8 without control characters (mhlJSONClean, newlines kept). NULL +
+ * mhlError when RUN_DIR or the file cannot be read or holds no lines at all
+ * (an empty run).
  */
 mhlRun *mhlRunLoad(const char *dir);
 

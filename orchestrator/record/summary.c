@@ -125,3 +125,24 @@ void mhlSummaryRead(json_object *rec, mhlSummary *sum)
 		}
 	}
 }
+
+bool mhlSummaryCheck(json_object *summary, const char **key, const char **want)
+{
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(summaryFields); i++) {
+		json_object *v;
+		bool ok;
+
+		if (!json_object_object_get_ex(summary, summaryFields[i].key, &v) || !v)
+			continue;	/* absent or null: unset */
+		ok = summaryFields[i].type == SF_BOOL ? json_object_is_type(v, json_type_boolean) :
+		     json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+		if (!ok) {
+			*key = summaryFields[i].key;
+			*want = summaryFields[i].type == SF_BOOL ? "a boolean" : "a number";
+			return false;
+		}
+	}
+	return true;
+}

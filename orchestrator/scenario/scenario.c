@@ -7,6 +7,8 @@
 #include "scenario/scenario.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,7 @@ static int oneOf(const char *what, const char *const *names)
 typedef struct {
 	const char *path;
 	yaml_document_t *doc;
+	GPtrArray *templated;	/* the scalar nodes holding "${", found once per file */
 	/* The trial's matrix parameters: ${axis} in a scalar becomes its value. */
 	GHashTable *expanded;	/* yaml_node_t * -> the scalar with ${axis} replaced */
 } mhlYaml;
@@ -114,7 +117,8 @@ static int getSeconds(mhlYaml *y, yaml_node_t *n, const char *what, double *out)
 	if (wantKind(y, n, YAML_SCALAR_NODE, what) < 0)
 		return -1;
 	*out = strtod(scalar(y, n), &end);
-	if (end == scalar(y, n) || *end || *out <= 0 || *out > 86400) {
+	/* nan compares false with everything: finite first, so "nan" is no deadline that never ends. */
+	if (end == scalar(y, n) || *end || !isfinite(*out) || *out <= 0 || *out > 86400) {
 		mhlError("%s:%d:%d: %s: '%s' is not a number of seconds in (0, 86400]",
 			 AT(y, n), what, scalar(y, n));
 		return -1;
@@ -378,10 +382,22 @@ static int getTrue(mhlYaml *y, yaml_node_t *v, const char *what, bool *out)
 	return 0;
 }
 
-/* The keys more than one kind takes, read the same for all of them. */
+#define ID_CHARS G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_-"
+
+/*
+ * The keys more than one kind takes, read the same for all of them. A
+ * workload id names the holder's socket and log under /run/memhp in the
+ * guest and is quoted in memhp-pin's JSON: [A-Za-z0-9_-] only.
+ */
 static int readId(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 {
-	return getStr(y, v, "id", st->id, sizeof(st->id));
+	if (getStr(y, v, "id", st->id, sizeof(st->id)) < 0)
+		return -1;
+	if (strspn(st->id, ID_CHARS) == strlen(st->id))
+		return 0;
+	mhlError("%s:%d:%d: id '%s': expected 1 to %zu of A-Z, a-z, 0-9, '_' and '-' (it names the workload's socket in the guest)",
+		 AT(y, v), st->id, sizeof(st->id) - 1);
+	return -1;
 }
 
 static int readNode(mhlYaml *y, yaml_node_t *v, mhlStep *st)
@@ -857,6 +873,11 @@ static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 
 	if (wantKind(y, v, YAML_SCALAR_NODE, prebuiltKeys[key]) < 0)
 		return -1;
+	if (!*scalar(y, v) || strlen(scalar(y, v)) >= PATH_MAX) {
+		mhlError("%s:%d:%d: %s: expected a path of 1 to %d bytes", AT(y, v), prebuiltKeys[key],
+			 PATH_MAX - 1);
+		return -1;
+	}
 	g_free(*dst);
 	*dst = scenarioPath(s, scalar(y, v));
 	return 0;
@@ -906,6 +927,48 @@ static int devicePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	return 0;
 }
 
+/*
+ * name: the trial id's first part and the default run directory
+ * results/<name>-<time>: [A-Za-z0-9._-], not starting with '.', so it stays
+ * one file name under results/.
+ */
+static int nameCheck(mhlYaml *y, yaml_node_t *v)
+{
+	const char *name = scalar(y, v);
+	size_t len = strlen(name);
+
+	if (len && len <= MHL_MAX_NAME_LEN && name[0] != '.' &&
+	    strspn(name, ID_CHARS ".") == len)
+		return 0;
+	mhlError("%s:%d:%d: name '%s': expected 1 to %d of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.' (it names the run directory)",
+		 AT(y, v), name, MHL_MAX_NAME_LEN);
+	return -1;
+}
+
+/*
+ * cmdline: kernel parameters on one line, at most MHL_MAX_CMDLINE bytes (the
+ * x86 kernel takes 2048 in all, ours included); a control character has no
+ * place there (nor in the domain XML).
+ */
+static int cmdlineCheck(mhlYaml *y, yaml_node_t *v)
+{
+	const unsigned char *c;
+
+	if (strlen(scalar(y, v)) > MHL_MAX_CMDLINE) {
+		mhlError("%s:%d:%d: cmdline: %zu bytes; at most %d (the guest kernel's command line is 2048 bytes in all)",
+			 AT(y, v), strlen(scalar(y, v)), MHL_MAX_CMDLINE);
+		return -1;
+	}
+	for (c = (const unsigned char *)scalar(y, v); *c; c++) {
+		if (*c < 0x20 || *c == 0x7f) {
+			mhlError("%s:%d:%d: cmdline: control character 0x%02x at offset %td (kernel parameters are one line of printable text)",
+				 AT(y, v), *c, (const char *)c - scalar(y, v));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
        TOP_DEVICES };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
@@ -934,6 +997,10 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 				 AT(y, v), scalar(y, v));
 			return -1;
 		}
+		if (key == TOP_NAME && nameCheck(y, v) < 0)
+			return -1;
+		if (key == TOP_CMDLINE && cmdlineCheck(y, v) < 0)
+			return -1;
 		dst = key == TOP_NAME ? &s->name : key == TOP_CMDLINE ? &s->cmdline : &s->pin_policy;
 		g_free(*dst);
 		*dst = g_strdup(scalar(y, v));
@@ -1023,17 +1090,122 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
  * axis varying fastest, without the combinations an exclude rule matches
  * in full.
  */
+enum { RULE_ANY = -1, RULE_NEVER = -2 };	/* an exclude rule's entry for an axis */
+
 typedef struct {
 	int naxes;
 	const char *axis[MHL_MAX_AXES];
 	yaml_node_t *values[MHL_MAX_AXES];	/* sequences of scalars */
-	yaml_node_t *exclude;			/* sequence of mappings, or NULL */
+	int nvalues[MHL_MAX_AXES];
+	/* exclude rules: per axis the index of the value a rule names, or RULE_* */
+	int nrules;
+	int rule[MHL_MAX_EXCLUDES][MHL_MAX_AXES];
 } mhlMatrix;
+
+/* One axis: a list of distinct scalars of at most MHL_MAX_VALUE_LEN bytes (they make the trial ids). */
+static int matrixAxis(mhlYaml *y, const char *name, yaml_node_t *av, mhlMatrix *m)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+	yaml_node_item_t *it;
+
+	if (m->naxes >= MHL_MAX_AXES) {
+		mhlError("%s:%d:%d: more than %d matrix axes", AT(y, av), MHL_MAX_AXES);
+		return -1;
+	}
+	if (wantKind(y, av, YAML_SEQUENCE_NODE, "a matrix axis") < 0)
+		return -1;
+	if (av->data.sequence.items.top == av->data.sequence.items.start) {
+		mhlError("%s:%d:%d: matrix axis '%s' has no values", AT(y, av), name);
+		return -1;
+	}
+	for (it = av->data.sequence.items.start; it < av->data.sequence.items.top; it++) {
+		yaml_node_t *v = yaml_document_get_node(y->doc, *it), *first;
+
+		if (wantKind(y, v, YAML_SCALAR_NODE, "a matrix value") < 0)
+			return -1;
+		if (strlen(scalar(y, v)) > MHL_MAX_VALUE_LEN) {
+			mhlError("%s:%d:%d: matrix axis '%s': a value of %zu bytes; at most %d (values make the trial ids)",
+				 AT(y, v), name, strlen(scalar(y, v)), MHL_MAX_VALUE_LEN);
+			return -1;
+		}
+		if ((first = g_hash_table_lookup(seen, scalar(y, v)))) {
+			mhlError("%s:%d:%d: matrix axis '%s': value '%s' twice (first at line %d, column %d): the two trials would have one id",
+				 AT(y, v), name, scalar(y, v), (int)first->start_mark.line + 1,
+				 (int)first->start_mark.column + 1);
+			return -1;
+		}
+		g_hash_table_insert(seen, (char *)scalar(y, v), v);
+	}
+	m->axis[m->naxes] = name;
+	m->values[m->naxes] = av;
+	m->nvalues[m->naxes++] = (int)(av->data.sequence.items.top - av->data.sequence.items.start);
+	return 0;
+}
+
+/* The combinations before the excludes: refused past MHL_MAX_COMBINATIONS, before any is walked. */
+static int matrixSize(mhlYaml *y, yaml_node_t *k, const mhlMatrix *m)
+{
+	g_autoptr(GString) sizes = g_string_new(NULL);
+	double product = 1;
+	int a;
+
+	for (a = 0; a < m->naxes; a++) {
+		product *= m->nvalues[a];
+		g_string_append_printf(sizes, "%s%d", a ? " x " : "", m->nvalues[a]);
+	}
+	if (product <= MHL_MAX_COMBINATIONS)
+		return 0;
+	mhlError("%s:%d:%d: the matrix has %s = %.0f combinations before its excludes; at most %d (and %d trials)",
+		 AT(y, k), sizes->str, product, MHL_MAX_COMBINATIONS, MHL_MAX_TRIALS);
+	return -1;
+}
+
+/* Each exclude rule as value indices per axis (RULE_ANY where it names none). */
+static int matrixExcludes(mhlYaml *y, yaml_node_t *exclude, mhlMatrix *m)
+{
+	yaml_node_item_t *it;
+	yaml_node_pair_t *q;
+
+	if (exclude->data.sequence.items.top - exclude->data.sequence.items.start > MHL_MAX_EXCLUDES) {
+		mhlError("%s:%d:%d: more than %d exclude rules", AT(y, exclude), MHL_MAX_EXCLUDES);
+		return -1;
+	}
+	for (it = exclude->data.sequence.items.start; it < exclude->data.sequence.items.top; it++) {
+		yaml_node_t *rule = yaml_document_get_node(y->doc, *it);
+		int *r = m->rule[m->nrules++], a, i;
+
+		if (wantKind(y, rule, YAML_MAPPING_NODE, "an exclude rule") < 0)
+			return -1;
+		for (a = 0; a < MHL_MAX_AXES; a++)
+			r[a] = RULE_ANY;
+		for (q = rule->data.mapping.pairs.start; q < rule->data.mapping.pairs.top; q++) {
+			yaml_node_t *k = yaml_document_get_node(y->doc, q->key);
+			yaml_node_t *v = yaml_document_get_node(y->doc, q->value);
+
+			for (a = 0; a < m->naxes; a++)
+				if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(y, k), m->axis[a]))
+					break;
+			if (a == m->naxes) {
+				mhlError("%s:%d:%d: exclude names '%s', which is not a matrix axis",
+					 AT(y, k), k->type == YAML_SCALAR_NODE ? scalar(y, k) : "?");
+				return -1;
+			}
+			/* A value the axis does not have: the rule matches no combination. */
+			r[a] = RULE_NEVER;
+			for (i = 0; v->type == YAML_SCALAR_NODE && i < m->nvalues[a]; i++) {
+				yaml_node_item_t *vi = m->values[a]->data.sequence.items.start + i;
+
+				if (!strcmp(scalar(y, yaml_document_get_node(y->doc, *vi)), scalar(y, v)))
+					r[a] = i;
+			}
+		}
+	}
+	return 0;
+}
 
 static int matrixParse(mhlYaml *y, yaml_node_t *root, mhlMatrix *m)
 {
 	yaml_node_pair_t *p, *q;
-	yaml_node_item_t *it;
 
 	memset(m, 0, sizeof(*m));
 	if (root->type != YAML_MAPPING_NODE)
@@ -1041,6 +1213,7 @@ static int matrixParse(mhlYaml *y, yaml_node_t *root, mhlMatrix *m)
 	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
+		yaml_node_t *exclude = NULL;
 
 		if (k->type != YAML_SCALAR_NODE || strcmp(scalar(y, k), "matrix"))
 			continue;
@@ -1057,7 +1230,7 @@ static int matrixParse(mhlYaml *y, yaml_node_t *root, mhlMatrix *m)
 			if (!strcmp(name, "exclude")) {
 				if (wantKind(y, av, YAML_SEQUENCE_NODE, "matrix.exclude") < 0)
 					return -1;
-				m->exclude = av;
+				exclude = av;
 				continue;
 			}
 			if (!g_regex_match_simple("^[a-z_][a-z0-9_]*$", name, 0, 0)) {
@@ -1065,44 +1238,11 @@ static int matrixParse(mhlYaml *y, yaml_node_t *root, mhlMatrix *m)
 					 AT(y, ak), name);
 				return -1;
 			}
-			if (m->naxes >= MHL_MAX_AXES) {
-				mhlError("%s:%d:%d: more than %d matrix axes", AT(y, ak), MHL_MAX_AXES);
+			if (matrixAxis(y, name, av, m) < 0)
 				return -1;
-			}
-			if (wantKind(y, av, YAML_SEQUENCE_NODE, "a matrix axis") < 0)
-				return -1;
-			if (av->data.sequence.items.top == av->data.sequence.items.start) {
-				mhlError("%s:%d:%d: matrix axis '%s' has no values", AT(y, av), name);
-				return -1;
-			}
-			for (it = av->data.sequence.items.start; it < av->data.sequence.items.top; it++)
-				if (wantKind(y, yaml_document_get_node(y->doc, *it), YAML_SCALAR_NODE,
-					     "a matrix value") < 0)
-					return -1;
-			m->axis[m->naxes] = name;
-			m->values[m->naxes++] = av;
 		}
-	}
-	if (m->exclude) {
-		for (it = m->exclude->data.sequence.items.start; it < m->exclude->data.sequence.items.top; it++) {
-			yaml_node_t *rule = yaml_document_get_node(y->doc, *it);
-
-			if (wantKind(y, rule, YAML_MAPPING_NODE, "an exclude rule") < 0)
-				return -1;
-			for (q = rule->data.mapping.pairs.start; q < rule->data.mapping.pairs.top; q++) {
-				yaml_node_t *k = yaml_document_get_node(y->doc, q->key);
-				int a;
-
-				for (a = 0; a < m->naxes; a++)
-					if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(y, k), m->axis[a]))
-						break;
-				if (a == m->naxes) {
-					mhlError("%s:%d:%d: exclude names '%s', which is not a matrix axis",
-						 AT(y, k), k->type == YAML_SCALAR_NODE ? scalar(y, k) : "?");
-					return -1;
-				}
-			}
-		}
+		if (matrixSize(y, k, m) < 0 || (exclude && matrixExcludes(y, exclude, m) < 0))
+			return -1;
 	}
 	return 0;
 }
@@ -1114,42 +1254,54 @@ static const char *matrixValue(mhlYaml *y, const mhlMatrix *m, int a, int idx)
 	return scalar(y, yaml_document_get_node(y->doc, *it));
 }
 
-static bool matrixExcluded(mhlYaml *y, const mhlMatrix *m, GHashTable *bind)
+/* Whether an exclude rule matches the combination @idx (a value index per axis) in full. */
+static bool matrixExcluded(const mhlMatrix *m, const int *idx)
 {
-	yaml_node_item_t *it;
-	yaml_node_pair_t *q;
+	int r, a;
 
-	if (!m->exclude)
-		return false;
-	for (it = m->exclude->data.sequence.items.start; it < m->exclude->data.sequence.items.top; it++) {
-		yaml_node_t *rule = yaml_document_get_node(y->doc, *it);
-		bool all = true;
-
-		for (q = rule->data.mapping.pairs.start; q < rule->data.mapping.pairs.top && all; q++) {
-			yaml_node_t *k = yaml_document_get_node(y->doc, q->key);
-			yaml_node_t *v = yaml_document_get_node(y->doc, q->value);
-
-			all = v->type == YAML_SCALAR_NODE &&
-			      !g_strcmp0(g_hash_table_lookup(bind, scalar(y, k)), scalar(y, v));
-		}
-		if (all)
+	for (r = 0; r < m->nrules; r++) {
+		for (a = 0; a < m->naxes; a++)
+			if (m->rule[r][a] != RULE_ANY && m->rule[r][a] != idx[a])
+				break;
+		if (a == m->naxes)
 			return true;
 	}
 	return false;
 }
 
-/* Replace ${axis} in every scalar of the document; an unknown axis is an error. */
-static int expandAll(mhlYaml *y, GHashTable *bind)
+/* The scalars holding "${", once per file: at most MHL_MAX_SUBSTITUTIONS substitutions in all. */
+static int templatedFind(mhlYaml *y)
 {
 	yaml_node_t *n;
+	int subs = 0;
 
 	for (n = y->doc->nodes.start; n < y->doc->nodes.top; n++) {
-		const char *v = (const char *)n->data.scalar.value, *p, *e;
-		g_autoptr(GString) out = NULL;
+		const char *v = (const char *)n->data.scalar.value, *e;
 
 		if (n->type != YAML_SCALAR_NODE || !strstr(v, "${"))
 			continue;
-		out = g_string_new(NULL);
+		for (e = v; (e = strstr(e, "${")); e += 2)
+			subs++;
+		if (subs > MHL_MAX_SUBSTITUTIONS) {
+			mhlError("%s:%d:%d: more than %d ${axis} substitutions in the file", AT(y, n),
+				 MHL_MAX_SUBSTITUTIONS);
+			return -1;
+		}
+		g_ptr_array_add(y->templated, n);
+	}
+	return 0;
+}
+
+/* Replace ${axis} in every scalar of the document; an unknown axis is an error. */
+static int expandAll(mhlYaml *y, GHashTable *bind)
+{
+	guint i;
+
+	for (i = 0; i < y->templated->len; i++) {
+		yaml_node_t *n = y->templated->pdata[i];
+		const char *v = (const char *)n->data.scalar.value, *p, *e;
+		g_autoptr(GString) out = g_string_new(NULL);
+
 		for (p = v; (e = strstr(p, "${")); p = strchr(e, '}') + 1) {
 			g_autofree char *axis = NULL;
 			const char *val, *close = strchr(e, '}');
@@ -1166,8 +1318,15 @@ static int expandAll(mhlYaml *y, GHashTable *bind)
 			}
 			g_string_append_len(out, p, e - p);
 			g_string_append(out, val);
+			if (out->len > MHL_MAX_EXPANDED_LEN)
+				break;
 		}
 		g_string_append(out, p);
+		if (out->len > MHL_MAX_EXPANDED_LEN) {
+			mhlError("%s:%d:%d: more than %d bytes after substituting the matrix values",
+				 AT(y, n), MHL_MAX_EXPANDED_LEN);
+			return -1;
+		}
 		g_hash_table_insert(y->expanded, n, g_string_free(g_steal_pointer(&out), FALSE));
 	}
 	return 0;
@@ -1213,58 +1372,144 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 	return g_steal_pointer(&s);
 }
 
-int mhlScenarioLoadAll(const char *path, GPtrArray *out)
+/* The file's bytes, at most MHL_SCENARIO_MAX_BYTES: no further is read (a device or a FIFO neither). */
+static char *scenarioRead(const char *path, size_t *len)
 {
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	yaml_node_t *root;
-	mhlYaml y = { .path = path, .doc = &doc };
-	mhlMatrix m;
-	int idx[MHL_MAX_AXES] = { 0 }, a, rc = -1, n = 0;
-	FILE *f;
+	g_autofree char *buf = g_malloc(MHL_SCENARIO_MAX_BYTES + 1);
+	FILE *f = fopen(path, "r");
+	size_t n;
+	int err;
 
-	f = fopen(path, "r");
 	if (!f) {
 		mhlError("cannot open scenario '%s': %s", path, g_strerror(errno));
-		return -1;
+		return NULL;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
-			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return -1;
+	n = fread(buf, 1, MHL_SCENARIO_MAX_BYTES + 1, f);
+	err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err) {
+		mhlError("cannot read scenario '%s': %s", path, g_strerror(err));
+		return NULL;
 	}
-	root = yaml_document_get_root_node(&doc);
-	if (!root) {
-		mhlError("%s: the scenario is empty", path);
-		goto out;
+	if (n > MHL_SCENARIO_MAX_BYTES) {
+		mhlError("%s: the file is larger than %d KiB, the most a scenario may be", path,
+			 MHL_SCENARIO_MAX_BYTES >> 10);
+		return NULL;
 	}
-	if (matrixParse(&y, root, &m) < 0)
-		goto out;
-	for (;;) {
-		g_autoptr(GHashTable) bind = g_hash_table_new(g_str_hash, g_str_equal);
-		mhlScenario *s;
+	*len = n;
+	return g_steal_pointer(&buf);
+}
 
-		for (a = 0; a < m.naxes; a++)
-			g_hash_table_insert(bind, (char *)m.axis[a], (char *)matrixValue(&y, &m, a, idx[a]));
-		if (!matrixExcluded(&y, &m, bind)) {
-			if (n >= MHL_MAX_TRIALS) {
-				mhlError("%s: the matrix has more than %d trials", path, MHL_MAX_TRIALS);
-				goto out;
+/*
+ * Before the document is built, from libyaml's events: lists and mappings
+ * nested at most MHL_SCENARIO_MAX_DEPTH deep and at most
+ * MHL_SCENARIO_MAX_ANCHORS anchors (libyaml's loader takes time in the square
+ * of either). A syntax error is left to the loader, which reports it.
+ */
+static int yamlShapeCheck(const char *path, const char *buf, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, anchors = 0, rc = 0;
+	bool end = false;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	while (!end && !rc && yaml_parser_parse(&parser, &ev)) {
+		const yaml_char_t *anchor = NULL;
+
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+			anchor = ev.data.sequence_start.anchor;
+			depth++;
+			break;
+		case YAML_MAPPING_START_EVENT:
+			anchor = ev.data.mapping_start.anchor;
+			depth++;
+			break;
+		case YAML_SCALAR_EVENT:
+			anchor = ev.data.scalar.anchor;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			end = true;
+			break;
+		default:
+			break;
+		}
+		if (depth > MHL_SCENARIO_MAX_DEPTH) {
+			mhlError("%s:%d:%d: lists and mappings nest more than %d deep", path,
+				 (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
+				 MHL_SCENARIO_MAX_DEPTH);
+			rc = -1;
+		} else if (anchor && ++anchors > MHL_SCENARIO_MAX_ANCHORS) {
+			mhlError("%s:%d:%d: more than %d anchors (&name)", path,
+				 (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
+				 MHL_SCENARIO_MAX_ANCHORS);
+			rc = -1;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+/* No mapping of the document has a key twice (libyaml keeps both, and the last would win). */
+static int duplicateKeys(mhlYaml *y)
+{
+	yaml_node_t *n;
+
+	for (n = y->doc->nodes.start; n < y->doc->nodes.top; n++) {
+		g_autoptr(GHashTable) seen = NULL;
+		yaml_node_pair_t *p;
+
+		if (n->type != YAML_MAPPING_NODE || n->data.mapping.pairs.top - n->data.mapping.pairs.start < 2)
+			continue;
+		seen = g_hash_table_new(g_str_hash, g_str_equal);
+		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(y->doc, p->key), *first;
+
+			if (k->type != YAML_SCALAR_NODE)
+				continue;	/* forPairs: a key must be a scalar */
+			if ((first = g_hash_table_lookup(seen, k->data.scalar.value))) {
+				mhlError("%s:%d:%d: key '%s' given twice in one mapping (first at line %d, column %d)",
+					 AT(y, k), (const char *)k->data.scalar.value,
+					 (int)first->start_mark.line + 1, (int)first->start_mark.column + 1);
+				return -1;
 			}
-			if (!(s = trialParse(&y, root, &m, m.naxes ? bind : NULL)))
-				goto out;
+			g_hash_table_insert(seen, k->data.scalar.value, k);
+		}
+	}
+	return 0;
+}
+
+/* Every combination of the matrix (one, without a matrix) not excluded, parsed, into @out. */
+static int matrixTrials(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m, GPtrArray *out)
+{
+	int idx[MHL_MAX_AXES] = { 0 }, a, n = 0;
+
+	for (;;) {
+		if (!matrixExcluded(m, idx)) {
+			g_autoptr(GHashTable) bind = g_hash_table_new(g_str_hash, g_str_equal);
+			mhlScenario *s;
+
+			if (n >= MHL_MAX_TRIALS) {
+				mhlError("%s: the matrix has more than %d trials", y->path, MHL_MAX_TRIALS);
+				return -1;
+			}
+			for (a = 0; a < m->naxes; a++)
+				g_hash_table_insert(bind, (char *)m->axis[a], (char *)matrixValue(y, m, a, idx[a]));
+			if (!(s = trialParse(y, root, m, m->naxes ? bind : NULL)))
+				return -1;
 			g_ptr_array_add(out, s);
 			n++;
 		}
 		/* The odometer: the last axis turns fastest. */
-		for (a = m.naxes - 1; a >= 0; a--) {
-			int len = m.values[a]->data.sequence.items.top - m.values[a]->data.sequence.items.start;
-
-			if (++idx[a] < len)
+		for (a = m->naxes - 1; a >= 0; a--) {
+			if (++idx[a] < m->nvalues[a])
 				break;
 			idx[a] = 0;
 		}
@@ -1272,15 +1517,54 @@ int mhlScenarioLoadAll(const char *path, GPtrArray *out)
 			break;
 	}
 	if (!n) {
-		mhlError("%s: the matrix's exclude rules leave no trial", path);
-		goto out;
+		mhlError("%s: the matrix's exclude rules leave no trial", y->path);
+		return -1;
 	}
-	rc = n;
-out:
+	return n;
+}
+
+int mhlScenarioLoadAll(const char *path, GPtrArray *out)
+{
+	g_autoptr(GPtrArray) templated = g_ptr_array_new();
+	g_autofree mhlMatrix *m = g_new0(mhlMatrix, 1);
+	g_autofree char *buf = NULL;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	mhlYaml y = { .path = path, .doc = &doc, .templated = templated };
+	size_t len;
+	int rc = -1;
+
+	if (!(buf = scenarioRead(path, &len)) || yamlShapeCheck(path, buf, len) < 0)
+		return -1;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
+			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root)
+		mhlError("%s: the scenario is empty", path);
+	else if (duplicateKeys(&y) == 0 && templatedFind(&y) == 0 && matrixParse(&y, root, m) == 0)
+		rc = matrixTrials(&y, root, m, out);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
-	fclose(f);
 	return rc;
+}
+
+char *mhlTrialIdFileName(const char *id)
+{
+	g_autofree char *safe = g_strndup(id, 96);
+	g_autofree char *sum = NULL;
+
+	g_strcanon(safe, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-", '_');
+	if (!strcmp(safe, id))
+		return g_steal_pointer(&safe);
+	sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, id, -1);
+	return g_strdup_printf("%s-%.8s", safe, sum);
 }
 
 mhlScenario *mhlScenarioLoad(const char *path)

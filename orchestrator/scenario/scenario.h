@@ -13,6 +13,24 @@
 #define MHL_MAX_CENSUS 8
 #define MHL_MAX_TRIALS 1024
 
+/*
+ * What a scenario file may ask of the loader, checked before the work it
+ * would cost: the file's size, how deep lists and mappings nest, anchors
+ * (libyaml looks each one up linearly), the matrix's combinations before its
+ * excludes and its exclude rules, ${axis} substitutions, a matrix value's
+ * length and a scalar's after substitution.
+ */
+#define MHL_SCENARIO_MAX_BYTES (1 << 20)
+#define MHL_SCENARIO_MAX_DEPTH 32
+#define MHL_SCENARIO_MAX_ANCHORS 256
+#define MHL_MAX_COMBINATIONS 100000
+#define MHL_MAX_EXCLUDES 256
+#define MHL_MAX_SUBSTITUTIONS 1024
+#define MHL_MAX_VALUE_LEN 256
+#define MHL_MAX_EXPANDED_LEN 4096
+#define MHL_MAX_NAME_LEN 64	/* name: [A-Za-z0-9._-], not starting with '.' */
+#define MHL_MAX_CMDLINE 1024	/* cmdline: printable, on one line */
+
 typedef enum {
 	MHL_STEP_PIN,		/* start a pinning workload, keep its holder */
 	MHL_STEP_RESIZE,	/* change <requested> of a node's virtio-mem */
@@ -32,7 +50,7 @@ extern const char *const mhlStepTypeNames[MHL_STEP_LAST];
 typedef struct {
 	mhlStepType type;
 	int line;		/* scenario line, for messages */
-	char id[32];		/* workload id: pin, check, release */
+	char id[32];		/* workload id: pin, check, release; [A-Za-z0-9_-], 1 to 31 */
 	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu */
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
 	char touch[8];		/* pin: pages faulted "before" the pin (default), by the "pin",
@@ -118,6 +136,14 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
  * file:line:column.
  */
 int mhlScenarioLoadAll(const char *path, GPtrArray *out);
+
+/*
+ * The form of trial id @id that names files and domains: [A-Za-z0-9._-], other
+ * bytes '_'; when that changed the id, "-" and 8 hex digits of the exact id's
+ * SHA-256 follow, so ids that differ only where '_' went ("a:b", "a b") never
+ * share a console log.
+ */
+char *mhlTrialIdFileName(const char *id);
 
 /* The same for a file that makes exactly one trial. */
 mhlScenario *mhlScenarioLoad(const char *path);

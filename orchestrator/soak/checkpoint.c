@@ -9,7 +9,9 @@
 #include "soak/soak-int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -26,30 +28,84 @@ static json_object *jstrf(const char *fmt, ...)
 	return json_object_new_string(s);
 }
 
+/* Why @len bytes of @text are not the checkpoint of cycle @want (NULL: they are; *cp holds it). */
+static char *checkpointParse(const char *text, size_t len, int want, json_object **cp, bool *unparsed)
+{
+	json_tokener *tok = json_tokener_new();
+	g_autoptr(json_object) o = json_tokener_parse_ex(tok, text, (int)len);
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t used = json_tokener_get_parse_end(tok);
+	json_object *v;
+
+	json_tokener_free(tok);
+	*unparsed = !o || jerr != json_tokener_success;
+	if (*unparsed)
+		return g_strdup_printf("not JSON (%s at byte %zu)", jerr == json_tokener_continue ?
+				       "cut short" : json_tokener_error_desc(jerr), used + 1);
+	for (; used < len && g_ascii_isspace(text[used]); used++)
+		;
+	if (used < len || !json_object_is_type(o, json_type_object))
+		return g_strdup("not a JSON object");
+	v = mhlJ(o, MHL_K_CYCLE);
+	if (!v || !json_object_is_type(v, json_type_int) || json_object_get_int64(v) != want)
+		return g_strdup_printf("not the checkpoint of cycle %d", want);
+	/* the types the soak reads them as (json-c asserts on an array of another type) */
+	if ((v = mhlJ(o, MHL_K_FINDINGS)) && !json_object_is_type(v, json_type_array))
+		return g_strdup_printf("its %s is not an array", MHL_K_FINDINGS);
+	if (((v = mhlJ(o, MHL_K_SEGMENT)) && !json_object_is_type(v, json_type_int)) ||
+	    ((v = mhlJ(o, MHL_K_ELAPSED_S)) && !json_object_is_type(v, json_type_int) &&
+	     !json_object_is_type(v, json_type_double)))
+		return g_strdup_printf("its %s or %s is not a number", MHL_K_SEGMENT, MHL_K_ELAPSED_S);
+	*cp = g_steal_pointer(&o);
+	return NULL;
+}
+
 int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 {
 	g_autofree char *text = NULL;
-	g_auto(GStrv) lines = NULL;
-	int i;
+	gsize len = 0, pos = 0;
+	int lineno = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (!g_file_test(path, G_FILE_TEST_EXISTS))
 		return 0;
-	if (!(text = mhlFileRead(path, NULL)))
+	if (!(text = mhlFileRead(path, &len)))
 		return -1;
-	lines = g_strsplit(text, "\n", -1);
-	for (i = 0; lines[i] && *lines[i]; i++) {
-		g_autoptr(json_object) cp = json_tokener_parse(lines[i]);
+	for (; pos < len; pos++) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+		g_autoptr(json_object) cp = NULL;
+		g_autofree char *why = NULL;
+		bool unparsed;
 
-		if (!cp || mhlJInt(cp, MHL_K_CYCLE, -1) != st->last_cycle + 1) {
-			mhlError("soak: %s:%d: not the checkpoint of cycle %d (a truncated or foreign line); the checkpoints must be cycles 1..N in order",
-				 path, i + 1, st->last_cycle + 1);
+		lineno++;
+		/* The soak appends one whole line per cycle: a blank line is none of its. */
+		if (!n) {
+			mhlError("soak: %s:%d: a blank line where the checkpoint of cycle %d belongs; the checkpoints must be cycles 1..N in order, one per line",
+				 path, lineno, st->last_cycle + 1);
 			return -1;
 		}
+		if ((why = checkpointParse(l, n, st->last_cycle + 1, &cp, &unparsed))) {
+			if (!nl && unparsed) {
+				/* The soak stopped while writing its last checkpoint: that cycle runs again. */
+				if (truncate(path, (off_t)pos) < 0) {
+					mhlError("soak: %s:%d: a torn last checkpoint (%zu bytes, no newline), and it cannot be truncated away: %s",
+						 path, lineno, n, g_strerror(errno));
+					return -1;
+				}
+				fprintf(stderr, "memhp-lab: warning: soak: %s:%d: dropped a torn last checkpoint (%zu bytes, no newline: the soak stopped while writing it); cycle %d runs again\n",
+					path, lineno, n, st->last_cycle + 1);
+				return 0;
+			}
+			mhlError("soak: %s:%d: %s (a truncated or foreign line); the checkpoints must be cycles 1..N in order",
+				 path, lineno, why);
+			return -1;
+		}
+		pos += n;
 		st->last_cycle++;
 		st->segment = (int)mhlJInt(cp, MHL_K_SEGMENT, 0);
 		st->elapsed = mhlJDbl(cp, MHL_K_ELAPSED_S, 0);
-		st->findings += (int)json_object_array_length(mhlJ(cp, MHL_K_FINDINGS));
+		st->findings += (int)mhlJLen(cp, MHL_K_FINDINGS);
 	}
 	return 0;
 }
@@ -79,6 +135,10 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	g_autofree char *started = g_date_time_format_iso8601(now);
 	g_autoptr(json_object) meta = json_object_new_object();
 
+	g_autofree char *tmp = g_build_filename(outdir, ".soak.json-XXXXXX", NULL);
+	const char *text;
+	int fd, rc;
+
 	if (g_file_test(path, G_FILE_TEST_EXISTS)) {
 		mhlError("soak: '%s' already holds a soak; continue it with --resume %s, or choose another -o",
 			 outdir, outdir);
@@ -94,8 +154,28 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	json_object_object_add(meta, "duration_s", json_object_new_double(duration));
 	json_object_object_add(meta, MHL_K_CYCLES, json_object_new_int(cycles));
 	json_object_object_add(meta, MHL_K_STARTED, json_object_new_string(started));
-	if (!g_file_set_contents(path, json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY), -1, NULL)) {
-		mhlError("soak: cannot write '%s'", path);
+	/*
+	 * Written whole to a temporary file, then linked to soak.json: link()
+	 * fails if another soak created one meanwhile, where a rename would
+	 * replace it (and the soak lock on it, soak.c).
+	 */
+	text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY);
+	if ((fd = g_mkstemp(tmp)) < 0) {
+		mhlError("soak: cannot create '%s': %s", tmp, g_strerror(errno));
+		return NULL;
+	}
+	rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) && fsync(fd) == 0 ? 0 : -errno;
+	close(fd);
+	if (rc == 0 && link(tmp, path) < 0)
+		rc = -errno;
+	unlink(tmp);
+	if (rc == -EEXIST) {
+		mhlError("soak: '%s' already holds a soak; continue it with --resume %s, or choose another -o",
+			 outdir, outdir);
+		return NULL;
+	}
+	if (rc < 0) {
+		mhlError("soak: cannot write '%s': %s", path, g_strerror(-rc));
 		return NULL;
 	}
 	return g_steal_pointer(&meta);

@@ -14,8 +14,11 @@
 
 #include "soak/soak-int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "guest/agent.h"
@@ -356,6 +359,7 @@ typedef struct {
 	json_object *first_finding;
 	json_object *kernel_reports;
 	int ran;		/* cycles run in this segment */
+	int lock_fd;		/* soak.json, flock'ed for the whole soak (soakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
 	double seg_start, t_last;
 } mhlSoakPlan;
@@ -370,6 +374,34 @@ static void planClear(mhlSoakPlan *p)
 	g_free(p->image);
 	g_free(p->outdir);
 	g_free(p->cppath);
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);	/* the soak lock goes with it */
+}
+
+/*
+ * One soak per run directory at a time: an exclusive flock on its soak.json
+ * (O_CLOEXEC: no QEMU inherits it), held until the soak ends, new or resumed;
+ * two at once would both append the next cycle. The fd, or -1 + mhlError.
+ */
+static int soakLock(const char *outdir)
+{
+	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	err = errno;
+	close(fd);
+	if (err == EWOULDBLOCK)
+		mhlError("soak: '%s' is in use by another memhp-lab soak (it holds the lock on %s); wait for that one to end or stop it",
+			 outdir, path);
+	else
+		mhlError("soak: cannot lock '%s': %s", path, g_strerror(err));
+	return -1;
 }
 
 static int printSchedule(const mhlScenario *s, guint64 seed, int cycles)
@@ -417,7 +449,8 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	p->cycles_max = o->cycles;
 	if (o->resume) {
 		p->outdir = g_canonicalize_filename(o->resume, NULL);
-		if (!(p->meta = mhlSoakMetaLoad(p->outdir)))
+		if ((!o->print_schedule && (p->lock_fd = soakLock(p->outdir)) < 0) ||
+		    !(p->meta = mhlSoakMetaLoad(p->outdir)))
 			return MHL_EXIT_USAGE;
 		scenario = mhlJStr(p->meta, MHL_K_SCENARIO, NULL);
 		p->seed = g_ascii_strtoull(mhlJStr(p->meta, "seed", "0"), NULL, 10);
@@ -433,7 +466,8 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		return MHL_EXIT_USAGE;
 	if (!o->resume && (!(p->outdir = soakDir(o, p->s)) ||
 			   !(p->meta = mhlSoakMetaCreate(p->outdir, p->s, scenario, p->seed, p->duration,
-							 p->cycles_max))))
+							 p->cycles_max)) ||
+			   (p->lock_fd = soakLock(p->outdir)) < 0))
 		return MHL_EXIT_USAGE;
 	p->cppath = g_build_filename(p->outdir, "checkpoints.jsonl", NULL);
 	if (mhlSoakCheckpointsLoad(p->cppath, &p->st) < 0)
@@ -593,7 +627,7 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 
 int mhlSoakRun(const mhlSoakOptions *o, char **outdir)
 {
-	mhlSoakPlan p = { 0 };
+	mhlSoakPlan p = { .lock_fd = -1 };
 	g_autofree char *why = NULL;
 	g_autoptr(mhlGuest) g = NULL;
 	const char *accel;

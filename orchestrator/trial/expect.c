@@ -48,11 +48,10 @@ static int expectCheck(json_object *checks, const mhlStep *st, const char *what,
 static int checkUnplug(mhlTrial *t, const mhlStep *st, json_object *checks)
 {
 	json_object *r = lastResult(t, "resize");
-	bool reached = json_object_get_boolean(mhlJ(r, MHL_K_CONVERGED));
+	bool reached = mhlJBool(r, MHL_K_CONVERGED, false);
 	g_autofree char *actual = g_strdup_printf("%s (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes)",
 						  reached ? "reached" : "short",
-						  json_object_get_int64(mhlJ(r, MHL_K_REACHED_BYTES)),
-						  json_object_get_int64(mhlJ(r, MHL_K_REQUESTED_BYTES)));
+						  mhlJInt(r, MHL_K_REACHED_BYTES, 0), mhlJInt(r, MHL_K_REQUESTED_BYTES, 0));
 
 	return expectCheck(checks, st, "unplug", st->unplug == MHL_UNPLUG_REACHED ? "reached" : "short",
 			   actual, reached == (st->unplug == MHL_UNPLUG_REACHED));
@@ -63,11 +62,16 @@ static int checkMovableAfterPin(mhlTrial *t, const mhlStep *st, json_object *che
 {
 	json_object *r = lastResult(t, "pin");
 	json_object *pages = mhlJ(r, "workload.census_after.pages");
-	json_object *mov = mhlJ(r, "workload.census_after.by_zone.Movable");
+	json_object *mov = NULL, *bz = mhlJ(r, "workload.census_after.by_zone");
 	long long want = st->movable_after_pin, have = -1;
 	g_autofree char *expected = NULL, *actual = NULL;
 
-	if (mov)
+	/* a count is an integer: null or "0" is no count (json-c reads both as 0) */
+	if (pages && !json_object_is_type(pages, json_type_int))
+		pages = NULL;
+	if (bz && json_object_object_get_ex(bz, "Movable", &mov) && !json_object_is_type(mov, json_type_int))
+		have = -2;
+	else if (mov)
 		have = json_object_get_int64(mov);
 	else if (pages)
 		have = 0;	/* no page in ZONE_MOVABLE: the zone is absent */
@@ -77,7 +81,8 @@ static int checkMovableAfterPin(mhlTrial *t, const mhlStep *st, json_object *che
 	} else {
 		expected = g_strdup_printf("%lld pinned page(s)", want);
 	}
-	actual = have < 0 ? g_strdup("no census in the pin's output") : g_strdup_printf("%lld", have);
+	actual = have == -2 ? g_strdup("census_after.by_zone.Movable in the pin's output is not a number") :
+		 have < 0 ? g_strdup("no census in the pin's output") : g_strdup_printf("%lld", have);
 	return expectCheck(checks, st, "pinned pages in ZONE_MOVABLE after the pin",
 			   expected, actual, have >= 0 && have == want);
 }
@@ -93,13 +98,13 @@ static int checkCensus(mhlTrial *t, const mhlStep *st, json_object *checks)
 		const char *which = st->census_after[i] ? "census_after" : "census_before";
 		g_autofree char *cpath = g_strdup_printf("workload.%s", which);
 		g_autofree char *ppath = g_strdup_printf("workload.%s.pages", which);
-		json_object *c = mhlJ(r, cpath), *pages = mhlJ(r, ppath);
+		json_object *c = mhlJObj(r, cpath), *pages = mhlJ(r, ppath);
 		long long want = st->census_val[i], have = c ? mhlCensusPages(c, key) : -1;
 		g_autofree char *what = g_strdup_printf("%s %s (pages)", which, key);
 		g_autofree char *expected = NULL, *actual = NULL;
 
 		if (want == MHL_ALL) {
-			want = pages ? json_object_get_int64(pages) : -1;
+			want = pages && json_object_is_type(pages, json_type_int) ? json_object_get_int64(pages) : -1;
 			expected = g_strdup_printf("all (%lld)", want);
 		} else {
 			expected = g_strdup_printf("%s%lld", st->census_atleast[i] ? ">=" : "", want);
@@ -120,8 +125,7 @@ static int checkPinsFailed(mhlTrial *t, const mhlStep *st, json_object *checks)
 	for (i = 0; i < json_object_array_length(t->steps); i++) {
 		json_object *r = json_object_array_get_idx(t->steps, i);
 
-		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "pin") &&
-		    !json_object_get_boolean(mhlJ(r, "workload.ok")))
+		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "pin") && !mhlJBool(r, "workload.ok", false))
 			n++;
 	}
 	have = g_strdup_printf("%zu", n);
@@ -135,13 +139,13 @@ static int checkIntegrity(mhlTrial *t, const mhlStep *st, json_object *checks)
 	g_autofree char *have = NULL;
 
 	for (i = 0; i < json_object_array_length(t->steps); i++) {
-		json_object *r = json_object_array_get_idx(t->steps, i), *v;
+		json_object *r = json_object_array_get_idx(t->steps, i);
 		const char *type = mhlJStr(r, MHL_K_STEP, "");
 
 		if (strcmp(type, "check") && strcmp(type, "io") && strcmp(type, "release"))
 			continue;
 		n++;
-		if (!(v = mhlJ(r, "workload.pattern_ok")) || !json_object_get_boolean(v))
+		if (!mhlJBool(r, "workload.pattern_ok", false))	/* absent, false or not a boolean */
 			bad++;
 	}
 	have = g_strdup_printf("%zu of %zu check/io/release steps found it intact", n - bad, n);
@@ -175,14 +179,15 @@ static int checkVmstat(mhlTrial *t, const mhlStep *st, json_object *checks)
 	for (i = 0; i < st->nvmstat; i++) {
 		g_autofree char *key = g_strdup_printf("vmstat.%s", st->vmstat_key[i]);
 		json_object *a = mhlJ(t->before, key), *b = mhlJ(now, key);
-		long long d = a && b ? json_object_get_int64(b) - json_object_get_int64(a) : 0;
+		bool both = json_object_is_type(a, json_type_int) && json_object_is_type(b, json_type_int);
+		long long d = both ? json_object_get_int64(b) - json_object_get_int64(a) : 0;
 		g_autofree char *what = g_strdup_printf("vmstat %s change", st->vmstat_key[i]);
 		g_autofree char *expected = g_strdup_printf("%s%lld", st->vmstat_atleast[i] ? ">=" : "",
 							    st->vmstat_val[i]);
-		g_autofree char *actual = a && b ? g_strdup_printf("%lld", d) :
+		g_autofree char *actual = both ? g_strdup_printf("%lld", d) :
 					  g_strdup("no such counter in the guest's /proc/vmstat");
 
-		rc |= expectCheck(checks, st, what, expected, actual, a && b &&
+		rc |= expectCheck(checks, st, what, expected, actual, both &&
 				  (st->vmstat_atleast[i] ? d >= st->vmstat_val[i] : d == st->vmstat_val[i]));
 	}
 	return rc;

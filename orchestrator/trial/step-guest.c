@@ -12,6 +12,10 @@
 #include "guest/guest.h"
 #include "util.h"
 
+static const mhlAgentField benchFields[] = {
+	{ MHL_K_OK, json_type_boolean, true },
+};
+
 int mhlStepBench(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	char size[32], node[16], repeat[16];
@@ -26,9 +30,12 @@ int mhlStepBench(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (!(out = mhlAgentExecJSON(t->g->dom, argv, 600, &exitcode)))
 		return -1;
 	json_object_object_add(res, MHL_K_WORKLOAD, out);
+	if (mhlAgentJSONCheck(out, benchFields, G_N_ELEMENTS(benchFields), "bench") < 0)
+		return -1;
 	if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok)) {
-		mhlError("bench of %" G_GUINT64_FORMAT " bytes on node %d failed: %.300s",
-			 st->size, st->node, json_object_to_json_string(out));
+		g_autofree char *q = mhlTextClean(json_object_to_json_string(out), -1, 300, false);
+
+		mhlError("bench of %" G_GUINT64_FORMAT " bytes on node %d failed: %s", st->size, st->node, q);
 		return -1;
 	}
 	return 0;
@@ -42,9 +49,11 @@ int mhlStepSysrq(mhlTrial *t, const mhlStep *st, json_object *res)
 	int rc = mhlAgentExec(t->g->dom, argv, 30, &es);
 
 	(void)res;
-	if (rc == 0 && (!es.exited || es.exitcode != 0))
-		mhlError("sysrq '%c': '%s' exited %d: %.200s", st->key, cmd, es.exitcode,
-			 es.err ? es.err : "");
+	if (rc == 0 && (!es.exited || es.exitcode != 0)) {
+		g_autofree char *err = mhlTextClean(es.err, -1, 200, false);
+
+		mhlError("sysrq '%c': '%s' exited %d: %s", st->key, cmd, es.exitcode, err);
+	}
 	rc = rc == 0 && es.exited && es.exitcode == 0 ? 0 : -1;
 	mhlExecStatusClear(&es);
 	return rc;

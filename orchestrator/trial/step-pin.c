@@ -15,11 +15,28 @@
 #include "guest/agent.h"
 #include "util.h"
 
+/* What of memhp-pin's JSON the pin step and the expect checks read, and as what. */
+static const mhlAgentField pinFields[] = {
+	{ MHL_K_OK, json_type_boolean, true },
+	{ "pinned", json_type_boolean, false },
+	{ "bytes_pinned", json_type_int, false },
+	{ "pin_us", json_type_double, false },
+	{ "errno_name", json_type_string, false },
+	{ "signal", json_type_string, false },
+	{ "pmd_mapped_after_split", json_type_int, false },
+	{ MHL_K_PATTERN_OK, json_type_boolean, false },
+	{ "zero_page", json_type_object, false },
+	{ "zero_page.zone", json_type_string, false },
+	MHL_AGENT_CENSUS("census_before"),
+	MHL_AGENT_CENSUS("census_after"),
+};
+
 /* A failed pin: expected (fails_with), measured (a sweep), or the step's failure. */
 static int pinFailed(mhlTrial *t, const mhlStep *st, const char *fails_with, json_object *out,
 		     json_object *res)
 {
 	json_object *en = NULL, *sig = NULL;
+	g_autofree char *why = NULL;
 
 	json_object_object_get_ex(out, "errno_name", &en);
 	json_object_object_get_ex(out, "signal", &sig);	/* the holder was killed */
@@ -34,9 +51,9 @@ static int pinFailed(mhlTrial *t, const mhlStep *st, const char *fails_with, jso
 		json_object_object_add(res, "measured", json_object_new_boolean(true));
 		return 0;
 	}
+	why = mhlTextClean(en ? json_object_get_string(en) : json_object_to_json_string(out), -1, 300, false);
 	mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d failed: %s",
-		 st->id, st->workload, st->size, st->node,
-		 en ? json_object_get_string(en) : json_object_to_json_string(out));
+		 st->id, st->workload, st->size, st->node, why);
 	return -1;
 }
 
@@ -51,7 +68,7 @@ static int splitVerify(const mhlStep *st, json_object *out)
 	    json_object_get_int64(pmd) == 0)
 		return 0;
 	mhlError("pin '%s': after the %s split %s bytes of the buffer are still PMD-mapped (AnonHugePages in smaps); the THPs were not split",
-		 st->id, st->split, pmd ? json_object_get_string(pmd) : "an unknown number of");
+		 st->id, st->split, pmd ? json_object_get_string(pmd) : "an unknown number of (no pmd_mapped_after_split)");
 	return -1;
 }
 
@@ -102,6 +119,7 @@ int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
 	const char *fails_with = !st->fails_with_policy[0] ||
 				 !strcmp(st->fails_with_policy, t->s->pin_policy) ? st->fails_with : "";
 	json_object *out, *ok, *pinned;
+	g_autofree char *who = g_strdup_printf("pin '%s' (%s)", st->id, st->workload);
 	int exitcode = -1;
 
 	if (st->measure && !st->size) {
@@ -114,6 +132,8 @@ int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (!(out = mhlAgentExecJSON(t->g->dom, argv, 300, &exitcode)))
 		return -1;
 	json_object_object_add(res, MHL_K_WORKLOAD, out);
+	if (mhlAgentJSONCheck(out, pinFields, G_N_ELEMENTS(pinFields), who) < 0)
+		return -1;
 	if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok))
 		return pinFailed(t, st, fails_with, out, res);
 	if (fails_with[0]) {

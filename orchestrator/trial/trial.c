@@ -240,9 +240,13 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 /* The guest of a trial: its domain name and serial log, from the trial id. */
 static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 {
-	/* Trial ids of a matrix hold ':', '=' and ','; names and files get [A-Za-z0-9._-]. */
+	/*
+	 * Trial ids of a matrix hold ':', '=' and ','; names and files get
+	 * [A-Za-z0-9._-], and a hash of the id where that changed it, so two ids
+	 * never share a console log (one guest's panic blamed on another).
+	 */
 	static int seq;
-	g_autofree char *safe = g_strdup(s->name);
+	g_autofree char *safe = mhlTrialIdFileName(s->name);
 	g_autofree char *name = NULL, *console = NULL;
 	mhlGuestConfig gc = {
 		.tmpl_path = cfg->tmpl_path, .kernel_image = cfg->kernel_image, .initrd = cfg->initrd,
@@ -250,7 +254,6 @@ static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 		.timeline = true,
 	};
 
-	g_strcanon(safe, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-", '_');
 	gc.name = name = g_strdup_printf("memhp-%s-%d-%d", safe, (int)getpid(), g_atomic_int_add(&seq, 1));
 	gc.console = console = g_strdup_printf("%s/%s.console.log", cfg->outdir, safe);
 	return mhlGuestNew(&gc);

@@ -5,6 +5,7 @@
  */
 #include <glib.h>
 #include <libxml/parser.h>
+#include <libxml/xpath.h>
 
 #include <string.h>
 
@@ -109,6 +110,50 @@ static bool vfioDevices(void)
 	return unitExpect(ok);
 }
 
+/* The string value of XPath @expr in @doc, or NULL. */
+static char *xpathString(xmlDocPtr doc, const char *expr)
+{
+	xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+	xmlXPathObjectPtr res = ctx ? xmlXPathEvalExpression(BAD_CAST expr, ctx) : NULL;
+	xmlChar *v = res ? xmlXPathCastToString(res) : NULL;
+	char *out = g_strdup((const char *)v);
+
+	xmlFree(v);
+	xmlXPathFreeObject(res);
+	xmlXPathFreeContext(ctx);
+	return out;
+}
+
+/*
+ * A cmdline (or a run directory) with XML's special characters: the domain
+ * is well-formed, the text comes back exactly, and nothing becomes markup
+ * (a <qemu:commandline> would add QEMU arguments, QEMU running as root).
+ */
+static const char cmdlineEvil[] = "x<y & \"q\" </cmdline><qemu:commandline>";
+
+static bool cmdlineEscaped(void)
+{
+	g_autofree char *yaml = g_strdup_printf("name: x\ncmdline: '%s'\nnodes:\n  - memory: 1G\n", cmdlineEvil);
+	g_autofree char *path = unitWriteTmp("evil.yaml", yaml);
+	g_autofree char *tmpl = mhlFileRead("domains/numa-virtio-mem.xml", NULL);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	mhlDomainParams p = { "n", "tcg", "/k", "/i", "/r/it's \"o\" & <d>/c.log", "/usr/bin/qemu-system-x86_64" };
+	g_autofree char *xml = s && tmpl ? mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", s, &p) : NULL;
+	g_autofree char *want = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable %s", cmdlineEvil);
+	xmlDocPtr doc = xml ? xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL,
+					    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING) : NULL;
+	g_autofree char *cmdline = doc ? xpathString(doc, "string(/domain/os/cmdline)") : NULL;
+	g_autofree char *qemu = doc ? xpathString(doc, "count(//*[local-name()='commandline' or local-name()='arg'])") : NULL;
+	g_autofree char *serial = doc ? xpathString(doc, "string(/domain/devices/serial/source/@path)") : NULL;
+	bool ok = doc && !g_strcmp0(cmdline, want) && !g_strcmp0(qemu, "0") && !g_strcmp0(serial, p.console_log);
+
+	if (!ok)
+		unitDiag("parsed %s; cmdline '%s', qemu elements %s, serial '%s' (%s)", doc ? "yes" : "no",
+			 cmdline, qemu, serial, s ? "" : mhlErrorLast());
+	xmlFreeDoc(doc);
+	return unitExpect(ok);
+}
+
 static const unitCase cases[] = {
 	{ "resize XML: requested set to 0 KiB, <current> dropped", resizeRequested },
 	{ "resize XML: keeps node and alias so libvirt finds the device", resizeKeepsNode },
@@ -120,6 +165,8 @@ static const unitCase cases[] = {
 	{ "domain XML of the demo: no vIOMMU, no edu", demoNoDevices },
 	{ "domain XML with devices {iommu, edu}: well-formed, intel vIOMMU + split I/O APIC + "
 	  "intel_iommu=on, edu as a JSON -device", vfioDevices },
+	{ "domain XML: cmdline 'x<y & \"q\" </cmdline><qemu:commandline>' and a run dir with ' \" & < >: "
+	  "well-formed, the exact text back, no qemu:commandline added", cmdlineEscaped },
 };
 
 static const unitTable tables[] = { UNIT_CASES(cases) };

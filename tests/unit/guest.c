@@ -1,13 +1,19 @@
 /*
  * tests/unit/guest.c - what the host reads from and about the guest
  * (orchestrator/guest/guest.h): QMP's memory devices, /proc/vmstat,
- * /proc/zoneinfo, memory block states and the serial console's findings.
+ * /proc/zoneinfo, memory block states and the serial console's findings;
+ * and, the guest being untrusted, its text (console, agent replies, command
+ * output) and JSON of the wrong type, down to the expect checks reading it.
  */
 #include <glib.h>
 
+#include <stdio.h>
 #include <string.h>
 
+#include "guest/agent.h"
 #include "guest/guest.h"
+#include "scenario/scenario.h"
+#include "trial/steps.h"
 #include "unit.h"
 #include "util.h"
 
@@ -79,6 +85,276 @@ static bool console(void)
 			  !strcmp(elemStr(cs, 1, "kind"), "panic"));
 }
 
+/* ---- the console: the guest may print anything ---- */
+
+/* Valid UTF-8, no control character: what XML and JSON carry. */
+static bool textFit(const char *s)
+{
+	const char *p;
+
+	if (!s || !g_utf8_validate(s, -1, NULL))
+		return false;
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* The text of finding @i, "" when there is none. */
+static const char *findingText(json_object *f, size_t i)
+{
+	return elemStr(f, i, "text");
+}
+
+static bool consoleEscapes(void)
+{
+	g_autoptr(json_object) cs = mhlConsoleScan(
+		"\x1b[0m[    1.5] WARNING: CPU: 0 PID: 1 at mm/gup.c:42\r\n"
+		"\x1b[1;31m[    2.0] \x1b[0mKernel panic - not syncing\r\n"
+		"\x1b]0;title\x07[    3.0] Oops: 0002 [#1] SMP\n");
+
+	if (json_object_array_length(cs) != 3)
+		unitDiag("%zu finding(s): %s", json_object_array_length(cs), json_object_to_json_string(cs));
+	return unitExpect(json_object_array_length(cs) == 3 && !strcmp(elemStr(cs, 1, "kind"), "panic") &&
+			  !strcmp(findingText(cs, 0), "[    1.5] WARNING: CPU: 0 PID: 1 at mm/gup.c:42") &&
+			  !strcmp(findingText(cs, 1), "[    2.0] Kernel panic - not syncing") &&
+			  !strcmp(elemStr(cs, 2, "kind"), "oops"));
+}
+
+/* A log file of @len bytes of @text under the scratch directory; its path. */
+static char *logWrite(const char *name, const char *text, gssize len)
+{
+	char *path = g_build_filename(unitTmpdir, name, NULL);
+
+	g_file_set_contents(path, text, len, NULL);
+	return path;
+}
+
+static bool consoleNul(void)
+{
+	static const char log[] = "[    0.1] boot\n\0\0\0 garbage\n"
+		"[    3.0] Kernel panic - not syncing: Fatal exception\n";
+	g_autofree char *path = logWrite("nul.console.log", log, sizeof(log) - 1);
+	g_autoptr(json_object) f = NULL;
+	mhlConsoleScanner sc;
+	bool ok;
+
+	mhlConsoleScannerInit(&sc, MHL_CONSOLE_FINDINGS_MAX);
+	mhlConsoleScanFile(&sc, path, true);
+	f = mhlConsoleScanFindings(&sc);
+	ok = json_object_array_length(f) == 1 && !strcmp(elemStr(f, 0, "kind"), "panic") &&
+	     json_object_get_int(json_object_object_get(json_object_array_get_idx(f, 0), "line")) == 3;
+	mhlConsoleScannerClear(&sc);
+	return unitExpect(ok);
+}
+
+static bool consoleTextFit(void)
+{
+	g_autofree char *longline = g_strdup_printf("[    4.0] WARNING: at mm/gup.c \xff\x1b[7m%s\n",
+						    g_strnfill(10000, 'x'));
+	g_autoptr(json_object) cs = mhlConsoleScan(longline);
+	const char *t = findingText(cs, 0);
+
+	return unitExpect(json_object_array_length(cs) == 1 && textFit(t) && strlen(t) <= MHL_CONSOLE_TEXT_MAX &&
+			  g_str_has_prefix(t, "[    4.0] WARNING: at mm/gup.c \xef\xbf\xbdxxx"));
+}
+
+/*
+ * The watcher reads only what was appended since its last look: a line
+ * rewritten behind its offset is not seen again, lines keep their numbers,
+ * a line not yet ended waits for its end.
+ */
+static bool consoleIncremental(void)
+{
+	static const char first[] = "[    0.1] boot line aaaa\n[    1.0] WARNING: one\n[    1.1] ok\n";
+	static const char more[] = "[    5.0] WARNING: two\n[    6.0] Oops: cut";
+	g_autofree char *path = logWrite("inc.console.log", first, -1);
+	g_autoptr(json_object) f = NULL;
+	mhlConsoleScanner sc;
+	FILE *fp;
+	bool ok;
+
+	mhlConsoleScannerInit(&sc, MHL_CONSOLE_FINDINGS_MAX);
+	mhlConsoleScanFile(&sc, path, false);
+	fp = fopen(path, "r+");
+	fputs("[    0.1] BUG: rewrite!!\n", fp);	/* line 1 again, as long: behind the offset */
+	fseek(fp, 0, SEEK_END);
+	fputs(more, fp);
+	fclose(fp);
+	mhlConsoleScanFile(&sc, path, false);
+	ok = sc.count == 2 && sc.offset == strlen(first) + strlen(more);
+	mhlConsoleScanFile(&sc, path, true);
+	f = mhlConsoleScanFindings(&sc);
+	if (json_object_array_length(f) != 3)
+		unitDiag("findings %s", json_object_to_json_string(f));
+	ok = ok && json_object_array_length(f) == 3 && !strcmp(findingText(f, 0), "[    1.0] WARNING: one") &&
+	     json_object_get_int(json_object_object_get(json_object_array_get_idx(f, 1), "line")) == 4 &&
+	     json_object_get_int(json_object_object_get(json_object_array_get_idx(f, 2), "line")) == 5 &&
+	     !strcmp(elemStr(f, 2, "kind"), "oops");
+	mhlConsoleScannerClear(&sc);
+	return unitExpect(ok);
+}
+
+static bool consoleSplitFeed(void)
+{
+	g_autoptr(json_object) f = NULL;
+	mhlConsoleScanner sc;
+	bool ok;
+
+	mhlConsoleScannerInit(&sc, MHL_CONSOLE_FINDINGS_MAX);
+	mhlConsoleScanFeed(&sc, "[    0.5] x\n[    1.0] WAR", strlen("[    0.5] x\n[    1.0] WAR"), false);
+	mhlConsoleScanFeed(&sc, "NING: split\n", strlen("NING: split\n"), false);
+	f = mhlConsoleScanFindings(&sc);
+	ok = json_object_array_length(f) == 1 && !strcmp(findingText(f, 0), "[    1.0] WARNING: split") &&
+	     json_object_get_int(json_object_object_get(json_object_array_get_idx(f, 0), "line")) == 2;
+	mhlConsoleScannerClear(&sc);
+	return unitExpect(ok);
+}
+
+/* 1000 WARNINGs, then a panic: 100 kept, the panic, and the count of the rest. */
+static bool consoleCapped(void)
+{
+	g_autoptr(GString) log = g_string_new(NULL);
+	g_autofree char *path = NULL;
+	g_autoptr(json_object) f = NULL;
+	json_object *last;
+	mhlConsoleScanner sc;
+	int i;
+	bool ok;
+
+	for (i = 0; i < 1000; i++)
+		g_string_append_printf(log, "[ %4d.0] WARNING: CPU: 0 PID: 1 at mm/gup.c:%d\n", i, i);
+	g_string_append(log, "[ 1000.0] Kernel panic - not syncing: the end\n");
+	path = logWrite("many.console.log", log->str, (gssize)log->len);
+	mhlConsoleScannerInit(&sc, MHL_CONSOLE_FINDINGS_MAX);
+	mhlConsoleScanFile(&sc, path, true);
+	f = mhlConsoleScanFindings(&sc);
+	last = json_object_array_get_idx(f, json_object_array_length(f) - 1);
+	ok = json_object_array_length(f) == MHL_CONSOLE_FINDINGS_MAX + 2 &&
+	     !strcmp(elemStr(f, MHL_CONSOLE_FINDINGS_MAX, "kind"), "panic") &&
+	     !strcmp(json_object_get_string(json_object_object_get(last, "kind")), "omitted") &&
+	     json_object_get_int(json_object_object_get(last, "count")) == 900;
+	if (!ok)
+		unitDiag("%zu finding(s), count %" G_GINT64_FORMAT, json_object_array_length(f), sc.count);
+	mhlConsoleScannerClear(&sc);
+	return unitExpect(ok);
+}
+
+/* ---- the agent: replies and output are guest text ---- */
+
+static bool agentOutputText(void)
+{
+	/* base64 of "\e[31mok\e[0m \xff\0end\r\n" */
+	g_autofree char *b64 = g_base64_encode((const guchar *)"\x1b[31mok\x1b[0m \xff\0end\r\n", 19);
+	g_autofree char *reply = g_strdup_printf("{\"return\":{\"exited\":true,\"exitcode\":0,\"out-data\":\"%s\"}}",
+						 b64);
+	mhlExecStatus st = { 0 };
+	bool ok = mhlAgentParseExecStatus(reply, &st) == 0 && st.out &&
+		  !strcmp(st.out, "ok \xef\xbf\xbd" "end\n");
+
+	if (!ok)
+		unitDiag("out '%s'", st.out ? st.out : "(null)");
+	mhlExecStatusClear(&st);
+	return unitExpect(ok);
+}
+
+static bool agentReplyQuoted(void)
+{
+	long long pid = 0;
+
+	return unitExpect(mhlAgentParseExecPid("{\"return\":{\"pid\":\"\x1b[2J\xff\"}}", &pid) < 0 &&
+			  textFit(mhlErrorLast()) && strstr(mhlErrorLast(), "no integer 'pid'"));
+}
+
+/* ---- guest JSON of the wrong type (mhlAgentJSONCheck) ---- */
+
+static const mhlAgentField pinRows[] = {
+	{ "ok", json_type_boolean, true },
+	{ "pmd_mapped_after_split", json_type_int, false },
+	MHL_AGENT_CENSUS("census_after"),
+};
+
+static const struct jsonCheckRow {
+	const char *what, *json, *why;	/* why: in the error, NULL when the output passes */
+} jsonChecks[] = {
+	{ "a real pin's output passes",
+	  "{\"ok\":true,\"census_after\":{\"pages\":65536,\"by_zone\":{\"DMA32\":43601,\"Movable\":0},"
+	  "\"by_node\":{\"0\":{\"pages\":57837,\"DMA32\":35902}}}}", NULL },
+	{ "the string \"false\" is no boolean ok", "{\"ok\":\"false\"}",
+	  "the workload's \"ok\" is a string (\"false\"), not a boolean" },
+	{ "an output without ok", "{\"pinned\":true}", "has no \"ok\" (a boolean)" },
+	{ "a null by_zone.Movable is no page count", "{\"ok\":true,\"census_after\":{\"by_zone\":{\"Movable\":null}}}",
+	  "\"census_after.by_zone.Movable\" is null, not an integer" },
+	{ "a null pmd_mapped_after_split is no count", "{\"ok\":true,\"pmd_mapped_after_split\":null}",
+	  "\"pmd_mapped_after_split\" is null, not an integer" },
+	{ "a by_node that holds a number", "{\"ok\":true,\"census_after\":{\"by_node\":{\"1\":7}}}",
+	  "\"census_after.by_node.1\" is an integer, not an object" },
+};
+
+static bool jsonCheckJudge(const void *row, GString *desc)
+{
+	const struct jsonCheckRow *r = row;
+	g_autoptr(json_object) out = json_tokener_parse(r->json);
+	int rc;
+	bool infra;
+
+	g_string_printf(desc, "guest JSON: %s%s", r->what, r->why ? " (an error naming the field)" : "");
+	mhlAgentFailedReset();
+	rc = mhlAgentJSONCheck(out, pinRows, G_N_ELEMENTS(pinRows), "pin 'p' (gup)");
+	infra = mhlAgentFailedReset();
+	if (r->why && (rc == 0 || !strstr(mhlErrorLast(), r->why)))
+		unitDiag("rc %d: %s", rc, rc ? mhlErrorLast() : "no error");
+	return unitExpect(r->why ? rc < 0 && infra && strstr(mhlErrorLast(), r->why) &&
+			  g_str_has_prefix(mhlErrorLast(), "pin 'p' (gup): ") : rc == 0 && !infra);
+}
+
+/* ---- expect checks on guest JSON of the wrong type ---- */
+
+static const char expectYAML[] =
+	"name: e\nnodes:\n  - memory: 512MiB\n  - memory: 64MiB\n"
+	"    virtio_mem: {size: 512MiB, block: 2MiB, requested: 512MiB}\n"
+	"steps:\n  - pin: {id: p, workload: gup, size: 2MiB, node: 1}\n  - check: {id: p}\n"
+	"  - expect: {movable_after_pin: 0}\n  - expect: {integrity: true}\n";
+
+/* Expect step @idx of expectYAML after a pin and a check whose workloads printed @pin and @check. */
+static int expectAfter(int idx, const char *pin, const char *check)
+{
+	g_autofree char *path = unitWriteTmp("expect.yaml", expectYAML);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	g_autoptr(json_object) steps = json_object_new_array(), res = json_object_new_object();
+	g_autofree char *p = g_strdup_printf("{\"step\":\"pin\",\"id\":\"p\",\"ok\":true,\"workload\":%s}", pin);
+	g_autofree char *c = g_strdup_printf("{\"step\":\"check\",\"id\":\"p\",\"ok\":true,\"workload\":%s}", check);
+	mhlTrial t = { .steps = steps };
+
+	if (!s) {
+		unitDiag("%s", mhlErrorLast());
+		return 0;
+	}
+	t.s = s;
+	json_object_array_add(steps, json_tokener_parse(p));
+	json_object_array_add(steps, json_tokener_parse(c));
+	return mhlStepExpect(&t, &s->steps[idx], res);
+}
+
+static bool expectNullMovable(void)
+{
+	return unitExpect(expectAfter(2, "{\"ok\":true,\"census_after\":{\"pages\":512,\"by_zone\":{\"Movable\":null}}}",
+				      "{\"ok\":true,\"pattern_ok\":true}") < 0 &&
+			  strstr(mhlErrorLast(), "is not a number"));
+}
+
+static bool expectMovableZero(void)
+{
+	return unitExpect(expectAfter(2, "{\"ok\":true,\"census_after\":{\"pages\":512,\"by_zone\":{\"Movable\":0}}}",
+				      "{\"ok\":true,\"pattern_ok\":true}") == 0);
+}
+
+static bool expectStringPattern(void)
+{
+	return unitExpect(expectAfter(3, "{\"ok\":true}", "{\"ok\":true,\"pattern_ok\":\"false\"}") < 0 &&
+			  strstr(mhlErrorLast(), "0 of 1 check/io/release steps found it intact"));
+}
+
 static const unitCase cases[] = {
 	{ "qmp: virtio-mem size and requested-size of node 1 (dimm skipped)", qmpNode1 },
 	{ "qmp: no device on node 0 is an error", qmpNode0 },
@@ -86,8 +362,30 @@ static const unitCase cases[] = {
 	{ "zoneinfo: node 1 Movable present pages", zoneinfo },
 	{ "memory blocks: 3 online (2 Movable), 1 offline", memoryBlocks },
 	{ "console: a WARNING and a panic found, non-kernel line ignored", console },
+	{ "console: escape sequences before the stamp or in the line: still kernel lines, text without them",
+	  consoleEscapes },
+	{ "console: a NUL on the console hides no later panic (the log is scanned by length)", consoleNul },
+	{ "console: a finding's text is valid UTF-8 without control characters, at most MHL_CONSOLE_TEXT_MAX bytes",
+	  consoleTextFit },
+	{ "console: scanned from the last offset (a rewrite behind it unseen), line numbers kept, an unended line waits",
+	  consoleIncremental },
+	{ "console: a line split between two feeds is one line", consoleSplitFeed },
+	{ "console: 1000 WARNINGs and a panic: the first 100 kept, the panic, the 900 others counted", consoleCapped },
+	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
+	  agentOutputText },
+	{ "agent: a reply quoted in an error is valid UTF-8 without control characters", agentReplyQuoted },
 };
 
-static const unitTable tables[] = { UNIT_CASES(cases) };
+static const unitCase expectCases[] = {
+	{ "expect: a null by_zone.Movable is no count of 0 pages in ZONE_MOVABLE", expectNullMovable },
+	{ "expect: by_zone.Movable 0 is movable_after_pin 0", expectMovableZero },
+	{ "expect: pattern_ok \"false\" (a string) is no intact pattern", expectStringPattern },
+};
+
+static const unitTable tables[] = {
+	UNIT_CASES(cases),
+	UNIT_TABLE(jsonChecks, jsonCheckJudge),
+	UNIT_CASES(expectCases),
+};
 
 const unitModule unitGuest = UNIT_MODULE("guest", NULL, NULL, tables);

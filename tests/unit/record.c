@@ -1,14 +1,23 @@
 /*
  * tests/unit/record.c - the trial record (orchestrator/record/record.h):
- * appending lines, the typed summary's writer and reader, the verdict, the
- * dotted-path accessors, and reading a run's trials.jsonl back with its bad
- * lines named.
+ * appending lines (all or nothing, a torn line never joined; a soak's torn
+ * checkpoint dropped on resume), text from outside made fit for records, the
+ * typed summary's writer and reader, the verdict, the dotted-path accessors,
+ * and reading a run's trials.jsonl back with its bad lines (and records of
+ * the wrong shape) named.
  */
 #include <glib.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "record/record.h"
+#include "soak/soak-int.h"
 #include "unit.h"
 #include "util.h"
 
@@ -46,6 +55,173 @@ static bool unwritableNamed(void)
 
 	return unitExpect(mhlRecordAppend("/nonexistent/dir/trials.jsonl", a) < 0 &&
 			  strstr(mhlErrorLast(), "/nonexistent/dir/trials.jsonl"));
+}
+
+/*
+ * A short write - here a file size limit 100 bytes past the file's end, in a
+ * child process - leaves the file as it was: no torn line for the next record
+ * to land on.
+ */
+static bool appendShortWrite(void)
+{
+	static const char first[] = "{\"trial\":\"a\",\"verdict\":\"pass\"}\n";
+	g_autofree char *path = g_build_filename(unitTmpdir, "short.jsonl", NULL);
+	g_autofree char *pad = g_strnfill(4096, 'x'), *after = NULL, *want = NULL;
+	g_autoptr(json_object) big = json_object_new_object(), small = json_tokener_parse("{\"trial\":\"b\"}");
+	int status = -1;
+	pid_t pid;
+
+	g_file_set_contents(path, first, -1, NULL);
+	json_object_object_add(big, "trial", json_object_new_string("big"));
+	json_object_object_add(big, "pad", json_object_new_string(pad));
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		struct rlimit rl = { .rlim_cur = sizeof(first) - 1 + 100, .rlim_max = sizeof(first) - 1 + 100 };
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		_exit(mhlRecordAppend(path, big) < 0 ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	g_file_get_contents(path, &after, NULL, NULL);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || g_strcmp0(after, first))
+		unitDiag("child status %d, file now %zu bytes (was %zu)", status, after ? strlen(after) : 0,
+			 sizeof(first) - 1);
+	if (!unitExpect(WIFEXITED(status) && WEXITSTATUS(status) == 1 && !g_strcmp0(after, first)))
+		return false;
+	/* and the next record is a line of its own */
+	g_clear_pointer(&after, g_free);
+	want = g_strdup_printf("%s{\"trial\":\"b\"}\n", first);
+	return unitExpect(mhlRecordAppend(path, small) == 0 && g_file_get_contents(path, &after, NULL, NULL) &&
+			  !strcmp(after, want));
+}
+
+/* A run killed mid-write left a torn last line: the next record still gets a line of its own. */
+static bool appendAfterTorn(void)
+{
+	static const char torn[] = "{\"trial\":\"a\",\"verdict\":\"pass\"}\n{\"trial\":\"cut\",\"verd";
+	g_autofree char *dir = g_build_filename(unitTmpdir, "torn", NULL);
+	g_autofree char *path = g_build_filename(dir, "trials.jsonl", NULL), *after = NULL;
+	g_autoptr(json_object) b = json_tokener_parse("{\"trial\":\"b\",\"verdict\":\"fail\"}");
+	g_autoptr(mhlRun) run = NULL;
+
+	g_mkdir_with_parents(dir, 0755);
+	g_file_set_contents(path, torn, -1, NULL);
+	if (!unitExpect(mhlRecordAppend(path, b) == 0 && g_file_get_contents(path, &after, NULL, NULL) &&
+			g_str_has_suffix(after, "\"verd\n{\"trial\":\"b\",\"verdict\":\"fail\"}\n")))
+		return false;
+	run = mhlRunLoad(dir);
+	return unitExpect(run && run->trials->len == 2 && run->bad->len == 1 &&
+			  ((mhlRunBad *)run->bad->pdata[0])->line == 2 &&
+			  !strcmp(mhlJStr(run->trials->pdata[1], MHL_K_TRIAL, ""), "b"));
+}
+
+/* ---- a soak's checkpoints read back (--resume) ---- */
+
+#define CP1 "{\"cycle\":1,\"segment\":0,\"elapsed_s\":10.5,\"findings\":[]}\n"
+#define CP2 "{\"cycle\":2,\"segment\":0,\"elapsed_s\":21,\"findings\":[{\"kind\":\"x\"}]}\n"
+
+static int checkpointsLoad(const char *content, mhlSoakState *st, char **after)
+{
+	g_autofree char *path = unitWriteTmp("checkpoints.jsonl", content);
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = mhlSoakCheckpointsLoad(path, st);
+	g_file_get_contents(path, after, NULL, NULL);
+	return rc;
+}
+
+static bool checkpointTorn(void)
+{
+	g_autofree char *after = NULL, *errpath = g_build_filename(unitTmpdir, "stderr", NULL), *said = NULL;
+	mhlSoakState st;
+	int saved, fd, rc;
+
+	/* what it says on stderr, into a file */
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, 2);
+	close(fd);
+	rc = checkpointsLoad(CP1 CP2 "{\"cycle\":3,\"segment\":1,\"sched", &st, &after);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	g_file_get_contents(errpath, &said, NULL, NULL);
+	if (rc < 0)
+		unitDiag("%s", mhlErrorLast());
+	return unitExpect(rc == 0 && st.last_cycle == 2 && st.findings == 1 && st.elapsed == 21 &&
+			  !g_strcmp0(after, CP1 CP2) && said &&
+			  strstr(said, "checkpoints.jsonl:3: dropped a torn last checkpoint") &&
+			  strstr(said, "cycle 3 runs again"));
+}
+
+static bool checkpointTornMiddle(void)
+{
+	g_autofree char *after = NULL;
+	mhlSoakState st;
+
+	return unitExpect(checkpointsLoad(CP1 "{\"cycle\":2,\"seg\n" CP2, &st, &after) < 0 &&
+			  strstr(mhlErrorLast(), "checkpoints.jsonl:2: not JSON"));
+}
+
+static bool checkpointFindingsString(void)
+{
+	g_autofree char *after = NULL;
+	mhlSoakState st;
+
+	return unitExpect(checkpointsLoad(CP1 "{\"cycle\":2,\"findings\":\"none\"}\n", &st, &after) < 0 &&
+			  strstr(mhlErrorLast(), "checkpoints.jsonl:2: its findings is not an array"));
+}
+
+/* ---- text from outside (mhlTextClean) ---- */
+
+static const struct textRow {
+	const char *what, *in;
+	gssize len;
+	gsize max;
+	bool multiline;
+	const char *want;
+} texts[] = {
+	{ "CSI colour codes dropped", "\x1b[1;31mred\x1b[0m!", -1, 0, false, "red!" },
+	{ "an OSC title (to BEL) dropped", "\x1b]0;title\x07text", -1, 0, false, "text" },
+	{ "ESC ( B and a lone ESC dropped", "a\x1b(Bb\x1b", -1, 0, false, "ab" },
+	{ "a byte that is not UTF-8 is U+FFFD", "a\xff" "b", -1, 0, false, "a\xef\xbf\xbd" "b" },
+	{ "a NUL and CR dropped (by length)", "a\0b\r", 4, 0, false, "ab" },
+	{ "newline and tab: a space in one line", "a\tb\nc", -1, 0, false, "a b c" },
+	{ "newline and tab kept in multiline text", "a\tb\nc", -1, 0, true, "a\tb\nc" },
+	{ "a C1 control (U+009B) and DEL dropped", "a\xc2\x9b\x7f" "b", -1, 0, false, "ab" },
+	{ "U+FFFF is U+FFFD", "\xef\xbf\xbf", -1, 0, false, "\xef\xbf\xbd" },
+	{ "UTF-8 text kept", "Grüße – ok", -1, 0, false, "Grüße – ok" },
+	{ "at most max bytes: not cut when it fits", "\xc3\xa9\xc3\xa9\xc3\xa9", -1, 6, false, "\xc3\xa9\xc3\xa9\xc3\xa9" },
+	{ "cut between two characters, with ...", "\xc3\xa9\xc3\xa9\xc3\xa9", -1, 5, false, "\xc3\xa9..." },
+	{ "cut: a character never split", "a\xc3\xa9\xc3\xa9\xc3\xa9", -1, 5, false, "a..." },
+	{ "NULL is empty", NULL, -1, 0, false, "" },
+};
+
+static bool textJudge(const void *row, GString *desc)
+{
+	const struct textRow *r = row;
+	g_autofree char *got = mhlTextClean(r->in, r->len, r->max, r->multiline);
+
+	g_string_printf(desc, "text: %s", r->what);
+	if (strcmp(got, r->want))
+		unitDiag("got '%s', want '%s'", got, r->want);
+	return unitExpect(!strcmp(got, r->want));
+}
+
+static bool jsonClean(void)
+{
+	g_autoptr(json_object) o = json_tokener_parse(
+		"{\"k\\u0007ey\":\"x\\u0000y\\u001b[1mz\",\"arr\":[\"\\u0007\",1,{\"t\":\"\\u009b\"}],\"ok\":\"plain\"}");
+	const char *got;
+
+	mhlJSONClean(o, false);
+	got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(got, "{\"arr\":[\"\",1,{\"t\":\"\"}],\"ok\":\"plain\",\"key\":\"xyz\"}"))
+		unitDiag("got %s", got);
+	return unitExpect(!strcmp(got, "{\"arr\":[\"\",1,{\"t\":\"\"}],\"ok\":\"plain\",\"key\":\"xyz\"}"));
 }
 
 /* ---- the summary ---- */
@@ -171,6 +347,18 @@ static bool dottedPaths(void)
 			  !mhlJ(rec, "summary.reached_bytes.deeper") && !mhlJ(NULL, MHL_K_SUMMARY));
 }
 
+static bool typedAccessors(void)
+{
+	g_autoptr(json_object) rec = json_tokener_parse(
+		"{\"steps\":{},\"ok\":\"false\",\"yes\":true,\"list\":[1,2],\"obj\":[]}");
+
+	return unitExpect(!mhlJArr(rec, "steps") && mhlJLen(rec, "steps") == 0 && mhlJObj(rec, "steps") &&
+			  mhlJBool(rec, "ok", false) == false && mhlJBool(rec, "ok", true) == true &&
+			  mhlJBool(rec, "yes", false) && mhlJLen(rec, "list") == 2 && !mhlJObj(rec, "obj") &&
+			  mhlJIdx(mhlJ(rec, "list"), 1) && !mhlJIdx(mhlJ(rec, "list"), 2) &&
+			  !mhlJIdx(mhlJ(rec, "steps"), 0));
+}
+
 /* ---- reading a run back ---- */
 
 /* A good line, a non-JSON line, a line without verdict, and a last line cut short. */
@@ -191,11 +379,6 @@ static void recordSetup(void)
 	loaded = mhlRunLoad(dir);
 	if (!loaded)
 		unitDiag("mhlRunLoad(%s): %s", dir, mhlErrorLast());
-}
-
-static void recordTeardown(void)
-{
-	g_clear_pointer(&loaded, mhlRunFree);
 }
 
 /* Bad line @i of the loaded run is line @line and its reason contains @why. */
@@ -256,10 +439,104 @@ static bool loadMissingDir(void)
 	return unitExpect(!run && strstr(mhlErrorLast(), "run directory '/nonexistent/run' does not exist"));
 }
 
+/* Records of the right JSON but the wrong shape, between two good ones: named, the rest kept. */
+static const char shapeLines[] =
+	"{\"trial\":\"good\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"pin\",\"ok\":true}]}\n"
+	"{\"trial\":\"x\",\"verdict\":\"pass\",\"steps\":{}}\n"
+	"{\"trial\":\"y\",\"verdict\":\"pass\",\"summary\":{\"pinned_bytes\":\"256\"}}\n"
+	"{\"trial\":\"z\",\"verdict\":\"fail\",\"steps\":[{\"step\":\"pin\",\"workload\":"
+	"{\"census_after\":{\"by_node\":{\"1\":3}}}}]}\n"
+	"{\"trial\":\"w\",\"verdict\":\"pass\",\"steps\":[{\"ok\":\"false\"}]}\n"
+	"{\"trial\":\"v\",\"verdict\":\"pass\",\"parameters\":[],\"timeline\":7}\n"
+	"{\"trial\":\"u\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"pin\",\"workload\":"
+	"{\"census_after\":{\"by_node\":{\"1\":null}}}},null]}\n"
+	"{\"trial\":\"good2\",\"verdict\":\"fail\",\"reason\":null,\"console_findings\":[]}\n";
+
+static const struct shapeRow {
+	int line;
+	const char *why;
+} shapes[] = {
+	{ 2, "trial 'x': a record of the wrong shape: steps is an object, not an array" },
+	{ 3, "trial 'y': a record of the wrong shape: summary.pinned_bytes is not a number" },
+	{ 4, "trial 'z': a record of the wrong shape: steps[0].workload.census_after.by_node.1 is a number, not an object" },
+	{ 5, "trial 'w': a record of the wrong shape: steps[0].ok is a string, not a boolean" },
+	{ 6, "trial 'v': a record of the wrong shape: parameters is an array, not an object" },
+	{ 7, "trial 'u': a record of the wrong shape: steps[0].workload.census_after.by_node.1 is null, not an object" },
+};
+
+static mhlRun *shaped;
+
+static bool shapeJudge(const void *row, GString *desc)
+{
+	const struct shapeRow *r = row;
+	size_t i = (size_t)(r - shapes);
+	mhlRunBad *b;
+
+	g_string_printf(desc, "record: mhlRunLoad names line %d: %s", r->line, r->why);
+	if (!shaped) {
+		g_autofree char *dir = g_build_filename(unitTmpdir, "shapes", NULL);
+
+		g_mkdir_with_parents(dir, 0755);
+		g_free(unitWriteTmp("shapes/trials.jsonl", shapeLines));
+		shaped = mhlRunLoad(dir);
+	}
+	b = shaped && i < shaped->bad->len ? shaped->bad->pdata[i] : NULL;
+	if (b && (b->line != r->line || strcmp(b->why, r->why)))
+		unitDiag("line %d: %s", b->line, b->why);
+	return unitExpect(b && b->line == r->line && !strcmp(b->why, r->why));
+}
+
+static bool shapeKeepsRest(void)
+{
+	return unitExpect(shaped && shaped->trials->len == 2 && shaped->bad->len == G_N_ELEMENTS(shapes) &&
+			  !strcmp(mhlJStr(shaped->trials->pdata[1], MHL_K_TRIAL, ""), "good2"));
+}
+
+/* A record from elsewhere with escapes and bytes that are not UTF-8: read as clean text. */
+static bool loadCleansText(void)
+{
+	g_autofree char *dir = g_build_filename(unitTmpdir, "text", NULL);
+	g_autoptr(mhlRun) run = NULL;
+	const char *reason;
+
+	g_mkdir_with_parents(dir, 0755);
+	g_free(unitWriteTmp("text/trials.jsonl", "{\"trial\":\"t\",\"verdict\":\"fail\","
+			    "\"reason\":\"\\u001b[31mred\\u001b[0m \xff\\u0000!\\nnext\"}\n"));
+	run = mhlRunLoad(dir);
+	reason = run && run->trials->len ? mhlJStr(run->trials->pdata[0], MHL_K_REASON, "") : "";
+	if (strcmp(reason, "red \xef\xbf\xbd!\nnext"))
+		unitDiag("reason '%s'", reason);
+	return unitExpect(!strcmp(reason, "red \xef\xbf\xbd!\nnext"));
+}
+
+static void recordTeardownAll(void)
+{
+	g_clear_pointer(&loaded, mhlRunFree);
+	g_clear_pointer(&shaped, mhlRunFree);
+}
+
 static const unitCase appendCases[] = {
 	{ "record: two appends", twoAppends },
 	{ "record: one complete line each, newline-terminated", completeLines },
 	{ "record: unwritable path is named", unwritableNamed },
+	{ "record: a short write (file size limit) is taken back: the file is as it was, the next record whole",
+	  appendShortWrite },
+	{ "record: after a torn last line the record starts a line of its own", appendAfterTorn },
+	{ "soak: --resume drops a torn last checkpoint (no newline, not JSON) and truncates it away",
+	  checkpointTorn },
+	{ "soak: a torn checkpoint before others is refused, naming its line", checkpointTornMiddle },
+	{ "soak: a checkpoint whose findings is no array is refused, naming its line", checkpointFindingsString },
+};
+
+static const unitCase textCases[] = {
+	{ "text: mhlJSONClean cleans every string and key of a JSON value", jsonClean },
+	{ "record: mhlJArr, mhlJObj, mhlJLen, mhlJBool, mhlJIdx give the default for another type", typedAccessors },
+};
+
+static const unitCase shapeCases[] = {
+	{ "record: mhlRunLoad keeps the 2 records of the right shape", shapeKeepsRest },
+	{ "record: mhlRunLoad makes a record's text from elsewhere valid UTF-8 without control characters",
+	  loadCleansText },
 };
 
 static const unitCase summaryCases[] = {
@@ -285,9 +562,13 @@ static const unitCase readCases[] = {
 
 static const unitTable tables[] = {
 	UNIT_CASES(appendCases),
+	UNIT_TABLE(texts, textJudge),
+	UNIT_CASES(textCases),
 	UNIT_CASES(summaryCases),
 	UNIT_TABLE(verdicts, verdictJudge),
 	UNIT_CASES(readCases),
+	UNIT_TABLE(shapes, shapeJudge),
+	UNIT_CASES(shapeCases),
 };
 
-const unitModule unitRecord = UNIT_MODULE("record", recordSetup, recordTeardown, tables);
+const unitModule unitRecord = UNIT_MODULE("record", recordSetup, recordTeardownAll, tables);

@@ -113,6 +113,45 @@ static const struct scenarioError {
 	{ "expect: unknown kernel filter",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {kernel: '5.10'}\n",
 	  "4:22: unknown kernel '5.10' (known: 6.12, 6.1)" },
+	/* hardening (issue 14): what a mistaken scenario must not get past check */
+	{ "a key twice: the second named, not the last silently winning",
+	  "name: a\nnodes:\n  - memory: 1G\nname: b\n",
+	  "4:1: key 'name' given twice in one mapping (first at line 1, column 1)" },
+	{ "a key twice in a nested mapping",
+	  "nodes:\n  - {memory: 1G, cpus: 1, memory: 2G}\n",
+	  "2:27: key 'memory' given twice in one mapping (first at line 2, column 6)" },
+	{ "step id with a path, a space and a semicolon",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: '../../x y;z', size: 1M, node: 0}\n",
+	  "4:15: id '../../x y;z': expected 1 to 31 of A-Z, a-z, 0-9, '_' and '-'" },
+	{ "step id with a backslash (memhp-pin's JSON)",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: 'a\\b', size: 1M, node: 0}\n",
+	  "4:15: id 'a\\b': expected" },
+	{ "release of an id with a quote", "nodes:\n  - memory: 1G\nsteps:\n  - release: {id: 'a\"'}\n",
+	  "4:19: id 'a\"': expected" },
+	{ "name that leaves results/",
+	  "name: ../../x\nnodes:\n  - memory: 1G\n", "1:7: name '../../x': expected 1 to 64 of" },
+	{ "name starting with a dot", "name: .hidden\nnodes:\n  - memory: 1G\n", "1:7: name '.hidden'" },
+	{ "name from a matrix value with a slash",
+	  "name: \"n${v}\"\nmatrix: {v: [a, /b]}\nnodes:\n  - memory: 1G\n", "1:7: name 'n/b'" },
+	{ "resize deadline nan (a wait that never ends)",
+	  "nodes:\n  - memory: 1G\n  - memory: 64M\n    virtio_mem: {size: 128M}\nsteps:\n"
+	  "  - resize: {node: 1, requested: 0, deadline: nan}\n",
+	  "6:47: deadline: 'nan' is not a number of seconds in (0, 86400]" },
+	{ "wait seconds nan", "nodes:\n  - memory: 1G\nsteps:\n  - wait: {seconds: NaN}\n",
+	  "4:21: seconds: 'NaN' is not a number of seconds" },
+	{ "wait seconds past a day", "nodes:\n  - memory: 1G\nsteps:\n  - wait: {seconds: 86401}\n",
+	  "seconds: '86401' is not a number of seconds in (0, 86400]" },
+	{ "cmdline with a line end", "cmdline: \"a\\nb\"\nnodes:\n  - memory: 1G\n",
+	  "1:10: cmdline: control character 0x0a at offset 1" },
+	{ "lists nested 40 deep",
+	  "steps: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+	  "1:39: lists and mappings nest more than 32 deep" },
+	{ "matrix: a value twice (two trials, one id)",
+	  "matrix: {v: [x, y, x]}\nnodes:\n  - memory: 1G\n",
+	  "1:20: matrix axis 'v': value 'x' twice (first at line 1, column 14)" },
+	{ "matrix: a key twice (an axis given twice)",
+	  "matrix: {v: [x], v: [y]}\nnodes:\n  - memory: 1G\n",
+	  "1:18: key 'v' given twice in one mapping" },
 };
 
 static bool scenarioErrorJudge(const void *row, GString *desc)
@@ -219,6 +258,78 @@ static bool matrixRefusedByLoad(void)
 	return unitExpect(!s && strstr(mhlErrorLast(), "makes 3 trials"));
 }
 
+/* @yaml (built by the caller) refused with @want in the message. */
+static bool refusedWith(const char *name, const char *yaml, const char *want)
+{
+	g_autofree char *path = unitWriteTmp(name, yaml);
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	int n = mhlScenarioLoadAll(path, all);
+
+	if (n >= 0 || !strstr(mhlErrorLast(), want))
+		unitDiag("  got %d: %s", n, n < 0 ? mhlErrorLast() : "");
+	return unitExpect(n < 0 && strstr(mhlErrorLast(), path) && strstr(mhlErrorLast(), want));
+}
+
+/* 8 axes of 10 values, all excluded: refused from the product, before walking 10^8 combinations. */
+static bool matrixProduct(void)
+{
+	g_autoptr(GString) y = g_string_new("matrix:\n");
+	int a, v;
+
+	for (a = 0; a < 8; a++) {
+		g_string_append_printf(y, "  a%d: [", a);
+		for (v = 0; v < 10; v++)
+			g_string_append_printf(y, "%s%d", v ? ", " : "", v);
+		g_string_append(y, "]\n");
+	}
+	g_string_append(y, "  exclude:\n    - {}\nnodes:\n  - memory: 1G\n");
+	return refusedWith("product.yaml", y->str,
+			   ":1:1: the matrix has 10 x 10 x 10 x 10 x 10 x 10 x 10 x 10 = 100000000 combinations before its excludes; at most 100000");
+}
+
+/* More anchors than libyaml's loader looks up in reasonable time. */
+static bool manyAnchors(void)
+{
+	g_autoptr(GString) y = g_string_new("nodes:\n  - memory: 1G\nsteps:\n");
+	int i;
+
+	for (i = 0; i < MHL_SCENARIO_MAX_ANCHORS + 1; i++)
+		g_string_append_printf(y, "  - &a%d {wait: {seconds: 1}}\n", i);
+	return refusedWith("anchors.yaml", y->str, "260:5: more than 256 anchors");
+}
+
+/* ${v} of a 200-byte value 30 times: 6000 bytes, past MHL_MAX_EXPANDED_LEN. */
+static bool expandedLength(void)
+{
+	g_autoptr(GString) y = g_string_new("matrix: {v: [");
+	int i;
+
+	for (i = 0; i < 200; i++)
+		g_string_append_c(y, 'v');
+	g_string_append(y, "]}\ncmdline: \"");
+	for (i = 0; i < 30; i++)
+		g_string_append(y, "${v}");
+	g_string_append(y, "\"\nnodes:\n  - memory: 1G\n");
+	return refusedWith("expand.yaml", y->str, "2:10: more than 4096 bytes after substituting");
+}
+
+/* Ids that canonicalize alike get distinct file names; a plain id keeps its own. */
+static bool trialFileNames(void)
+{
+	g_autofree char *plain = mhlTrialIdFileName("demo");
+	g_autofree char *colon = mhlTrialIdFileName("ab:v=a:b");
+	g_autofree char *space = mhlTrialIdFileName("ab:v=a b");
+	g_autofree char *slash = mhlTrialIdFileName("ab:v=a/b");
+	g_autofree char *under = mhlTrialIdFileName("ab_v_a_b");
+
+	if (strcmp(plain, "demo") || !strcmp(colon, space) || !strcmp(colon, slash) ||
+	    !strcmp(space, slash) || !strcmp(colon, under))
+		unitDiag("got %s, %s, %s, %s, %s", plain, colon, space, slash, under);
+	return unitExpect(!strcmp(plain, "demo") && !strcmp(under, "ab_v_a_b") &&
+			  g_str_has_prefix(colon, "ab_v_a_b-") && strlen(colon) == strlen("ab_v_a_b-") + 8 &&
+			  strcmp(colon, space) && strcmp(colon, slash) && strcmp(space, slash));
+}
+
 static const unitCase cases[] = {
 	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
@@ -227,6 +338,12 @@ static const unitCase cases[] = {
 	{ "scenario: c5 parses: 8 trials, split from the matrix, census thp >=32704", conformance5 },
 	{ "matrix: 2 x 2 minus one exclude -> 3 trials, last axis fastest, ids from the values", matrixExpands },
 	{ "matrix: mhlScenarioLoad refuses a file of several trials", matrixRefusedByLoad },
+	{ "matrix: 8 axes of 10, all excluded, refused from the product (file:line, 10^8) at once",
+	  matrixProduct },
+	{ "YAML: more than 256 anchors refused before libyaml's loader", manyAnchors },
+	{ "matrix: a scalar past 4096 bytes after substitution is refused", expandedLength },
+	{ "trial file names: ids alike but for ':', ' ', '/' get distinct names; 'demo' stays 'demo'",
+	  trialFileNames },
 };
 
 static const unitTable tables[] = {

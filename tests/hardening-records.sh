@@ -1,0 +1,124 @@
+# tests/hardening-records.sh - records and run directories from elsewhere (CI
+# artifacts: nothing in them is trusted) and the guest's text in them, as
+# `memhp-lab report` reads them. Sourced by tests/run.sh (its ok, lab, $LAB,
+# $work); no guest is booted. The records are tests/data/report's, edited.
+echo "# hardening: records of the wrong shape, guest text, console_log outside the run directory"
+hr=$work/hardening
+rm -rf "$hr" && mkdir -p "$hr"
+src=tests/data/report/run/trials.jsonl
+rec() { jq -c "select(.trial == \"$1\") | $2" "$src"; }	# rec TRIAL JQ-EDIT: one edited record
+# fit_utf8 FILE: valid UTF-8, no control character but newline and tab, every JSON string too
+fit_utf8() {
+	/usr/bin/python3 - "$1" <<-'EOF'
+	import json, re, sys
+	raw = open(sys.argv[1], 'rb').read()
+	text = raw.decode('utf-8')		# raises on a byte that is not UTF-8
+	bad = re.search('[\x00-\x08\x0b-\x1f\x7f]', text)
+	if bad:
+	    sys.exit('control character %r at %d' % (bad.group(), bad.start()))
+	if sys.argv[1].endswith('.json'):
+	    def walk(v):
+	        if isinstance(v, str):
+	            if re.search('[\x00-\x08\x0b-\x1f\x7f]', v):
+	                sys.exit('control character in %r' % v[:80])
+	        elif isinstance(v, dict):
+	            [walk(x) for x in v.values()]
+	        elif isinstance(v, list):
+	            [walk(x) for x in v]
+	    walk(json.loads(text))
+	EOF
+}
+fit_all() { local f; for f; do fit_utf8 "$f" || return 1; done; }
+junit_fit() { xmllint --noout "$1" && fit_utf8 "$1"; }
+
+# Valid JSON with fields of the wrong type: json-c asserts (SIGABRT, no report)
+# unless the loader names the record like a bad line and renders the rest.
+d=$hr/shape
+mkdir -p "$d"
+{
+	rec series-256 .
+	echo '{"trial":"x","verdict":"pass","steps":{}}'
+	rec panic '.trial = "f" | .console_findings = "none"'
+	rec series-256 '.trial = "t" | .timeline = {}'
+	rec series-256 '.trial = "n" | .domain.nodes = "2"'
+	rec series-256 '.trial = "p" | .parameters = ["pinned"]'
+	rec series-256 '.trial = "c" | .steps[0].workload.census_after.by_node = {"1": 5}'
+	rec series-256 '.trial = "s" | .summary.reached_bytes = "0"'
+	rec series-256 '.trial = "o" | .steps[1].ok = "false"'
+	rec series-256 '.trial = "u" | .steps[0].workload.census_before.by_node = {"1": null} | .timeline += [null]'
+} >"$d/trials.jsonl"
+lab report "$d" >"$d.out" 2>"$d.err"
+rc=$?
+ok "report: 9 records of the wrong shape are named, not a SIGABRT: exit 1, a report" \
+	test "$rc" = 1 -a -s "$d/report/junit.xml" -a -s "$d/report/kcidb.json" -a -s "$d/report/index.html"
+ok "report: each named as FILE:LINE: trial 'ID': a record of the wrong shape: FIELD is X, not Y" sh -c '
+	test "$(grep -c "a record of the wrong shape" "$1")" = 9 &&
+	grep -q "trials.jsonl:2: trial .x.: a record of the wrong shape: steps is an object, not an array" "$1" &&
+	grep -q "trials.jsonl:3: trial .f.: .*console_findings is a string, not an array" "$1" &&
+	grep -q "trials.jsonl:7: trial .c.: .*steps\[0\]\.workload\.census_after\.by_node\.1 is a number, not an object" "$1" &&
+	grep -q "trials.jsonl:8: trial .s.: .*summary\.reached_bytes is not a number" "$1" &&
+	grep -q "trials.jsonl:9: trial .o.: .*steps\[1\]\.ok is a string, not a boolean" "$1" &&
+	grep -q "trials.jsonl:10: trial .u.: .*census_before\.by_node\.1 is null, not an object" "$1"' _ "$d.err"
+ok "report: the record of the right shape rendered, the 9 others as unreadable lines (junit, ktap)" sh -c '
+	grep -q "1 trial(s), 9 unreadable line(s)" "$1.out" &&
+	test "$(xmllint --xpath "count(//testcase[@classname=\"memhp.records\"])" "$1/report/junit.xml")" = 9 &&
+	grep -q "^ok 1 series-256" "$1/report/results.ktap"' _ "$d"
+cp -r "$d" "$hr/shape-after" && rec series-256 . >"$hr/shape-after/trials.jsonl"
+lab report "$hr/shape-after" --compare "$d" >"$d.cmp.out" 2>"$d.cmp.err"
+rc=$?
+ok "report --compare: a run of the wrong shape as OTHER_RUN is named too (in --compare), exit 1" \
+	sh -c 'test "$1" = 1 && grep -q "trials.jsonl:2: trial .x.: .*(in --compare)" "$2"' _ "$rc" "$d.cmp.err"
+
+# Guest text in a record: an escape, a BEL, a byte that is not UTF-8; and a
+# console excerpt longer than KCIDB's 16384 bytes, of 3-byte characters.
+d=$hr/text
+mkdir -p "$d"
+{
+	printf '[    0.000000] Linux version 6.12\n[    1.000000] WARNING: x'
+	for _ in $(seq 1 8000); do printf '\xe2\x82\xac'; done
+	printf '\n'
+} >"$d/panic.console.log"
+rec panic '.trial = "esc" | .reason = "\u001b[31mred\u001b[0m XFF \u0007 bell" |
+	.console_findings = [{"line": 2, "kind": "warning", "text": "[    1.000000] WARNING: \u001b[1mx"}]' |
+	sed 's/XFF/\xff/' >"$d/trials.jsonl"
+lab report "$d" >"$d.out" 2>"$d.err"
+rc=$?
+ok "report: a record with an escape, a BEL and a byte that is not UTF-8 renders (exit 0)" test "$rc" = 0
+ok "report: junit.xml is well-formed XML (xmllint), valid UTF-8 without control characters" \
+	junit_fit "$d/report/junit.xml"
+ok "report: kcidb.json is valid UTF-8 JSON, no control character in any string" fit_utf8 "$d/report/kcidb.json"
+ok "report: kcidb log_excerpt cut to at most 16384 bytes between two characters" /usr/bin/python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1], encoding="utf-8"))["tests"][0]
+x = t["log_excerpt"].encode("utf-8")
+sys.exit(0 if 16000 < len(x) <= 16384 and x.endswith(b"\xe2\x82\xac") else "excerpt of %d bytes" % len(x))' "$d/report/kcidb.json"
+ok "report: results.ktap and index.html are valid UTF-8 without control characters" \
+	fit_all "$d/report/results.ktap" "$d/report/index.html"
+
+# console_log names a file outside the run directory: only RUN_DIR/<basename> is
+# read, a regular file or a link that stays inside RUN_DIR.
+d=$hr/outside
+mkdir -p "$d/logs"
+printf '[    1.000000] Kernel panic - SECRET-OUTSIDE-1\nSECRET-OUTSIDE-2\n' >"$hr/secret.log"
+ln -s "$hr/secret.log" "$d/link.console.log"
+printf '[    1.000000] Kernel panic - INSIDE-LOG\n' >"$d/logs/real.log"
+ln -s logs/real.log "$d/inside.console.log"
+f='.console_findings = [{"line": 1, "kind": "panic", "text": "[    1.000000] Kernel panic"}]'
+{
+	rec panic ".trial = \"abs\" | .console_log = \"$hr/secret.log\" | $f"
+	rec panic ".trial = \"link\" | .console_log = \"/elsewhere/link.console.log\" | $f"
+	rec panic ".trial = \"dotdot\" | .console_log = \"$d/..\" | $f"
+	rec panic ".trial = \"inside\" | .console_log = \"/elsewhere/inside.console.log\" | $f"
+} >"$d/trials.jsonl"
+lab report "$d" >"$d.out" 2>"$d.err"
+rc=$?
+ok "report: a console_log outside the run directory (absolute, a link out, ..) is not read" \
+	sh -c 'test "$1" = 0 && ! grep -rq "SECRET-OUTSIDE" "$2/report" && ! grep -q "secret.log" "$2/report/kcidb.json"' \
+	_ "$rc" "$d"
+ok "report: a console log linked within the run directory is read (excerpt, log_url)" /usr/bin/python3 -c '
+import json, sys
+tests = {t["path"]: t for t in json.load(open(sys.argv[1]))["tests"]}
+t = tests["memhp.panic.inside"]
+sys.exit(0 if "INSIDE-LOG" in t.get("log_excerpt", "") and t["log_url"].endswith("/inside.console.log")
+	 and "log_url" not in tests["memhp.panic.abs"] and "log_url" not in tests["memhp.panic.link"] else 1)' \
+	"$d/report/kcidb.json"

@@ -1,0 +1,86 @@
+# tests/hardening-scenarios.sh - what a scenario, a record file or a run
+# directory from elsewhere must not get past (issue 14), sourced by
+# tests/run.sh (its ok/expect_fail/lab helpers, $LAB, $work). Nothing here
+# boots a guest: each run/soak check also gives a path that cannot be read
+# (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
+# let the bad input through stops before any boot and fails the check.
+echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
+hw=$work/hardening
+rm -rf "$hw" && mkdir -p "$hw"
+noinit=(--initrd "$hw/no-initrd.cpio.gz")	# the stop before any boot
+
+# 1. gnuplot runs `command` in a double-quoted string: record strings reach it single-quoted.
+cp -r tests/data/report/run "$hw/rep"
+jq -c --arg w "$hw" '.trial += " x'"'"'y \"`touch \($w)/PWNED-trial`\" `touch \($w)/PWNED-trial2`"
+	| if (.parameters.pin_size? // null) then .parameters.pin_size += " `touch \($w)/PWNED-param`" else . end' \
+	tests/data/report/run/trials.jsonl >"$hw/rep/trials.jsonl"
+cp -r tests/data/capacity/run "$hw/cap"
+jq -c --arg w "$hw" '.parameters.policy += " `touch \($w)/PWNED-group`"' \
+	tests/data/capacity/run/trials.jsonl >"$hw/cap/trials.jsonl"
+lab report "$hw/rep" >"$hw/rep.out" 2>&1
+rc1=$?
+lab report "$hw/cap" >"$hw/cap.out" 2>&1
+rc2=$?
+ok "report: trial ids, matrix values and capacity groups holding \`touch ...\` render (titles, tics, keys) and run nothing" \
+	sh -c '[ "$1" = 0 ] && [ "$2" = 0 ] && grep -q "<svg" "$3/rep/report/index.html" &&
+		grep -q "<svg" "$3/cap/report/index.html" && ! ls "$3"/PWNED-* 2>/dev/null' _ "$rc1" "$rc2" "$hw"
+
+# 11. Limits before libyaml and the matrix cost their time: size, depth, combinations.
+head -c 100000 /dev/zero | tr '\0' '[' >"$hw/deep.yaml"
+expect_fail "check: 100000 nested brackets refused at once" 2 "deep.yaml:1:33: lists and mappings nest more than 32 deep" \
+	timeout 10 $LAB check "$hw/deep.yaml"
+{ head -c $((2 << 20)) /dev/zero | tr '\0' '#'; printf '\nnodes:\n  - memory: 1G\n'; } >"$hw/big.yaml"
+expect_fail "check: a 2 MiB scenario refused, naming the file" 2 "big.yaml: the file is larger than 1024 KiB" \
+	$LAB check "$hw/big.yaml"
+{
+	echo "matrix:"
+	for a in 1 2 3 4 5 6 7; do echo "  a$a: [$(seq -s , 1 1000)]"; done
+	printf '  exclude:\n    - {}\nnodes:\n  - memory: 1G\n'
+} >"$hw/m7.yaml"
+expect_fail "check: 7 axes of 1000 values refused at once with file:line and the product" 2 \
+	"m7.yaml:1:1: the matrix has 1000 x 1000 x 1000 x 1000 x 1000 x 1000 x 1000 = 1000000000000000000000 combinations" \
+	timeout 10 $LAB check "$hw/m7.yaml"
+
+# 12. Trial ids are unique in a run; the second source is named with the first.
+cp scenarios/demo.yaml "$hw/demo-copy.yaml"	# name: demo
+expect_fail "run: one scenario given twice is refused, naming both" 2 \
+	"trial id 'demo' twice: from scenarios/demo.yaml and from scenarios/demo.yaml \(the same file\)" \
+	$LAB run -o "$hw/dup" "${noinit[@]}" scenarios/demo.yaml scenarios/demo.yaml
+expect_fail "run: two files with one name: are refused, naming both" 2 \
+	"trial id 'demo' twice: from scenarios/demo.yaml and from $hw/demo-copy.yaml" \
+	$LAB run -o "$hw/dup" "${noinit[@]}" scenarios/demo.yaml "$hw/demo-copy.yaml"
+
+# 14. Deadlines are finite; one guest larger than MemAvailable is refused before boot.
+expect_fail "run --agent-timeout inf is refused" 2 "--agent-timeout 'inf' is not a number of seconds in \(0, 86400\]" \
+	$LAB run --agent-timeout inf -o "$hw/inf" "${noinit[@]}" scenarios/demo.yaml
+expect_fail "run --agent-timeout nan is refused" 2 "--agent-timeout 'nan' is not a number of seconds" \
+	$LAB run --agent-timeout nan -o "$hw/inf" "${noinit[@]}" scenarios/demo.yaml
+expect_fail "soak --duration inf is refused" 2 "--duration 'inf' is not a duration of at most 366 days" \
+	$LAB soak --duration inf -o "$hw/soakinf" "$hw/no-scenario.yaml"
+sed 's/^  - memory: 128MiB$/  - memory: 16384GiB/' scenarios/demo.yaml >"$hw/huge.yaml"
+expect_fail "run: one guest of 16 TiB is refused before boot with the numbers (default -j)" 2 \
+	"a guest of [0-9]+ MiB \(boot memory \+ virtio-mem \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available" \
+	$LAB run -o "$hw/huge" "${noinit[@]}" "$hw/huge.yaml"
+
+# 15. One soak per run directory; a blank line among the checkpoints is an error.
+mksoak() {	# DIR CYCLES CHECKPOINT-LINES...: a soak run directory
+	local d=$1 c=$2; shift 2
+	mkdir -p "$d"
+	jq -n --arg s "$(pwd)/scenarios/soak.yaml" --argjson c "$c" \
+		'{trial: "soak:soak:seed=1", scenario: $s, seed: "1", duration_s: 0, cycles: $c,
+		  started: "2026-12-04T00:00:00Z"}' >"$d/soak.json"
+	printf '%s\n' "$@" >"$d/checkpoints.jsonl"
+}
+cp1='{"cycle":1,"segment":0,"elapsed_s":1.0,"findings":[]}'
+cp2='{"cycle":2,"segment":0,"elapsed_s":2.0,"findings":[]}'
+mksoak "$hw/soakl" 1 "$cp1"
+exec {soaklock}<"$hw/soakl/soak.json"
+flock -x "$soaklock"
+expect_fail "soak --resume of a run directory another soak holds is refused" 2 \
+	"soakl' is in use by another memhp-lab soak" $LAB soak --resume "$hw/soakl"
+exec {soaklock}<&-
+expect_fail "soak --resume once the other soak is gone goes on (to: it is complete)" 2 "is complete \(1 cycles" \
+	$LAB soak --resume "$hw/soakl"
+mksoak "$hw/soakb" 1 "$cp1" "" "$cp2"
+expect_fail "soak --resume: a blank line among the checkpoints is an error naming it" 2 \
+	"checkpoints.jsonl:2: a blank line where the checkpoint of cycle 2 belongs" $LAB soak --resume "$hw/soakb"
