@@ -768,6 +768,9 @@ static void htmlHead(GString *out, const mhlRun *run)
 	g_string_append_printf(out, "<p class=headline><b>%d of %u trial(s) passed</b>; %d failed, %d erred, "
 			       "%d interrupted.", counts[MHL_VERDICT_PASS], run->trials->len, counts[MHL_VERDICT_FAIL],
 			       counts[MHL_VERDICT_ERROR], counts[MHL_VERDICT_INTERRUPTED]);
+	if (counts[MHL_VERDICT_LOST])
+		g_string_append_printf(out, " <b>%d lost</b> (started, never recorded: the run was killed).",
+				       counts[MHL_VERDICT_LOST]);
 	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
 			"<a href='junit.xml'>junit.xml</a>, <a href='results.ktap'>results.ktap</a>, "
 			"<a href='kcidb.json'>kcidb.json</a>.</p>\n");

@@ -26,7 +26,7 @@ static void junitCountAdd(junitCount *c, json_object *rec)
 
 	c->tests++;
 	c->failures += v == MHL_VERDICT_FAIL;
-	c->errors += v == MHL_VERDICT_ERROR || v == MHL_VERDICT_INTERRUPTED;
+	c->errors += v == MHL_VERDICT_ERROR || v == MHL_VERDICT_INTERRUPTED || v == MHL_VERDICT_LOST;
 	c->time += mhlJDbl(rec, MHL_K_SECONDS, 0);
 }
 

@@ -19,6 +19,7 @@ static const char *const kcidbStatus[MHL_VERDICT_LAST] = {
 	[MHL_VERDICT_ERROR] = "ERROR",
 	/* the harness stopped the trial: the tested code's status is unknown */
 	[MHL_VERDICT_INTERRUPTED] = "MISS",
+	[MHL_VERDICT_LOST] = "MISS",
 };
 
 static void kAddStr(json_object *o, const char *k, const char *v)

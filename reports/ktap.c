@@ -86,6 +86,9 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	case MHL_VERDICT_ERROR:
 		g_string_append_printf(out, "not ok %d %s # ERROR %s\n", n, desc, reason);
 		break;
+	case MHL_VERDICT_LOST:
+		g_string_append_printf(out, "not ok %d %s # ERROR lost: %s\n", n, desc, reason);
+		break;
 	case MHL_VERDICT_INTERRUPTED:
 	case MHL_VERDICT_LAST:
 		g_string_append_printf(out, "not ok %d %s # ERROR interrupted: %s\n", n, desc, reason);

@@ -416,7 +416,7 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	if (g_file_test(records, G_FILE_TEST_EXISTS) && !(run = mhlRunLoad(o->resume)))
 		mhlErrorReset();	/* an empty trials.jsonl: nothing finished */
 	for (i = 0; run && i < run->trials->len; i++)
-		if (mhlVerdictOf(run->trials->pdata[i]) < MHL_VERDICT_LAST)
+		if (mhlVerdictOf(run->trials->pdata[i]) < MHL_VERDICT_LOST)
 			g_hash_table_add(done, g_strdup(mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, "")));
 	for (i = jobs->len; i-- > 0;)
 		if (g_hash_table_contains(done, ((mhlJob *)jobs->pdata[i])->s->name))

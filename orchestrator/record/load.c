@@ -336,7 +336,7 @@ static json_object *runLineParse(mhlRun *run, int lineno, const char *text, size
 	/* record files come from elsewhere: their text, like the guest's, is made fit to render */
 	mhlJSONClean(o, true);
 	v = mhlJStr(o, "verdict", NULL);
-	if (!v || mhlVerdictOf(o) == MHL_VERDICT_LAST) {
+	if (!v || mhlVerdictOf(o) == MHL_VERDICT_LAST || mhlVerdictOf(o) == MHL_VERDICT_LOST) {
 		runBadAdd(run, lineno, "trial '%s': verdict %s%s%s is not pass, fail, error or interrupted",
 			  mhlJStr(o, "trial", ""), v ? "'" : "", v ? v : "missing", v ? "'" : "");
 		return NULL;
@@ -346,6 +346,47 @@ static json_object *runLineParse(mhlRun *run, int lineno, const char *text, size
 		return NULL;
 	}
 	return g_steal_pointer(&o);
+}
+
+/*
+ * The trials RUN_DIR/started.jsonl says started and trials.jsonl has no record
+ * of: memhp-lab was killed while they ran. Each becomes a record of verdict
+ * "lost" (made here, never written), after the recorded ones.
+ */
+static void runLostAdd(mhlRun *run)
+{
+	g_autofree char *path = g_build_filename(run->dir, "started.jsonl", NULL), *data = NULL;
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+	g_auto(GStrv) lines = NULL;
+	guint i;
+
+	if (!g_file_get_contents(path, &data, NULL, NULL))
+		return;
+	for (i = 0; i < run->trials->len; i++)
+		g_hash_table_add(seen, (char *)mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, ""));
+	lines = g_strsplit(data, "\n", -1);
+	for (i = 0; lines[i]; i++) {
+		g_autoptr(json_object) st = json_tokener_parse(lines[i]);
+		json_object *rec;
+		g_autofree char *reason = NULL;
+		const char *id;
+
+		if (!st || !json_object_is_type(st, json_type_object) || !(id = mhlJStr(st, MHL_K_TRIAL, NULL)) ||
+		    g_hash_table_contains(seen, id))
+			continue;	/* a torn or foreign line names no trial to report */
+		rec = json_object_new_object();
+		reason = g_strdup_printf("the trial started (%s:%u) and never recorded its outcome: memhp-lab was killed while it ran; 'memhp-lab run --resume %s' runs it again",
+					 path, i + 1, run->dir);
+		json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(id));
+		json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(mhlJStr(st, MHL_K_SCENARIO, "")));
+		json_object_object_add(rec, MHL_K_STARTED, json_object_new_string(mhlJStr(st, MHL_K_STARTED, "")));
+		json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[MHL_VERDICT_LOST]));
+		json_object_object_add(rec, MHL_K_REASON, json_object_new_string(reason));
+		mhlJSONClean(rec, true);
+		g_hash_table_add(seen, (char *)mhlJStr(rec, MHL_K_TRIAL, ""));
+		g_ptr_array_add(run->trials, rec);
+		g_array_append_val(run->lines, (int){ 0 });
+	}
 }
 
 mhlRun *mhlRunLoad(const char *dir)
@@ -367,8 +408,14 @@ mhlRun *mhlRunLoad(const char *dir)
 		return NULL;
 	}
 	if (!g_file_get_contents(run->records, &data, &len, &err)) {
-		mhlError("report: cannot read '%s': %s", run->records, err->message);
-		return NULL;
+		g_autofree char *started = g_build_filename(dir, "started.jsonl", NULL);
+
+		/* killed in its first trial: no record yet, but what started is lost */
+		if (!g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
+		    !g_file_test(started, G_FILE_TEST_IS_REGULAR)) {
+			mhlError("report: cannot read '%s': %s", run->records, err->message);
+			return NULL;
+		}
 	}
 	while (pos < len) {
 		const char *nl = memchr(data + pos, '\n', len - pos);
@@ -389,7 +436,8 @@ mhlRun *mhlRunLoad(const char *dir)
 		}
 		pos += n + 1;
 	}
-	if (lineno == 0) {
+	runLostAdd(run);
+	if (lineno == 0 && !run->trials->len) {
 		mhlError("report: '%s' is empty: no trials recorded (an empty run)", run->records);
 		return NULL;
 	}

@@ -114,6 +114,7 @@ typedef enum {
 	MHL_VERDICT_FAIL,	/* an outcome was not what the steps require */
 	MHL_VERDICT_ERROR,	/* the trial could not be carried out */
 	MHL_VERDICT_INTERRUPTED,
+	MHL_VERDICT_LOST,	/* started (started.jsonl) and never recorded: memhp-lab was killed */
 	MHL_VERDICT_LAST
 } mhlVerdict;
 

@@ -15,6 +15,7 @@ const char *const mhlVerdictNames[MHL_VERDICT_LAST] = {
 	[MHL_VERDICT_FAIL] = "fail",
 	[MHL_VERDICT_ERROR] = "error",
 	[MHL_VERDICT_INTERRUPTED] = "interrupted",
+	[MHL_VERDICT_LOST] = "lost",
 };
 
 mhlVerdict mhlVerdictOf(json_object *rec)

@@ -1,0 +1,105 @@
+# tests/hardening-kill.sh - sourced by tests/run.sh (its ok, lab_bg/lab_wait,
+# $LAB, $work): no guest outlives memhp-lab, even after kill -9 (the run's
+# guard, orchestrator/host/guard.c), and the cleanup of what dead runs left
+# touches only what is theirs (docs/security.md).
+
+echo "# hardening: kill -9 of memhp-lab at three moments of a -j 2 run leaves no QEMU 3 s later"
+cat >"$work/k9.yaml" <<'EOF'
+name: k9
+matrix:
+  size: [64MiB, 96MiB]
+nodes:
+  - memory: 1GiB
+  - memory: 128MiB
+    virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}
+steps:
+  - pin: {id: p, size: "${size}"}
+  - resize: {node: 1, requested: 0, deadline: 30}
+  - wait: {seconds: 20}
+  - release: {id: p}
+EOF
+# k9_guests PID: how many QEMU processes run guests of memhp-lab PID's k9 trials.
+k9_guests() { pgrep -fc "^/usr/bin/qemu-system-x86_64 .*guest=memhp-k9[^ ,]*-$1-[0-9]"; }
+# k9_when MOMENT: wait for it (at most 120 s): start (nothing), booted (2 guests), steps (both at step 3).
+k9_when() {
+	local i
+	for i in $(seq 1 1200); do
+		case $1 in
+		start) return 0;;
+		booted) [ "$(k9_guests "$lab_pid")" -ge 2 ] && return 0;;
+		steps) [ "$(grep -c 'step 3/4' "$k9out")" -ge 2 ] && return 0;;
+		esac
+		sleep 0.1
+	done
+	return 1
+}
+for moment in start booted steps; do
+	k9out=$work/k9-$moment.out
+	lab_bg run -j 2 -o "$work/k9-$moment" "$work/k9.yaml" >"$k9out" 2>&1
+	k9_when $moment
+	reached=$?
+	had=$(k9_guests "$lab_pid")
+	root=$(sed -n 's/.*qemu:\/\/\/embed?root=\([^,]*\),.*/\1/p' "$k9out" | head -n 1)
+	kill -9 "$lab_pid"
+	lab_wait >/dev/null 2>&1
+	sleep 3
+	ok "kill -9 at '$moment' ($had guest(s) running): no QEMU of the run 3 s later, its root ${root:-?} removed" \
+		sh -c "test $reached = 0 && ! pgrep -f 'guest=memhp-k9[^ ,]*-$lab_pid-[0-9]' >/dev/null && test -n '$root' && test ! -e '$root'"
+	if [ $moment != start ]; then
+		ok "kill -9 at '$moment': both guests were running before the kill" test "$had" = 2
+	fi
+done
+
+echo "# hardening: cleanup of dead runs' roots touches only this user's roots and their guests"
+dead=999999
+while kill -0 $dead 2>/dev/null; do dead=$((dead + 1)); done
+# A process whose argv[0] says qemu-system, in no guest of ours: it must survive every cleanup.
+bash -c 'exec -a qemu-system-x86_64 sleep 600' &
+victim=$!
+mkroot() {	# mkroot NAME MODE: a fake embedded root of the dead run naming the victim
+	rm -rf "/tmp/$1"
+	mkdir -p "/tmp/$1/run"
+	echo "$dead" >"/tmp/$1/owner.pid"
+	echo "$victim" >"/tmp/$1/run/k9.pid"
+	chmod "$2" "/tmp/$1"
+}
+mkroot mhl-hk-mode 0755
+mkroot mhl-hk-other 0700
+chown -R nobody "/tmp/mhl-hk-other" 2>/dev/null
+mkdir -p "$work/linked" && echo "$dead" >"$work/linked/owner.pid" && echo "$victim" >"$work/linked/k9.pid"
+chmod 0700 "$work/linked"
+ln -sfn "$work/linked" /tmp/mhl-hk-link
+mkroot mhl-hk-ours 0700
+$LAB cleanup >"$work/cleanup.out" 2>&1
+ok "cleanup: a process named qemu-system-x86_64 that runs no guest of the dead run survives" kill -0 $victim
+ok "cleanup: a /tmp/mhl-* of mode 0755 is left alone" test -f /tmp/mhl-hk-mode/owner.pid
+ok "cleanup: a /tmp/mhl-* owned by another user is left alone" test -f /tmp/mhl-hk-other/owner.pid
+ok "cleanup: a symlink /tmp/mhl-* and what it points to are left alone" \
+	test -L /tmp/mhl-hk-link -a -f "$work/linked/owner.pid"
+ok "cleanup: this user's root of a dead run (0700) is removed, saying so" \
+	sh -c "test ! -e /tmp/mhl-hk-ours && grep -q 'removing /tmp/mhl-hk-ours, left by run $dead' '$work/cleanup.out'"
+kill $victim 2>/dev/null
+wait $victim 2>/dev/null
+rm -rf /tmp/mhl-hk-mode /tmp/mhl-hk-other /tmp/mhl-hk-link /tmp/mhl-hk-ours
+
+echo "# hardening: a run killed mid-way: its lost trial is reported, --resume runs only the trials without a record"
+sed -e 's/^name: k9$/name: k9r/' -e '/wait: {seconds: 20}/d' "$work/k9.yaml" >"$work/k9r.yaml"
+lab_bg run -j 1 -o "$work/k9r" "$work/k9r.yaml" >"$work/k9r.out" 2>&1
+for _ in $(seq 1 1200); do
+	[ "$(wc -l <"$work/k9r/trials.jsonl" 2>/dev/null)" = 1 ] && grep -q '\[2/2\].*step 1/' "$work/k9r.out" && break
+	sleep 0.1
+done
+kill -9 "$lab_pid"
+lab_wait >/dev/null 2>&1
+ok "killed run: one record, two trials started (started.jsonl), run.json names the scenario" \
+	sh -c "test \$(wc -l <'$work/k9r/trials.jsonl') = 1 && test \$(wc -l <'$work/k9r/started.jsonl') = 2 && jq -e '.scenarios == [\"$work/k9r.yaml\"]' '$work/k9r/run.json' >/dev/null"
+lab report "$work/k9r" >"$work/k9r-report.out" 2>&1
+ok "report of the killed run: the second trial is 'lost' in every format" \
+	sh -c "grep -q 'not ok 2 k9r:size=96MiB # ERROR lost' '$work/k9r/report/results.ktap' && jq -e '[.tests[] | select(.status == \"MISS\")] | length >= 1' '$work/k9r/report/kcidb.json' >/dev/null && grep -q 'lost' '$work/k9r/report/index.html'"
+lab run --resume "$work/k9r" >"$work/k9r-resume.out" 2>&1
+rc=$?
+ok "run --resume: exit 0, ran only the trial without a record (1 of 2), now both recorded once" \
+	sh -c "test $rc = 0 && grep -q '1 of 2 trial(s) have no record yet' '$work/k9r-resume.out' && jq -se '[.[].trial] | sort == [\"k9r:size=64MiB\", \"k9r:size=96MiB\"]' '$work/k9r/trials.jsonl' >/dev/null"
+expect_fail "run --resume of a complete run is refused" 2 'is complete \(all 2 trial\(s\) have their record\)' \
+	$LAB run --resume "$work/k9r"
+expect_fail "run --resume with a scenario is refused" 2 'give none of them' $LAB run --resume "$work/k9r" "$work/k9r.yaml"
