@@ -86,6 +86,8 @@ void mhlSignalsInstall(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit is a failed write to report (and undo), not a silent death. */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 char *mhlFileRead(const char *path, gsize *len)

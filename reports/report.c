@@ -66,8 +66,15 @@ int mhlReportFormatsParse(const char *list, unsigned *formats)
 int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 {
 	g_autofree char *outdir = g_build_filename(run->dir, "report", NULL);
+	struct stat st;
 	int f, rc = 0;
 
+	/* A run directory from elsewhere: its report/ is written only if it is a real directory in it. */
+	if (lstat(outdir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		mhlError("report: '%s' is not a directory (a link?): the report is written only into RUN_DIR/report itself",
+			 outdir);
+		return -1;
+	}
 	if (g_mkdir_with_parents(outdir, 0755) < 0) {
 		mhlError("report: cannot create '%s': %s", outdir, g_strerror(errno));
 		return -1;

@@ -122,3 +122,10 @@ t = tests["memhp.panic.inside"]
 sys.exit(0 if "INSIDE-LOG" in t.get("log_excerpt", "") and t["log_url"].endswith("/inside.console.log")
 	 and "log_url" not in tests["memhp.panic.abs"] and "log_url" not in tests["memhp.panic.link"] else 1)' \
 	"$d/report/kcidb.json"
+
+echo "# hardening: where report writes, and a file size limit"
+d=$work/hr-link
+rm -rf "$d" "$d-out" && cp -r tests/data/report/run "$d" && mkdir -p "$d-out" && ln -s "$d-out" "$d/report"
+expect_fail "report: RUN_DIR/report that is a link out of the run directory is refused" 1 \
+	"report: '$d/report' is not a directory" $LAB report "$d"
+ok "report: nothing was written where the link points" test -z "$(ls -A "$d-out")"

@@ -30,7 +30,7 @@ parts=(
 	capacity:7	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	soak:19		# soak runs: a short seeded soak, SIGKILL and --resume, a finding
 	hardening-scenarios:13	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
-	hardening-records:11	# guest text, records of the wrong shape, console logs outside the run
+	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run
 	hardening-kill:15	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
 	report:48	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )

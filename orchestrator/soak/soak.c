@@ -40,7 +40,9 @@
 typedef struct {
 	mhlGuest *g;
 	const mhlScenario *s;
+	mhlConsoleScanner scan;	/* the console read so far (by length: a NUL hides nothing) */
 	size_t console_seen;	/* kernel reports already turned into findings */
+	bool console_omitted;	/* said once that reports beyond the kept ones were not kept */
 	json_object *findings;	/* this cycle's */
 	double t0;		/* the soak's time origin (monotonic), resumes included */
 } mhlSoak;
@@ -84,20 +86,23 @@ static long selfRssKib(void)
 /* Kernel reports on the console since the last call become findings. */
 static void consoleFindings(mhlSoak *k, int cycle)
 {
-	g_autofree char *text = NULL;
-	g_autoptr(json_object) f = NULL;
-	size_t i;
+	size_t i, kept;
 
-	if (!g_file_get_contents(k->g->console, &text, NULL, NULL))
+	if (mhlConsoleScanFile(&k->scan, k->g->console, false) < 0)
 		return;
-	f = mhlConsoleScan(text);
-	for (i = k->console_seen; i < json_object_array_length(f); i++) {
-		json_object *e = json_object_array_get_idx(f, i);
+	kept = json_object_array_length(k->scan.findings);
+	for (i = k->console_seen; i < kept; i++) {
+		json_object *e = json_object_array_get_idx(k->scan.findings, i);
 
 		finding(k, cycle, "kernel_report", "%s (%s:%d)", mhlJStr(e, MHL_K_TEXT, ""),
 			k->g->console, (int)mhlJInt(e, MHL_K_LINE, 0));
 	}
-	k->console_seen = json_object_array_length(f);
+	k->console_seen = kept;
+	if (k->scan.count > (gint64)kept && !k->console_omitted) {
+		finding(k, cycle, "kernel_report", "more than %zu kernel reports on %s: the rest are counted, not kept",
+			kept, k->g->console);
+		k->console_omitted = true;
+	}
 }
 
 /* ---- a cycle: trial steps on the soak's guest ---- */
@@ -588,12 +593,14 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 	int r = 0;
 
 	k.findings = json_object_new_array();
+	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
 	if (mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0)
 		r = -1;	/* no cycle ran: reported by main, and resumable */
 	p->seg_start = mhlNow();
 	while (r == 0 && planGoesOn(p, &k))
 		r = soakCycle(p, &k, &mem, o->quiet);
 	json_object_put(k.findings);
+	mhlConsoleScannerClear(&k.scan);
 	g_array_unref(mem.free);
 	return r == 0 || r == -2 ? MHL_EXIT_PASS : r == 1 ? MHL_EXIT_FAILED : MHL_EXIT_USAGE;
 }

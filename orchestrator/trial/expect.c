@@ -155,17 +155,19 @@ static int checkIntegrity(mhlTrial *t, const mhlStep *st, json_object *checks)
 /* console_clean: no kernel report on the console so far. */
 static int checkConsoleClean(mhlTrial *t, const mhlStep *st, json_object *checks)
 {
-	g_autofree char *text = NULL, *have = NULL;
-	g_autoptr(json_object) f = NULL;
+	g_autofree char *have = NULL;
+	mhlConsoleScanner sc;
+	int rc;
 
-	if (!g_file_get_contents(t->g->console, &text, NULL, NULL))
-		text = g_strdup("");
-	f = mhlConsoleScan(text);
-	have = json_object_array_length(f) ? g_strdup_printf("%zu report(s), first: %s",
-			json_object_array_length(f), mhlJStr(json_object_array_get_idx(f, 0), MHL_K_TEXT, "")) :
+	/* by length, as the watcher does: a NUL on the console hides nothing after it */
+	mhlConsoleScannerInit(&sc, 1);
+	mhlConsoleScanFile(&sc, t->g->console, true);
+	have = sc.count ? g_strdup_printf("%" G_GINT64_FORMAT " report(s), first: %s", sc.count,
+					  mhlJStr(json_object_array_get_idx(sc.findings, 0), MHL_K_TEXT, "")) :
 		g_strdup("none");
-	return expectCheck(checks, st, "kernel reports on the console", "none", have,
-			   json_object_array_length(f) == 0);
+	rc = expectCheck(checks, st, "kernel reports on the console", "none", have, sc.count == 0);
+	mhlConsoleScannerClear(&sc);
+	return rc;
 }
 
 /* vmstat: changes of /proc/vmstat counters since the trial's start. */
