@@ -68,18 +68,22 @@ static int writeFile(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* Pids of the run's guests in pid files under the root: kill those that are ours. */
-static const char *guardRunTag;	/* "-<pid>-": this run's guests are memhp-<trial>-<pid>-<n> */
+static long guardRunPid;	/* the run the guard guards */
 
-static int killOurQemu(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+/* What mhlRootKillGuests' walk looks for (nftw has no opaque pointer). */
+static const char *killTag;	/* "-<pid>-": the run's guests are memhp-<trial>-<pid>-<n> */
+static bool killSay;
+
+static int killPidfile(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
 	g_autofree char *text = NULL, *cmdpath = NULL, *cmd = NULL;
 	gsize len = 0, i;
 	long pid;
 
-	(void)sb; (void)ftw;
-	if (type != FTW_F || !g_str_has_suffix(path, ".pid") ||
-	    !g_file_get_contents(path, &text, NULL, NULL) || (pid = strtol(text, NULL, 10)) <= 1)
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(sb->st_mode) || sb->st_uid != geteuid() ||
+	    !g_str_has_suffix(path, ".pid") || !g_file_get_contents(path, &text, NULL, NULL) ||
+	    (pid = strtol(text, NULL, 10)) <= 1)
 		return 0;
 	cmdpath = g_strdup_printf("/proc/%ld/cmdline", pid);
 	if (!g_file_get_contents(cmdpath, &cmd, &len, NULL))
@@ -87,9 +91,22 @@ static int killOurQemu(const char *path, const struct stat *sb, int type, struct
 	for (i = 0; i + 1 < len; i++)
 		if (!cmd[i])
 			cmd[i] = ' ';
-	if (mhlQemuIsRunGuest(cmd, guardRunTag))
-		kill((pid_t)pid, SIGKILL);
+	if (!mhlQemuIsRunGuest(cmd, killTag))
+		return 0;
+	if (killSay)
+		fprintf(stderr, "memhp-lab: killing QEMU %ld left by a dead run (%s)\n", pid, path);
+	kill((pid_t)pid, SIGKILL);
 	return 0;
+}
+
+void mhlRootKillGuests(const char *root, long run_pid, bool say)
+{
+	g_autofree char *tag = g_strdup_printf("-%ld-", run_pid);
+
+	killTag = tag;
+	killSay = say;
+	nftw(root, killPidfile, 16, FTW_PHYS);
+	killTag = NULL;
 }
 
 bool mhlQemuIsRunGuest(const char *cmdline, const char *tag)
@@ -177,7 +194,7 @@ static void G_GNUC_NORETURN guardMain(int fd, const char *cg, const char *root)
 		cgroupRemove(cg, 300);
 	}
 	if (root) {
-		nftw(root, killOurQemu, 16, FTW_PHYS);
+		mhlRootKillGuests(root, guardRunPid, false);
 		mhlRemoveTree(root);
 	}
 	_exit(0);
@@ -207,7 +224,7 @@ char *mhlGuardStart(const char *root)
 		mhlError("cannot create the guard's pipe: %s", g_strerror(errno));
 		return NULL;
 	}
-	guardRunTag = g_strdup_printf("-%d-", (int)getpid());
+	guardRunPid = getpid();
 	fflush(NULL);
 	if ((child = fork()) < 0) {
 		mhlError("cannot fork the guard of this run: %s", g_strerror(errno));

@@ -17,6 +17,13 @@ char *mhlGuardStart(const char *root);
 /* Cgroups of runs that are gone (their guard killed too, or the machine rebooted): emptied and removed. */
 void mhlGuardStaleClean(void);
 
+/*
+ * Kill the QEMU processes of run @run_pid's guests that pid files (regular,
+ * ours) under @root name: only those whose command line names one of its
+ * guests. @say: a line on stderr for each.
+ */
+void mhlRootKillGuests(const char *root, long run_pid, bool say);
+
 /* Whether a QEMU command line (NULs as spaces) runs a guest of the run whose tag is "-<pid>-". */
 bool mhlQemuIsRunGuest(const char *cmdline, const char *tag);
 

@@ -8,7 +8,6 @@
 #include "host/session.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
 #include <signal.h>
@@ -84,33 +83,6 @@ static bool ownerAlive(const char *text, long *pid)
 	return kill((pid_t)*pid, 0) == 0 || errno == EPERM;
 }
 
-/* The QEMU processes of dead run @pid's guests, named by pid files under its root. */
-static const char *staleTag;
-
-static int killPidfile(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	g_autofree char *text = NULL, *cmdpath = NULL, *cmd = NULL;
-	gsize len = 0, i;
-	long pid;
-
-	(void)ftw;
-	if (type != FTW_F || !S_ISREG(sb->st_mode) || sb->st_uid != geteuid() ||
-	    !g_str_has_suffix(path, ".pid") || !g_file_get_contents(path, &text, NULL, NULL) ||
-	    (pid = strtol(text, NULL, 10)) <= 1)
-		return 0;
-	cmdpath = g_strdup_printf("/proc/%ld/cmdline", pid);
-	if (!g_file_get_contents(cmdpath, &cmd, &len, NULL))
-		return 0;
-	for (i = 0; i + 1 < len; i++)
-		if (!cmd[i])
-			cmd[i] = ' ';
-	if (mhlQemuIsRunGuest(cmd, staleTag)) {
-		fprintf(stderr, "memhp-lab: killing QEMU %ld left by a dead run (%s)\n", pid, path);
-		kill((pid_t)pid, SIGKILL);
-	}
-	return 0;
-}
-
 /*
  * Whether /tmp/@name is a root this user's memhp-lab made: a directory (not
  * a link) owned by us with mode 0700 (g_mkdtemp's), holding a regular
@@ -139,15 +111,13 @@ void mhlStaleRootsClean(void)
 	while (d && (e = g_dir_read_name(d))) {
 		g_autofree char *root = g_build_filename("/tmp", e, NULL);
 		g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
-		g_autofree char *text = NULL, *tag = NULL;
+		g_autofree char *text = NULL;
 		long pid;
 
 		if (!g_str_has_prefix(e, "mhl-") || !rootOurs(root, own) ||
 		    !g_file_get_contents(own, &text, NULL, NULL) || ownerAlive(text, &pid))
 			continue;
-		staleTag = tag = g_strdup_printf("-%ld-", pid);
-		nftw(root, killPidfile, 16, FTW_PHYS);
-		staleTag = NULL;
+		mhlRootKillGuests(root, pid, true);
 		fprintf(stderr, "memhp-lab: removing %s, left by run %ld that is gone\n", root, pid);
 		mhlRemoveTree(root);
 	}
