@@ -7,6 +7,7 @@
 #   make deps      install missing Debian packages (tools/deps.list)
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
 #   make install   the orchestrator and its data into $(DESTDIR)$(PREFIX) (no kernel build)
+#   make fuzz      each libFuzzer target (tests/fuzz/) for FUZZ_SECONDS (60) s
 #   make clean     remove build/ (the kernel cache stays)
 
 # Guest kernel trees; the first one's gup_test.h builds the workload, and the
@@ -114,6 +115,38 @@ bench: deps kernel image orchestrator
 
 conformance: deps kernel image orchestrator
 	@tools/conformance.sh
+
+# libFuzzer targets (tests/fuzz/<target>.c, one per parser) with ASan and
+# UBSan, built with Debian's clang against the orchestrator's objects compiled
+# for coverage into $(B)/fuzz/obj/. `make fuzz FUZZ_SECONDS=600` runs each that
+# long (tools/fuzz.sh; FUZZ_TARGETS picks some); make check runs each briefly.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_FLAGS   := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -g -O1 -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
+FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(ORCH_LIB))
+
+$(B)/fuzz/obj/%.o: %.c $(ORCH_HDR)
+	@mkdir -p $(@D)
+	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
+
+$(B)/fuzz/liborch.a: $(FUZZ_OBJS)
+	@echo "[ar] $@"
+	@rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(B)/fuzz/liborch.a
+	@echo "[fuzz] $@"
+	@$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer $(ORCH_INC) -Itests $$(pkg-config --cflags $(PKGS)) \
+		-o $@ $< $(B)/fuzz/liborch.a $$(pkg-config --libs $(PKGS)) -lpthread
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: deps fuzz-build
+	@tools/fuzz.sh --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+.PHONY: fuzz fuzz-build
 
 # What `all` built (rebuilt here only if stale, from the kernels already in the
 # cache), then the data an installed memhp-lab finds from its prefix.

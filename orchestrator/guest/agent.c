@@ -43,10 +43,12 @@ static json_object *replyReturn(const char *reply, const char *what)
 	json_object *root = json_tokener_parse(reply);
 	json_object *ret;
 
-	if (!root || !json_object_object_get_ex(root, "return", &ret)) {
+	/* "return": null is no reply either (fuzzing found it went by without an error) */
+	if (!root || !json_object_object_get_ex(root, "return", &ret) ||
+	    !json_object_is_type(ret, json_type_object)) {
 		g_autofree char *q = quote(reply, 200);
 
-		mhlError("agent reply to %s is not {\"return\": ...}: '%s'", what, q);
+		mhlError("agent reply to %s is not {\"return\": {...}}: '%s'", what, q);
 		json_object_put(root);
 		return NULL;
 	}

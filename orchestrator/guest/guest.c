@@ -27,7 +27,8 @@ int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 	for (i = 0; i < json_object_array_length(ret); i++) {
 		json_object *dev = json_object_array_get_idx(ret, i), *type, *data, *v;
 
-		if (!json_object_object_get_ex(dev, "type", &type) ||
+		/* a type that is not a string (null: found by fuzzing) is not virtio-mem */
+		if (!json_object_object_get_ex(dev, "type", &type) || !json_object_is_type(type, json_type_string) ||
 		    strcmp(json_object_get_string(type), "virtio-mem") ||
 		    !json_object_object_get_ex(dev, "data", &data) ||
 		    !json_object_object_get_ex(data, "node", &v) || json_object_get_int(v) != node)
