@@ -103,3 +103,8 @@ ok "run --resume: exit 0, ran only the trial without a record (1 of 2), now both
 expect_fail "run --resume of a complete run is refused" 2 'is complete \(all 2 trial\(s\) have their record\)' \
 	$LAB run --resume "$work/k9r"
 expect_fail "run --resume with a scenario is refused" 2 'give none of them' $LAB run --resume "$work/k9r" "$work/k9r.yaml"
+
+echo "# hardening: a guest of a killed run on a libvirt daemon: the daemon keeps it, 'cleanup --uri' destroys it"
+timed $((run_timeout + 120)) unshare -m --propagation private tests/libvirtd-dead-run.sh "$work/ldd" "$top/$LAB" scenarios/demo.yaml
+ok "daemon: the killed run's guest still ran, then 'cleanup --uri' destroyed 1 domain and none is left" \
+	sh -c "grep -q '^memhp-demo-' '$work/ldd/before' && grep -q '^cleanup: 1 domain(s) of runs that are gone destroyed' '$work/ldd/cleanup.out' && ! grep -q 'memhp-' '$work/ldd/after'"

@@ -31,7 +31,7 @@ parts=(
 	soak:19		# soak runs: a short seeded soak, SIGKILL and --resume, a finding
 	hardening-scenarios:13	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
 	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run
-	hardening-kill:15	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
+	hardening-kill:16	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
 	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
 	report:48	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )
