@@ -45,9 +45,9 @@ for i in $(seq 240); do
 	[ "$(cat "$work/soakr/checkpoints.jsonl" 2>/dev/null | wc -l)" -ge 3 ] && break
 	sleep 0.5
 done
+stale=$(pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-soak-$spid-")	# its guest, before the kill
 kill -9 $spid; wait $lab_job 2>/dev/null
 before=$(wc -l <"$work/soakr/checkpoints.jsonl")
-stale=$(pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-soak-$spid-")	# its QEMU outlives it
 ok "resume: the soak killed after 3..7 checkpoints ($before) left them whole (each line parses, cycles 1..$before)" \
 	jq -se --argjson n "$before" '$n >= 3 and $n < 8 and length == $n and [.[].cycle] == [range(1; $n + 1)]' "$work/soakr/checkpoints.jsonl"
 lab soak -q --resume "$work/soakr" >"$work/soakr2.out" 2>&1
@@ -58,12 +58,12 @@ ok "resume: no checkpoint lost or duplicated (cycles 1..8 once each, segment 0 t
 	sh -c "jq -se '[.[].cycle] == [range(1; 9)] and ([.[].segment] | unique) == [0, 1] and (map(select(.segment == 0)) | length) == $before' '$work/soakr/checkpoints.jsonl'"
 ok "resume: checkpoints complete and ordered across the kill" soak_checkpoints_ok "$work/soakr/checkpoints.jsonl"
 ok "resume: the same schedule before and after the kill (seed 5)" soak_schedule_followed "$work/soakr" 5
-soak_qemu_gone() {	# PID...: the QEMU left running by the killed soak is gone
+soak_qemu_gone() {	# PID...: the QEMU of the killed soak is gone (its guard)
 	local p
-	[ $# -gt 0 ] || { echo "no QEMU of the killed soak was running after the kill"; return 1; }
+	[ $# -gt 0 ] || { echo "no QEMU of the soak was running before the kill"; return 1; }
 	for p; do ! kill -0 "$p" 2>/dev/null || { echo "QEMU $p still runs"; return 1; }; done
 }
-ok "resume: the killed soak's QEMU (running after the kill) is gone" soak_qemu_gone $stale
+ok "resume: the killed soak's QEMU (running before the kill) is gone" soak_qemu_gone $stale
 expect_fail "resume of a finished soak is refused" 2 'is complete \(8 cycles' $LAB soak --resume "$work/soakr"
 
 echo "# soak: a finding (online_kernel, a cycle that unplugs to 0: kernel allocations and the pin stay in ZONE_NORMAL)"
