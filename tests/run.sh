@@ -33,6 +33,7 @@ parts=(
 	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run
 	hardening-kill:16	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
 	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
+	kernel-series:32	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftest
 	report:48	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )
 total=$((plan_self + 1))

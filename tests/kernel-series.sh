@@ -1,0 +1,121 @@
+# tests/kernel-series.sh - the kernel series' own guarantees (issue 20), on
+# both kernels, sourced by tests/run.sh (uses its ok/lab_run helpers, $work,
+# $balanced and console_clean). Each scenario is scenarios/kernel-*.yaml; the
+# gup workload's test options come from the scenario's cmdline
+# (memhp_pin.gup=..., docs/workloads.md) and report in .gup_test of the pin.
+# Each of these failed on the series' v1 (docs/kernel.md, "Tests of the
+# series").
+
+# kseries NAME: run scenarios/kernel-NAME.yaml (its whole matrix) into
+# $work/ks-NAME; ks_rec FILTER: the record whose trial name matches FILTER.
+kseries() {
+	echo "# kernel series: scenarios/kernel-$1.yaml"
+	lab_run -o "$work/ks-$1" scenarios/kernel-$1.yaml >"$work/ks-$1.out" 2>&1
+	ks_rc=$?
+	[ "$ks_rc" = 0 ] || sed 's/^/#   /' "$work/ks-$1.out" | tail -n 5
+}
+# (jq -e passes on empty input: a missing record is a record that fails every check.)
+ks_rec() {
+	jq -c --arg f "$2" 'select(.trial | test($f))' "$work/ks-$1/trials.jsonl" 2>/dev/null | head -n 1 >"$work/ks.rec"
+	[ -s "$work/ks.rec" ] || echo '{"missing": true}' >"$work/ks.rec"
+	echo "$work/ks.rec"
+}
+# d NAME: the change of a vmstat counter over the trial, in jq.
+d() { echo "(.guest_after.vmstat.$1 - .guest_before.vmstat.$1)"; }
+
+# 1. The switch is read once per pin: turned off 20 ms into a baseline pin
+# that faults in 128 MiB of THPs in ZONE_MOVABLE, the pin completes in place,
+# without a retry (v1 migrated them into ZONE_MOVABLE again, forever).
+kseries switch-flip
+for k in 6.12 6.1; do
+	r=$(ks_rec switch-flip "kernel=$k\$")
+	ok "$k: switch turned off during a baseline THP pin: the flip happened while the pin ran (flip.flipped)" \
+		jq -e '.steps[0].workload.gup_test.flip | .flipped and .switch_before == "Y"' "$r"
+	ok "$k: ... the pin completed in place, no retry, nothing migrated, not unwedged by memhp-pin" \
+		jq -e '.verdict == "pass" and .steps[0].workload.bytes_pinned == 134217728 and (.steps[0].workload.gup_test.flip | .retries == 0 and (.unwedged | not)) and '"$(d gup_longterm_retry)"' == 0 and '"$(d gup_longterm_migrate_success)"' == 0 and '"$(d gup_longterm_pinned_in_place)"' == 32768' "$r"
+	ok "$k: ... pins balanced after release" jq -e "$balanced" "$r"
+	ok "$k: ... console clean" console_clean "$r"
+done
+
+# 2 and 3. GUP-fast long-term pins of ZONE_MOVABLE pages fall back to the
+# slow path on both kernels (v1 on 6.1 pinned them in place from GUP-fast,
+# uncounted); a wrapping range fails at once (v1 on 6.1 looped forever).
+kseries gup-fast
+for k in 6.12 6.1; do
+	for pol in series baseline; do
+		r=$(ks_rec gup-fast "kernel=$k,policy=$pol")
+		ok "$k $pol: PIN_LONGTERM_TEST_START of a wrapping range (GUP-fast) fails at once (EINVAL or EOVERFLOW)" \
+			jq -e '.steps[0].workload.gup_test.overflow | .returned and (.errno_name == "EINVAL" or .errno_name == "EOVERFLOW") and .ms < 2000' "$r"
+		if [ $pol = series ]; then
+			ok "$k series: GUP-fast long-term pin of 64 MiB from ZONE_MOVABLE migrated all 16384 pages, none in place" \
+				jq -e '.verdict == "pass" and .steps[0].workload.gup_test.fast and .steps[0].workload.census_after.by_zone.Movable == 0 and '"$(d gup_longterm_migrate_success)"' == 16384 and '"$(d gup_longterm_pinned_in_place)"' == 0' "$r"
+		else
+			ok "$k baseline: GUP-fast long-term pin of 64 MiB from ZONE_MOVABLE pinned in place by the slow path, counted: pinned_in_place +16384" \
+				jq -e '.verdict == "pass" and .steps[0].workload.gup_test.fast and .steps[0].workload.census_after.by_zone.Movable == 16384 and '"$(d gup_longterm_pinned_in_place)"' == 16384 and '"$(d gup_longterm_migrate_success)"' == 0' "$r"
+		fi
+	done
+done
+
+# 4. The page counters add up, with isolation failures: two pins of the same
+# range at once (v1 counted before isolation and had no isolation counter).
+kseries isolate-fail
+for k in 6.12 6.1; do
+	r=$(ks_rec isolate-fail "kernel=$k\$")
+	ok "$k: two concurrent pins of the same 128 MiB: the primary pin holds all of it, verdict pass" \
+		jq -e '.verdict == "pass" and .steps[0].workload.bytes_pinned == 134217728 and .steps[0].workload.gup_test.twin.attempts >= 1' "$r"
+	ok "$k: ... isolation failed for some folios (gup_longterm_isolate_fail > 0)" \
+		jq -e "$(d gup_longterm_isolate_fail) > 0" "$r"
+	ok "$k: ... gup_longterm_unpinnable == migrate_success + migrate_fail + isolate_fail" \
+		jq -e "$(d gup_longterm_unpinnable) == $(d gup_longterm_migrate_success) + $(d gup_longterm_migrate_fail) + $(d gup_longterm_isolate_fail)" "$r"
+	ok "$k: ... pins balanced after release" jq -e "$balanced" "$r"
+done
+
+# 5. The gup_test selftest fails when PIN_LONGTERM_BENCHMARK reports pages
+# that are not long-term pinnable (v1 on 6.12 exited through
+# ksft_exit_pass() anyway). Built on this host from each extracted tree,
+# against a stand-in for the ioctl that reports $FAKE_NOT_PINNABLE such
+# pages, with an empty file for /sys/kernel/debug/gup_test (a private
+# tmpfs); run_vmtests.sh must run -L and -L -z by default.
+echo "# kernel series: the gup_test selftest (tools/testing/selftests/{mm,vm}/gup_test.c) against a stand-in ioctl"
+cat >"$work/gt-shim.h" <<'SHIM'
+#include <sys/ioctl.h>
+#define ioctl fake_ioctl
+int fake_ioctl(int fd, unsigned long req, ...);
+SHIM
+cat >"$work/gt-shim.c" <<'SHIM'
+#include <stdarg.h>
+#include <stdlib.h>
+#include <linux/types.h>
+#include <mm/gup_test.h>
+unsigned int __page_size, __page_shift;
+int fake_ioctl(int fd, unsigned long req, ...)
+{
+	struct gup_test *g;
+	va_list ap;
+
+	(void)fd;
+	va_start(ap, req);
+	g = va_arg(ap, struct gup_test *);
+	va_end(ap);
+	if (req != PIN_LONGTERM_BENCHMARK)
+		return 0;
+	g->get_delta_usec = g->put_delta_usec = 1;
+	g->nr_not_pinnable = atoi(getenv("FAKE_NOT_PINNABLE") ? getenv("FAKE_NOT_PINNABLE") : "0");
+	return 0;
+}
+SHIM
+for k in 6.12 6.1; do
+	ksrc=$(ls -d "$cache"/kernel/$k/src-*/ | head -n 1)
+	sd=$ksrc/tools/testing/selftests/mm; [ -d "$sd" ] || sd=$ksrc/tools/testing/selftests/vm
+	gt=$work/gup_test-$k
+	ok "$k: the selftest gup_test.c builds against the stand-in ioctl" \
+		gcc -O1 -w -I"$ksrc" -I"$ksrc/tools/include/uapi" -I"$sd" -include "$work/gt-shim.h" -o "$gt" "$sd/gup_test.c" "$work/gt-shim.c" -lpthread
+	# gtrun N: gup_test -L -m 2 with N pages reported not pinnable; its exit status.
+	gtrun() { FAKE_NOT_PINNABLE=$1 unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug && : >/sys/kernel/debug/gup_test && exec "$0" -L -m 2' "$gt" >"$work/gt.out" 2>&1; }
+	ok "$k: gup_test -L passes when every pinned page is pinnable" gtrun 0
+	gtrun 3
+	ok "$k: gup_test -L fails (non-zero exit) when 3 pinned pages are not pinnable, and says so" \
+		sh -c '[ "$1" != 0 ] && grep -q "3 pinned pages not pinnable" "$2"' _ $? "$work/gt.out"
+	ok "$k: run_vmtests.sh runs gup_test -L and -L -z by default" \
+		sh -c 'grep -q "run_test ./gup_test -L\$" "$1" && grep -q "run_test ./gup_test -L -z\$" "$1"' _ "$sd/run_vmtests.sh"
+done
