@@ -231,7 +231,7 @@ done
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
-	"unknown command 'frobnicate' \(commands: run, soak, check, report, doctor, help\)" $LAB frobnicate
+	"unknown command 'frobnicate' \(commands: run, soak, check, report, doctor, cleanup, help\)" $LAB frobnicate
 ok "--version and -V print 'memhp-lab VERSION'" \
 	sh -c '"$1" --version | grep -qx "memhp-lab [^ ][^ ]*" && [ "$("$1" -V)" = "$("$1" --version)" ]' _ "$LAB"
 expect_fail "unknown option" 2 "unknown option.*--bogus" $LAB run --bogus scenarios/demo.yaml
