@@ -60,8 +60,8 @@ ok "the guest image has numactl with its libnuma" \
 echo "# workloads: scenario keys of the pin step and devices (memhp-lab check)"
 sc() { printf 'name: w\nnodes:\n  - memory: 1G\n%s\nsteps:\n  - pin: {id: p, size: 4MiB, node: 0, %s}\n' "$1" "$2" >"$work/w.yaml"; }
 # description | top-level line | pin keys | what the error says
-while IFS='|' read -r desc top keys says; do
-	sc "$top" "$keys"
+while IFS='|' read -r desc toplevel keys says; do	# not $top: run.sh's checkout path
+	sc "$toplevel" "$keys"
 	expect_fail "$desc" 2 "$says" $LAB check "$work/w.yaml"
 done <<'EOF'
 unknown workload, naming the known ones||workload: rdma|w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu\)
