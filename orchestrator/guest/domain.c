@@ -45,6 +45,31 @@ static char *xmlText(const char *what, const char *s)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
+/*
+ * <memoryBacking> for the scenario's memory_backing, or "" for anonymous
+ * memory allocated on demand (libvirt's default). It covers every memory
+ * backend of the guest: the cells' boot memory and the virtio-mem devices.
+ * virtio-mem with prealloc: libvirt sets QEMU's virtio-mem prealloc=on, so
+ * a block is populated when the guest plugs it, not the whole device at start.
+ */
+static char *memoryBacking(const mhlScenario *s)
+{
+	g_autoptr(GString) b = g_string_new(NULL);
+
+	if (!strcmp(s->backing, "hugepages"))
+		g_string_append_printf(b, "    <hugepages>\n      <page size='%llu' unit='KiB'/>\n    </hugepages>\n",
+				       KIB(s->hugepage_size));
+	else if (!strcmp(s->backing, "memfd"))
+		g_string_append(b, "    <source type='memfd'/>\n    <access mode='shared'/>\n");
+	else if (!strcmp(s->backing, "file"))
+		g_string_append(b, "    <source type='file'/>\n");
+	if (s->prealloc)
+		g_string_append(b, "    <allocation mode='immediate'/>\n");
+	if (!b->len)
+		return g_strdup("");
+	return g_strdup_printf("  <memoryBacking>\n%s  </memoryBacking>\n", b->str);
+}
+
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
 {
@@ -52,7 +77,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	g_autoptr(GString) vmems = g_string_new(NULL);
 	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
 	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL;
-	g_autofree char *raw = NULL;
+	g_autofree char *raw = NULL, *backing = memoryBacking(s);
 	unsigned long long bootb = 0, vmemb = 0;
 	int i, cpu = 0, nvmem = 0;
 
@@ -102,6 +127,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			"NAME", name,
 			"BOOT_KIB", boot,
 			"MAX_MEMORY", max,
+			"MEMORY_BACKING", backing,
 			"VCPUS", vcpus,
 			"KERNEL", kernel,
 			"INITRD", initrd,

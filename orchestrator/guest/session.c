@@ -11,6 +11,7 @@
 
 #include <libvirt/virterror.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -195,6 +196,7 @@ void mhlGuestFree(mhlGuest *g)
 	mhlGuestStop(g);
 	json_object_put(g->timeline);
 	mhlConsoleScannerClear(&g->scan);
+	mhlHostMemClear(&g->hm);
 	pthread_mutex_destroy(&g->lock);
 	g_free(g->fatal);
 	g_free(g->gone);
@@ -246,9 +248,74 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 	}
 	if (pthread_create(&g->watcher, NULL, consoleWatch, g) == 0)
 		g->watching = true;
+	mhlHostMemClear(&g->hm);
+	mhlHostMemOpen(&g->hm, g->dom, g->name, c->host_local, s, c->hugepage_kib);
+	g->hm_open = true;
+	g->host_changed_t = 0;
 	if ((*boot_s = mhlAgentWait(g->dom, c->agent_deadline, g->console)) < 0)
 		return -1;
 	return initialPlug(g, s, plug_s);
+}
+
+static bool hostHasBackend(const mhlHostSample *hs)
+{
+	int i;
+
+	for (i = 0; i < MHL_MAX_NODES; i++)
+		if (hs->node_bytes[i] >= 0)
+			return true;
+	return false;
+}
+
+/* The figure a sample is judged by: the sum of the backends' bytes, else QEMU's resident set. */
+static int64_t hostFigure(const mhlHostSample *hs)
+{
+	int64_t sum = 0;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < MHL_MAX_NODES; i++) {
+		if (hs->node_bytes[i] >= 0) {
+			sum += hs->node_bytes[i];
+			any = true;
+		}
+	}
+	return any ? sum : hs->qemu_rss;
+}
+
+int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out)
+{
+	mhlHostSample hs;
+	char *saved;
+	int64_t d;
+	int rc;
+
+	if (!g->hm_open)
+		return -1;
+	saved = mhlErrorSteal();
+	rc = mhlHostMemSample(&g->hm, &hs);
+	mhlErrorRestore(saved);
+	if (rc < 0)
+		return -1;
+	d = llabs(hostFigure(&hs) - hostFigure(&g->host_prev));
+	/* a backend's bytes move only with the guest; QEMU's own resident set never stands still */
+	if (!g->host_changed_t || (hostHasBackend(&hs) ? d > 0 : d > MHL_HOST_JITTER))
+		g->host_changed_t = hs.t;
+	if (g->cfg.timeline && (!g->host_logged.t ||
+				llabs(hostFigure(&hs) - hostFigure(&g->host_logged)) > MHL_HOST_JITTER)) {
+		json_object *e = mhlHostSampleJSON(&hs);
+
+		json_object_object_add(e, MHL_K_T, json_object_new_double(hs.t - g->t0));
+		json_object_object_add(e, MHL_K_SOURCE, json_object_new_string("host"));
+		pthread_mutex_lock(&g->lock);
+		json_object_array_add(g->timeline, e);
+		pthread_mutex_unlock(&g->lock);
+		g->host_logged = hs;
+	}
+	g->host_prev = hs;
+	if (out)
+		*out = hs;
+	return 0;
 }
 
 double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, double deadline,
@@ -260,6 +327,7 @@ double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, doubl
 	for (;;) {
 		if (mhlGuestVirtioMemSize(g->dom, node, &size, &req) < 0)
 			return -2;
+		mhlGuestHostSample(g, NULL);
 		if (size != last) {
 			mhlGuestTimelineAdd(g, "qmp", MHL_K_NODE, json_object_new_int(node),
 					    MHL_K_SIZE_BYTES, size);

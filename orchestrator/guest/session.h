@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "guest/guest.h"
+#include "guest/hostmem.h"
 #include "scenario/scenario.h"
 
 /* What a guest boots: the domain template filled for a scenario. */
@@ -26,6 +27,8 @@ typedef struct {
 	const char *emulator;
 	double agent_deadline;	/* seconds for the guest agent to answer */
 	bool timeline;		/* keep the plugged-size timeline (a soak does not: it would grow) */
+	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (guest/hostmem.h) */
+	uint64_t hugepage_kib;	/* the memory backing's hugepage size, 0: none */
 } mhlGuestConfig;
 
 typedef struct {
@@ -44,6 +47,12 @@ typedef struct {
 	bool watching;
 	pthread_t watcher;
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
+	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
+	mhlHostMem hm;
+	bool hm_open;
+	mhlHostSample host_prev;	/* the last sample */
+	mhlHostSample host_logged;	/* the last sample put on the timeline */
+	double host_changed_t;		/* monotonic time of the last sample that differed */
 } mhlGuest;
 
 /* Once per connection, before any guest: the domain events guests listen to. */
@@ -78,6 +87,16 @@ double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, doubl
 
 /* Wait until every device of @s is at its request: seconds, or -1 + mhlError. */
 double mhlGuestWaitConverged(mhlGuest *g, const mhlScenario *s, double deadline);
+
+/*
+ * Sample the host side now (*out, may be NULL): the timeline gets a "host"
+ * entry when a backend's resident bytes (or, from libvirt, QEMU's resident
+ * set) moved by more than MHL_HOST_JITTER since the last entry, and
+ * g->host_changed_t moves on when they moved since the last sample.
+ * -1 when the guest has no host side or it could not be read (no error set).
+ */
+#define MHL_HOST_JITTER (1 << 20)
+int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out);
 
 /* Sleep @seconds with the console watcher on: -1 + mhlError if the guest goes or a signal comes. */
 int mhlGuestSleep(mhlGuest *g, double seconds);

@@ -18,6 +18,7 @@
 
 #include "guest/session.h"
 #include "host/guard.h"
+#include "host/hugepages.h"
 #include "util.h"
 
 static void *eventLoop(void *opaque)
@@ -108,6 +109,7 @@ void mhlStaleRootsClean(void)
 	const char *e;
 
 	mhlGuardStaleClean();
+	mhlHugePoolStaleClean();
 	while (d && (e = g_dir_read_name(d))) {
 		g_autofree char *root = g_build_filename("/tmp", e, NULL);
 		g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
@@ -119,14 +121,18 @@ void mhlStaleRootsClean(void)
 			continue;
 		mhlRootKillGuests(root, pid, true);
 		fprintf(stderr, "memhp-lab: removing %s, left by run %ld that is gone\n", root, pid);
+		mhlHugetlbfsUnmount(root);
 		mhlRemoveTree(root);
 	}
 }
 
-/* A private root for qemu:///embed, with the qemu.conf this machine needs. */
+/*
+ * A private root for qemu:///embed, with the qemu.conf this machine needs
+ * (and hugetlbfs mounts of its own, for memory_backing: hugepages).
+ */
 char *mhlEmbedRootCreate(void)
 {
-	static const char conf[] =
+	static const char base[] =
 		"# memhp-lab: embedded QEMU driver settings (see docs/architecture.md)\n"
 		"stdio_handler = \"file\"\n"
 		"security_driver = \"none\"\n"
@@ -136,6 +142,7 @@ char *mhlEmbedRootCreate(void)
 		"group = \"root\"\n"
 		"# No ownership xattrs on the kernel, initramfs and logs it hands to QEMU.\n"
 		"remember_owner = 0\n";
+	g_autoptr(GString) conf = g_string_new(base);
 	g_autofree char *root = g_strdup("/tmp/mhl-XXXXXX");
 	g_autofree char *etc = NULL, *path = NULL, *own = NULL, *pid = NULL;
 	g_autoptr(GError) err = NULL;
@@ -148,9 +155,15 @@ char *mhlEmbedRootCreate(void)
 	path = g_build_filename(etc, "qemu.conf", NULL);
 	own = g_build_filename(root, "owner.pid", NULL);
 	pid = g_strdup_printf("%d %llu\n", (int)getpid(), procStartTime(getpid()));
-	if (g_mkdir_with_parents(etc, 0700) < 0 || !g_file_set_contents(path, conf, -1, &err) ||
-	    !g_file_set_contents(own, pid, -1, &err)) {
-		mhlError("cannot write '%s': %s", err ? path : etc, err ? err->message : g_strerror(errno));
+	/* the owner first: a root with mounts is never without one (mhlStaleRootsClean) */
+	if (g_mkdir_with_parents(etc, 0700) < 0 || !g_file_set_contents(own, pid, -1, &err)) {
+		mhlError("cannot write '%s': %s", err ? own : etc, err ? err->message : g_strerror(errno));
+		return NULL;
+	}
+	mhlHugetlbfsMount(root, conf);
+	if (!g_file_set_contents(path, conf->str, -1, &err)) {
+		mhlError("cannot write '%s': %s", path, err->message);
+		mhlHugetlbfsUnmount(root);
 		return NULL;
 	}
 	return g_steal_pointer(&root);
@@ -199,10 +212,9 @@ int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet)
 	return gone;
 }
 
-/* A URI whose daemon runs on this host: pids in domain names are ours to judge. */
-static bool uriLocal(const char *uri)
+bool mhlUriLocal(const char *uri)
 {
-	const char *p = strstr(uri, "://");
+	const char *p = uri ? strstr(uri, "://") : NULL;
 
 	return p && p[3] == '/';
 }
@@ -234,7 +246,7 @@ int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir)
 		mhlSessionClose(ses);
 		return -1;
 	}
-	if (uri && uriLocal(uri) && mhlDeadRunDomainsDestroy(ses->conn, false) < 0)
+	if (uri && mhlUriLocal(uri) && mhlDeadRunDomainsDestroy(ses->conn, false) < 0)
 		mhlErrorReset();	/* a daemon that does not list is no reason not to run */
 	if (mhlGuestEventsRegister(ses->conn) < 0) {
 		mhlSessionClose(ses);
@@ -248,8 +260,10 @@ void mhlSessionClose(mhlSession *ses)
 	if (ses->conn)
 		virConnectClose(ses->conn);
 	ses->conn = NULL;
-	if (ses->root)
+	if (ses->root) {
+		mhlHugetlbfsUnmount(ses->root);
 		mhlRemoveTree(ses->root);
+	}
 	g_clear_pointer(&ses->root, g_free);
 	g_clear_pointer(&ses->uri, g_free);
 	g_clear_pointer(&ses->guard, g_free);

@@ -27,6 +27,13 @@ char *mhlEmbedRootCreate(void);
  * embedded driver in a new private root (after cleaning what dead runs left),
  * and register the guests' event callbacks. -1 + mhlError, nothing left open.
  */
+/*
+ * Whether @uri's daemon (and so its QEMU) runs on this host: no host part
+ * (qemu:///system, qemu:///embed?root=...). Pids in domain names and QEMU's
+ * /proc are then ours to read.
+ */
+bool mhlUriLocal(const char *uri);
+
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir);
 /*
  * A daemon's domains named by runs that are gone (memhp-<trial>-<pid>-<n>

@@ -33,6 +33,7 @@
 #define MHL_K_PIN_IN_PLACE_SWITCH	"pin_in_place_switch"
 #define MHL_K_DOMAIN			"domain"
 #define MHL_K_CONSOLE_LOG		"console_log"
+#define MHL_K_HOST			"host"		/* how the host's memory was read; a resize's host side */
 #define MHL_K_GUEST_BEFORE		"guest_before"
 #define MHL_K_GUEST_AFTER		"guest_after"
 #define MHL_K_STEPS			"steps"
@@ -85,6 +86,40 @@
 #define MHL_K_SEGMENTS			"segments"
 #define MHL_K_SOAK_SECONDS		"soak_seconds"
 #define MHL_K_CYCLES_PER_HOUR		"cycles_per_hour"
+
+/* host (top level): the source of the host-side figures, the backing */
+#define MHL_K_WHY			"why"		/* why not "proc" */
+#define MHL_K_BACKING			"memory_backing"
+#define MHL_K_HUGEPAGE_BYTES		"hugepage_bytes"
+#define MHL_K_PREALLOC			"prealloc"
+#define MHL_K_POOL_ADDED_PAGES		"pool_added_pages"
+
+/* host samples (a resize's host.before/after, timeline entries of source "host") */
+#define MHL_K_QEMU_RSS_BYTES		"qemu_rss_bytes"
+#define MHL_K_QEMU_HUGETLB_BYTES	"qemu_hugetlb_bytes"
+#define MHL_K_BACKEND_BYTES		"backend_bytes"	/* node -> resident bytes of its virtio-mem backend */
+#define MHL_K_POOL_FREE_PAGES		"pool_free_pages"
+
+/* a resize's host side (steps[].host) */
+#define MHL_K_BEFORE			"before"
+#define MHL_K_AFTER			"after"
+#define MHL_K_PLUGGED_BEFORE_BYTES	"plugged_before_bytes"
+#define MHL_K_UNPLUGGED_BYTES		"unplugged_bytes"
+#define MHL_K_RECLAIMED_BYTES		"reclaimed_bytes"
+#define MHL_K_RECLAIMABLE_BYTES		"reclaimable_bytes"
+#define MHL_K_RECLAIMED_OF_UNPLUGGED	"reclaimed_of_unplugged"
+#define MHL_K_RECLAIMED_OF_RECLAIMABLE	"reclaimed_of_reclaimable"
+#define MHL_K_SETTLE_S			"settle_s"
+#define MHL_K_POOL_RETURNED_PAGES	"pool_returned_pages"
+#define MHL_K_MEASURED_BY		"measured_by"	/* "backend" or "qemu_rss" */
+
+/* summary: the host side of the last shrinking resize */
+#define MHL_K_HOST_BEFORE_BYTES		"host_before_bytes"
+#define MHL_K_HOST_AFTER_BYTES		"host_after_bytes"
+#define MHL_K_HOST_RECLAIMED_BYTES	"host_reclaimed_bytes"
+#define MHL_K_HOST_RECLAIMED_RATIO	"host_reclaimed_ratio"		/* of the unplugged bytes */
+#define MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE "host_reclaimed_of_reclaimable"
+#define MHL_K_HOST_SETTLE_S		"host_settle_s"
 
 /* timeline[] */
 #define MHL_K_SOURCE			"source"	/* request, event, qmp */
@@ -143,6 +178,13 @@ typedef struct {
 	mhlTri pattern_ok_after_resize;
 	mhlTri pattern_ok_at_release;
 	gint64 pins_failed;
+	/* the host side of the last shrinking resize */
+	gint64 host_before_bytes;
+	gint64 host_after_bytes;
+	gint64 host_reclaimed_bytes;
+	double host_reclaimed_ratio;
+	double host_reclaimed_of_reclaimable;
+	double host_settle_s;
 	/* soak */
 	gint64 cycles;
 	gint64 segments;

@@ -53,6 +53,12 @@ static const struct {
 	F(soak_seconds, MHL_K_SOAK_SECONDS, SF_DOUBLE),
 	F(cycles_per_hour, MHL_K_CYCLES_PER_HOUR, SF_DOUBLE),
 	F(pins_failed, MHL_K_PINS_FAILED, SF_INT),
+	F(host_before_bytes, MHL_K_HOST_BEFORE_BYTES, SF_INT),
+	F(host_after_bytes, MHL_K_HOST_AFTER_BYTES, SF_INT),
+	F(host_reclaimed_bytes, MHL_K_HOST_RECLAIMED_BYTES, SF_INT),
+	F(host_reclaimed_ratio, MHL_K_HOST_RECLAIMED_RATIO, SF_DOUBLE),
+	F(host_reclaimed_of_reclaimable, MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE, SF_DOUBLE),
+	F(host_settle_s, MHL_K_HOST_SETTLE_S, SF_DOUBLE),
 #undef F
 };
 

@@ -510,6 +510,29 @@ static int readMovable(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	return 0;
 }
 
+/*
+ * expect: {host_reclaimed: ">=N%"}: the last shrinking resize gave the host
+ * back at least N % of what it could (docs/record.md: the reclaimable bytes).
+ */
+static int readHostReclaimed(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	const char *s;
+	char *end;
+	double pct;
+
+	if (wantKind(y, v, YAML_SCALAR_NODE, "host_reclaimed") < 0)
+		return -1;
+	s = scalar(y, v);
+	pct = g_str_has_prefix(s, ">=") ? g_ascii_strtod(s + 2, &end) : -1;
+	if (pct < 0 || pct > 100 || !g_ascii_isdigit(s[2]) || strcmp(end, "%")) {
+		mhlError("%s:%d:%d: host_reclaimed: expected \">=N%%\" with N from 0 to 100, not '%s'",
+			 AT(y, v), s);
+		return -1;
+	}
+	st->host_reclaimed = pct / 100;
+	return 0;
+}
+
 static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
 	long l;
@@ -534,6 +557,8 @@ static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	}
 	if (!strcmp(key, "unplug"))
 		return readUnplug(y, v, st);
+	if (!strcmp(key, "host_reclaimed"))
+		return readHostReclaimed(y, v, st);
 	return readMovable(y, v, st);	/* movable_after_pin */
 }
 
@@ -669,8 +694,9 @@ static int releaseValidate(mhlStepsSoFar *sf, mhlStep *st)
 
 static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
-	if (st->unplug && !sf->resized) {
-		mhlError("%s:%d: expect: 'unplug' needs a resize step before it", sf->s->path, st->line);
+	if ((st->unplug || st->host_reclaimed != MHL_UNSET) && !sf->resized) {
+		mhlError("%s:%d: expect: '%s' needs a resize step before it", sf->s->path, st->line,
+			 st->unplug ? "unplug" : "host_reclaimed");
 		return -1;
 	}
 	if ((st->movable_after_pin != MHL_UNSET || st->ncensus) && !sf->pinned) {
@@ -705,7 +731,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_EXPECT] = { "expect", NO_KEYS,
 			      KEYS("policy", "kernel", "unplug", "movable_after_pin", "vmstat",
 				   "census_before", "census_after", "pins_failed", "integrity",
-				   "console_clean"),
+				   "console_clean", "host_reclaimed"),
 			      expectParse, expectValidate },
 	[MHL_STEP_BENCH] = { "bench", KEYS("size"), KEYS("node", "repeat", "fresh"),
 			     benchParse, nodeValidate },
@@ -723,7 +749,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"repeat", "fresh", "key", "seconds", "backing", "touch",
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
-					"census_before", "census_after", NULL };
+					"census_before", "census_after", "host_reclaimed", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= 32);	/* a bit each in mhlStepParse.seen */
 
 static bool stepKindTakes(const mhlStepKind *kind, const char *key)
@@ -807,6 +833,7 @@ void mhlStepInit(mhlStep *st, mhlStepType type, int line)
 	st->movable_after_pin = MHL_UNSET;
 	st->repeat = 10;
 	st->pins_failed = MHL_UNSET;
+	st->host_reclaimed = MHL_UNSET;
 	snprintf(st->workload, sizeof(st->workload), "gup");
 	snprintf(st->backing, sizeof(st->backing), "anon");
 	snprintf(st->touch, sizeof(st->touch), "before");
@@ -969,10 +996,64 @@ static int cmdlineCheck(mhlYaml *y, yaml_node_t *v)
 	return 0;
 }
 
+/*
+ * memory_backing: SOURCE, or {source: SOURCE, pagesize: 2MiB|1GiB, prealloc:
+ * BOOL}: how the host backs the guest's memory, virtio-mem's included.
+ */
+static const char *const memBackingNames[] = { "anonymous", "memfd", "file", "hugepages", NULL };
+static const char *const backingKeys[] = { "source", "pagesize", "prealloc", NULL };
+
+static int backingSource(mhlYaml *y, yaml_node_t *v, mhlScenario *s)
+{
+	if (wantKind(y, v, YAML_SCALAR_NODE, "memory_backing source") < 0)
+		return -1;
+	if (oneOf(scalar(y, v), memBackingNames) < 0) {
+		mhlError("%s:%d:%d: memory_backing: unknown source '%s' (known: anonymous, memfd, file, hugepages)",
+			 AT(y, v), scalar(y, v));
+		return -1;
+	}
+	g_strlcpy(s->backing, scalar(y, v), sizeof(s->backing));
+	return 0;
+}
+
+static int backingPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+
+	switch (key) {
+	case 0:
+		return backingSource(y, v, s);
+	case 1:
+		if (getSize(y, v, "memory_backing.pagesize", &s->hugepage_size) < 0)
+			return -1;
+		if (s->hugepage_size != 2ULL << 20 && s->hugepage_size != 1ULL << 30) {
+			mhlError("%s:%d:%d: memory_backing: pagesize: 2MiB or 1GiB (x86's hugepage sizes), not '%s'",
+				 AT(y, v), scalar(y, v));
+			return -1;
+		}
+		return 0;
+	default:
+		return getBool(y, v, "memory_backing.prealloc", &s->prealloc);
+	}
+}
+
+static int parseBacking(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	if (v->type == YAML_SCALAR_NODE)
+		return backingSource(y, v, s);
+	if (forPairs(y, v, "memory_backing", backingKeys, backingPair, s) < 0)
+		return -1;
+	if (s->hugepage_size && strcmp(s->backing, "hugepages")) {
+		mhlError("%s:%d:%d: memory_backing: pagesize needs source: hugepages", AT(y, v));
+		return -1;
+	}
+	return 0;
+}
+
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
-       TOP_DEVICES };
+       TOP_DEVICES, TOP_BACKING };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
-				       "steps", "matrix", "devices", NULL };
+				       "steps", "matrix", "devices", "memory_backing", NULL };
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -987,6 +1068,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return parseKernel(y, s, v);
 	case TOP_DEVICES:
 		return forPairs(y, v, "devices", deviceKeys, devicePair, s);
+	case TOP_BACKING:
+		return parseBacking(y, s, v);
 	case TOP_NAME:
 	case TOP_CMDLINE:
 	case TOP_POLICY:
@@ -1369,6 +1452,10 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 		s->pin_policy = g_strdup("series");
 	if (!s->cmdline)
 		s->cmdline = g_strdup("");
+	if (!s->backing[0])
+		g_strlcpy(s->backing, "anonymous", sizeof(s->backing));
+	if (!strcmp(s->backing, "hugepages") && !s->hugepage_size)
+		s->hugepage_size = 2ULL << 20;
 	return g_steal_pointer(&s);
 }
 

@@ -72,6 +72,8 @@ typedef struct {
 	int pins_failed;	/* expect: pin steps that failed so far, or MHL_UNSET */
 	bool integrity;		/* expect: every check/io/release so far found its data intact */
 	bool console_clean;	/* expect: no kernel report on the console so far */
+	double host_reclaimed;	/* expect: the last shrink's host side gave back at least this
+				 * fraction of what it could (">=90%": 0.9), or MHL_UNSET */
 	/* expect: */
 	char policy[16];	/* applies only under this pin_policy ("" = any) */
 	char kernel[16];	/* applies only on this kernel ("" = any) */
@@ -115,6 +117,10 @@ typedef struct {
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
+	/* memory_backing: how the host backs the guest's memory (libvirt's <memoryBacking>) */
+	char backing[16];	/* anonymous (default), memfd, file, hugepages */
+	uint64_t hugepage_size;	/* hugepages: 2 MiB (default) or 1 GiB */
+	bool prealloc;		/* allocate it all up front (<allocation mode='immediate'/>) */
 	int nnodes;
 	mhlNode nodes[MHL_MAX_NODES];
 	int nsteps;

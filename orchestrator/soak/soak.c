@@ -579,6 +579,7 @@ static mhlGuest *soakGuest(const mhlSoakOptions *o, const mhlSoakPlan *p, const 
 		.name = name, .console = console, .tmpl_path = o->tmpl, .kernel_image = p->image,
 		.initrd = o->initrd, .accel = accel, .emulator = MHL_EMULATOR,
 		.agent_deadline = o->agent_deadline, .timeline = false,
+		.host_local = !o->uri || mhlUriLocal(o->uri),
 	};
 
 	return mhlGuestNew(&gc);

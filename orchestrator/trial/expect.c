@@ -195,6 +195,40 @@ static int checkVmstat(mhlTrial *t, const mhlStep *st, json_object *checks)
 	return rc;
 }
 
+/* host_reclaimed: the last shrinking resize gave back at least this share of what it could. */
+static int checkHostReclaimed(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	size_t i = json_object_array_length(t->steps);
+	json_object *h = NULL, *ratio;
+	g_autofree char *expected = g_strdup_printf(">=%.0f%% of the reclaimable bytes", st->host_reclaimed * 100);
+	g_autofree char *actual = NULL;
+	double have = -1;
+
+	while (i-- > 0 && !h) {
+		json_object *r = json_object_array_get_idx(t->steps, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "resize") &&
+		    mhlJ(r, MHL_PATH(MHL_K_HOST, MHL_K_UNPLUGGED_BYTES)))
+			h = mhlJObj(r, MHL_K_HOST);
+	}
+	ratio = h ? mhlJ(h, MHL_K_RECLAIMED_OF_RECLAIMABLE) : NULL;
+	if (ratio && (json_object_is_type(ratio, json_type_double) || json_object_is_type(ratio, json_type_int)))
+		have = json_object_get_double(ratio);
+	if (have >= 0)
+		actual = g_strdup_printf("%.1f%% (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes, by %s)",
+					 have * 100, mhlJInt(h, MHL_K_RECLAIMED_BYTES, 0),
+					 mhlJInt(h, MHL_K_RECLAIMABLE_BYTES, 0), mhlJStr(h, MHL_K_MEASURED_BY, "?"));
+	else if (h && strcmp(mhlJStr(h, MHL_K_MEASURED_BY, ""), "backend"))
+		actual = g_strdup_printf("only QEMU's whole resident set is known (%s: %s), not what the device held",
+					 mhlJStr(h, MHL_K_MEASURED_BY, "?"), mhlJStr(h, MHL_K_SOURCE, "?"));
+	else if (h)
+		actual = g_strdup("nothing to reclaim: the device's backend held no resident memory before the unplug");
+	else
+		actual = g_strdup("no shrinking resize with a host side (QEMU's memory could not be read)");
+	return expectCheck(checks, st, "host memory reclaimed by the last unplug", expected, actual,
+			   have >= 0 && have >= st->host_reclaimed);
+}
+
 static bool wantsUnplug(const mhlStep *st) { return st->unplug != MHL_UNPLUG_ANY; }
 static bool wantsMovable(const mhlStep *st) { return st->movable_after_pin != MHL_UNSET; }
 static bool wantsCensus(const mhlStep *st) { return st->ncensus > 0; }
@@ -202,6 +236,7 @@ static bool wantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_U
 static bool wantsIntegrity(const mhlStep *st) { return st->integrity; }
 static bool wantsConsoleClean(const mhlStep *st) { return st->console_clean; }
 static bool wantsVmstat(const mhlStep *st) { return st->nvmstat > 0; }
+static bool wantsHostReclaimed(const mhlStep *st) { return st->host_reclaimed != MHL_UNSET; }
 
 /* The checks, in the order their rows appear in checks[]. */
 static const struct {
@@ -215,6 +250,7 @@ static const struct {
 	{ wantsIntegrity, checkIntegrity },
 	{ wantsConsoleClean, checkConsoleClean },
 	{ wantsVmstat, checkVmstat },
+	{ wantsHostReclaimed, checkHostReclaimed },
 };
 
 int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res)

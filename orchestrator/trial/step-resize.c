@@ -8,7 +8,13 @@
 
 #include "trial/steps.h"
 
+#include "guest/guest.h"
 #include "util.h"
+
+#include <string.h>
+
+#define HOST_SETTLE_QUIET 1.0	/* s without a move: the host side has settled */
+#define HOST_SETTLE_MAX 10.0	/* s after the resize at most */
 
 /* Does an expect step after @st, under this pin_policy, say the unplug stops short? */
 static bool shortExpected(const mhlScenario *s, const mhlStep *st)
@@ -32,13 +38,92 @@ static bool inScenario(const mhlScenario *s, const mhlStep *st)
 	return st >= s->steps && st < s->steps + s->nsteps;
 }
 
+/* The bytes a sample says the host gives node @node's device: its backend's, else QEMU's. */
+static int64_t hostBytes(const mhlHostSample *hs, int node, const char **by)
+{
+	*by = hs->node_bytes[node] >= 0 ? "backend" : "qemu_rss";
+	return hs->node_bytes[node] >= 0 ? hs->node_bytes[node] : hs->qemu_rss;
+}
+
+/*
+ * The host side of a resize: wait until the host's figures stop moving (at
+ * most HOST_SETTLE_MAX s), then before and after, and for a shrink what came
+ * back: res.host, and the summary's host_* fields.
+ */
+static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before, double t_req,
+		     unsigned long long plugged_before, unsigned long long reached, json_object *res)
+{
+	mhlGuest *g = t->g;
+	mhlHostSample after;
+	json_object *h;
+	const char *by, *by_after;
+	int64_t b, a, unplugged = (int64_t)plugged_before - (int64_t)reached, reclaimable;
+	double end = mhlNow() + HOST_SETTLE_MAX;
+
+	do {
+		if (mhlGuestHostSample(g, &after) < 0)
+			return;
+		if (after.t - g->host_changed_t >= HOST_SETTLE_QUIET || mhlInterrupted)
+			break;
+		g_usleep(100 * 1000);
+	} while (mhlNow() < end);
+	b = hostBytes(before, st->node, &by);
+	a = hostBytes(&after, st->node, &by_after);
+	if (b < 0 || a < 0 || strcmp(by, by_after))
+		return;
+	h = json_object_new_object();
+	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(g->hm.source));
+	json_object_object_add(h, MHL_K_MEASURED_BY, json_object_new_string(by));
+	json_object_object_add(h, MHL_K_BEFORE, mhlHostSampleJSON(before));
+	json_object_object_add(h, MHL_K_AFTER, mhlHostSampleJSON(&after));
+	json_object_object_add(h, MHL_K_PLUGGED_BEFORE_BYTES, json_object_new_int64((int64_t)plugged_before));
+	json_object_object_add(h, MHL_K_SETTLE_S, json_object_new_double(MAX(0, g->host_changed_t - t_req)));
+	if (before->pool_free >= 0 && after.pool_free >= 0)
+		json_object_object_add(h, MHL_K_POOL_RETURNED_PAGES,
+				       json_object_new_int64(after.pool_free - before->pool_free));
+	json_object_object_add(res, MHL_K_HOST, h);
+	if (unplugged <= 0)
+		return;
+	/*
+	 * Memory the guest never touched was never the host's to give back: what
+	 * the device's backend held, up to the unplugged bytes. QEMU's whole
+	 * resident set (libvirt's figure) does not say what the device held.
+	 */
+	reclaimable = !strcmp(by, "backend") ? MIN(b, unplugged) : -1;
+	json_object_object_add(h, MHL_K_UNPLUGGED_BYTES, json_object_new_int64(unplugged));
+	json_object_object_add(h, MHL_K_RECLAIMED_BYTES, json_object_new_int64(b - a));
+	if (reclaimable >= 0)
+		json_object_object_add(h, MHL_K_RECLAIMABLE_BYTES, json_object_new_int64(reclaimable));
+	json_object_object_add(h, MHL_K_RECLAIMED_OF_UNPLUGGED,
+			       json_object_new_double((double)(b - a) / (double)unplugged));
+	if (reclaimable > 0)
+		json_object_object_add(h, MHL_K_RECLAIMED_OF_RECLAIMABLE,
+				       json_object_new_double((double)(b - a) / (double)reclaimable));
+	t->sum.host_before_bytes = b;
+	t->sum.host_after_bytes = a;
+	t->sum.host_reclaimed_bytes = MAX(0, b - a);
+	t->sum.host_reclaimed_ratio = MAX(0, (double)(b - a) / (double)unplugged);
+	t->sum.host_reclaimed_of_reclaimable = reclaimable > 0 ? MAX(0, (double)(b - a) / (double)reclaimable) : -1;
+	t->sum.host_settle_s = MAX(0, g->host_changed_t - t_req);
+}
+
 int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	unsigned long long reached = 0;
-	double secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
+	unsigned long long reached = 0, plugged_before = 0, req_before;
+	mhlHostSample before;
+	bool host;
+	double secs, t_req;
 
+	if (mhlGuestVirtioMemSize(t->g->dom, st->node, &plugged_before, &req_before) < 0)
+		return -1;
+	t->g->host_changed_t = 0;
+	host = mhlGuestHostSample(t->g, &before) == 0;
+	t_req = mhlNow();
+	secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
 	if (secs < -1)
 		return -1;
+	if (host && !mhlInterrupted)
+		hostSide(t, st, &before, t_req, plugged_before, reached, res);
 	json_object_object_add(res, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
 	json_object_object_add(res, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
 	json_object_object_add(res, MHL_K_CONVERGED, json_object_new_boolean(secs >= 0));

@@ -17,6 +17,8 @@
 #include "guest/agent.h"
 #include "guest/guest.h"
 #include "guest/session.h"
+#include "host/hugepages.h"
+#include "host/session.h"
 #include "trial/steps.h"
 #include "util.h"
 
@@ -109,8 +111,43 @@ static json_object *recordHead(const mhlRunConfig *cfg, const mhlScenario *s, co
 	return rec;
 }
 
+/* Where the host-side figures come from (guest/hostmem.h), and the memory backing. */
+static json_object *hostFacts(mhlTrial *t, const mhlHugePool *pool)
+{
+	json_object *h = json_object_new_object();
+
+	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(t->g->hm.source));
+	if (t->g->hm.why)
+		json_object_object_add(h, MHL_K_WHY, json_object_new_string(t->g->hm.why));
+	json_object_object_add(h, MHL_K_BACKING, json_object_new_string(t->s->backing));
+	if (t->s->hugepage_size)
+		json_object_object_add(h, MHL_K_HUGEPAGE_BYTES, json_object_new_int64((int64_t)t->s->hugepage_size));
+	json_object_object_add(h, MHL_K_PREALLOC, json_object_new_boolean(t->s->prealloc));
+	if (pool->added)
+		json_object_object_add(h, MHL_K_POOL_ADDED_PAGES, json_object_new_int64(pool->added));
+	return h;
+}
+
+/*
+ * memory_backing: hugepages: the host's pool grows by what the guest maps at
+ * most (its boot memory and every virtio-mem device, whole) for the trial.
+ */
+static int hugePoolFor(const mhlScenario *s, mhlHugePool *pool)
+{
+	uint64_t bytes = 0;
+	int i;
+
+	memset(pool, 0, sizeof(*pool));
+	if (!s->hugepage_size)
+		return 0;
+	for (i = 0; i < s->nnodes; i++)
+		bytes += s->nodes[i].memory + s->nodes[i].vmem_size;
+	return mhlHugePoolGrow(s->hugepage_size >> 10,
+			       (long)((bytes + s->hugepage_size - 1) / s->hugepage_size), pool);
+}
+
 /* Boot, read the pin policy back, take the snapshot the steps compare with. */
-static int trialBoot(mhlTrial *t, virConnectPtr conn, json_object *rec)
+static int trialBoot(mhlTrial *t, virConnectPtr conn, json_object *rec, const mhlHugePool *pool)
 {
 	double boot_s, plug_s;
 
@@ -120,6 +157,7 @@ static int trialBoot(mhlTrial *t, virConnectPtr conn, json_object *rec)
 	if (rc < 0 || pinPolicyVerify(t, rec) < 0)
 		return -1;
 	t->sum.initial_plug_s = plug_s;
+	json_object_object_add(rec, MHL_K_HOST, hostFacts(t, pool));
 	if (!(t->before = mhlGuestSnapshot(t->g->dom)))
 		return -1;
 	json_object_object_add(rec, MHL_K_GUEST_BEFORE, t->before);
@@ -251,7 +289,8 @@ static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 	mhlGuestConfig gc = {
 		.tmpl_path = cfg->tmpl_path, .kernel_image = cfg->kernel_image, .initrd = cfg->initrd,
 		.accel = cfg->accel, .emulator = cfg->emulator, .agent_deadline = cfg->agent_deadline,
-		.timeline = true,
+		.timeline = true, .host_local = mhlUriLocal(cfg->uri),
+		.hugepage_kib = s->hugepage_size >> 10,
 	};
 
 	gc.name = name = g_strdup_printf("memhp-%s-%d-%d", safe, (int)getpid(), g_atomic_int_add(&seq, 1));
@@ -287,16 +326,18 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	mhlTrialEnd end = { .verdict = MHL_VERDICT_PASS };
 	double t_start = mhlNow();
 	json_object *rec = recordHead(cfg, s, g->console), *findings;
+	mhlHugePool pool;
 	mhlVerdict v;
 
 	mhlSummaryInit(&t.sum);
 	trialStarted(cfg, rec);
-	if (trialBoot(&t, conn, rec) < 0)
+	if (hugePoolFor(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0)
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
 	else
 		trialSteps(&t, cfg, rec, t_start, &end);
 	mhlErrorReset();
 	mhlGuestStop(g);
+	mhlHugePoolRestore(&pool);
 	findings = mhlGuestEnd(g);
 	trialJudge(&t, cfg, findings, &end);
 	v = trialRecord(&t, cfg, rec, findings, t_start, &end);

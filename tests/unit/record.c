@@ -246,6 +246,12 @@ static void summaryFill(mhlSummary *s)
 	s->findings = 1;
 	s->soak_seconds = 3600.5;
 	s->cycles_per_hour = 199.75;
+	s->host_before_bytes = 300LL << 20;
+	s->host_after_bytes = 44LL << 20;
+	s->host_reclaimed_bytes = 256LL << 20;
+	s->host_reclaimed_ratio = 0.25;
+	s->host_reclaimed_of_reclaimable = 0.875;
+	s->host_settle_s = 0.5;
 }
 
 static bool summaryOnlySet(void)
@@ -287,7 +293,7 @@ static bool summaryRoundTrip(void)
 	back = json_tokener_parse(json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
 	memset(&r, 0, sizeof(r));
 	mhlSummaryRead(back, &r);
-	return unitExpect(json_object_object_length(mhlJ(rec, MHL_K_SUMMARY)) == 16 && !memcmp(&s, &r, sizeof(s)));
+	return unitExpect(json_object_object_length(mhlJ(rec, MHL_K_SUMMARY)) == 22 && !memcmp(&s, &r, sizeof(s)));
 }
 
 static bool summaryAbsentUnset(void)

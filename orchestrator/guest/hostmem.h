@@ -1,0 +1,103 @@
+/*
+ * hostmem.h - what a guest costs its host: QEMU's resident memory, the
+ * resident bytes of each virtio-mem device's memory backend, and the host's
+ * hugepage pool. The question of an unplug is whether the host gets the
+ * memory back; the guest's plugged size alone never says so.
+ *
+ * Two sources. "proc": QEMU runs on this host (the embedded driver, or a
+ * local daemon): /proc/PID/status (VmRSS) and /proc/PID/smaps, where each
+ * backend is one mapping (docs/record.md says how it is found). "libvirt":
+ * QEMU's /proc is not ours to read (a remote URI, or no such process here):
+ * virDomainMemoryStats' rss, QEMU's whole resident set, and no per-device
+ * figure. The record says which source it used.
+ */
+#ifndef MHL_GUEST_HOSTMEM_H
+#define MHL_GUEST_HOSTMEM_H
+
+#include <glib.h>
+#include <json-c/json.h>
+#include <libvirt/libvirt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "scenario/scenario.h"
+
+/* One mapping of /proc/PID/smaps: what the host side reads of it. */
+typedef struct {
+	uint64_t start, end;	/* addresses */
+	uint64_t rss_kib;	/* Rss */
+	uint64_t hugetlb_kib;	/* Private_Hugetlb + Shared_Hugetlb */
+	bool writable;
+	bool executable;	/* never a memory backend (TCG's code buffer is) */
+	bool shared;		/* 's' in the permissions: MAP_SHARED */
+	char path[128];		/* "" for anonymous memory; cut at 127 bytes */
+} mhlSmapsEntry;
+
+/*
+ * Parse the text of /proc/PID/smaps into an array of mhlSmapsEntry, in file
+ * order. Lines it does not know are skipped; a mapping header that is not
+ * "START-END PERMS ..." in hex ends the parse (what came before is kept).
+ * Never NULL.
+ */
+GArray *mhlSmapsParse(const char *text, gsize len);
+
+/* A memory backend as QEMU creates it, in creation order. */
+typedef struct {
+	char id[32];		/* libvirt's: ram-node0, memvirtiomem0, ... */
+	uint64_t size;		/* bytes */
+	int node;		/* its scenario node */
+	bool device;		/* a virtio-mem device's (else a NUMA cell's boot memory) */
+} mhlBackend;
+
+/*
+ * Which mapping of @maps is each backend's (the index in @maps, -1: not
+ * found), written to @which[nb]. A mapping whose path names the backend
+ * (QEMU's "qemu_back_mem.ID.XXXXXX" for file and hugetlbfs backings) is its
+ * own; the others by size and order: QEMU maps the backends in creation
+ * order and the kernel places each new mapping below the last one, so among
+ * the writable mappings of one size the highest is the first backend of that
+ * size. When the number of such mappings is not the number of backends of
+ * that size, they stay -1. Returns how many were found.
+ */
+int mhlBackendsMatch(const mhlBackend *b, int nb, GArray *maps, int *which);
+
+typedef struct {
+	pid_t pid;		/* QEMU's, 0 when source is "libvirt" */
+	const char *source;	/* "proc" or "libvirt" */
+	char *why;		/* why not "proc", for the record; NULL for "proc" */
+	int nb;
+	mhlBackend b[2 * MHL_MAX_NODES];
+	uint64_t hugepage_kib;	/* the backing's hugepage size, 0: not hugetlb */
+	virDomainPtr dom;	/* not owned */
+} mhlHostMem;
+
+/* One look at the host. -1: not known. */
+typedef struct {
+	double t;			/* monotonic */
+	int64_t qemu_rss;		/* bytes: VmRSS, or libvirt's rss */
+	int64_t qemu_hugetlb;		/* bytes of hugetlb pages QEMU maps */
+	int64_t node_bytes[MHL_MAX_NODES];	/* resident bytes of node N's virtio-mem backend */
+	int64_t pool_free;		/* free pages of the hugepage pool of the backing's size */
+} mhlHostSample;
+
+/*
+ * After the guest booted (its memory is mapped): find QEMU's process for
+ * @dom when @local (QEMU runs on this host: /proc/PID/cmdline names the
+ * domain), its backends from @s, and @hugepage_kib the backing's page size
+ * (0: none). Falls back to "libvirt" with the reason; never fails.
+ */
+void mhlHostMemOpen(mhlHostMem *hm, virDomainPtr dom, const char *name, bool local,
+		    const mhlScenario *s, uint64_t hugepage_kib);
+void mhlHostMemClear(mhlHostMem *hm);
+
+/* A sample now; -1 + mhlError when nothing could be read (QEMU gone). */
+int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out);
+
+/* The sample as a JSON object: {t?, qemu_rss_bytes, node_bytes: {N: bytes}, pool_free_pages}. */
+json_object *mhlHostSampleJSON(const mhlHostSample *hs);
+
+/* The process of domain @name on this host: scans /proc/ * /cmdline for "-name guest=NAME,". 0: none. */
+pid_t mhlQemuPidFind(const char *name);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * tests/unit/hostmem.c - the host side of elasticity (issue 21): QEMU's
+ * /proc/PID/smaps read into mappings, each memory backend found among them,
+ * the memory_backing key into the domain XML, and the host_reclaimed expect
+ * check judging a resize's host side. No guest is booted here.
+ */
+#include <glib.h>
+
+#include <json-c/json.h>
+#include <string.h>
+
+#include "guest/domain.h"
+#include "guest/hostmem.h"
+#include "scenario/scenario.h"
+#include "trial/steps.h"
+#include "unit.h"
+#include "util.h"
+
+/* A demo-like QEMU: cells of 1 GiB (node 0) and 128 MiB (node 1), a 1 GiB virtio-mem on node 1. */
+static const char smaps[] =
+	"55d1c0000000-55d1c0100000 r-xp 00000000 08:01 1234 /usr/bin/qemu-system-x86_64\n"
+	"Size:               1024 kB\n"
+	"Rss:                 512 kB\n"
+	"7f0000000000-7f0040000000 rwxp 00000000 00:00 0 \n"	/* TCG's code buffer: 1 GiB, executable */
+	"Size:            1048576 kB\n"
+	"Rss:               20480 kB\n"
+	"7f1000000000-7f1040000000 rw-p 00000000 00:00 0 \n"	/* the device (created last: lowest) */
+	"Size:            1048576 kB\n"
+	"Rss:              262144 kB\n"
+	"Anonymous:        262144 kB\n"		/* hex digits first, as a header has */
+	"FilePmdMapped:         0 kB\n"
+	"Private_Hugetlb:       0 kB\n"
+	"VmFlags: rd wr mr mw me nr \n"
+	"7f2000000000-7f2008000000 rw-p 00000000 00:00 0 \n"	/* cell 1: 128 MiB */
+	"Size:             131072 kB\n"
+	"Rss:               65536 kB\n"
+	"7f3000000000-7f3040000000 rw-p 00000000 00:00 0 \n"	/* cell 0: 1 GiB (created first: highest) */
+	"Size:            1048576 kB\n"
+	"Rss:              524288 kB\n"
+	"7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0 [stack]\n"
+	"Rss:                  16 kB\n";
+
+static const mhlBackend demo[] = {
+	{ "ram-node0", 1ULL << 30, 0, false },
+	{ "ram-node1", 128ULL << 20, 1, false },
+	{ "memvirtiomem0", 1ULL << 30, 1, true },
+};
+
+static bool smapsParsed(void)
+{
+	g_autoptr(GArray) m = mhlSmapsParse(smaps, strlen(smaps));
+	const mhlSmapsEntry *e = m->len == 6 ? &g_array_index(m, mhlSmapsEntry, 2) : NULL;
+
+	return unitExpect(e && e->start == 0x7f1000000000ULL && e->end == 0x7f1040000000ULL &&
+			  e->rss_kib == 262144 && e->writable && !e->executable && !e->shared && !e->path[0] &&
+			  g_array_index(m, mhlSmapsEntry, 1).executable &&
+			  !strcmp(g_array_index(m, mhlSmapsEntry, 0).path, "/usr/bin/qemu-system-x86_64") &&
+			  !strcmp(g_array_index(m, mhlSmapsEntry, 5).path, "[stack]"));
+}
+
+/* A header that is not one ends the parse; what came before stays. */
+static bool smapsTorn(void)
+{
+	static const char torn[] = "7f00-7f10 rw-p 0 00:00 0\nRss: 4 kB\n7f20-junk\nRss: 8 kB\n";
+	g_autoptr(GArray) m = mhlSmapsParse(torn, strlen(torn));
+
+	return unitExpect(m->len == 1 && g_array_index(m, mhlSmapsEntry, 0).rss_kib == 4);
+}
+
+static bool smapsHugetlb(void)
+{
+	static const char huge[] =
+		"7f0000000000-7f0040000000 rw-s 00000000 00:2e 77 /tmp/mhl-x/hugepages-2048kB/qemu_back_mem.memvirtiomem0.AbCdEf (deleted)\n"
+		"Rss:                   0 kB\n"
+		"Shared_Hugetlb:   131072 kB\n"
+		"Private_Hugetlb:    2048 kB\n";
+	g_autoptr(GArray) m = mhlSmapsParse(huge, strlen(huge));
+	const mhlSmapsEntry *e = m->len == 1 ? &g_array_index(m, mhlSmapsEntry, 0) : NULL;
+
+	return unitExpect(e && e->shared && e->hugetlb_kib == 133120 && strstr(e->path, "qemu_back_mem."));
+}
+
+/* Two 1 GiB backends and an executable 1 GiB mapping: the device is the lower writable one. */
+static bool matchBySizeOrder(void)
+{
+	g_autoptr(GArray) m = mhlSmapsParse(smaps, strlen(smaps));
+	int which[3];
+
+	return unitExpect(mhlBackendsMatch(demo, 3, m, which) == 3 && which[0] == 4 && which[1] == 3 &&
+			  which[2] == 2);
+}
+
+/* One more writable anonymous 1 GiB mapping than 1 GiB backends: no guess for either. */
+static bool matchAmbiguous(void)
+{
+	g_autofree char *more = g_strconcat(smaps, "7f4000000000-7f4040000000 rw-p 00000000 00:00 0 \nRss: 0 kB\n", NULL);
+	g_autoptr(GArray) m = mhlSmapsParse(more, strlen(more));
+	int which[3];
+
+	return unitExpect(mhlBackendsMatch(demo, 3, m, which) == 1 && which[0] == -1 && which[1] == 3 &&
+			  which[2] == -1);
+}
+
+/* A file or hugetlbfs backing names its backend: found by name, whatever else has its size. */
+static bool matchByName(void)
+{
+	static const char named[] =
+		"7f0000000000-7f0040000000 rw-p 00000000 00:00 0 \nRss: 0 kB\n"
+		"7f1000000000-7f1040000000 rw-s 00000000 00:2e 9 /r/hugepages-2048kB/qemu_back_mem.memvirtiomem0.Xy (deleted)\n"
+		"Shared_Hugetlb: 4096 kB\n"
+		"7f2000000000-7f2008000000 rw-s 00000000 00:2e 8 /r/hugepages-2048kB/qemu_back_mem.ram-node1.Ab (deleted)\n"
+		"7f3000000000-7f3040000000 rw-s 00000000 00:2e 7 /r/hugepages-2048kB/qemu_back_mem.ram-node0.Cd (deleted)\n";
+	g_autoptr(GArray) m = mhlSmapsParse(named, strlen(named));
+	int which[3];
+
+	return unitExpect(mhlBackendsMatch(demo, 3, m, which) == 3 && which[0] == 3 && which[1] == 2 &&
+			  which[2] == 1);
+}
+
+/* memory_backing: file: libvirt's mem-path names cells by id, a virtio-mem device by its alias. */
+static bool matchByMemPath(void)
+{
+	static const char files[] =
+		"7f0000000000-7f0040000000 rw-p 00000000 fe:00 3 /tmp/mhl-x/lib/qemu/ram/1-memhp-f-1/virtiomem0\n"
+		"7f1000000000-7f1008000000 rw-p 00000000 fe:00 2 /tmp/mhl-x/lib/qemu/ram/1-memhp-f-1/ram-node1\n"
+		"7f2000000000-7f2040000000 rw-p 00000000 fe:00 1 /tmp/mhl-x/lib/qemu/ram/1-memhp-f-1/ram-node0\n";
+	g_autoptr(GArray) m = mhlSmapsParse(files, strlen(files));
+	int which[3];
+
+	return unitExpect(mhlBackendsMatch(demo, 3, m, which) == 3 && which[0] == 2 && which[1] == 1 &&
+			  which[2] == 0);
+}
+
+static bool qemuPidNone(void)
+{
+	return unitExpect(mhlQemuPidFind("memhp-no-such-guest-0-0") == 0);
+}
+
+/* ---- memory_backing ---- */
+
+static char *backingXML(const char *backing)
+{
+	g_autofree char *yaml = g_strdup_printf("name: b\nmemory_backing: %s\nnodes:\n  - memory: 512MiB\n"
+						"  - memory: 64MiB\n    virtio_mem: {size: 1GiB, block: 2MiB, requested: 0}\n",
+						backing);
+	g_autofree char *path = unitWriteTmp("backing.yaml", yaml);
+	g_autofree char *tmpl = mhlFileRead("domains/numa-virtio-mem.xml", NULL);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	mhlDomainParams p = { "n", "tcg", "/k", "/i", "/c.log", "/usr/bin/qemu-system-x86_64" };
+
+	if (!tmpl || !s) {
+		unitDiag("%s", mhlErrorLast());
+		return NULL;
+	}
+	return mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", s, &p);
+}
+
+static bool backingAnonymous(void)
+{
+	g_autofree char *xml = backingXML("anonymous");
+
+	return unitExpect(xml && !strstr(xml, "  <memoryBacking>\n"));
+}
+
+static bool backingHugepages(void)
+{
+	g_autofree char *xml = backingXML("{source: hugepages, pagesize: 1GiB, prealloc: true}");
+
+	return unitExpect(xml && strstr(xml, "<memoryBacking>") &&
+			  strstr(xml, "<page size='1048576' unit='KiB'/>") &&
+			  strstr(xml, "<allocation mode='immediate'/>") && !strstr(xml, "<source type="));
+}
+
+static bool backingHugepagesDefault(void)
+{
+	g_autofree char *xml = backingXML("hugepages");
+
+	return unitExpect(xml && strstr(xml, "<page size='2048' unit='KiB'/>") && !strstr(xml, "<allocation"));
+}
+
+static bool backingMemfd(void)
+{
+	g_autofree char *xml = backingXML("memfd");
+
+	return unitExpect(xml && strstr(xml, "<source type='memfd'/>") && strstr(xml, "<access mode='shared'/>"));
+}
+
+static bool backingRefused(const char *backing, const char *want)
+{
+	g_autofree char *yaml = g_strdup_printf("memory_backing: %s\nnodes:\n  - memory: 1G\n", backing);
+	g_autofree char *path = unitWriteTmp("backing-bad.yaml", yaml);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+
+	if (s || !strstr(mhlErrorLast(), want))
+		unitDiag("  got: %s", mhlErrorLast());
+	return unitExpect(!s && strstr(mhlErrorLast(), path) && strstr(mhlErrorLast(), want));
+}
+
+static bool backingUnknown(void)
+{
+	return backingRefused("tmpfs", "1:17: memory_backing: unknown source 'tmpfs'");
+}
+
+static bool backingPagesize(void)
+{
+	return backingRefused("{source: hugepages, pagesize: 4MiB}", "pagesize: 2MiB or 1GiB");
+}
+
+static bool backingPagesizeNeedsHuge(void)
+{
+	return backingRefused("{source: memfd, pagesize: 2MiB}", "pagesize needs source: hugepages");
+}
+
+/* ---- expect: {host_reclaimed: ">=N%"} ---- */
+
+static const char reclaimYAML[] =
+	"name: r\nnodes:\n  - memory: 512MiB\n  - memory: 64MiB\n"
+	"    virtio_mem: {size: 512MiB, block: 2MiB, requested: 512MiB}\n"
+	"steps:\n  - resize: {node: 1, requested: 0}\n  - expect: {host_reclaimed: \">=90%\"}\n";
+
+/* The expect step of reclaimYAML after a resize whose host side is @host (JSON, or NULL: none). */
+static int reclaimAfter(const char *host)
+{
+	g_autofree char *path = unitWriteTmp("reclaim.yaml", reclaimYAML);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	g_autoptr(json_object) steps = json_object_new_array(), res = json_object_new_object();
+	g_autofree char *r = g_strdup_printf("{\"step\":\"resize\",\"ok\":true%s%s}", host ? ",\"host\":" : "",
+					     host ? host : "");
+	mhlTrial t = { .steps = steps };
+
+	if (!s) {
+		unitDiag("%s", mhlErrorLast());
+		return 0;
+	}
+	t.s = s;
+	json_object_array_add(steps, json_tokener_parse(r));
+	return mhlStepExpect(&t, &s->steps[1], res);
+}
+
+static bool reclaimHolds(void)
+{
+	return unitExpect(reclaimAfter("{\"measured_by\":\"backend\",\"unplugged_bytes\":536870912,"
+				       "\"reclaimed_bytes\":260046848,\"reclaimable_bytes\":268435456,"
+				       "\"reclaimed_of_reclaimable\":0.96875}") == 0);
+}
+
+static bool reclaimShort(void)
+{
+	return unitExpect(reclaimAfter("{\"measured_by\":\"backend\",\"unplugged_bytes\":536870912,"
+				       "\"reclaimed_bytes\":134217728,\"reclaimable_bytes\":268435456,"
+				       "\"reclaimed_of_reclaimable\":0.5}") < 0 &&
+			  strstr(mhlErrorLast(), "expected >=90% of the reclaimable bytes, got 50.0%"));
+}
+
+/* No host side (QEMU's memory unreadable) or a ratio that is a string: a failed check, never a pass. */
+static bool reclaimMissing(void)
+{
+	return unitExpect(reclaimAfter(NULL) < 0 && strstr(mhlErrorLast(), "no shrinking resize with a host side") &&
+			  reclaimAfter("{\"unplugged_bytes\":5,\"reclaimed_of_reclaimable\":\"1\"}") < 0);
+}
+
+static bool reclaimParse(void)
+{
+	static const char bad[] = "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 0}\n"
+				  "steps:\n  - resize: {node: 0, requested: 0}\n  - expect: {host_reclaimed: 90%}\n";
+	static const char early[] = "nodes:\n  - memory: 1G\nsteps:\n  - expect: {host_reclaimed: \">=50%\"}\n";
+	g_autofree char *p1 = unitWriteTmp("hr1.yaml", bad);
+	g_autoptr(mhlScenario) s1 = mhlScenarioLoad(p1);
+	bool bad_ok = !s1 && strstr(mhlErrorLast(), "6:30: host_reclaimed: expected \">=N%\"");
+	g_autofree char *p2 = unitWriteTmp("hr2.yaml", early);
+	g_autoptr(mhlScenario) s2 = (mhlErrorReset(), mhlScenarioLoad(p2));
+
+	if (!bad_ok || s2 || !strstr(mhlErrorLast(), "needs a resize"))
+		unitDiag("  got: %d %s", bad_ok, mhlErrorLast());
+	return unitExpect(bad_ok && !s2 && strstr(mhlErrorLast(), "'host_reclaimed' needs a resize step before it"));
+}
+
+static const unitCase cases[] = {
+	{ "hostmem: /proc/PID/smaps parsed: addresses, Rss, permissions, paths", smapsParsed },
+	{ "hostmem: a torn smaps ends at the first bad header, what came before kept", smapsTorn },
+	{ "hostmem: hugetlb mappings count Private_Hugetlb + Shared_Hugetlb", smapsHugetlb },
+	{ "hostmem: backends by size and creation order (the device below the 1 GiB cell; TCG's buffer ignored)", matchBySizeOrder },
+	{ "hostmem: more same-size mappings than backends: no guess", matchAmbiguous },
+	{ "hostmem: file/hugetlbfs backings found by their qemu_back_mem.ID name", matchByName },
+	{ "hostmem: file backings found by libvirt's mem-path (cells by id, the device by alias)", matchByMemPath },
+	{ "hostmem: no QEMU process for an unknown domain", qemuPidNone },
+	{ "memory_backing anonymous: no <memoryBacking>", backingAnonymous },
+	{ "memory_backing hugepages 1GiB + prealloc: <page size='1048576'>, <allocation mode='immediate'/>", backingHugepages },
+	{ "memory_backing hugepages: 2 MiB pages by default", backingHugepagesDefault },
+	{ "memory_backing memfd: <source type='memfd'/>, shared access", backingMemfd },
+	{ "memory_backing: an unknown source is refused at file:line:column", backingUnknown },
+	{ "memory_backing: a pagesize x86 has not is refused", backingPagesize },
+	{ "memory_backing: pagesize without hugepages is refused", backingPagesizeNeedsHuge },
+	{ "expect host_reclaimed >=90%: 96.9% of the reclaimable bytes holds", reclaimHolds },
+	{ "expect host_reclaimed >=90%: 50% fails, saying how much", reclaimShort },
+	{ "expect host_reclaimed: no host side, or a ratio of the wrong type, fails", reclaimMissing },
+	{ "expect host_reclaimed: '90%' and an expect before any resize are refused", reclaimParse },
+};
+
+static const unitTable tables[] = { UNIT_CASES(cases) };
+
+const unitModule unitHostMem = UNIT_MODULE("hostmem", NULL, NULL, tables);
