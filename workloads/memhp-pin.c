@@ -10,6 +10,8 @@
  *	  io_uring      IORING_REGISTER_BUFFERS, I/O with READ/WRITE_FIXED (uring.c)
  *	  vfio          VFIO type1 VFIO_IOMMU_MAP_DMA, DMA by QEMU's edu device (vfio.c)
  *	  vfio-noiommu  the UNPROTECTED negative control: no IOMMU, nothing pinned (vfio.c)
+ *	  hold          memory in use and held, nothing pinned: what an unplug must
+ *	                migrate (scale sweeps; this file)
  *	Maps a buffer bound to node N, writes a pattern (before the pin, or
  *	after it with --touch pin, so the pin itself faults the pages in), takes
  *	a census (node/zone of every page), pins, takes the census again and
@@ -391,8 +393,29 @@ const struct pin_mode gup_mode = {
 	.unpin = gup_unpin,
 };
 
+/* hold: the buffer is in use and held, nothing pins it. */
+static int hold_pin(struct holder *h)
+{
+	h->pins = false;
+	if (h->touch_by_pin)
+		memset(h->buf, 0, h->size);	/* nothing faults it in but the CPU */
+	return 0;
+}
+
+static int hold_unpin(struct holder *h)
+{
+	(void)h;
+	return 0;
+}
+
+static const struct pin_mode hold_mode = {
+	.name = "hold",
+	.pin = hold_pin,
+	.unpin = hold_unpin,
+};
+
 static const struct pin_mode *const modes[] = {
-	&gup_mode, &uring_mode, &vfio_mode, &vfio_noiommu_mode, NULL
+	&gup_mode, &uring_mode, &vfio_mode, &vfio_noiommu_mode, &hold_mode, NULL
 };
 
 int main(int argc, char **argv)
@@ -407,14 +430,14 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
 	if (argc >= 2) {
-		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, bench, ctl)\n",
+		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, hold, bench, ctl)\n",
 			argv[1]);
-		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, bench, ctl)\"}\n",
+		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, hold, bench, ctl)\"}\n",
 		       EINVAL, strchr(argv[1], '"') ? "?" : argv[1]);
 		return 2;
 	}
 	fprintf(stderr,
-		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu --id ID --size SIZE [--node N] [--seed S]\n"
+		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu|hold --id ID --size SIZE [--node N] [--seed S]\n"
 		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]\n"
 		"                 [--split mprotect|munmap] [--device PCI-ADDRESS]\n"
 		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"

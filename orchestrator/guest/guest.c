@@ -150,6 +150,34 @@ static char *guestOutput(virDomainPtr dom, const char *const *argv)
 	return out;
 }
 
+int mhlParseMemOnline(const char *text, guint64 *memtotal, int *online)
+{
+	unsigned long long kib;
+	int n, used = 0;
+
+	if (!text || sscanf(text, "memtotal %llu\nonline %d\n%n", &kib, &n, &used) != 2 || !used ||
+	    text[used] || kib > G_MAXUINT64 / 1024 || n < 0) {
+		mhlError("the guest's MemTotal/online blocks reply is not 'memtotal KIB' and 'online N': '%.80s'",
+			 text ? text : "");
+		return -1;
+	}
+	*memtotal = (guint64)kib * 1024;
+	*online = n;
+	return 0;
+}
+
+int mhlGuestMemOnline(virDomainPtr dom, guint64 *memtotal, int *online)
+{
+	static const char *const argv[] = {
+		"/bin/sh", "-c",
+		"sed -n 's/^MemTotal: *\\([0-9]*\\) kB$/memtotal \\1/p' /proc/meminfo; "
+		"echo online $(cat /sys/devices/system/memory/memory*/state | grep -c '^online$')", NULL
+	};
+	g_autofree char *out = guestOutput(dom, argv);
+
+	return out ? mhlParseMemOnline(out, memtotal, online) : -1;
+}
+
 json_object *mhlGuestSnapshot(virDomainPtr dom)
 {
 	/* stat_refresh folds the per-CPU counter deltas first, so that counters

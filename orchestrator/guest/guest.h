@@ -20,6 +20,15 @@ json_object *mhlParseZoneinfo(const char *text);
 /* "memoryN state zones" lines -> {"blocks":N,"online":N,"offline":N,"by_zone":{..}}. */
 json_object *mhlParseMemoryBlocks(const char *text);
 
+/*
+ * "memtotal KIB\nonline N\n" (the guest's MemTotal and its online memory
+ * blocks) -> *memtotal bytes and *online; -1 when the text is not that
+ * (the guest is not trusted: each number is checked).
+ */
+int mhlParseMemOnline(const char *text, guint64 *memtotal, int *online);
+/* The running guest's MemTotal and online memory blocks; -1 + mhlError. */
+int mhlGuestMemOnline(virDomainPtr dom, guint64 *memtotal, int *online);
+
 /* vmstat, zoneinfo and memory blocks of the running guest. */
 json_object *mhlGuestSnapshot(virDomainPtr dom);
 

@@ -116,9 +116,35 @@ static void poolUnlock(int fd)
 		close(fd);	/* drops the flock */
 }
 
+/* MemAvailable of the host, in KiB; -1 if unknown. */
+static long long memAvailableKib(void)
+{
+	g_autofree char *text = NULL;
+	const char *l;
+
+	if (!g_file_get_contents("/proc/meminfo", &text, NULL, NULL) || !(l = strstr(text, "MemAvailable:")))
+		return -1;
+	return g_ascii_strtoll(l + 13, NULL, 10);
+}
+
+int mhlHugePoolFits(uint64_t kib, long pages, long long avail_kib)
+{
+	/*
+	 * The kernel would take every free page it can for the pool, starving the
+	 * host for as long as it takes to give them back: refuse up front what
+	 * does not fit, leaving the host MHL_HUGEPOOL_MARGIN_KIB.
+	 */
+	if ((long double)pages * kib <= (long double)(avail_kib - MHL_HUGEPOOL_MARGIN_KIB))
+		return 0;
+	mhlError("the guest needs %ld hugepages of %" PRIu64 " kB (%.0f MiB) for memory_backing: hugepages; the host has %lld MiB available (%d MiB kept for itself): make the guest smaller",
+		 pages, kib, pages * (kib / 1024.0), avail_kib / 1024, MHL_HUGEPOOL_MARGIN_KIB / 1024);
+	return -1;
+}
+
 int mhlHugePoolGrow(uint64_t kib, long pages, mhlHugePool *p)
 {
 	static int seq;
+	long long avail = memAvailableKib();
 	long nr, got;
 	int fd;
 
@@ -128,6 +154,8 @@ int mhlHugePoolGrow(uint64_t kib, long pages, mhlHugePool *p)
 		mhlError("this host has no %" PRIu64 " kB hugepages (no %s)", kib, SYSFS_HUGE);
 		return -1;
 	}
+	if (avail >= 0 && mhlHugePoolFits(kib, pages, avail) < 0)
+		return -1;
 	fd = poolLock();
 	nr = poolRead(kib, "nr_hugepages");
 	if (poolWrite(kib, nr + pages) < 0) {

@@ -27,6 +27,11 @@ typedef struct {
 	char *state;		/* /run/memhp-lab/hugepool/PID-N-KIB: what to take back after a kill -9 */
 } mhlHugePool;
 
+#define MHL_HUGEPOOL_MARGIN_KIB (1024 * 1024)	/* host memory a pool never takes */
+
+/* Whether @pages of @kib fit in @avail_kib (MemAvailable) less the margin; -1 + mhlError if not. */
+int mhlHugePoolFits(uint64_t kib, long pages, long long avail_kib);
+
 /*
  * Grow the host's pool of @kib pages by @pages (what a guest of that size
  * maps at most). -1 + mhlError naming the shortfall when the kernel could

@@ -113,6 +113,19 @@
 #define MHL_K_POOL_RETURNED_PAGES	"pool_returned_pages"
 #define MHL_K_MEASURED_BY		"measured_by"	/* "backend" or "qemu_rss" */
 
+/* a grow's plug path (steps[].plug) */
+#define MHL_K_PLUG			"plug"
+#define MHL_K_PLUGGED_BYTES		"plugged_bytes"
+#define MHL_K_SECONDS_TO_PLUGGED	"seconds_to_plugged"
+#define MHL_K_SECONDS_TO_ONLINE		"seconds_to_online"
+#define MHL_K_MEMTOTAL_BEFORE_BYTES	"memtotal_before_bytes"
+#define MHL_K_MEMTOTAL_AFTER_BYTES	"memtotal_after_bytes"
+#define MHL_K_ONLINE_BLOCKS_BEFORE	"online_blocks_before"
+#define MHL_K_ONLINE_BLOCKS_AFTER	"online_blocks_after"
+#define MHL_K_ONLINE			"online"
+#define MHL_K_POLL_S			"poll_s"
+#define MHL_K_PLUG_TO_ONLINE_S		"plug_to_online_s"	/* summary: the last grow's */
+
 /* summary: the host side of the last shrinking resize */
 #define MHL_K_HOST_BEFORE_BYTES		"host_before_bytes"
 #define MHL_K_HOST_AFTER_BYTES		"host_after_bytes"
@@ -185,6 +198,7 @@ typedef struct {
 	double host_reclaimed_ratio;
 	double host_reclaimed_of_reclaimable;
 	double host_settle_s;
+	double plug_to_online_s;	/* the last grow: request to the guest's MemTotal grown */
 	/* soak */
 	gint64 cycles;
 	gint64 segments;

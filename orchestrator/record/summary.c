@@ -59,6 +59,7 @@ static const struct {
 	F(host_reclaimed_ratio, MHL_K_HOST_RECLAIMED_RATIO, SF_DOUBLE),
 	F(host_reclaimed_of_reclaimable, MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE, SF_DOUBLE),
 	F(host_settle_s, MHL_K_HOST_SETTLE_S, SF_DOUBLE),
+	F(plug_to_online_s, MHL_K_PLUG_TO_ONLINE_S, SF_DOUBLE),
 #undef F
 };
 

@@ -107,21 +107,78 @@ static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before
 	t->sum.host_settle_s = MAX(0, g->host_changed_t - t_req);
 }
 
+#define ONLINE_MAX 30.0	/* s after plugged for the guest to online what was plugged */
+
+/*
+ * The plug path of a grow: from the request to plugged (QMP, the resize's
+ * own wait), then until the guest's MemTotal grew by what was plugged (its
+ * memory blocks onlined): res.plug. Each look is one guest agent round
+ * trip, which bounds the resolution (poll_s).
+ */
+static void plugPath(mhlTrial *t, double t_req, double secs, unsigned long long plugged_before,
+		     unsigned long long reached, guint64 mt0, int on0, json_object *res)
+{
+	json_object *p = json_object_new_object();
+	guint64 want = reached - plugged_before, mt = mt0;
+	double t_look = 0, poll = 0, end;
+	int on = on0, looks = 0;
+	bool online = false;
+
+	json_object_object_add(res, MHL_K_PLUG, p);
+	json_object_object_add(p, MHL_K_PLUGGED_BYTES, json_object_new_int64((int64_t)want));
+	json_object_object_add(p, MHL_K_SECONDS_TO_PLUGGED, json_object_new_double(secs));
+	json_object_object_add(p, MHL_K_MEMTOTAL_BEFORE_BYTES, json_object_new_int64((int64_t)mt0));
+	json_object_object_add(p, MHL_K_ONLINE_BLOCKS_BEFORE, json_object_new_int(on0));
+	for (end = mhlNow() + ONLINE_MAX; mhlNow() < end && !mhlInterrupted;) {
+		double a = mhlNow();
+
+		if (mhlGuestMemOnline(t->g->dom, &mt, &on) < 0) {
+			json_object_object_add(p, MHL_K_NOTE, json_object_new_string(mhlErrorLast()));
+			mhlErrorReset();
+			break;
+		}
+		t_look = mhlNow();
+		poll += t_look - a;
+		looks++;
+		if (mt >= mt0 + want) {
+			online = true;
+			break;
+		}
+		g_usleep(50 * 1000);
+	}
+	json_object_object_add(p, MHL_K_MEMTOTAL_AFTER_BYTES, json_object_new_int64((int64_t)mt));
+	json_object_object_add(p, MHL_K_ONLINE_BLOCKS_AFTER, json_object_new_int(on));
+	json_object_object_add(p, MHL_K_ONLINE, json_object_new_boolean(online));
+	if (looks)
+		json_object_object_add(p, MHL_K_POLL_S, json_object_new_double(poll / looks));
+	if (online) {
+		json_object_object_add(p, MHL_K_SECONDS_TO_ONLINE, json_object_new_double(t_look - t_req));
+		t->sum.plug_to_online_s = t_look - t_req;
+	}
+}
+
 int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	unsigned long long reached = 0, plugged_before = 0, req_before;
 	mhlHostSample before;
-	bool host;
+	guint64 mt0 = 0;
+	int on0 = 0;
+	bool host, grow;
 	double secs, t_req;
 
 	if (mhlGuestVirtioMemSize(t->g->dom, st->node, &plugged_before, &req_before) < 0)
 		return -1;
 	t->g->host_changed_t = 0;
+	grow = st->requested > plugged_before;
+	if (grow && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
+		return -1;
 	host = mhlGuestHostSample(t->g, &before) == 0;
 	t_req = mhlNow();
 	secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
 	if (secs < -1)
 		return -1;
+	if (grow && secs >= 0 && !mhlInterrupted)
+		plugPath(t, t_req, secs, plugged_before, reached, mt0, on0, res);
 	if (host && !mhlInterrupted)
 		hostSide(t, st, &before, t_req, plugged_before, reached, res);
 	json_object_object_add(res, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));

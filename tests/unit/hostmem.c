@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "guest/domain.h"
+#include "guest/guest.h"
 #include "guest/hostmem.h"
+#include "host/hugepages.h"
 #include "scenario/scenario.h"
 #include "trial/steps.h"
 #include "unit.h"
@@ -136,6 +138,30 @@ static bool qemuPidNone(void)
 	return unitExpect(mhlQemuPidFind("memhp-no-such-guest-0-0") == 0);
 }
 
+/* ---- the plug path: the guest's MemTotal and online blocks ---- */
+
+static bool memOnline(void)
+{
+	guint64 mt = 0;
+	int on = -1;
+
+	return unitExpect(mhlParseMemOnline("memtotal 2131560\nonline 17\n", &mt, &on) == 0 &&
+			  mt == 2131560ULL * 1024 && on == 17);
+}
+
+static bool memOnlineHostile(void)
+{
+	guint64 mt = 0;
+	int on = 0;
+
+	return unitExpect(mhlParseMemOnline("memtotal 5\nonline 1\nrm -rf /\n", &mt, &on) < 0 &&
+			  (mhlErrorReset(), mhlParseMemOnline("memtotal -5\nonline 1\n", &mt, &on) < 0) &&
+			  (mhlErrorReset(), mhlParseMemOnline("online 1\n", &mt, &on) < 0) &&
+			  (mhlErrorReset(), mhlParseMemOnline("memtotal 99999999999999999999\nonline 1\n", &mt, &on) < 0) &&
+			  (mhlErrorReset(), mhlParseMemOnline(NULL, &mt, &on) < 0) &&
+			  strstr(mhlErrorLast(), "not 'memtotal KIB' and 'online N'"));
+}
+
 /* ---- memory_backing ---- */
 
 static char *backingXML(const char *backing)
@@ -211,6 +237,16 @@ static bool backingPagesizeNeedsHuge(void)
 	return backingRefused("{source: memfd, pagesize: 2MiB}", "pagesize needs source: hugepages");
 }
 
+/* The pool never takes the host's last GiB: 1088 pages of 2 MiB need 3200 MiB available. */
+static bool poolFits(void)
+{
+	mhlErrorReset();
+	return unitExpect(mhlHugePoolFits(2048, 1088, 3200LL * 1024) == 0 &&
+			  mhlHugePoolFits(2048, 1088, 3199LL * 1024) < 0 &&
+			  strstr(mhlErrorLast(), "needs 1088 hugepages of 2048 kB (2176 MiB)") &&
+			  strstr(mhlErrorLast(), "the host has 3199 MiB available (1024 MiB kept for itself)"));
+}
+
 /* ---- expect: {host_reclaimed: ">=N%"} ---- */
 
 static const char reclaimYAML[] =
@@ -284,6 +320,8 @@ static const unitCase cases[] = {
 	{ "hostmem: file/hugetlbfs backings found by their qemu_back_mem.ID name", matchByName },
 	{ "hostmem: file backings found by libvirt's mem-path (cells by id, the device by alias)", matchByMemPath },
 	{ "hostmem: no QEMU process for an unknown domain", qemuPidNone },
+	{ "plug path: 'memtotal KIB', 'online N' from the guest parsed", memOnline },
+	{ "plug path: extra lines, negative or huge numbers, nothing: refused", memOnlineHostile },
 	{ "memory_backing anonymous: no <memoryBacking>", backingAnonymous },
 	{ "memory_backing hugepages 1GiB + prealloc: <page size='1048576'>, <allocation mode='immediate'/>", backingHugepages },
 	{ "memory_backing hugepages: 2 MiB pages by default", backingHugepagesDefault },
@@ -291,6 +329,7 @@ static const unitCase cases[] = {
 	{ "memory_backing: an unknown source is refused at file:line:column", backingUnknown },
 	{ "memory_backing: a pagesize x86 has not is refused", backingPagesize },
 	{ "memory_backing: pagesize without hugepages is refused", backingPagesizeNeedsHuge },
+	{ "hugepage pool: grown only within MemAvailable less 1 GiB, else refused with the numbers", poolFits },
 	{ "expect host_reclaimed >=90%: 96.9% of the reclaimable bytes holds", reclaimHolds },
 	{ "expect host_reclaimed >=90%: 50% fails, saying how much", reclaimShort },
 	{ "expect host_reclaimed: no host side, or a ratio of the wrong type, fails", reclaimMissing },
