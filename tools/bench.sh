@@ -10,6 +10,9 @@
 # Throughput: the demo trial four times (scenarios/bench-throughput.yaml)
 # with -j 1 and with -j 2, trials per hour and their ratio, and the
 # orchestrator's own CPU time and peak RSS per trial.
+#
+# Scale: tools/scale.sh, devices of 1 to 16 GiB plugged and unplugged with 0,
+# 25 and 50 % in use: the table and a log-log plot in results/bench/scale/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
@@ -67,3 +70,9 @@ printf '%-48s %10s %10s\n' "orchestrator CPU per trial (s)" \
 	"$(per 2 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')"
 printf '%-48s %10s %10s\n' "orchestrator peak RSS (MiB)" \
 	"$(per 1 '.orchestrator_peak_rss_kib / 1024 | floor')" "$(per 2 '.orchestrator_peak_rss_kib / 1024 | floor')"
+
+# Scale (issue 21): plug and unplug cost against the device's size, with
+# 0, 25 and 50 % in use; its own table and log-log plot (docs/host.md).
+echo
+echo "[bench] scale: scenarios/scale/{unused,used}.yaml (tools/scale.sh)"
+LAB=$LAB tools/scale.sh "$out/scale"

@@ -85,11 +85,13 @@ static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before
 	if (unplugged <= 0)
 		return;
 	/*
-	 * Memory the guest never touched was never the host's to give back: what
-	 * the device's backend held, up to the unplugged bytes. QEMU's whole
-	 * resident set (libvirt's figure) does not say what the device held.
+	 * What must come back: what the device's backend held beyond what stays
+	 * plugged (at most the unplugged bytes). Memory the guest never touched
+	 * was never the host's to give back, and the blocks that stay plugged
+	 * (a pin held in place) may keep theirs. QEMU's whole resident set
+	 * (libvirt's figure) does not say what the device held.
 	 */
-	reclaimable = !strcmp(by, "backend") ? MIN(b, unplugged) : -1;
+	reclaimable = !strcmp(by, "backend") ? MIN(unplugged, MAX(0, b - (int64_t)reached)) : -1;
 	json_object_object_add(h, MHL_K_UNPLUGGED_BYTES, json_object_new_int64(unplugged));
 	json_object_object_add(h, MHL_K_RECLAIMED_BYTES, json_object_new_int64(b - a));
 	if (reclaimable >= 0)
