@@ -452,6 +452,47 @@ static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray
 	return jobsLoad(o, scenarios, nscenarios, jobs);
 }
 
+/*
+ * A kernel package's modules ride in a cpio of their own (kernel/package.sh):
+ * the guest image of its trials is the common one with it appended
+ * (concatenated compressed cpio archives are one initramfs to the kernel),
+ * written once per kernel into the run directory.
+ */
+static int jobsInitrd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir)
+{
+	guint i;
+
+	for (i = 0; i < jobs->len; i++) {
+		mhlJob *j = jobs->pdata[i];
+		g_autofree char *dir = NULL, *mods = NULL, *base = NULL, *add = NULL, *name = NULL, *rel = NULL;
+		g_autoptr(GError) err = NULL;
+		gsize nb = 0, na = 0;
+
+		if (strcmp(mhlJStr(j->identity, "kind", ""), "package"))
+			continue;
+		dir = g_path_get_dirname(j->image);
+		mods = g_build_filename(dir, "modules.cpio.gz", NULL);
+		rel = g_strcanon(g_strdup(mhlJStr(j->identity, "release", "package")),
+				 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", '_');
+		name = g_strdup_printf("%s/initrd-%s.cpio.gz", outdir, rel);
+		j->initrd = g_strdup(name);
+		if (g_file_test(name, G_FILE_TEST_EXISTS))
+			continue;
+		if (!g_file_get_contents(o->initrd, &base, &nb, &err) ||
+		    !g_file_get_contents(mods, &add, &na, &err)) {
+			mhlError("run: cannot read the guest image or the kernel's modules: %s", err->message);
+			return -1;
+		}
+		base = g_realloc(base, nb + na);
+		memcpy(base + nb, add, na);
+		if (!g_file_set_contents(name, base, (gssize)(nb + na), &err)) {
+			mhlError("run: cannot write '%s': %s", name, err->message);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 {
 	mhlRunOptions ro = *opts, *o = &ro;
@@ -465,7 +506,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 
 	if (runJobs(o, scenarios, nscenarios, jobs) < 0 || (n = jobsChoose(o, jobs)) < 0 ||
 	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
-	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0))
+	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
 		return MHL_EXIT_USAGE;
 	cfg.outdir = outdir;
 	records = g_build_filename(outdir, "trials.jsonl", NULL);

@@ -70,6 +70,23 @@ static char *memoryBacking(const mhlScenario *s)
 	return g_strdup_printf("  <memoryBacking>\n%s  </memoryBacking>\n", b->str);
 }
 
+/* The kernel parameters of the scenario's online policy (static strings; one buffer for the ratio). */
+static const char *onlineArgs(const mhlScenario *s)
+{
+	static __thread char buf[128];
+
+	if (!strcmp(s->online, "kernel"))
+		return " memhp_default_state=online_kernel";
+	if (!strcmp(s->online, "as-shipped"))
+		return "";
+	if (!strcmp(s->online, "auto-movable")) {
+		g_snprintf(buf, sizeof(buf), " memhp_default_state=online memory_hotplug.online_policy=auto-movable%s%.0d",
+			   s->online_ratio ? " memory_hotplug.auto_movable_ratio=" : "", s->online_ratio);
+		return buf;
+	}
+	return " memhp_default_state=online_movable";
+}
+
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
 {
@@ -105,8 +122,11 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			"    </memory>\n",
 			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
 	}
-	/* pin_policy baseline: the series' test switch, on from boot (docs/kernel.md). */
-	raw = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable%s%s %s",
+	/*
+	 * online: where plugged memory goes (docs/scenarios.md); pin_policy
+	 * baseline: the series' test switch, on from boot (docs/kernel.md).
+	 */
+	raw = g_strdup_printf("console=ttyS0 panic=-1%s%s%s %s", onlineArgs(s),
 			      !strcmp(s->pin_policy, "baseline") ? " gup_longterm_pin_in_place=1" : "",
 			      s->iommu ? " intel_iommu=on" : "", s->cmdline);
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */

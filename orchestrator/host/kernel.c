@@ -13,6 +13,133 @@
 
 #include "util.h"
 
+/* @opt's value in @config: 'y', 'm', or 0 when it is not set. */
+char mhlKconfigValue(const char *config, const char *opt)
+{
+	g_autofree char *want = g_strdup_printf("CONFIG_%s=", opt);
+	size_t n = strlen(want);
+	const char *p;
+
+	for (p = config; (p = strstr(p, want)); p += n)
+		if ((p == config || p[-1] == '\n') && (p[n] == 'y' || p[n] == 'm') &&
+		    (p[n + 1] == '\n' || !p[n + 1]))
+			return p[n];
+	return 0;
+}
+
+/*
+ * What a modular kernel may have as modules: the guest's init loads them
+ * from the cpio kernel/package.sh makes (virtio, vfio). The rest of the
+ * required list must be built in.
+ */
+static const char *const moduleOk[] = {
+	"VIRTIO_PCI", "VIRTIO_CONSOLE", "VIRTIO_MEM", "VFIO", "VFIO_PCI", "VFIO_IOMMU_TYPE1", NULL
+};
+
+/*
+ * What only some steps need (a capability, not a requirement, of a kernel
+ * the lab did not build): the step kinds and workloads that need it.
+ */
+static const struct {
+	const char *opt;
+	const char *workload;	/* a pin step's workload that needs it, or NULL */
+	bool bench;		/* the bench step needs it */
+	const char *why;
+} capabilities[] = {
+	{ "GUP_TEST", "gup", true, "gup_test (mm/gup_test.c) is how the gup workload and bench pin" },
+	{ "IO_URING", "io_uring", false, "the io_uring workload registers buffers with it" },
+	{ "VFIO_IOMMU_TYPE1", "vfio", false, "the vfio workload maps DMA through it" },
+	{ "VFIO_NOIOMMU", "vfio-noiommu", false, "the vfio-noiommu workload needs VFIO's no-IOMMU mode" },
+	{ "CMA", NULL, false, "CMA" },
+};
+
+static bool isCapability(const char *opt)
+{
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(capabilities); i++)
+		if (!strcmp(opt, capabilities[i].opt))
+			return true;
+	return false;
+}
+
+/*
+ * A modular kernel: every required option built in, or a module the guest
+ * loads; capabilities may be absent, but not one a step of @s needs.
+ * -1 + mhlError naming what is missing and which step needs it.
+ */
+static int packageCapable(const mhlScenario *s, const char *config, const char *config_path,
+			  const char *required, const char *reqpath)
+{
+	g_auto(GStrv) lines = g_strsplit(required, "\n", -1);
+	g_autoptr(GString) missing = g_string_new(NULL);
+	char **l;
+	size_t c;
+	int i;
+
+	for (l = lines; *l; l++) {
+		g_autofree char *opt = g_strstrip(g_strdup(*l));
+		char v;
+
+		if (!*opt || *opt == '#' || isCapability(opt))
+			continue;
+		v = mhlKconfigValue(config, opt);
+		if (v == 'y' || (v == 'm' && g_strv_contains(moduleOk, opt)))
+			continue;
+		g_string_append_printf(missing, "%sCONFIG_%s%s", missing->len ? " " : "", opt,
+				       v == 'm' ? " (a module, but the lab needs it built in)" : "");
+	}
+	if (missing->len) {
+		mhlError("kernel config '%s' lacks option(s) the lab needs: %s (list: %s)", config_path,
+			 missing->str, reqpath);
+		return -1;
+	}
+	for (i = 0; i < s->nsteps; i++) {
+		const mhlStep *st = &s->steps[i];
+
+		for (c = 0; c < G_N_ELEMENTS(capabilities); c++) {
+			bool needs = (st->type == MHL_STEP_PIN && capabilities[c].workload &&
+				      !strcmp(st->workload, capabilities[c].workload)) ||
+				     (st->type == MHL_STEP_BENCH && capabilities[c].bench);
+
+			if (needs && !mhlKconfigValue(config, capabilities[c].opt)) {
+				mhlError("%s:%d: step %s%s%s needs CONFIG_%s, which kernel config '%s' does not set (%s); use another workload on this kernel",
+					 s->path, st->line, mhlStepTypeNames[st->type],
+					 st->type == MHL_STEP_PIN ? " with workload " : "",
+					 st->type == MHL_STEP_PIN ? st->workload : "", capabilities[c].opt,
+					 config_path, capabilities[c].why);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* kernel/package.sh @pkg: the artifact directory it prints last, or NULL + mhlError. */
+static char *packageFetch(const char *srcdir, const char *pkg)
+{
+	g_autofree char *script = g_build_filename(srcdir, "kernel", "package.sh", NULL);
+	g_autofree char *out = NULL;
+	g_autoptr(GError) err = NULL;
+	const char *argv[] = { script, pkg, NULL };
+	char *nl;
+	int status = 0;
+
+	/* argv, no shell: the name was checked by the scenario loader and goes to apt as one word */
+	if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, &out,
+			  NULL, &status, &err)) {
+		mhlError("cannot run %s: %s", script, err->message);
+		return NULL;
+	}
+	if (!g_spawn_check_wait_status(status, NULL)) {
+		mhlError("kernel package '%s': %s failed (its messages are above)", pkg, script);
+		return NULL;
+	}
+	g_strchomp(out);
+	nl = strrchr(out, '\n');
+	return g_strdup(nl ? nl + 1 : out);
+}
+
 char *mhlKconfigMissing(const char *config, const char *required)
 {
 	g_auto(GStrv) lines = g_strsplit(required, "\n", -1);
@@ -61,7 +188,12 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 	json_object *id = NULL;
 
 	*identity = NULL;
-	if (!kernel_dir && !strcmp(s->kernel, "prebuilt")) {
+	if (!kernel_dir && !strcmp(s->kernel, "package")) {
+		if (!(dir = packageFetch(srcdir, s->kernel_package)))
+			return NULL;
+		image = g_build_filename(dir, "bzImage", NULL);
+		config_path = g_build_filename(dir, "config", NULL);
+	} else if (!kernel_dir && !strcmp(s->kernel, "prebuilt")) {
 		image = g_strdup(s->kernel_image);
 		config_path = g_strdup(s->kernel_config);
 	} else {
@@ -91,7 +223,15 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 
 		required = g_strconcat(r, "\nGUP_LONGTERM_PIN_IN_PLACE\n", NULL);
 	}
-	if ((missing = mhlKconfigMissing(config, required))) {
+	if (!kernel_dir && !strcmp(s->kernel, "package")) {
+		if (!strcmp(s->pin_policy, "baseline")) {
+			mhlError("%s: pin_policy baseline needs the lab's series (its test switch); a Debian kernel package has it not: use pin_policy series",
+				 s->path);
+			return NULL;
+		}
+		if (packageCapable(s, config, config_path, required, reqpath) < 0)
+			return NULL;
+	} else if ((missing = mhlKconfigMissing(config, required))) {
 		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)",
 			 config_path, !strcmp(s->pin_policy, "baseline") ?
 			 " under pin_policy baseline" : "", missing, reqpath);

@@ -12,10 +12,18 @@
  */
 char *mhlKconfigMissing(const char *config, const char *required);
 
+/* @opt's value in @config (without CONFIG_): 'y', 'm', or 0 when not set. */
+char mhlKconfigValue(const char *config, const char *opt);
+
 /*
  * Resolve the scenario's kernel: an artifact of kernel/build.sh ("6.12", "6.1",
  * from $MEMHP_CACHE/kernel/<kver>/current, or @kernel_dir if given) or a
- * prebuilt bzImage with its .config. Checks the config against
+ * prebuilt bzImage with its .config, or a Debian kernel package fetched and
+ * unpacked by @srcdir/kernel/package.sh (cached in $MEMHP_CACHE/kernel/pkg/;
+ * its modules as a cpio the run appends to the initramfs: identity "kind":
+ * "package"). A package's config may have the virtio and vfio drivers as
+ * modules, and may lack a capability (GUP_TEST, CMA, ...) that no step of
+ * the scenario needs. Checks the config against
  * @srcdir/kernel/required.list, plus CONFIG_GUP_LONGTERM_PIN_IN_PLACE under
  * pin_policy baseline. Returns the bzImage path and fills *identity (for the
  * record); NULL + mhlError naming the file and the missing options otherwise.

@@ -890,13 +890,43 @@ static char *scenarioPath(const mhlScenario *s, const char *p)
 	return g_canonicalize_filename(p, dir);
 }
 
-/* kernel: {bzimage: PATH, config: PATH}, a kernel the user built. */
-static const char *const prebuiltKeys[] = { "bzimage", "config", NULL };
+/*
+ * kernel: {bzimage: PATH, config: PATH}, a kernel the user built; or
+ * {package: NAME[=VERSION]}, a Debian linux-image package (kernel/package.sh).
+ */
+static const char *const prebuiltKeys[] = { "bzimage", "config", "package", NULL };
+
+/* A Debian package name (linux-image-*) and an optional =VERSION: nothing else reaches apt. */
+static bool packageNameOk(const char *p)
+{
+	const char *eq = strchr(p, '=');
+	size_t n = eq ? (size_t)(eq - p) : strlen(p);
+
+	if (n <= strlen("linux-image-") || strncmp(p, "linux-image-", 12) || n > 100 ||
+	    strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789.+-") != n)
+		return false;
+	return !eq || (g_ascii_isdigit(eq[1]) && strlen(eq + 1) <= 64 &&
+		       strspn(eq + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.+~:-") ==
+		       strlen(eq + 1));
+}
 
 static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
 	mhlScenario *s = opaque;
 	char **dst = key == 0 ? &s->kernel_image : &s->kernel_config;
+
+	if (key == 2) {
+		if (wantKind(y, v, YAML_SCALAR_NODE, "package") < 0)
+			return -1;
+		if (!packageNameOk(scalar(y, v))) {
+			mhlError("%s:%d:%d: kernel: package '%s': expected a Debian linux-image-* package name, optionally =VERSION (apt-cache search linux-image)",
+				 AT(y, v), scalar(y, v));
+			return -1;
+		}
+		g_free(s->kernel_package);
+		s->kernel_package = g_strdup(scalar(y, v));
+		return 0;
+	}
 
 	if (wantKind(y, v, YAML_SCALAR_NODE, prebuiltKeys[key]) < 0)
 		return -1;
@@ -917,6 +947,14 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	if (v->type == YAML_MAPPING_NODE) {
 		if (forPairs(y, v, "kernel", prebuiltKeys, prebuiltPair, s) < 0)
 			return -1;
+		if (s->kernel_package && (s->kernel_image || s->kernel_config)) {
+			mhlError("%s:%d:%d: kernel: 'package' or 'bzimage' and 'config', not both", AT(y, v));
+			return -1;
+		}
+		if (s->kernel_package) {
+			s->kernel = g_strdup("package");
+			return 0;
+		}
 		if (!s->kernel_image || !s->kernel_config) {
 			mhlError("%s:%d:%d: a prebuilt kernel needs both 'bzimage' and 'config'",
 				 AT(y, v));
@@ -928,7 +966,7 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	if (wantKind(y, v, YAML_SCALAR_NODE, "kernel") < 0)
 		return -1;
 	if (oneOf(scalar(y, v), kernelNames) < 0) {
-		mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1, or {bzimage: PATH, config: PATH})",
+		mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1, {package: linux-image-NAME}, or {bzimage: PATH, config: PATH})",
 			 AT(y, v), scalar(y, v));
 		return -1;
 	}
@@ -1050,10 +1088,57 @@ static int parseBacking(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	return 0;
 }
 
+/*
+ * online: movable|kernel|auto-movable|as-shipped, or {policy: auto-movable,
+ * ratio: N}: how the guest onlines what virtio-mem plugs. as-shipped leaves
+ * the kernel's own default (a Debian kernel leaves hotplugged memory offline).
+ */
+static const char *const onlineNames[] = { "movable", "kernel", "auto-movable", "as-shipped", NULL };
+static const char *const onlineKeys[] = { "policy", "ratio", NULL };
+
+static int onlinePolicy(mhlYaml *y, yaml_node_t *v, mhlScenario *s)
+{
+	if (wantKind(y, v, YAML_SCALAR_NODE, "online") < 0)
+		return -1;
+	if (oneOf(scalar(y, v), onlineNames) < 0) {
+		mhlError("%s:%d:%d: online: unknown policy '%s' (known: movable, kernel, auto-movable, as-shipped)",
+			 AT(y, v), scalar(y, v));
+		return -1;
+	}
+	g_strlcpy(s->online, scalar(y, v), sizeof(s->online));
+	return 0;
+}
+
+static int onlinePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+	long l;
+
+	if (key == 0)
+		return onlinePolicy(y, v, s);
+	if (getInt(y, v, "online.ratio", 1, 10000, &l) < 0)
+		return -1;
+	s->online_ratio = (int)l;
+	return 0;
+}
+
+static int parseOnline(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	if (v->type == YAML_SCALAR_NODE)
+		return onlinePolicy(y, v, s);
+	if (forPairs(y, v, "online", onlineKeys, onlinePair, s) < 0)
+		return -1;
+	if (s->online_ratio && strcmp(s->online, "auto-movable")) {
+		mhlError("%s:%d:%d: online: ratio needs policy: auto-movable", AT(y, v));
+		return -1;
+	}
+	return 0;
+}
+
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
-       TOP_DEVICES, TOP_BACKING };
+       TOP_DEVICES, TOP_BACKING, TOP_ONLINE };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
-				       "steps", "matrix", "devices", "memory_backing", NULL };
+				       "steps", "matrix", "devices", "memory_backing", "online", NULL };
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -1070,6 +1155,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return forPairs(y, v, "devices", deviceKeys, devicePair, s);
 	case TOP_BACKING:
 		return parseBacking(y, s, v);
+	case TOP_ONLINE:
+		return parseOnline(y, s, v);
 	case TOP_NAME:
 	case TOP_CMDLINE:
 	case TOP_POLICY:
@@ -1454,6 +1541,8 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 		s->cmdline = g_strdup("");
 	if (!s->backing[0])
 		g_strlcpy(s->backing, "anonymous", sizeof(s->backing));
+	if (!s->online[0])
+		g_strlcpy(s->online, "movable", sizeof(s->online));
 	if (!strcmp(s->backing, "hugepages") && !s->hugepage_size)
 		s->hugepage_size = 2ULL << 20;
 	return g_steal_pointer(&s);
@@ -1684,6 +1773,7 @@ void mhlScenarioFree(mhlScenario *s)
 	g_free(s->kernel);
 	g_free(s->kernel_image);
 	g_free(s->kernel_config);
+	g_free(s->kernel_package);
 	g_free(s->pin_policy);
 	g_free(s->cmdline);
 	g_free(s);

@@ -110,13 +110,17 @@ typedef struct {
 	int nparams;		/* matrix parameters of this trial, in axis order */
 	char *param_key[MHL_MAX_AXES];
 	char *param_val[MHL_MAX_AXES];
-	char *kernel;		/* "6.12", "6.1", or "prebuilt" */
+	char *kernel;		/* "6.12", "6.1", "prebuilt", or "package" */
 	char *kernel_image;	/* prebuilt: bzImage path (absolute) */
 	char *kernel_config;	/* prebuilt: its .config (absolute) */
+	char *kernel_package;	/* package: a Debian linux-image-* name[=version] (kernel/package.sh) */
 	char *pin_policy;	/* "series" (default) or "baseline" */
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
+	/* online: how the guest onlines plugged memory (its kernel command line) */
+	char online[16];	/* movable (default), kernel, auto-movable, as-shipped */
+	int online_ratio;	/* auto-movable: memory_hotplug.auto_movable_ratio, 0: the kernel's */
 	/* memory_backing: how the host backs the guest's memory (libvirt's <memoryBacking>) */
 	char backing[16];	/* anonymous (default), memfd, file, hugepages */
 	uint64_t hugepage_size;	/* hugepages: 2 MiB (default) or 1 GiB */

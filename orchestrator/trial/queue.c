@@ -24,6 +24,7 @@ void mhlJobFree(mhlJob *j)
 {
 	mhlScenarioFree(j->s);
 	g_free(j->image);
+	g_free(j->initrd);
 	json_object_put(j->identity);
 	json_object_put(j->rec);
 	g_free(j);
@@ -39,6 +40,8 @@ static void jobRun(mhlQueue *q, int i)
 	cfg.total = (int)q->jobs->len;
 	cfg.kernel_image = j->image;
 	cfg.kernel_identity = j->identity;
+	if (j->initrd)
+		cfg.initrd = j->initrd;
 	if (!cfg.quiet)
 		fprintf(stderr, "memhp-lab: [%d/%d] %s: start on kernel %s, pin_policy %s\n",
 			cfg.index, cfg.total, j->s->name, j->s->kernel, j->s->pin_policy);

@@ -211,6 +211,34 @@ static bool backingMemfd(void)
 	return unitExpect(xml && strstr(xml, "<source type='memfd'/>") && strstr(xml, "<access mode='shared'/>"));
 }
 
+/* online: the guest kernel's command line for each policy. */
+static char *onlineXML(const char *online)
+{
+	g_autofree char *yaml = g_strdup_printf("name: o\nonline: %s\nnodes:\n  - memory: 512MiB\n", online);
+	g_autofree char *path = unitWriteTmp("online.yaml", yaml);
+	g_autofree char *tmpl = mhlFileRead("domains/numa-virtio-mem.xml", NULL);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	mhlDomainParams p = { "n", "tcg", "/k", "/i", "/c.log", "/usr/bin/qemu-system-x86_64" };
+
+	if (!tmpl || !s) {
+		unitDiag("%s", mhlErrorLast());
+		return NULL;
+	}
+	return mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", s, &p);
+}
+
+static bool onlinePolicies(void)
+{
+	g_autofree char *mov = onlineXML("movable"), *ker = onlineXML("kernel"), *shipped = onlineXML("as-shipped");
+	g_autofree char *am = onlineXML("{policy: auto-movable, ratio: 301}"), *am0 = onlineXML("auto-movable");
+
+	return unitExpect(mov && strstr(mov, "panic=-1 memhp_default_state=online_movable") &&
+			  ker && strstr(ker, "memhp_default_state=online_kernel") &&
+			  shipped && !strstr(shipped, "memhp_default_state") &&
+			  am && strstr(am, "memhp_default_state=online memory_hotplug.online_policy=auto-movable memory_hotplug.auto_movable_ratio=301") &&
+			  am0 && strstr(am0, "online_policy=auto-movable ") && !strstr(am0, "auto_movable_ratio"));
+}
+
 static bool backingRefused(const char *backing, const char *want)
 {
 	g_autofree char *yaml = g_strdup_printf("memory_backing: %s\nnodes:\n  - memory: 1G\n", backing);
@@ -327,6 +355,7 @@ static const unitCase cases[] = {
 	{ "memory_backing hugepages: 2 MiB pages by default", backingHugepagesDefault },
 	{ "memory_backing memfd: <source type='memfd'/>, shared access", backingMemfd },
 	{ "memory_backing: an unknown source is refused at file:line:column", backingUnknown },
+	{ "online: movable, kernel, as-shipped (no memhp_default_state), auto-movable with and without its ratio", onlinePolicies },
 	{ "memory_backing: a pagesize x86 has not is refused", backingPagesize },
 	{ "memory_backing: pagesize without hugepages is refused", backingPagesizeNeedsHuge },
 	{ "hugepage pool: grown only within MemAvailable less 1 GiB, else refused with the numbers", poolFits },
