@@ -27,7 +27,7 @@ static const mhlCmd cmds[] = {
 	  mhlCmdRunOpts, mhlCmdRun },
 	{ "soak", "SCENARIO", "one long-lived guest, a seeded schedule of pins and resizes, checkpoints (docs/soak.md)",
 	  mhlCmdSoakOpts, mhlCmdSoak },
-	{ "check", "SCENARIO", "validate a scenario file without booting anything", mhlCmdCheckOpts,
+	{ "check", "SCENARIO...", "validate scenario files without booting anything", mhlCmdCheckOpts,
 	  mhlCmdCheck },
 	{ "report", "RUN_DIR", "render RUN_DIR/trials.jsonl as HTML, JUnit, KTAP, KCIDB into RUN_DIR/report",
 	  mhlCmdReportOpts, mhlCmdReport },

@@ -47,7 +47,8 @@ rc=$?
 t1=$(date +%s%N)
 R=$rd/run/report
 echo "# report of 6 trials, all formats, with --compare: $(( (t1 - t0) / 1000000 )) ms; index.html $(wc -c <"$R/index.html" 2>/dev/null) bytes"
-ok "report exits 0 on 6 readable records" test "$rc" = 0 -a ! -s "$rd/err"
+ok "report of 6 readable records with --compare: exit 1 for its 2 regressions, said on stderr (a CI job sees them)" \
+	sh -c '[ "$1" = 1 ] && [ "$(cat "$2")" = "report: 2 regression(s) since $3" ]' _ "$rc" "$rd/err" "$rd/before"
 ok "report leaves trials.jsonl as it was" test "$(sha256sum "$rd/run/trials.jsonl")" = "$sha_before"
 norm "$R/results.ktap" >"$rd/results.ktap" && golden results.ktap "$rd/results.ktap"
 norm "$R/junit.xml" >"$rd/junit.xml" && golden junit.xml "$rd/junit.xml"

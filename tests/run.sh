@@ -22,7 +22,7 @@ work=$(mktemp -d /tmp/mhl-check-XXXXXX)
 # of its part. The run prints 1..TOTAL first; each part adds one check (it
 # loads and makes its number), the run one at the end (it made every planned
 # check), and a run that ends early (exit in a part, an unbound variable) fails.
-plan_self=112
+plan_self=115
 parts=(
 	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
 	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
@@ -243,6 +243,12 @@ expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_me
 expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
 	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
 ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
+ok "check takes several files: every shipped scenario passes (scenarios/*.yaml scenarios/*/*.yaml)" \
+	$LAB check scenarios/*.yaml scenarios/*/*.yaml
+expect_fail "check of a good and a bad file: exit 2, the bad one named, the count said" 2 \
+	"check: 1 of 2 scenario file\(s\) refused" $LAB check scenarios/demo.yaml "$work/bad.yaml"
+expect_fail "soak --seed -1 (strtoull would wrap it to 2^64-1)" 2 "--seed '-1' is not a non-negative integer" \
+	$LAB soak --seed -1 scenarios/soak.yaml
 
 echo "# install: make install into a temporary DESTDIR; the installed memhp-lab finds its data from its prefix"
 inst=$work/inst

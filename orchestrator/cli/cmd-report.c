@@ -55,6 +55,8 @@ int mhlCmdReport(int argc, char **argv)
 
 		fprintf(stderr, "error: %s:%d: %s (in --compare)\n", other->records, b->line, b->why);
 	}
+	guint regressions = 0;
+
 	if (mhlReportWrite(run, &opts) < 0)
 		return MHL_EXIT_FAILED;
 	printf("%s: %u trial(s), %u unreadable line(s):", run->records, run->trials->len, run->bad->len);
@@ -70,7 +72,11 @@ int mhlCmdReport(int argc, char **argv)
 			mhlCompareRow *r = rows->pdata[i];
 
 			printf("  %-15s %s: %s\n", mhlCompareRankNames[r->rank], r->trial, *r->what ? r->what : "no change");
+			regressions += r->rank == 0;
 		}
+		if (regressions)
+			fprintf(stderr, "report: %u regression(s) since %s\n", regressions, other->dir);
 	}
-	return run->bad->len || (other && other->bad->len) ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
+	/* like a test runner: a regression is a failure a CI job must see */
+	return run->bad->len || (other && other->bad->len) || regressions ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }

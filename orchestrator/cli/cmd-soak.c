@@ -63,7 +63,8 @@ int mhlCmdSoak(int argc, char **argv)
 	}
 	if ((v = g_hash_table_lookup(vals, "seed"))) {
 		o.seed = g_ascii_strtoull(v, &end, 10);
-		if (*end || !*v) {
+		/* strtoull takes "-1" as 2^64-1: a seed is digits only */
+		if (*end || !*v || !g_ascii_isdigit(*v)) {
 			mhlError("soak: --seed '%s' is not a non-negative integer", v);
 			return MHL_EXIT_USAGE;
 		}

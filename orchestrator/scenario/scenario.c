@@ -7,6 +7,7 @@
 #include "scenario/scenario.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 
 #include "mhl-size.h"
 #include "util.h"
+
+#define MHL_VMEM_MIN_BLOCK (2ULL << 20)
 
 const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_PIN] = "pin",
@@ -220,6 +223,12 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 				 AT(y, v), n->vmem_size, n->vmem_block, n->vmem_requested);
 			return -1;
 		}
+		/* QEMU refuses a block below the host's THP size (2 MiB on x86) */
+		if (n->vmem_block < MHL_VMEM_MIN_BLOCK) {
+			mhlError("%s:%d:%d: virtio_mem: block %" G_GUINT64_FORMAT " bytes is below the 2 MiB QEMU accepts on x86 (its transparent huge page size)",
+				 AT(y, v), n->vmem_block);
+			return -1;
+		}
 		return 0;
 	}
 }
@@ -410,6 +419,26 @@ static int readNode(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	return 0;
 }
 
+/* Whether @name is an errno name (ENOMEM) or a signal's (SIGKILL) this libc knows. */
+static bool knownFailure(const char *name)
+{
+	int i;
+
+	for (i = 1; i < 4096; i++) {
+		const char *e = strerrorname_np(i);
+
+		if (e && !strcmp(e, name))
+			return true;
+	}
+	for (i = 1; i < NSIG; i++) {
+		const char *a = sigabbrev_np(i);
+
+		if (a && g_str_has_prefix(name, "SIG") && !strcmp(a, name + 3))
+			return true;
+	}
+	return false;
+}
+
 /* fails_with: ENOMEM, or {series: ENOMEM}: only under that pin_policy. */
 static int readFailsWith(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 {
@@ -429,7 +458,7 @@ static int readFailsWith(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	}
 	if (getStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
 		return -1;
-	if (strncmp(st->fails_with, "E", 1) && strncmp(st->fails_with, "SIG", 3)) {
+	if (!knownFailure(st->fails_with)) {
 		mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM) or a signal (e.g. SIGKILL)",
 			 AT(y, v), st->fails_with);
 		return -1;
@@ -645,6 +674,17 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 	if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
 			     st->size % (2 << 20))) {
 		mhlError("%s:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
+			 path, st->line);
+		return -1;
+	}
+	/* what run would find out after a boot (ENODEV from the workload) */
+	if (!strcmp(st->workload, "vfio") && (!sf->s->iommu || !sf->s->edu)) {
+		mhlError("%s:%d: pin: workload vfio needs devices: {iommu: true, edu: true} (a vIOMMU and a device to map DMA for)",
+			 path, st->line);
+		return -1;
+	}
+	if (!strcmp(st->workload, "vfio-noiommu") && !sf->s->edu) {
+		mhlError("%s:%d: pin: workload vfio-noiommu needs devices: {edu: true} (a device to bind)",
 			 path, st->line);
 		return -1;
 	}
@@ -886,8 +926,10 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 static char *scenarioPath(const mhlScenario *s, const char *p)
 {
 	g_autofree char *dir = g_path_get_dirname(s->path);
+	/* a scenario given as dir/own.yaml: its directory from the working one */
+	g_autofree char *absdir = g_canonicalize_filename(dir, NULL);
 
-	return g_canonicalize_filename(p, dir);
+	return g_canonicalize_filename(p, absdir);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include <string.h>
+#include <unistd.h>
 
 #include "scenario/scenario.h"
 #include "unit.h"
@@ -45,6 +46,21 @@ static const struct scenarioError {
 	{ "kernel package and bzimage at once",
 	  "kernel: {package: linux-image-x, bzimage: /b, config: /c}\nnodes:\n  - memory: 1G\n",
 	  "kernel: 'package' or 'bzimage' and 'config', not both" },
+	{ "vfio pin without devices (run would fail after a boot with ENODEV)",
+	  "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n",
+	  ":5: pin: workload vfio needs devices: {iommu: true, edu: true}" },
+	{ "vfio-noiommu pin without edu",
+	  "devices: {iommu: true}\nnodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio-noiommu, size: 2M}\n",
+	  ":6: pin: workload vfio-noiommu needs devices: {edu: true}" },
+	{ "fails_with: an errno name libc does not know",
+	  "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: p, size: 2M, fails_with: ENOTANERRNO}\n",
+	  "fails_with: 'ENOTANERRNO' is not an errno name" },
+	{ "fails_with: a signal that does not exist",
+	  "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: p, size: 2M, fails_with: SIGFOO}\n",
+	  "fails_with: 'SIGFOO' is not an errno name" },
+	{ "virtio_mem: a block below QEMU's 2 MiB",
+	  "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 1M, requested: 0}\n",
+	  "3:17: virtio_mem: block 1048576 bytes is below the 2 MiB QEMU accepts" },
 	{ "online: an unknown policy", "online: sometimes\nnodes:\n  - memory: 1G\n",
 	  "1:9: online: unknown policy 'sometimes' (known: movable, kernel, auto-movable, as-shipped)" },
 	{ "online: a ratio without auto-movable", "online: {policy: movable, ratio: 3}\nnodes:\n  - memory: 1G\n",
@@ -344,7 +360,31 @@ static bool trialFileNames(void)
 			  strcmp(colon, space) && strcmp(colon, slash) && strcmp(space, slash));
 }
 
+/* A prebuilt kernel in a scenario given by a relative path (dir/own.yaml): its paths from the file's directory. */
+static bool prebuiltRelative(void)
+{
+	g_autofree char *cwd = g_get_current_dir();
+	g_autofree char *sub = g_build_filename(unitTmpdir, "rel", NULL);
+	g_autofree char *file = g_build_filename(sub, "own.yaml", NULL);
+	g_autofree char *want = g_build_filename(sub, "bz", NULL);
+	g_autoptr(mhlScenario) s = NULL;
+
+	g_mkdir_with_parents(sub, 0700);
+	g_file_set_contents(file, "name: own\nkernel: {bzimage: bz, config: /abs/cfg}\nnodes:\n  - memory: 1G\n", -1, NULL);
+	mhlErrorReset();
+	if (chdir(unitTmpdir) < 0)
+		return unitExpect(false);
+	s = mhlScenarioLoad("rel/own.yaml");
+	if (chdir(cwd) < 0)
+		return unitExpect(false);
+	if (!s)
+		unitDiag("  got: %s", mhlErrorLast());
+	return unitExpect(s && !strcmp(s->kernel, "prebuilt") && !strcmp(s->kernel_image, want) &&
+			  !strcmp(s->kernel_config, "/abs/cfg"));
+}
+
 static const unitCase cases[] = {
+	{ "scenario: a prebuilt kernel in a scenario given as dir/own.yaml: paths from the file's directory", prebuiltRelative },
 	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
 	{ "scenario: --kernel/--pin-policy override, unknown kernel refused", policyOverride },
