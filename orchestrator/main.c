@@ -115,6 +115,19 @@ int mhlCmdParseOpts(const mhlCmd *c, int argc, char **argv, GHashTable *vals)
 	return optind;
 }
 
+int mhlCmdUri(GHashTable *vals, const char **uri)
+{
+	const char *u = g_hash_table_lookup(vals, "uri"), *c = g_hash_table_lookup(vals, "connect");
+	const char *env = g_getenv("LIBVIRT_DEFAULT_URI");
+
+	if (u && c && strcmp(u, c)) {
+		mhlError("--uri '%s' and --connect '%s' name two URIs; give one", u, c);
+		return -1;
+	}
+	*uri = u ? u : c ? c : env && *env ? env : NULL;
+	return 0;
+}
+
 GHashTable *mhlCmdValsNew(void)
 {
 	return g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);

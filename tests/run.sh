@@ -22,7 +22,7 @@ work=$(mktemp -d /tmp/mhl-check-XXXXXX)
 # of its part. The run prints 1..TOTAL first; each part adds one check (it
 # loads and makes its number), the run one at the end (it made every planned
 # check), and a run that ends early (exit in a part, an unbound variable) fails.
-plan_self=115
+plan_self=118
 parts=(
 	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
 	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
@@ -242,6 +242,10 @@ printf 'name: x\nnodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, r
 expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_mem" $LAB check "$work/bad.yaml"
 expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
 	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
+expect_fail "-c/--connect, virsh's name for --uri" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
+	$LAB run -o "$work/uri-c" -c 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
+expect_fail "LIBVIRT_DEFAULT_URI honoured as virsh does" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/env'" \
+	env LIBVIRT_DEFAULT_URI='qemu+unix:///system?socket=/nonexistent/env' $LAB run -o "$work/uri-env" scenarios/demo.yaml
 ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
 ok "check takes several files: every shipped scenario passes (scenarios/*.yaml scenarios/*/*.yaml)" \
 	$LAB check scenarios/*.yaml scenarios/*/*.yaml
@@ -313,6 +317,8 @@ ok "the timeline shows the request and the plugged size reaching 0" \
 ok "timeline's last plugged size is 0" j '[.timeline[] | select(.size_bytes != null)] | last | .size_bytes == 0'
 ok "pattern intact after the unplug" j '.steps[2].workload.pattern_ok and .steps[2].workload.pages_moved_since_pin == 0'
 ok "pattern intact at release, pin released" j '.steps[3].workload.pattern_ok and .steps[3].workload.released'
+ok "record holds the harness version, as --version prints it" \
+	sh -c '[ "memhp-lab $(jq -r .harness_version "$1")" = "$("$2" --version)" ]' _ "$rec" "$LAB"
 ok "record holds kernel identity" j '.kernel.source_package == "linux-source-6.12" and (.kernel.series_hash | length) == 16'
 ok "record holds guest counters before and after" j '.guest_before.vmstat.nr_foll_pin_acquired >= 0 and .guest_after.vmstat.nr_foll_pin_acquired > .guest_before.vmstat.nr_foll_pin_acquired'
 ok "pins balanced after release (nr_foll_pin acquired == released)" j "$balanced"

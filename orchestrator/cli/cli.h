@@ -61,6 +61,12 @@ int mhlCmdParseOpts(const mhlCmd *c, int argc, char **argv, GHashTable *vals);
 int mhlCmdStart(const char *name, int argc, char **argv, GHashTable *vals, int *first);
 /* A table for mhlCmdParseOpts: option name (static) -> value (freed with it). */
 GHashTable *mhlCmdValsNew(void);
+/*
+ * The libvirt URI of a command, as virsh finds it: --uri or -c/--connect,
+ * else LIBVIRT_DEFAULT_URI, else NULL (the embedded driver). -1 + mhlError
+ * when --uri and --connect disagree.
+ */
+int mhlCmdUri(GHashTable *vals, const char **uri);
 
 /*
  * cli.c: where this memhp-lab finds its data. Installed (`make install`:

@@ -17,6 +17,7 @@
 
 const mhlOpt mhlCmdCleanupOpts[] = {
 	{ "uri", 1, 'u', "URI", "a libvirt daemon: destroy its domains left by runs that are gone" },
+	{ "connect", 1, 'c', "URI", "the same, by virsh's name (LIBVIRT_DEFAULT_URI is not read here: cleanup of embedded roots is the default)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -30,7 +31,7 @@ int mhlCmdCleanup(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (!(uri = g_hash_table_lookup(vals, "uri"))) {
+	if (!(uri = g_hash_table_lookup(vals, "uri")) && !(uri = g_hash_table_lookup(vals, "connect"))) {
 		mhlStaleRootsClean();
 		return MHL_EXIT_PASS;
 	}

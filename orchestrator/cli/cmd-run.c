@@ -15,7 +15,8 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "only", 1, MHL_LONG_ONLY + 'O', "PATTERN", "only the trials whose id matches PATTERN (glob)" },
 	{ "quiet", 0, 'q', NULL, "no progress lines; just the table of verdicts" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
-	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
+	{ "uri", 1, 'u', "URI", "libvirt URI (default: LIBVIRT_DEFAULT_URI, else embedded qemu:///embed in a private root)" },
+	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel tree, 6.12 or 6.1 (overrides the scenario's kernel:)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "series or baseline (overrides the scenario's pin_policy:)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
@@ -53,7 +54,8 @@ int mhlCmdRun(int argc, char **argv)
 	}
 	if (rc >= 0)
 		return rc;
-	o.uri = g_hash_table_lookup(vals, "uri");
+	if (mhlCmdUri(vals, &o.uri) < 0)
+		return MHL_EXIT_USAGE;
 	o.kernel = g_hash_table_lookup(vals, "kernel");
 	o.pin_policy = g_hash_table_lookup(vals, "pin-policy");
 	o.kernel_dir = g_hash_table_lookup(vals, "kernel-dir");

@@ -20,7 +20,8 @@ const mhlOpt mhlCmdSoakOpts[] = {
 	{ "resume", 1, MHL_LONG_ONLY + 'r', "RUN_DIR", "continue RUN_DIR's soak after its last checkpoint (no SCENARIO)" },
 	{ "print-schedule", 0, MHL_LONG_ONLY + 'P', NULL, "print the first --cycles cycles of the schedule as JSON; boot nothing" },
 	{ "quiet", 0, 'q', NULL, "no progress lines" },
-	{ "uri", 1, 'u', "URI", "libvirt URI (default: embedded qemu:///embed in a private root)" },
+	{ "uri", 1, 'u', "URI", "libvirt URI (default: LIBVIRT_DEFAULT_URI, else embedded qemu:///embed in a private root)" },
+	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -50,7 +51,8 @@ int mhlCmdSoak(int argc, char **argv)
 	}
 	o.scenario = o.resume ? NULL : argv[first];
 	o.outdir = g_hash_table_lookup(vals, "output");
-	o.uri = g_hash_table_lookup(vals, "uri");
+	if (mhlCmdUri(vals, &o.uri) < 0)
+		return MHL_EXIT_USAGE;
 	o.quiet = g_hash_table_contains(vals, "quiet");
 	o.print_schedule = g_hash_table_contains(vals, "print-schedule");
 	/* finite: "inf" parses as a number, and a soak of inf never ends on time */

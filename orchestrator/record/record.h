@@ -27,6 +27,7 @@
 #define MHL_K_SCENARIO			"scenario"	/* scenario file */
 #define MHL_K_SCENARIO_NAME		"scenario_name"
 #define MHL_K_STARTED			"started"	/* ISO 8601, UTC */
+#define MHL_K_HARNESS_VERSION		"harness_version"	/* memhp-lab's git describe */
 #define MHL_K_PARAMETERS		"parameters"	/* matrix axis -> value */
 #define MHL_K_KERNEL			"kernel"	/* identity.json */
 #define MHL_K_PIN_POLICY		"pin_policy"

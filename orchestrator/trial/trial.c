@@ -22,6 +22,10 @@
 #include "trial/steps.h"
 #include "util.h"
 
+#ifndef MHL_VERSION
+#define MHL_VERSION "unknown"	/* the Makefile passes git describe */
+#endif
+
 /* What ends up in the record besides the steps' results. */
 typedef struct {
 	mhlVerdict verdict;
@@ -100,6 +104,7 @@ static json_object *recordHead(const mhlRunConfig *cfg, const mhlScenario *s, co
 	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(s->name));
 	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(s->path));
 	json_object_object_add(rec, MHL_K_STARTED, json_object_new_string(started));
+	json_object_object_add(rec, MHL_K_HARNESS_VERSION, json_object_new_string(MHL_VERSION));
 	for (i = 0; i < s->nparams; i++)
 		json_object_object_add(params, s->param_key[i], json_object_new_string(s->param_val[i]));
 	json_object_object_add(rec, MHL_K_PARAMETERS, params);
