@@ -6,7 +6,16 @@
 
 # The host's pool of 2 MiB pages, and hugetlbfs mounts of embedded roots.
 pool2m() { cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; }
-huge_mounts() { grep -c ' /tmp/mhl-[^ ]*/hugepages-[0-9]*kB hugetlbfs ' /proc/mounts || true; }
+# hugetlbfs mounts of embedded roots whose run is gone (a run going on beside
+# this one keeps its own).
+huge_mounts() {
+	local m n=0 pid
+	for m in $(awk '$3 == "hugetlbfs" && $2 ~ "^/tmp/mhl-[^/]*/hugepages-[0-9]*kB$" { print $2 }' /proc/mounts); do
+		pid=$(cut -d' ' -f1 "${m%/*}/owner.pid" 2>/dev/null)
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || n=$((n + 1))
+	done
+	echo $n
+}
 pool_before=$(pool2m)
 
 echo "# host: the demo's unplug, as the host sees it (QEMU's /proc/PID/smaps)"
@@ -45,9 +54,10 @@ ok "memfd: pass, the host got back >= 90 % of what the backend held" \
 
 echo "# host: a pin held in place (baseline): the unplug stops short at the pinned blocks"
 hb base '*backing=anonymous,prealloc=false,policy=baseline'
-ok "baseline: pass (the unplug stopped short, as expected); the backend keeps no more than stays plugged, the rest came back (>= 90 %)" \
+ok "baseline: pass (the unplug stopped short, as expected); the backend keeps no more than stays plugged, what it held beyond came back (>= 90 %)" \
 	jq -e '.verdict == "pass" and .steps[1] as $s | $s.converged == false and $s.reached_bytes > 0 and
-		$s.host.after.backend_bytes."1" <= $s.reached_bytes and $s.host.reclaimed_of_reclaimable >= 0.9' "$r"
+		$s.host.after.backend_bytes."1" <= $s.reached_bytes and
+		($s.host.reclaimable_bytes == 0 or $s.host.reclaimed_of_reclaimable >= 0.9)' "$r"
 
 echo "# host: the plug path (scenarios/host/plug.yaml: 0 -> 1 GiB -> 4 GiB -> 0)"
 lab_run -o "$work/plug" scenarios/host/plug.yaml >"$work/plug.out" 2>&1
@@ -61,7 +71,7 @@ ok "plug: request -> plugged -> online in order, the summary has the last grow's
 ok "plug: the shrink has no plug path, its host side does" \
 	jq -e '(.steps[2].plug == null) and .steps[2].host.unplugged_bytes == 4294967296 and .summary.plug_to_online_s > 0' "$r"
 
-echo "# host: kill -9 during a hugepage-backed trial: the next start takes the pool back"
+echo "# host: kill -9 during a hugepage-backed trial: the run's guard takes the pool back"
 lab_bg run -o "$work/hb-kill" --only '*backing=hugepages,prealloc=false,policy=series' scenarios/host/backings.yaml
 lab_pids="$lab_pids $lab_pid"
 for _ in $(seq 600); do [ "$(pool2m)" -gt "$pool_before" ] && break; sleep 0.1; done
@@ -69,10 +79,9 @@ grown=$(pool2m)
 kill -9 "$lab_pid" 2>/dev/null
 lab_wait
 qemu_hb() { pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-host-backings' || true; }
-for _ in $(seq 100); do [ -z "$(qemu_hb)" ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -z "$(qemu_hb)" ] && [ "$(pool2m)" = "$pool_before" ] && break; sleep 0.1; done
 ok "kill -9: the pool had grown ($pool_before -> $grown pages) and no QEMU is left (the guard)" \
 	test "$grown" -gt "$pool_before" -a -z "$(qemu_hb)"
-$LAB cleanup >"$work/hb-cleanup.out" 2>&1
-ok "kill -9: memhp-lab cleanup took the 1088 pages back (pool $pool_before again), unmounted hugetlbfs, said so" \
+ok "kill -9: the guard took the pages back (pool $pool_before again), unmounted hugetlbfs, left no pool state" \
 	sh -c '[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" = "$1" ] && [ "$2" = 0 ] &&
-		grep -q "taking back 1088 hugepages of 2048 kB" "$3"' _ "$pool_before" "$(huge_mounts)" "$work/hb-cleanup.out"
+		[ -z "$(ls /run/memhp-lab/hugepool 2>/dev/null)" ]' _ "$pool_before" "$(huge_mounts)"

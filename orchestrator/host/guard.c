@@ -19,6 +19,7 @@
 #include <glib.h>
 
 #include "host/guard.h"
+#include "host/hugepages.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -195,8 +196,11 @@ static void G_GNUC_NORETURN guardMain(int fd, const char *cg, const char *root)
 	}
 	if (root) {
 		mhlRootKillGuests(root, guardRunPid, false);
+		mhlHugetlbfsUnmount(root);
 		mhlRemoveTree(root);
 	}
+	/* after its guests: pages they still held go back with them */
+	mhlHugePoolTakeBack(guardRunPid);
 	_exit(0);
 }
 

@@ -208,6 +208,11 @@ void mhlHugePoolRestore(mhlHugePool *p)
 
 void mhlHugePoolStaleClean(void)
 {
+	mhlHugePoolTakeBack(0);
+}
+
+void mhlHugePoolTakeBack(pid_t run)
+{
 	g_autoptr(GDir) d = g_dir_open(STATE_DIR, 0, NULL);
 	const char *e;
 	int fd;
@@ -221,7 +226,8 @@ void mhlHugePoolStaleClean(void)
 		unsigned long long kib;
 
 		if (sscanf(e, "%d-%d-%llu", &pid, &n, &kib) != 3 || pid <= 0 ||
-		    (kill(pid, 0) == 0 || errno != ESRCH) || !g_file_get_contents(path, &text, NULL, NULL))
+		    (run > 0 ? pid != run : kill(pid, 0) == 0 || errno != ESRCH) ||
+		    !g_file_get_contents(path, &text, NULL, NULL))
 			continue;
 		fprintf(stderr, "memhp-lab: taking back %ld hugepages of %llu kB that run %d (gone) added\n",
 			strtol(text, NULL, 10), kib, pid);

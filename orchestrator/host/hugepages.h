@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Mount hugetlbfs for each hugepage size the host has under @root
@@ -42,5 +43,7 @@ int mhlHugePoolGrow(uint64_t kib, long pages, mhlHugePool *p);
 void mhlHugePoolRestore(mhlHugePool *p);
 /* At start: take back what runs that are gone added (their state files). */
 void mhlHugePoolStaleClean(void);
+/* The guard, once its run is gone: take back what run @run added (@run 0: any run that is gone). */
+void mhlHugePoolTakeBack(pid_t run);
 
 #endif

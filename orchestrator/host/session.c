@@ -224,6 +224,7 @@ static int sessionTarget(mhlSession *ses, const char *uri)
 {
 	if (uri) {
 		ses->uri = g_strdup(uri);
+		mhlHugePoolStaleClean();	/* what a killed run on a daemon added to the pool */
 		return 0;
 	}
 	mhlStaleRootsClean();	/* what a run the guard could not finish left */
