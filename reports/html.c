@@ -311,6 +311,50 @@ static int timelineEvents(GString *sc, GString *plot, json_object *tl, int serie
 	return a;
 }
 
+/*
+ * The host side (timeline entries of source "host", guest/hostmem.c): QEMU's
+ * resident set and the virtio-mem backends' resident bytes, in MiB on the
+ * right-hand axis: datablock $host into @sc, clauses into @plot. Returns the
+ * series added.
+ */
+static int timelineHost(GString *sc, GString *plot, json_object *tl, double tend, int series)
+{
+	g_autoptr(GString) d = g_string_new(NULL);
+	double rss = -1, back = -1;
+	bool any_back = false;
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(tl); i++) {
+		json_object *e = json_object_array_get_idx(tl, i), *b, *v;
+		json_object_iter it;
+
+		if (strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "host"))
+			continue;
+		rss = mib(mhlJInt(e, MHL_K_QEMU_RSS_BYTES, 0));
+		back = -1;
+		if ((b = mhlJObj(e, MHL_K_BACKEND_BYTES))) {
+			json_object_object_foreachC(b, it) {
+				v = it.val;
+				if (json_object_is_type(v, json_type_int))
+					back = MAX(back, 0) + mib(json_object_get_int64(v));
+			}
+		}
+		any_back |= back >= 0;
+		g_string_append_printf(d, "%.3f %.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), rss, back);
+	}
+	if (!d->len)
+		return 0;
+	g_string_append_printf(d, "%.3f %.3f %.3f\n", tend, rss, back);
+	g_string_append_printf(sc, "$host << EOD\n%sEOD\nset y2tics\nset y2label 'host MiB (resident)'\n"
+			       "set y2range [0:*]\n", d->str);
+	g_string_append_printf(plot, "%s$host using 1:2 axes x1y2 with steps lw 1 dt 2 lc rgb '#6a1b9a' "
+			       "title 'host: QEMU resident (right axis)'", series ? ", " : "");
+	if (any_back)
+		g_string_append(plot, ", $host using 1:($3 < 0 ? NaN : $3) axes x1y2 with steps lw 2 "
+				"lc rgb '#ad1457' title 'host: virtio-mem backends resident (right axis)'");
+	return 1;
+}
+
 /* requested vs plugged over time for every virtio-mem node, step markers from steps[].t */
 static const char *plotTimeline(htmlPlots *p, json_object *rec)
 {
@@ -332,6 +376,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	series += timelineEvents(sc, plot, tl, series);
 	if (!series)	/* a timeline with no virtio-mem node and no event: nothing to draw */
 		return NULL;
+	timelineHost(sc, plot, tl, tend, series);
 	name = plotBegin(p, title);
 	g_string_append_printf(p->script, "%splot %s\n", sc->str, plot->str);
 	return name;
@@ -571,13 +616,31 @@ static char *htmlHref(const mhlRun *run, const char *path)
 	return g_filename_to_uri(abs, NULL, NULL);
 }
 
+/*
+ * What the host got back from the last shrink (docs/host.md): "N MiB (P %)"
+ * of what its backend had to give back, or "–" for a record without it.
+ */
+static void htmlHostCell(GString *out, json_object *rec)
+{
+	mhlSummary m;
+
+	mhlSummaryRead(rec, &m);
+	if (m.host_reclaimed_bytes < 0)
+		cell(out, NULL, "–");
+	else if (m.host_reclaimed_of_reclaimable < 0)
+		cellf(out, "%" G_GINT64_FORMAT " MiB", m.host_reclaimed_bytes >> 20);
+	else
+		cellf(out, "%" G_GINT64_FORMAT " MiB (%.0f %%)", m.host_reclaimed_bytes >> 20,
+		      m.host_reclaimed_of_reclaimable * 100);
+}
+
 static void htmlSummary(GString *out, const mhlRun *run)
 {
 	guint i;
 
 	g_string_append(out, "<h2 id=summary>Summary</h2>\n<table>\n<tr><th>trial</th><th>scenario</th><th>verdict</th>"
 			"<th>kernel</th><th>pin policy</th><th>accel</th><th>reached / requested MiB</th>"
-			"<th>pins failed</th><th>converged in s</th><th>pin s</th><th>trial s</th>"
+			"<th>pins failed</th><th>converged in s</th><th>host got back</th><th>pin s</th><th>trial s</th>"
 			"<th>console findings</th><th>parameters</th></tr>\n");
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, MHL_K_PARAMETERS);
@@ -598,6 +661,7 @@ static void htmlSummary(GString *out, const mhlRun *run)
 			cell(out, NULL, "–");
 		cellNum(out, (double)mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1), 0);
 		cellNum(out, mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1), 2);
+		htmlHostCell(out, rec);
 		cellNum(out, mhlTrialPinSeconds(rec), 3);
 		cellNum(out, mhlJDbl(rec, MHL_K_SECONDS, -1), 1);
 		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);

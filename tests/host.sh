@@ -29,6 +29,11 @@ ok "demo: the host got back >= 90 % of what the backend held (summary), QEMU's R
 		(.steps[1].host | (.before.qemu_rss_bytes - .after.qemu_rss_bytes) >= 0.9 * .reclaimed_bytes) and
 		([.timeline[] | select(.source == "host")] | length) >= 2' "$r"
 
+ok "demo report: the summary's 'host got back' cell, and the timeline's host series on its right axis" \
+	sh -c 'grep -q "<th>host got back</th>" "$1" && grep -qE "<td>[0-9]+ MiB \(([89][0-9]|100) %\)</td>" "$1" &&
+		grep -q "host: QEMU resident (right axis)" "$1" && grep -q "host: virtio-mem backends resident (right axis)" "$1"' \
+	_ "$work/demo/report/index.html"
+
 # hb NAME ONLY: scenarios/host/backings.yaml's trial matching ONLY into
 # $work/hb-NAME; r is its records (not in a subshell: lab_run counts checks).
 hb() {

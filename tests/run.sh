@@ -34,7 +34,7 @@ parts=(
 	hardening-kill:16	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
 	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
 	kernel-series:32	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftest
-	host:13		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
+	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
 	stock:11	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped
 	report:48	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )

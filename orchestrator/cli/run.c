@@ -90,6 +90,13 @@ static void printSummary(json_object *rec, const char *records)
 		printf(", converged in %.1f s\n", m.seconds_to_converge);
 	else if (m.requested_bytes >= 0)
 		printf(", did not converge\n");
+	if (m.host_reclaimed_bytes >= 0) {
+		printf("  host:             %" G_GINT64_FORMAT " MiB back (backend %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB)",
+		       m.host_reclaimed_bytes >> 20, m.host_before_bytes >> 20, m.host_after_bytes >> 20);
+		if (m.host_reclaimed_of_reclaimable >= 0)
+			printf(", %.0f %% of what had to come back", m.host_reclaimed_of_reclaimable * 100);
+		printf(", settled %.2f s after the request\n", MAX(m.host_settle_s, 0));
+	}
 	if (m.pattern_ok_after_resize != MHL_TRI_UNSET)
 		printf("  integrity:        pattern %s after the unplug",
 		       m.pattern_ok_after_resize ? "intact" : "CORRUPT");
@@ -111,11 +118,11 @@ static void printTable(GPtrArray *jobs, const char *records)
 
 	for (i = 0; i < jobs->len; i++)
 		w = MAX(w, strlen(((mhlJob *)jobs->pdata[i])->s->name));
-	printf("\n%-*s  %-11s %8s %21s %6s %8s\n", (int)w, "trial", "verdict", "pinned",
-	       "reached/requested", "pins", "seconds");
+	printf("\n%-*s  %-11s %8s %21s %6s %8s %16s\n", (int)w, "trial", "verdict", "pinned",
+	       "reached/requested", "pins", "seconds", "host got back");
 	for (i = 0; i < jobs->len; i++) {
 		mhlJob *j = jobs->pdata[i];
-		char pinned[32] = "-", reach[48] = "-", pins[24] = "-", secs[32] = "-";
+		char pinned[32] = "-", reach[48] = "-", pins[24] = "-", secs[32] = "-", host[48] = "-";
 		mhlSummary m;
 
 		mhlSummaryRead(j->rec, &m);
@@ -128,8 +135,14 @@ static void printTable(GPtrArray *jobs, const char *records)
 			snprintf(pins, sizeof(pins), "%" G_GINT64_FORMAT, m.pins_failed);
 		if (mhlJ(j->rec, MHL_K_SECONDS))
 			snprintf(secs, sizeof(secs), "%.1f", mhlJDbl(j->rec, MHL_K_SECONDS, 0));
-		printf("%-*s  %-11s %8s %21s %6s %8s\n", (int)w, j->s->name,
-		       j->rec ? mhlVerdictNames[j->verdict] : "not run", pinned, reach, pins, secs);
+		/* the last shrink's host side: MiB back, and the share of what had to come back */
+		if (m.host_reclaimed_bytes >= 0 && m.host_reclaimed_of_reclaimable >= 0)
+			snprintf(host, sizeof(host), "%" G_GINT64_FORMAT " MiB %3.0f%%", m.host_reclaimed_bytes >> 20,
+				 m.host_reclaimed_of_reclaimable * 100);
+		else if (m.host_reclaimed_bytes >= 0)
+			snprintf(host, sizeof(host), "%" G_GINT64_FORMAT " MiB", m.host_reclaimed_bytes >> 20);
+		printf("%-*s  %-11s %8s %21s %6s %8s %16s\n", (int)w, j->s->name,
+		       j->rec ? mhlVerdictNames[j->verdict] : "not run", pinned, reach, pins, secs, host);
 		counts[j->rec ? j->verdict : MHL_VERDICT_LAST]++;
 	}
 	printf("%d passed, %d failed, %d error, %d interrupted, %d not run (records: %s)\n",
