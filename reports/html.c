@@ -779,7 +779,10 @@ static void htmlSteps(GString *out, json_object *rec)
 		cellNum(out, (double)mhlJInt(s, MHL_K_LINE, -1), 0);
 		cellNum(out, mhlJDbl(s, MHL_K_T, -1), 2);
 		cellNum(out, mhlJDbl(s, MHL_K_SECONDS, -1), 3);
-		cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
+		if (mhlJStr(s, MHL_K_SKIPPED, NULL))
+			cellf(out, "skipped: %s", mhlJStr(s, MHL_K_SKIPPED, ""));
+		else
+			cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
 		g_string_append(out, "</tr>\n");
 	}
 	g_string_append(out, "</table>\n");

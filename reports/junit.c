@@ -71,6 +71,11 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *name = mhlStepName(s);
 
+		if (mhlJStr(s, MHL_K_SKIPPED, NULL)) {
+			g_string_append_printf(out, "step %zu (scenario line %" G_GINT64_FORMAT "): %s: skipped (%s)\n",
+					       i + 1, mhlJInt(s, MHL_K_LINE, 0), name, mhlJStr(s, MHL_K_SKIPPED, ""));
+			continue;
+		}
 		g_string_append_printf(out, "step %zu (scenario line %" G_GINT64_FORMAT "): %s: %s in %.3f s%s%s\n",
 				       i + 1, mhlJInt(s, MHL_K_LINE, 0), name,
 				       mhlJBool(s, MHL_K_OK, false) ? "ok" : "FAILED", mhlJDbl(s, MHL_K_SECONDS, 0),

@@ -252,10 +252,10 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 		g_autofree char *spath = g_strdup_printf("%s.%s", path, iname);
 		g_autofree char *sid = g_strdup_printf("%s.%s", id, iname);
 
-		t = kTest(origin, sid, build, spath, ok ? "PASS" :
+		t = kTest(origin, sid, build, spath, mhlJStr(s, MHL_K_SKIPPED, NULL) ? "SKIP" : ok ? "PASS" :
 			  strstr(mhlJStr(s, MHL_K_ERROR, ""), "interrupted") ? "MISS" : "FAIL", rec);
 		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, MHL_K_SECONDS, 0)));
-		kAddStr(t, "comment", mhlJStr(s, MHL_K_ERROR, NULL));
+		kAddStr(t, "comment", mhlJStr(s, MHL_K_ERROR, mhlJStr(s, MHL_K_SKIPPED, NULL)));
 		json_object_array_add(tests, t);
 	}
 }

@@ -32,7 +32,8 @@ static void ktapStep(GString *out, int n, json_object *step)
 	g_autofree char *name = mhlStepName(step);
 	g_autofree char *desc = ktapText(name, true);
 	g_autofree char *err = ktapText(mhlJStr(step, MHL_K_ERROR, NULL), false);
-	const char *skip = mhlJStr(step, "skip", mhlJStr(step, "workload.skip", NULL));
+	/* an expect step under another pin_policy or kernel says "skipped" (record.h) */
+	const char *skip = mhlJStr(step, MHL_K_SKIPPED, mhlJStr(step, "workload.skip", NULL));
 	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") &&
 		!mhlJBool(step, MHL_K_CONVERGED, true);
 

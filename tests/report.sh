@@ -150,6 +150,17 @@ mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters = {pin
 lab report --format html "$rd/axis1" >/dev/null 2>&1
 ok "one parameter axis: grouped bars instead of the heatmap" grep -q "reached MiB per trial, grouped by parameter value" "$rd/axis1/report/index.html"
 
+echo "# reports: a step skipped under another pin_policy is SKIP in every format (it was 'ok')"
+rm -rf "$rd/skip" && mkdir -p "$rd/skip"
+jq -c 'if .trial == "series-256" then .steps += [{"step": "expect", "line": 30, "t": 11.0, "seconds": 0, "ok": true, "checks": [], "skipped": "another pin_policy"}] else . end' \
+	"$rd/run/trials.jsonl" >"$rd/skip/trials.jsonl"
+lab report "$rd/skip" >/dev/null 2>&1
+ok "skipped step: KTAP '# SKIP another pin_policy', JUnit 'skipped (another pin_policy)', KCIDB SKIP, HTML 'skipped: another pin_policy'" \
+	sh -c 'grep -qE "^  ok [0-9]+ .*expect.* # SKIP another pin_policy$" "$1/results.ktap" &&
+		grep -q "expect: skipped (another pin_policy)" "$1/junit.xml" &&
+		[ "$(jq "[.tests[] | select(.status == \"SKIP\")] | length" "$1/kcidb.json")" = 1 ] &&
+		grep -q "<td>skipped: another pin_policy</td>" "$1/index.html"' _ "$rd/skip/report"
+
 echo "# reports: bad input"
 expect_fail "report without RUN_DIR" 2 "report: expected one RUN_DIR" $LAB report
 expect_fail "report of a missing RUN_DIR" 2 "run directory '/nonexistent/run' does not exist" $LAB report /nonexistent/run

@@ -36,7 +36,7 @@ parts=(
 	kernel-series:32	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftest
 	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
 	stock:11	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped
-	report:48	# reports from a recorded run and from the runs above (last: it reads the demo run's)
+	report:49	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )
 total=$((plan_self + 1))
 for part in "${parts[@]}"; do total=$((total + ${part#*:} + 1)); done
