@@ -70,7 +70,7 @@
 
 #define GUP_TEST_PATH	"/sys/kernel/debug/gup_test"
 
-#define SWITCH_PATH	"/sys/kernel/debug/gup_longterm_pin_in_place"
+#define SWITCH_PATH	"/sys/kernel/debug/gup_longterm/pin_in_place"
 #define FLIP_AFTER_MS	20
 #define FLIP_MAX_RETRIES 5
 

@@ -46,7 +46,7 @@ static char *isoNow(void)
  */
 static int pinPolicyVerify(mhlTrial *t, json_object *rec)
 {
-	const char *argv[] = { "/bin/cat", "/sys/kernel/debug/gup_longterm_pin_in_place", NULL };
+	const char *argv[] = { "/bin/cat", "/sys/kernel/debug/gup_longterm/pin_in_place", NULL };
 	bool baseline = !strcmp(t->s->pin_policy, "baseline");
 	mhlExecStatus st = { 0 };
 	const char *state;
@@ -58,7 +58,7 @@ static int pinPolicyVerify(mhlTrial *t, json_object *rec)
 	json_object_object_add(rec, MHL_K_PIN_IN_PLACE_SWITCH, json_object_new_string(state));
 	mhlExecStatusClear(&st);
 	if (baseline && strcmp(state, "on")) {
-		mhlError("pin_policy baseline needs the series' test switch, but /sys/kernel/debug/gup_longterm_pin_in_place is %s in the guest (kernel without CONFIG_GUP_LONGTERM_PIN_IN_PLACE, or the cmdline lost gup_longterm_pin_in_place=1)",
+		mhlError("pin_policy baseline needs the series' test switch, but /sys/kernel/debug/gup_longterm/pin_in_place is %s in the guest (kernel without CONFIG_GUP_LONGTERM_PIN_IN_PLACE, or the cmdline lost gup_longterm_pin_in_place=1)",
 			 state);
 		return -1;
 	}
