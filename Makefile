@@ -41,7 +41,7 @@ ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 # Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
 ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
-PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/vfio.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
+PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/vfio.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 

@@ -47,3 +47,11 @@ lab report "$work/capgold" --format html >/dev/null 2>&1
 sed -n '/<ul class=capacity>/,/<\/ul>/p' "$work/capgold/report/index.html" | grep '^<li>' >"$work/cap.sentences"
 ok "capacity report golden: the sentences of tests/data/capacity/run" \
 	diff -u tests/data/capacity/sentences.golden "$work/cap.sentences"
+# The plug-ratio frontier (scenarios/capacity/plug-ratio.yaml) from the sweep's records, trimmed: one sentence per policy.
+rm -rf "$work/prgold" && cp -r tests/data/capacity/plug-ratio "$work/prgold"
+lab report "$work/prgold" --format html >/dev/null 2>&1
+sed -n '/<ul class=capacity>/,/<\/ul>/p' "$work/prgold/report/index.html" | grep '^<li>' >"$work/pr.sentences"
+ok "plug-ratio report: one sentence per online policy and a drawn frontier plot" \
+	sh -c "grep -c '^<li>capacity-plug-ratio (online=\(movable\|auto-movable\)): ' '$work/pr.sentences' | grep -qx 2 && sed -n '/id=capacity/,/<\/figure>/p' '$work/prgold/report/index.html' | grep -q '<path'"
+ok "plug-ratio report golden: the sentences of tests/data/capacity/plug-ratio" \
+	diff -u tests/data/capacity/plug-ratio.golden "$work/pr.sentences"

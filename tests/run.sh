@@ -27,7 +27,7 @@ parts=(
 	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
 	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
 	conformance:21	# the quick subset of the seed conformance suite
-	capacity:7	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
+	capacity:9	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	soak:19		# soak runs: a short seeded soak, SIGKILL and --resume, a finding
 	hardening-scenarios:13	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
 	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run

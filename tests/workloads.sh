@@ -64,7 +64,7 @@ while IFS='|' read -r desc toplevel keys says; do	# not $top: run.sh's checkout 
 	sc "$toplevel" "$keys"
 	expect_fail "$desc" 2 "$says" $LAB check "$work/w.yaml"
 done <<'EOF'
-unknown workload, naming the known ones||workload: rdma|w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu, hold\)
+unknown workload, naming the known ones||workload: rdma|w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu, hold, kmem\)
 unknown backing||backing: pmem|unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)
 unknown touch||touch: later|unknown touch 'later' \(known: before, pin, read\)
 fails_with that is no errno or signal name||fails_with: 12|fails_with: '12' is not an errno name

@@ -17,7 +17,7 @@
 /* In the order they run: parsers first, then what is built on them. */
 static const unitModule *const modules[] = {
 	&unitSize, &unitCensus, &unitAgent, &unitGuest, &unitDomain, &unitUtil, &unitRecord,
-	&unitScenario, &unitRun, &unitKernel, &unitSoak, &unitHost, &unitHostMem,
+	&unitScenario, &unitRun, &unitKernel, &unitSoak, &unitHost, &unitHostMem, &unitCapacity,
 };
 
 char *unitTmpdir;
