@@ -311,48 +311,123 @@ static int timelineEvents(GString *sc, GString *plot, json_object *tl, int serie
 	return a;
 }
 
+/* A node number from a record's key ("1"), or -1 for anything else. */
+static gint64 hostNodeKey(const char *k)
+{
+	guint64 n;
+
+	return g_ascii_string_to_unsigned(k, 10, 0, 4096, &n, NULL) ? (gint64)n : -1;
+}
+
+static gint int64Cmp(gconstpointer a, gconstpointer b)
+{
+	gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * The host side (timeline entries of source "host", guest/hostmem.c): QEMU's
- * resident set and the virtio-mem backends' resident bytes, in MiB on the
- * right-hand axis: datablock $host into @sc, clauses into @plot. Returns the
- * series added.
+ * The nodes whose backend to draw: those a request resized (the timeline's
+ * "request" entries) that have backend bytes in a host entry, or every node
+ * with backend bytes when no resized one has any; ascending.
+ */
+static GArray *hostNodes(json_object *tl)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(gint64)), *resized = g_array_new(FALSE, FALSE, sizeof(gint64));
+	size_t i;
+	guint k;
+
+	for (i = 0; i < json_object_array_length(tl); i++) {
+		json_object *e = json_object_array_get_idx(tl, i), *b = mhlJObj(e, MHL_K_BACKEND_BYTES);
+
+		if (strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "host") || !b)
+			continue;
+		json_object_object_foreach(b, key, v) {
+			gint64 n = hostNodeKey(key);
+
+			(void)v;
+			for (k = 0; k < all->len && g_array_index(all, gint64, k) != n; k++)
+				;
+			if (n >= 0 && k == all->len)
+				g_array_append_val(all, n);
+		}
+	}
+	for (k = 0; k < all->len; k++) {
+		gint64 n = g_array_index(all, gint64, k);
+
+		for (i = 0; i < json_object_array_length(tl); i++) {
+			json_object *e = json_object_array_get_idx(tl, i);
+
+			if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "request") && mhlJInt(e, MHL_K_NODE, -1) == n) {
+				g_array_append_val(resized, n);
+				break;
+			}
+		}
+	}
+	if (resized->len) {
+		g_array_unref(all);
+		all = resized;
+	} else {
+		g_array_unref(resized);
+	}
+	g_array_sort(all, int64Cmp);
+	return all;
+}
+
+/*
+ * The host side (timeline entries of source "host", guest/hostmem.c), in
+ * MiB on the right-hand axis: QEMU's resident set, its hugetlb mappings when
+ * it has any, and the resident bytes of each resized node's virtio-mem
+ * backend: datablock $host (t, rss, hugetlb, a column per node; -1 where an
+ * entry has no figure) into @sc, clauses into @plot. Node numbers come from
+ * the record's keys: only plain numbers are drawn, printed as numbers.
+ * Returns the series added.
  */
 static int timelineHost(GString *sc, GString *plot, json_object *tl, double tend, int series)
 {
-	g_autoptr(GString) d = g_string_new(NULL);
-	double rss = -1, back = -1;
-	bool any_back = false;
+	static const char *const colors[] = { "#ad1457", "#00838f", "#6d4c41", "#558b2f" };
+	g_autoptr(GString) d = g_string_new(NULL), last = g_string_new(NULL);
+	g_autoptr(GArray) nodes = hostNodes(tl);
+	bool any_huge = false;
 	size_t i;
+	guint k;
+	int added = 1;
 
 	for (i = 0; i < json_object_array_length(tl); i++) {
-		json_object *e = json_object_array_get_idx(tl, i), *b, *v;
-		json_object_iter it;
+		json_object *e = json_object_array_get_idx(tl, i);
+		gint64 rss = mhlJInt(e, MHL_K_QEMU_RSS_BYTES, -1), huge = mhlJInt(e, MHL_K_QEMU_HUGETLB_BYTES, -1);
 
 		if (strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "host"))
 			continue;
-		rss = mib(mhlJInt(e, MHL_K_QEMU_RSS_BYTES, 0));
-		back = -1;
-		if ((b = mhlJObj(e, MHL_K_BACKEND_BYTES))) {
-			json_object_object_foreachC(b, it) {
-				v = it.val;
-				if (json_object_is_type(v, json_type_int))
-					back = MAX(back, 0) + mib(json_object_get_int64(v));
-			}
+		any_huge |= huge >= 0;
+		g_string_printf(last, " %.3f %.3f", rss < 0 ? -1 : mib(rss), huge < 0 ? -1 : mib(huge));
+		for (k = 0; k < nodes->len; k++) {
+			g_autofree char *key = g_strdup_printf("%" G_GINT64_FORMAT, g_array_index(nodes, gint64, k));
+			json_object *v = mhlJ(mhlJObj(e, MHL_K_BACKEND_BYTES), key);
+			gint64 b = v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ?
+				json_object_get_int64(v) : -1;
+
+			g_string_append_printf(last, " %.3f", b < 0 ? -1 : mib(b));
 		}
-		any_back |= back >= 0;
-		g_string_append_printf(d, "%.3f %.3f %.3f\n", mhlJDbl(e, MHL_K_T, 0), rss, back);
+		g_string_append_printf(d, "%.3f%s\n", mhlJDbl(e, MHL_K_T, 0), last->str);
 	}
 	if (!d->len)
 		return 0;
-	g_string_append_printf(d, "%.3f %.3f %.3f\n", tend, rss, back);
-	g_string_append_printf(sc, "$host << EOD\n%sEOD\nset y2tics\nset y2label 'host MiB (resident)'\n"
-			       "set y2range [0:*]\n", d->str);
-	g_string_append_printf(plot, "%s$host using 1:2 axes x1y2 with steps lw 1 dt 2 lc rgb '#6a1b9a' "
-			       "title 'host: QEMU resident (right axis)'", series ? ", " : "");
-	if (any_back)
-		g_string_append(plot, ", $host using 1:($3 < 0 ? NaN : $3) axes x1y2 with steps lw 2 "
-				"lc rgb '#ad1457' title 'host: virtio-mem backends resident (right axis)'");
-	return 1;
+	g_string_append_printf(d, "%.3f%s\n", tend, last->str);
+	g_string_append_printf(sc, "$host << EOD\n%sEOD\nset ytics nomirror\nset y2tics tc rgb '#6a1b9a'\n"
+			       "set y2label 'host MiB (resident)' tc rgb '#6a1b9a'\nset y2range [0:*]\n", d->str);
+	g_string_append_printf(plot, "%s$host using 1:($2 < 0 ? NaN : $2) axes x1y2 with steps lw 1 dt 2 "
+			       "lc rgb '#6a1b9a' title 'host: QEMU resident (right axis)'", series ? ", " : "");
+	if (any_huge) {
+		g_string_append(plot, ", $host using 1:($3 < 0 ? NaN : $3) axes x1y2 with steps lw 1 dt 3 "
+				"lc rgb '#4527a0' title 'host: QEMU hugetlb (right axis)'");
+		added++;
+	}
+	for (k = 0; k < nodes->len; k++, added++)
+		g_string_append_printf(plot, ", $host using 1:($%u < 0 ? NaN : $%u) axes x1y2 with steps lw 2 "
+				       "lc rgb '%s' title 'host: virtio-mem backends resident (right axis), node %" G_GINT64_FORMAT "'",
+				       k + 4, k + 4, colors[k % G_N_ELEMENTS(colors)], g_array_index(nodes, gint64, k));
+	return added;
 }
 
 /* requested vs plugged over time for every virtio-mem node, step markers from steps[].t */
@@ -757,6 +832,107 @@ static void htmlPins(GString *out, json_object *rec)
 		g_string_append(out, "</table>\n");
 }
 
+/* "N" MiB of @v (bytes), or "–" for none. */
+static char *mibText(json_object *v)
+{
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return g_strdup("–");
+	return g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int64(v) >> 20);
+}
+
+static void cellMiB(GString *out, json_object *v)
+{
+	g_autofree char *t = mibText(v);
+
+	cell(out, NULL, t);
+}
+
+/* "before → after" MiB of sample field @key (resize host.before/after). */
+static void cellSamples(GString *out, json_object *h, const char *key)
+{
+	g_autofree char *a = mibText(mhlJ(mhlJObj(h, MHL_K_BEFORE), key));
+	g_autofree char *b = mibText(mhlJ(mhlJObj(h, MHL_K_AFTER), key));
+
+	if (!mhlJ(mhlJObj(h, MHL_K_BEFORE), key) && !mhlJ(mhlJObj(h, MHL_K_AFTER), key))
+		cell(out, NULL, "–");
+	else
+		cellf(out, "%s → %s", a, b);
+}
+
+/* Each node's backend "node N: before → after" MiB, or "–" when the samples have none. */
+static void cellBackends(GString *out, json_object *h)
+{
+	json_object *bb = mhlJObj(mhlJObj(h, MHL_K_BEFORE), MHL_K_BACKEND_BYTES);
+	json_object *ab = mhlJObj(mhlJObj(h, MHL_K_AFTER), MHL_K_BACKEND_BYTES);
+	g_autoptr(GString) t = g_string_new(NULL);
+
+	if (bb) {
+		json_object_object_foreach(bb, node, v) {
+			g_autofree char *a = mibText(v), *b = mibText(mhlJ(ab, node));
+
+			g_string_append_printf(t, "%snode %s: %s → %s", t->len ? ", " : "", node, a, b);
+		}
+	}
+	cell(out, NULL, t->len ? t->str : "–");
+}
+
+/* A ratio as a percentage, or "–". */
+static void cellPct(GString *out, double v)
+{
+	g_autofree char *t = v < 0 ? g_strdup("–") : g_strdup_printf("%.0f %%", v * 100);
+
+	cell(out, NULL, t);
+}
+
+/*
+ * The host side of each resize (steps[].host, docs/record.md): how it was
+ * measured, the samples before and after, what came back of what had to.
+ */
+static void htmlHostSteps(GString *out, json_object *rec)
+{
+	json_object *steps = mhlJ(rec, MHL_K_STEPS);
+	size_t i;
+	bool any = false;
+
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *s = json_object_array_get_idx(steps, i), *h = mhlJObj(s, MHL_K_HOST);
+		g_autofree char *sn = NULL;
+
+		if (!h)
+			continue;
+		if (!any)
+			g_string_append(out, "<h4>Host side of the resizes</h4>\n<table><tr><th>#</th><th>step</th>"
+					"<th>read from, measured by</th><th>backend MiB before → after</th>"
+					"<th>QEMU RSS MiB before → after</th><th>unplugged MiB</th><th>reclaimable MiB</th>"
+					"<th>reclaimed MiB</th><th>of unplugged</th><th>of reclaimable</th>"
+					"<th>settled in s</th><th>hugepages back to the pool</th></tr>\n");
+		any = true;
+		sn = mhlStepName(s);
+		g_string_append(out, "<tr>");
+		cellf(out, "%zu", i + 1);
+		cell(out, NULL, sn);
+		cellf(out, "%s, %s", mhlJStr(h, MHL_K_SOURCE, "–"), mhlJStr(h, MHL_K_MEASURED_BY, "–"));
+		cellBackends(out, h);
+		cellSamples(out, h, MHL_K_QEMU_RSS_BYTES);
+		cellMiB(out, mhlJ(h, MHL_K_UNPLUGGED_BYTES));
+		cellMiB(out, mhlJ(h, MHL_K_RECLAIMABLE_BYTES));
+		if (mhlJ(h, MHL_K_RECLAIMED_BYTES))	/* negative when QEMU grew */
+			cellf(out, "%" G_GINT64_FORMAT, mhlJInt(h, MHL_K_RECLAIMED_BYTES, 0) / 1048576);
+		else
+			cell(out, NULL, "–");
+		cellPct(out, mhlJDbl(h, MHL_K_RECLAIMED_OF_UNPLUGGED, -1));
+		cellPct(out, mhlJDbl(h, MHL_K_RECLAIMED_OF_RECLAIMABLE, -1));
+		cellNum(out, mhlJDbl(h, MHL_K_SETTLE_S, -1), 2);
+		if (mhlJ(h, MHL_K_POOL_RETURNED_PAGES))
+			cellf(out, "%" G_GINT64_FORMAT " pages", mhlJInt(h, MHL_K_POOL_RETURNED_PAGES, 0));
+		else
+			cell(out, NULL, "–");
+		g_string_append(out, "</tr>\n");
+	}
+	if (any)
+		g_string_append(out, "</table>\n");
+}
+
 static void htmlSteps(GString *out, json_object *rec)
 {
 	json_object *steps = mhlJ(rec, MHL_K_STEPS);
@@ -863,6 +1039,40 @@ static void htmlCapacity(GString *out, htmlPlots *p, GPtrArray *cap, const char 
 	plotInline(out, p, plot, "capacity frontier: unplugged vs pinned fraction");
 }
 
+/*
+ * The record's top-level host (docs/record.md): the guest's memory backing
+ * and where the host-side figures were read, one line; nothing without it.
+ */
+static void htmlHostFacts(GString *out, json_object *rec)
+{
+	json_object *h = mhlJObj(rec, MHL_K_HOST);
+	const char *src;
+
+	if (!h)
+		return;
+	htmlf(out, "Host: memory backing %s", mhlJStr(h, MHL_K_BACKING, "–"));
+	if (mhlJInt(h, MHL_K_HUGEPAGE_BYTES, 0) > 0) {
+		gint64 hp = mhlJInt(h, MHL_K_HUGEPAGE_BYTES, 0);
+
+		int sh = hp >= 1 << 30 ? 30 : hp >= 1 << 20 ? 20 : 10;
+
+		g_string_append_printf(out, " (pages of %" G_GINT64_FORMAT " %s)", hp >> sh,
+				       sh == 30 ? "GiB" : sh == 20 ? "MiB" : "KiB");
+	}
+	if (mhlJ(h, MHL_K_PREALLOC))
+		g_string_append_printf(out, ", prealloc %s", mhlJBool(h, MHL_K_PREALLOC, false) ? "yes" : "no");
+	if (mhlJ(h, MHL_K_POOL_ADDED_PAGES))
+		g_string_append_printf(out, ", %" G_GINT64_FORMAT " hugepages added to the host's pool for the trial",
+				       mhlJInt(h, MHL_K_POOL_ADDED_PAGES, 0));
+	src = mhlJStr(h, MHL_K_SOURCE, "–");
+	htmlf(out, "; figures from %s%s", !strcmp(src, "proc") ? "QEMU's /proc on this host (proc)" :
+	      !strcmp(src, "libvirt") ? "libvirt's virDomainMemoryStats rss (libvirt)" : src,
+	      mhlJStr(h, MHL_K_WHY, NULL) ? ": " : "");
+	if (mhlJStr(h, MHL_K_WHY, NULL))
+		htmlf(out, "%s", mhlJStr(h, MHL_K_WHY, ""));
+	g_string_append(out, ".<br>\n");
+}
+
 /* A trial's heading and first paragraph: reason, outcome, kernel identity, record and log links. */
 static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_object *rec, const char *href)
 {
@@ -872,10 +1082,12 @@ static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_obj
 	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
 	if (mhlJStr(rec, MHL_K_REASON, NULL))
 		htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
-	htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n<a href='%s'>raw record</a>", outcome,
+	htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n", outcome,
 	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"),
-	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"), href);
+	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"));
+	htmlHostFacts(out, rec);
+	htmlf(out, "<a href='%s'>raw record</a>", href);
 	if (log) {
 		g_autofree char *lh = htmlHref(run, log);
 
@@ -928,6 +1140,7 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 	if (cen)
 		plotInline(out, p, cen, "census of the pinned buffer before and after the pin");
 	htmlPins(out, rec);
+	htmlHostSteps(out, rec);
 	htmlSteps(out, rec);
 	htmlFindings(out, run, rec);
 	g_string_append(out, "</section>\n");

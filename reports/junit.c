@@ -40,6 +40,22 @@ static void junitCountAttrs(xmlTextWriterPtr w, const junitCount *c)
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", c->time);
 }
 
+/* The host side of the last shrink (summary.host_*), one line of system-out; none without it. */
+static void junitHost(GString *out, json_object *rec)
+{
+	mhlSummary m;
+
+	mhlSummaryRead(rec, &m);
+	if (m.host_reclaimed_bytes < 0)
+		return;
+	g_string_append_printf(out, "host: %" G_GINT64_FORMAT " MiB back", m.host_reclaimed_bytes >> 20);
+	if (m.host_reclaimed_of_reclaimable >= 0)
+		g_string_append_printf(out, ", %.0f %% of what had to come back", m.host_reclaimed_of_reclaimable * 100);
+	if (m.host_settle_s >= 0)
+		g_string_append_printf(out, ", settled %.2f s after the request", m.host_settle_s);
+	g_string_append_c(out, '\n');
+}
+
 static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, const char *classname)
 {
 	mhlVerdict v = mhlVerdictOf(rec);
@@ -67,6 +83,7 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 		xmlTextWriterEndElement(w);
 	}
 	g_string_append_printf(out, "%s\n", outcome);
+	junitHost(out, rec);
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		g_autofree char *name = mhlStepName(s);

@@ -3,7 +3,8 @@
  * a checkout per kernel source (package, version, patch series), a build per
  * kernel artifact (config key, compiler, duration), and per trial a test
  * memhp.<scenario>.<trial> (PASS/FAIL/ERROR/MISS) whose number is the reached
- * MiB, with children for the pin failures and each step.
+ * MiB, with children for the pin failures, what the host got back and each
+ * step.
  * tests/kcidb-v5-subset.schema.json is the subset of the schema we emit.
  */
 #include <glib.h>
@@ -188,6 +189,36 @@ static json_object *kTest(const char *origin, const char *id, const char *build,
 	return t;
 }
 
+/*
+ * What the host got back from the trial's last shrink (summary.host_*,
+ * docs/record.md): a child <path>.host_reclaimed whose number is the MiB
+ * that came back, DONE (a measurement: an expect step judges it), with the
+ * shares of the unplugged and of the reclaimable bytes and the settle time
+ * in misc. None for a record without it.
+ */
+static void kHostReclaimed(json_object *tests, const char *origin, json_object *rec, const char *build,
+			   const char *path, const char *id)
+{
+	g_autofree char *hpath = g_strdup_printf("%s.host_reclaimed", path);
+	g_autofree char *hid = g_strdup_printf("%s.host_reclaimed", id);
+	json_object *t, *misc;
+	mhlSummary m;
+
+	mhlSummaryRead(rec, &m);
+	if (m.host_reclaimed_bytes < 0)
+		return;
+	t = kTest(origin, hid, build, hpath, "DONE", rec);
+	misc = json_object_new_object();
+	json_object_object_add(t, "number", kNumber(m.host_reclaimed_bytes / 1048576.0, "MiB"));
+	kAddCopy(misc, "reclaimed_of_unplugged", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_RECLAIMED_RATIO));
+	kAddCopy(misc, "reclaimed_of_reclaimable", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE));
+	kAddCopy(misc, "settle_s", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_SETTLE_S));
+	kAddCopy(misc, "memory_backing", rec, MHL_PATH(MHL_K_HOST, MHL_K_BACKING));
+	kAddCopy(misc, "source", rec, MHL_PATH(MHL_K_HOST, MHL_K_SOURCE));
+	json_object_object_add(t, "misc", misc);
+	json_object_array_add(tests, t);
+}
+
 static void kTrial(json_object *tests, const mhlRun *run, const char *origin, json_object *rec,
 		   const char *build)
 {
@@ -243,6 +274,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 		json_object_object_add(t, "number", kNumber((double)failed, "pins"));
 		json_object_array_add(tests, t);
 	}
+	kHostReclaimed(tests, origin, rec, build, path, id);
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 		bool ok = mhlJBool(s, MHL_K_OK, false);

@@ -117,6 +117,25 @@ static const shapeField censusShape[] = {
 static const shapeField checkShape[] = {
 	F("what", J_STR), F("expected", J_STR), F("actual", J_STR), F(MHL_K_OK, J_BOOL), END,
 };
+/* A host sample: a resize's host.before/after, a timeline entry of source "host" */
+#define HOST_SAMPLE_FIELDS \
+	F(MHL_K_QEMU_RSS_BYTES, J_NUM), F(MHL_K_QEMU_HUGETLB_BYTES, J_NUM), \
+	FE(MHL_K_BACKEND_BYTES, J_OBJ, J_NUM, NULL), F(MHL_K_POOL_FREE_PAGES, J_NUM)
+static const shapeField hostSampleShape[] = { HOST_SAMPLE_FIELDS, END };
+/* a resize's host side (steps[].host) */
+static const shapeField stepHostShape[] = {
+	F(MHL_K_SOURCE, J_STR), F(MHL_K_MEASURED_BY, J_STR),
+	FE(MHL_K_BEFORE, J_OBJ, J_ANY, hostSampleShape), FE(MHL_K_AFTER, J_OBJ, J_ANY, hostSampleShape),
+	F(MHL_K_PLUGGED_BEFORE_BYTES, J_NUM), F(MHL_K_UNPLUGGED_BYTES, J_NUM), F(MHL_K_RECLAIMED_BYTES, J_NUM),
+	F(MHL_K_RECLAIMABLE_BYTES, J_NUM), F(MHL_K_RECLAIMED_OF_UNPLUGGED, J_NUM),
+	F(MHL_K_RECLAIMED_OF_RECLAIMABLE, J_NUM), F(MHL_K_SETTLE_S, J_NUM), F(MHL_K_POOL_RETURNED_PAGES, J_NUM),
+	END,
+};
+/* how the host side was read, and the trial's memory backing (the record's top-level host) */
+static const shapeField recordHostShape[] = {
+	F(MHL_K_SOURCE, J_STR), F(MHL_K_WHY, J_STR), F(MHL_K_BACKING, J_STR), F(MHL_K_HUGEPAGE_BYTES, J_NUM),
+	F(MHL_K_PREALLOC, J_BOOL), F(MHL_K_POOL_ADDED_PAGES, J_NUM), END,
+};
 static const shapeField stepShape[] = {
 	F(MHL_K_STEP, J_STR), F(MHL_K_ID, J_STR), F(MHL_K_LINE, J_NUM), F(MHL_K_T, J_NUM),
 	F(MHL_K_SECONDS, J_NUM), F(MHL_K_OK, J_BOOL), F(MHL_K_ERROR, J_STR), F(MHL_K_NOTE, J_STR),
@@ -128,12 +147,14 @@ static const shapeField stepShape[] = {
 	F("workload.errno_name", J_STR), F("workload.signal", J_STR),
 	F("workload.pages_moved_since_pin", J_NUM), FE("workload.census_before", J_OBJ, J_ANY, censusShape),
 	FE("workload.census_after", J_OBJ, J_ANY, censusShape), FE("workload.census", J_OBJ, J_ANY, censusShape),
+	FE(MHL_K_HOST, J_OBJ, J_ANY, stepHostShape),
 	END,
 };
 static const shapeField timelineShape[] = {
 	F(MHL_K_T, J_NUM), F(MHL_K_SOURCE, J_STR), F(MHL_K_NODE, J_NUM), F(MHL_K_ALIAS, J_STR),
-	F(MHL_K_SIZE_BYTES, J_NUM), F(MHL_K_REQUESTED_BYTES, J_NUM), END,
+	F(MHL_K_SIZE_BYTES, J_NUM), F(MHL_K_REQUESTED_BYTES, J_NUM), HOST_SAMPLE_FIELDS, END,
 };
+#undef HOST_SAMPLE_FIELDS
 static const shapeField findingShape[] = {
 	F(MHL_K_LINE, J_NUM), F(MHL_K_KIND, J_STR), F(MHL_K_TEXT, J_STR), F(MHL_K_CYCLE, J_NUM),
 	F(MHL_K_T, J_NUM), F(MHL_K_COUNT, J_NUM), END,
@@ -155,7 +176,8 @@ static const shapeField recordShape[] = {
 	F(MHL_K_DOMAIN, J_OBJ), F(MHL_PATH(MHL_K_DOMAIN, MHL_K_URI), J_STR),
 	F(MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), J_STR), F(MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL_REASON), J_STR),
 	FE(MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES), J_ARR, J_OBJ, nodeShape),
-	F(MHL_K_CONSOLE_LOG, J_STR), F(MHL_K_GUEST_BEFORE, J_OBJ), F(MHL_K_GUEST_AFTER, J_OBJ),
+	F(MHL_K_CONSOLE_LOG, J_STR), FE(MHL_K_HOST, J_OBJ, J_ANY, recordHostShape),
+	F(MHL_K_GUEST_BEFORE, J_OBJ), F(MHL_K_GUEST_AFTER, J_OBJ),
 	FE(MHL_K_STEPS, J_ARR, J_OBJ, stepShape), FE(MHL_K_TIMELINE, J_ARR, J_OBJ, timelineShape),
 	FE(MHL_K_CONSOLE_FINDINGS, J_ARR, J_OBJ, findingShape), F(MHL_K_SUMMARY, J_OBJ),
 	F(MHL_K_SECONDS, J_NUM), F(MHL_K_REASON, J_STR),

@@ -457,7 +457,31 @@ static const char shapeLines[] =
 	"{\"trial\":\"v\",\"verdict\":\"pass\",\"parameters\":[],\"timeline\":7}\n"
 	"{\"trial\":\"u\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"pin\",\"workload\":"
 	"{\"census_after\":{\"by_node\":{\"1\":null}}}},null]}\n"
-	"{\"trial\":\"good2\",\"verdict\":\"fail\",\"reason\":null,\"console_findings\":[]}\n";
+	/* the host side (issue 21): top-level host, timeline entries of source host, steps[].host */
+	"{\"trial\":\"h1\",\"verdict\":\"pass\",\"host\":\"proc\"}\n"
+	"{\"trial\":\"h2\",\"verdict\":\"pass\",\"host\":{\"source\":\"proc\",\"prealloc\":\"yes\"}}\n"
+	"{\"trial\":\"h3\",\"verdict\":\"pass\",\"timeline\":[{\"t\":1,\"source\":\"host\",\"qemu_rss_bytes\":\"1\"}]}\n"
+	"{\"trial\":\"h4\",\"verdict\":\"pass\",\"timeline\":[{\"t\":1,\"source\":\"qmp\"},"
+	"{\"t\":2,\"source\":\"host\",\"backend_bytes\":[]}]}\n"
+	"{\"trial\":\"h5\",\"verdict\":\"pass\",\"timeline\":[{\"source\":\"host\",\"backend_bytes\":{\"1\":\"5\"}}]}\n"
+	"{\"trial\":\"h6\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"resize\",\"host\":5}]}\n"
+	"{\"trial\":\"h7\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"resize\",\"host\":"
+	"{\"before\":{\"backend_bytes\":{\"1\":true}}}}]}\n"
+	"{\"trial\":\"h8\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"pin\"},{\"step\":\"resize\",\"host\":"
+	"{\"measured_by\":\"backend\",\"reclaimed_of_reclaimable\":\"100%\"}}]}\n"
+	"{\"trial\":\"h9\",\"verdict\":\"pass\",\"summary\":{\"host_reclaimed_bytes\":\"260 MiB\"}}\n"
+	/* and every host field of the right type: kept */
+	"{\"trial\":\"good2\",\"verdict\":\"fail\",\"reason\":null,\"console_findings\":[],"
+	"\"host\":{\"source\":\"libvirt\",\"why\":\"remote\",\"memory_backing\":\"hugepages\","
+	"\"hugepage_bytes\":2097152,\"prealloc\":false,\"pool_added_pages\":8},"
+	"\"timeline\":[{\"t\":1.5,\"source\":\"host\",\"qemu_rss_bytes\":1,\"qemu_hugetlb_bytes\":0,"
+	"\"backend_bytes\":{\"1\":2,\"2\":0},\"pool_free_pages\":3}],"
+	"\"steps\":[{\"step\":\"resize\",\"host\":{\"source\":\"proc\",\"measured_by\":\"backend\","
+	"\"before\":{\"qemu_rss_bytes\":9,\"backend_bytes\":{\"1\":4}},\"after\":{\"backend_bytes\":{}},"
+	"\"plugged_before_bytes\":8,\"settle_s\":0.5,\"pool_returned_pages\":0,\"unplugged_bytes\":8,"
+	"\"reclaimed_bytes\":-1,\"reclaimable_bytes\":4,\"reclaimed_of_unplugged\":0,"
+	"\"reclaimed_of_reclaimable\":0.5}}],"
+	"\"summary\":{\"host_reclaimed_bytes\":4,\"host_reclaimed_of_reclaimable\":1,\"host_settle_s\":0.5}}\n";
 
 static const struct shapeRow {
 	int line;
@@ -469,6 +493,15 @@ static const struct shapeRow {
 	{ 5, "trial 'w': a record of the wrong shape: steps[0].ok is a string, not a boolean" },
 	{ 6, "trial 'v': a record of the wrong shape: parameters is an array, not an object" },
 	{ 7, "trial 'u': a record of the wrong shape: steps[0].workload.census_after.by_node.1 is null, not an object" },
+	{ 8, "trial 'h1': a record of the wrong shape: host is a string, not an object" },
+	{ 9, "trial 'h2': a record of the wrong shape: host.prealloc is a string, not a boolean" },
+	{ 10, "trial 'h3': a record of the wrong shape: timeline[0].qemu_rss_bytes is a string, not a number" },
+	{ 11, "trial 'h4': a record of the wrong shape: timeline[1].backend_bytes is an array, not an object" },
+	{ 12, "trial 'h5': a record of the wrong shape: timeline[0].backend_bytes.1 is a string, not a number" },
+	{ 13, "trial 'h6': a record of the wrong shape: steps[0].host is a number, not an object" },
+	{ 14, "trial 'h7': a record of the wrong shape: steps[0].host.before.backend_bytes.1 is a boolean, not a number" },
+	{ 15, "trial 'h8': a record of the wrong shape: steps[1].host.reclaimed_of_reclaimable is a string, not a number" },
+	{ 16, "trial 'h9': a record of the wrong shape: summary.host_reclaimed_bytes is not a number" },
 };
 
 static mhlRun *shaped;
@@ -541,7 +574,7 @@ static const unitCase textCases[] = {
 };
 
 static const unitCase shapeCases[] = {
-	{ "record: mhlRunLoad keeps the 2 records of the right shape", shapeKeepsRest },
+	{ "record: mhlRunLoad keeps the 2 records of the right shape (one with every host field)", shapeKeepsRest },
 	{ "record: mhlRunLoad makes a record's text from elsewhere valid UTF-8 without control characters",
 	  loadCleansText },
 };
