@@ -20,12 +20,13 @@ steps:
 EOF
 # k9_guests PID: how many QEMU processes run guests of memhp-lab PID's k9 trials.
 k9_guests() { pgrep -fc "^/usr/bin/qemu-system-x86_64 .*guest=memhp-k9[^ ,]*-$1-[0-9]"; }
-# k9_when MOMENT: wait for it (at most 120 s): start (nothing), booted (2 guests), steps (both at step 3).
+# k9_when MOMENT: wait for it (at most 120 s): start (the run has its embedded
+# root and said so, no guest yet), booted (2 guests), steps (both at step 3).
 k9_when() {
 	local i
 	for i in $(seq 1 1200); do
 		case $1 in
-		start) return 0;;
+		start) grep -q 'qemu:///embed?root=' "$k9out" && return 0;;
 		booted) [ "$(k9_guests "$lab_pid")" -ge 2 ] && return 0;;
 		steps) [ "$(grep -c 'step 3/4' "$k9out")" -ge 2 ] && return 0;;
 		esac
