@@ -70,7 +70,9 @@ $(B)/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 workloads: kernel
 	@for a in $(KARTS); do cmp -s $(KART)/include/gup_test.h $$a/include/gup_test.h || \
 		{ echo "Error: $$a/include/gup_test.h differs from $(KART)/include/gup_test.h: one memhp-pin cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done
-	@$(MAKE) --no-print-directory $(B)/memhp-pin
+	@for a in $(KARTS); do for t in $(KSFT); do cmp -s $(KART)/selftests/mm/$$t.c $$a/selftests/mm/$$t.c || \
+		{ echo "Error: $$a/selftests/mm/$$t.c differs from $(KART)'s (or is missing: make kernel): one $$t cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done; done
+	@$(MAKE) --no-print-directory $(B)/memhp-pin $(KSFT_BINS)
 
 # With no kernel built, KHDR names a target that says so (make install never builds one).
 KHDR      = $(if $(KART),$(KART)/include/gup_test.h,no-kernel-$(KVER))
@@ -79,12 +81,23 @@ $(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KHDR) | $(B)
 	@echo "[cc] $@ (static, gup_test.h from $(KART))"
 	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring
 
+# The series' kselftests, built statically from the artifact's copy of the
+# kernel tree's source (kernel/build.sh); the image carries them in /bin/ksft/,
+# the scenario step `selftest:` runs one of them by name.
+KSFT      := gup_longterm_counters
+KSFT_BINS  = $(addprefix $(B)/ksft/,$(KSFT))
+
+$(B)/ksft/%: $(if $(KART),$(KART)/selftests/mm/%.c,no-kernel-$(KVER)) | $(B)
+	@mkdir -p $(B)/ksft
+	@echo "[cc] $@ (static, kselftest from $(KART))"
+	@$(CC) $(CFLAGS) -Wall -static -I$(KART)/selftests -o $@ $<
+
 image: workloads
 	@$(MAKE) --no-print-directory $(B)/initramfs.cpio.gz
 
-$(B)/initramfs.cpio.gz: $(B)/memhp-pin workloads/init workloads/mkinitramfs.sh
+$(B)/initramfs.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) workloads/init workloads/mkinitramfs.sh
 	@echo "[image] $@"
-	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin
+	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin $(KSFT_BINS)
 
 no-kernel-%:
 	@echo "Error: no kernel $* in $(MEMHP_CACHE) (the guest image compiles against its gup_test.h): make kernel" >&2; exit 1

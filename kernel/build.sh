@@ -199,6 +199,18 @@ cp "$obj/.config" "$art.tmp/config"
 # Headers the guest workloads compile against (never hard-code kernel ABI).
 mkdir -p "$art.tmp/include"
 cp "$src/mm/gup_test.h" "$art.tmp/include/gup_test.h"
+# The series' kselftests the guest image carries (make image builds them
+# statically): each with what it includes, laid out so that
+# -I$art/selftests finds <mm/gup_test.h> and "../kselftest.h".
+ksft_dir=$src/tools/testing/selftests/mm
+[ -d "$ksft_dir" ] || ksft_dir=$src/tools/testing/selftests/vm
+for t in gup_longterm_counters; do
+	[ -f "$ksft_dir/$t.c" ] || continue
+	mkdir -p "$art.tmp/selftests/mm"
+	cp "$ksft_dir/$t.c" "$art.tmp/selftests/mm/$t.c"
+	cp "$src/mm/gup_test.h" "$art.tmp/selftests/mm/gup_test.h"
+	cp "$src/tools/testing/selftests/kselftest.h" "$art.tmp/selftests/kselftest.h"
+done
 release=$(cat "$obj/include/config/kernel.release")
 cat >"$art.tmp/identity.json" <<JSON
 {"source_package": "$pkg", "source_version": "$pkgver", "kernel_release": "$release",

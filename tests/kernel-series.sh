@@ -119,3 +119,38 @@ for k in 6.12 6.1; do
 	ok "$k: run_vmtests.sh runs gup_test -L and -L -z by default" \
 		sh -c 'grep -q "run_test ./gup_test -L\$" "$1" && grep -q "run_test ./gup_test -L -z\$" "$1"' _ "$sd/run_vmtests.sh"
 done
+
+# 6. The series' own kselftest of the counters (patch 0005,
+# gup_longterm_counters), built into the guest image and run in the guest
+# by the selftest step, its KTAP output in the record: 8 MiB from
+# ZONE_MOVABLE pinned long-term; under series migrated and counted
+# (unpinnable = migrate_success + migrate_fail + isolate_fail), under
+# baseline pinned in place and counted. The variant that expects the
+# series' behaviour whatever the switch says must fail under baseline:
+# every result but the sum (which holds at 0 = 0 + 0 + 0).
+# ks_clean_pass REC: the trial passed, its pins balanced, its console clean.
+ks_clean_pass() {
+	jq -e '.verdict == "pass"' "$1" >/dev/null && jq -e "$balanced" "$1" >/dev/null && console_clean "$1"
+}
+kseries counters
+for k in 6.12 6.1; do
+	ksrc=$(ls -d "$cache"/kernel/$k/src-*/ | head -n 1)
+	sd=$ksrc/tools/testing/selftests/mm; [ -d "$sd" ] || sd=$ksrc/tools/testing/selftests/vm
+	ok "$k: the tree's run_vmtests.sh runs gup_longterm_counters, and its Makefile builds it" \
+		sh -c 'grep -q "run_test ./gup_longterm_counters\$" "$1/run_vmtests.sh" && grep -q "^TEST_GEN_FILES += gup_longterm_counters\$" "$1/Makefile"' _ "$sd"
+	for pol in series baseline; do
+		r=$(ks_rec counters "kernel=$k,policy=$pol")
+		ok "$k $pol: selftest gup_longterm_counters in the guest: 5 of 5 results ok, exit 0" \
+			jq -e '.steps[0].selftest | .verdict == "pass" and .planned == 5 and .pass == 5 and .fail == 0 and .skip == 0 and .exitcode == 0 and ([.results[].ok] | all)' "$r"
+		ok "$k $pol: ... through pin_user_pages_fast() (GUP-fast first): 5 of 5 ok" \
+			jq -e '.steps[1].selftest | .verdict == "pass" and .planned == 5 and .pass == 5' "$r"
+		if [ $pol = series ]; then
+			ok "$k series: ... expecting the series' behaviour explicitly: 5 of 5 ok; the trial's vmstat: migrated, none in place" \
+				jq -e '.steps[2].selftest.verdict == "pass" and .steps[2].selftest.pass == 5 and '"$(d gup_longterm_migrate_success)"' >= 6144 and '"$(d gup_longterm_pinned_in_place)"' == 0' "$r"
+		else
+			ok "$k baseline: ... expecting the series' behaviour under the switch fails results 1, 3, 4, 5 (only the sum 0 = 0 + 0 + 0 holds), exit 1" \
+				jq -e '.steps[2].selftest | .verdict == "fail" and .exitcode == 1 and .planned == 5 and .fail == 4 and ([.results[] | select(.ok | not) | .n] == [1, 3, 4, 5])' "$r"
+		fi
+		ok "$k $pol: ... verdict pass, pins balanced, console clean" ks_clean_pass "$r"
+	done
+done

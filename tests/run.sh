@@ -22,7 +22,7 @@ work=$(mktemp -d /tmp/mhl-check-XXXXXX)
 # of its part. The run prints 1..TOTAL first; each part adds one check (it
 # loads and makes its number), the run one at the end (it made every planned
 # check), and a run that ends early (exit in a part, an unbound variable) fails.
-plan_self=118
+plan_self=122
 parts=(
 	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
 	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
@@ -33,7 +33,7 @@ parts=(
 	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run
 	hardening-kill:16	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
 	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
-	kernel-series:32	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftest
+	kernel-series:50	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftests (gup_test, gup_longterm_counters in the guest)
 	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
 	stock:11	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped
 	report:49	# reports from a recorded run and from the runs above (last: it reads the demo run's)
@@ -208,17 +208,24 @@ ok "the artifacts' gup_test.h are identical (one memhp-pin for both kernels)" \
 	cmp "$art612/include/gup_test.h" "$art61/include/gup_test.h"
 series61=$(sed -e 's/#.*//' kernel/patches/6.1/series | awk 'NF { print $1 }' | jq -R . | jq -sc .)
 ok "identity.json names the series' patch files, in order (6.1: $(echo "$series61" | jq length))" \
-	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 4 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
+	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 5 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
 
 echo "# kernel patches: checkpatch.pl --strict from the extracted tree, each patch in series order"
+# FILE_PATH_CHANGES ("added ... file(s), does MAINTAINERS need updating?")
+# fires on every new file whether an entry covers it or not: instead, each
+# file the series adds must have a maintainer of its own entry (not THE REST).
 for k in 6.12 6.1; do
 	ksrc=$(ls -d "$cache"/kernel/$k/src-*/ | head -n 1)
 	for p in $(sed -e 's/#.*//' kernel/patches/$k/series); do
-		(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q "$top/kernel/patches/$k/$p") >"$work/cp.out" 2>&1
+		(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q --ignore FILE_PATH_CHANGES "$top/kernel/patches/$k/$p") >"$work/cp.out" 2>&1
 		rc=$?
 		ok "checkpatch --strict: 0 errors, 0 warnings, 0 checks: $k/$p" test "$rc" = 0 -a ! -s "$work/cp.out"
 		[ "$rc" = 0 ] || sed 's/^/#   /' "$work/cp.out" | head -n 20
 	done
+	added=$(for p in $(sed -e 's/#.*//' kernel/patches/$k/series); do
+		awk '/^--- \/dev\/null/ { getline; sub(/^\+\+\+ b\//, ""); print }' "kernel/patches/$k/$p"; done)
+	ok "$k: every file the series adds has a MAINTAINERS entry of its own (get_maintainer.pl): ${added:-none}" \
+		sh -c 'cd "$1" && shift && for f; do perl scripts/get_maintainer.pl --nogit --nogit-fallback --nol -f "$f" | grep "(maintainer:" | grep -qv "THE REST" || exit 1; done' _ "$ksrc" $added
 done
 
 echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"

@@ -1,10 +1,12 @@
 #!/bin/bash
-# workloads/mkinitramfs.sh OUT.cpio.gz MEMHP_PIN_BINARY
+# workloads/mkinitramfs.sh OUT.cpio.gz MEMHP_PIN_BINARY [KSELFTEST_BINARY...]
 # Builds the guest initramfs: busybox-static, Debian's qemu-ga and numactl with
 # the shared libraries ldd lists (and the loader), our init and the static
-# workloads.
+# workloads; the series' kselftests (static) go to /bin/ksft/, where the
+# scenario step `selftest:` runs them by name.
 set -euo pipefail
 out=$1; pin=$2
+shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
 busybox=/bin/busybox
@@ -29,6 +31,11 @@ ldd "$qga" "$numactl" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}' | wh
 	cp -L "$lib" "$root$lib"
 done
 cp "$pin" "$root/bin/memhp-pin"
+mkdir -p "$root/bin/ksft"
+for t in "$@"; do
+	[ -x "$t" ] || die "kselftest binary $t not found (make workloads)"
+	cp "$t" "$root/bin/ksft/$(basename "$t")"
+done
 install -m 0755 "$here/init" "$root/init"
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"

@@ -43,7 +43,7 @@ static const char *const moduleOk[] = {
 static const struct {
 	const char *opt;
 	const char *workload;	/* a pin step's workload that needs it, or NULL */
-	bool bench;		/* the bench step needs it */
+	bool bench;		/* the bench and selftest steps need it */
 	const char *why;
 } capabilities[] = {
 	{ "GUP_TEST", "gup", true, "gup_test (mm/gup_test.c) is how the gup workload and bench pin" },
@@ -100,7 +100,8 @@ static int packageCapable(const mhlScenario *s, const char *config, const char *
 		for (c = 0; c < G_N_ELEMENTS(capabilities); c++) {
 			bool needs = (st->type == MHL_STEP_PIN && capabilities[c].workload &&
 				      !strcmp(st->workload, capabilities[c].workload)) ||
-				     (st->type == MHL_STEP_BENCH && capabilities[c].bench);
+				     ((st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST) &&
+				      capabilities[c].bench);
 
 			if (needs && !mhlKconfigValue(config, capabilities[c].opt)) {
 				mhlError("%s:%d: step %s%s%s needs CONFIG_%s, which kernel config '%s' does not set (%s); use another workload on this kernel",

@@ -31,6 +31,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_SYSRQ] = "sysrq",
 	[MHL_STEP_WAIT] = "wait",
 	[MHL_STEP_IO] = "io",
+	[MHL_STEP_SELFTEST] = "selftest",
 };
 
 static const char *const policyNames[] = { "series", "baseline", NULL };
@@ -249,6 +250,12 @@ static const char *const kernelNames[] = { "6.12", "6.1", NULL };
 static const char *const censusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
 					  "DMA", "DMA32", "Normal", "Movable", "other", NULL };
 static const char *const unplugNames[] = { "any", "reached", "short", NULL };
+/*
+ * selftest: the only names a scenario can run (a fixed argv each, in
+ * trial/step-selftest.c): never a command of the scenario's own.
+ */
+const char *const mhlSelftestNames[] = { "gup_longterm_counters", "gup_longterm_counters_fast",
+					 "gup_longterm_counters_expect_series", NULL };
 
 /* "N" or ">=N" (an integer, possibly negative); -1 if it is neither. */
 static int parseAtLeast(const char *val, long long *out, bool *atleast)
@@ -499,6 +506,14 @@ static int resizeParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 		return getSize(y, v, "requested", &st->requested);
 	if (!strcmp(key, "deadline"))
 		return getSeconds(y, v, "deadline", &st->deadline);
+	return getBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/* selftest: {name: N, measure: true}. */
+static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "name"))
+		return getName(y, v, "selftest", mhlSelftestNames, st->name, sizeof(st->name));
 	return getBool(y, v, "measure", &st->measure);	/* measure */
 }
 
@@ -778,6 +793,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_SYSRQ] = { "sysrq", KEYS("key"), NO_KEYS, sysrqParse, NULL },
 	[MHL_STEP_WAIT] = { "wait", KEYS("seconds"), KEYS("until"), waitParse, NULL },
 	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
+	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
 };
 
 /*
@@ -789,7 +805,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"repeat", "fresh", "key", "seconds", "backing", "touch",
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
-					"census_before", "census_after", "host_reclaimed", NULL };
+					"census_before", "census_after", "host_reclaimed", "name", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= 32);	/* a bit each in mhlStepParse.seen */
 
 static bool stepKindTakes(const mhlStepKind *kind, const char *key)

@@ -42,10 +42,13 @@ typedef enum {
 	MHL_STEP_SYSRQ,		/* write a key to /proc/sysrq-trigger (c: crash the guest) */
 	MHL_STEP_WAIT,		/* sleep, or until a condition, with the console watcher on */
 	MHL_STEP_IO,		/* exercise a held buffer through its pinning path, check the data */
+	MHL_STEP_SELFTEST,	/* run one of the kselftests the guest image carries, by name */
 	MHL_STEP_LAST
 } mhlStepType;
 
 extern const char *const mhlStepTypeNames[MHL_STEP_LAST];
+/* selftest: {name: N}: the kselftests in the guest image's /bin/ksft/ (step-selftest.c). */
+extern const char *const mhlSelftestNames[];
 
 typedef struct {
 	mhlStepType type;
@@ -67,6 +70,7 @@ typedef struct {
 	bool measure;		/* pin, resize: record the outcome, a failed pin or a short
 				 * unplug included, without failing the step (capacity sweeps) */
 	char key;		/* sysrq */
+	char name[40];		/* selftest: one of mhlSelftestNames */
 	double seconds;		/* wait: how long, or the deadline of until */
 	int until;		/* wait: MHL_UNTIL_* */
 	int pins_failed;	/* expect: pin steps that failed so far, or MHL_UNSET */

@@ -35,6 +35,7 @@ int mhlStepBench(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSysrq(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepWait(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSnapshot(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /* Pages of a census in a zone (by_zone) or of a kind (zero, thp, cma, pages); -1: absent. */
