@@ -16,7 +16,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlTextWriter, xmlFreeTextWriter)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(xmlBuffer, xmlBufferFree)
 
 typedef struct {
-	int tests, failures, errors;
+	int tests, failures, errors, skipped;
 	double time;
 } junitCount;
 
@@ -25,7 +25,8 @@ static void junitCountAdd(junitCount *c, json_object *rec)
 	mhlVerdict v = mhlVerdictOf(rec);
 
 	c->tests++;
-	c->failures += v == MHL_VERDICT_FAIL;
+	c->failures += v == MHL_VERDICT_FAIL || v == MHL_VERDICT_XPASS;
+	c->skipped += v == MHL_VERDICT_SKIP || v == MHL_VERDICT_XFAIL;
 	c->errors += v == MHL_VERDICT_ERROR || v == MHL_VERDICT_INTERRUPTED || v == MHL_VERDICT_LOST;
 	c->time += mhlJDbl(rec, MHL_K_SECONDS, 0);
 }
@@ -36,7 +37,7 @@ static void junitCountAttrs(xmlTextWriterPtr w, const junitCount *c)
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "tests", "%d", c->tests);
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "failures", "%d", c->failures);
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "errors", "%d", c->errors);
-	xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST "0");
+	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "skipped", "%d", c->skipped);
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", c->time);
 }
 
@@ -76,7 +77,11 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 							excerpt ? "console excerpt:\n" : "", excerpt ? excerpt : "",
 							log ? "console log: " : "", log ? log : "");
 
-		xmlTextWriterStartElement(w, BAD_CAST(v == MHL_VERDICT_FAIL ? "failure" : "error"));
+		/* JUnit has <skipped message=...>: a skip, and an expected failure (its reason said) */
+		bool skipped = v == MHL_VERDICT_SKIP || v == MHL_VERDICT_XFAIL;
+
+		xmlTextWriterStartElement(w, BAD_CAST(skipped ? "skipped" :
+						      v == MHL_VERDICT_FAIL || v == MHL_VERDICT_XPASS ? "failure" : "error"));
 		xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST reason);
 		xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST mhlJStr(rec, MHL_K_VERDICT, ""));
 		xmlTextWriterWriteString(w, BAD_CAST body);

@@ -18,6 +18,9 @@ static const char *const kcidbStatus[MHL_VERDICT_LAST] = {
 	[MHL_VERDICT_PASS] = "PASS",
 	[MHL_VERDICT_FAIL] = "FAIL",
 	[MHL_VERDICT_ERROR] = "ERROR",
+	[MHL_VERDICT_SKIP] = "SKIP",
+	[MHL_VERDICT_XFAIL] = "FAIL",	/* waived: a known deviation */
+	[MHL_VERDICT_XPASS] = "PASS",	/* not waived: the deviation is gone */
 	/* the harness stopped the trial: the tested code's status is unknown */
 	[MHL_VERDICT_INTERRUPTED] = "MISS",
 	[MHL_VERDICT_LOST] = "MISS",

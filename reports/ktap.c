@@ -87,6 +87,15 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	case MHL_VERDICT_ERROR:
 		g_string_append_printf(out, "not ok %d %s # ERROR %s\n", n, desc, reason);
 		break;
+	case MHL_VERDICT_SKIP:	/* Documentation/dev-tools/ktap.rst: ok with a SKIP directive */
+		g_string_append_printf(out, "ok %d %s # SKIP %s\n", n, desc, reason);
+		break;
+	case MHL_VERDICT_XFAIL:
+		g_string_append_printf(out, "ok %d %s # XFAIL %s\n", n, desc, reason);
+		break;
+	case MHL_VERDICT_XPASS:	/* a known deviation that did not happen: the run fails */
+		g_string_append_printf(out, "not ok %d %s # XPASS %s\n", n, desc, reason);
+		break;
 	case MHL_VERDICT_LOST:
 		g_string_append_printf(out, "not ok %d %s # ERROR lost: %s\n", n, desc, reason);
 		break;

@@ -34,12 +34,35 @@ ok "online: as-shipped on Debian 6.1: plugged 512 MiB stays offline (plug.online
 		(.steps[0].plug | .online == false and .memtotal_after_bytes == .memtotal_before_bytes) and
 		.steps[1].guest.memory_blocks.offline == 4 and .summary.reached_bytes == 0' "$r"
 
-echo "# stock kernels: what a stock kernel cannot run is refused before anything boots"
+echo "# stock kernels: what a stock kernel cannot run is SKIP with its reason, listed by check before anything boots"
 sed -e 's/workload: io_uring/workload: gup/' -e 's/^  pkg: \[.*\]/  pkg: [linux-image-cloud-amd64]/' \
 	scenarios/stock/pin-io-uring.yaml >"$work/stock-gup.yaml"
-expect_fail "a gup pin on Debian's kernel: refused, naming the step's line and CONFIG_GUP_TEST" 2 \
-	"stock-gup.yaml:19: step pin with workload gup needs CONFIG_GUP_TEST, which kernel config .* does not set" \
-	$LAB run -o "$work/stock-gup" "$work/stock-gup.yaml"
+# only a gup pin and what asserts on it: nothing left that runs on Debian's kernel
+sed -e 's/^name: stock-io-uring/name: stock-gup-only/' -e '/resize:\|unplug: reached\|- io:\|release:\|integrity/d' \
+	"$work/stock-gup.yaml" >"$work/stock-gup-only.yaml"
+ok "check lists the skips per kernel: the gup pin (CONFIG_GUP_TEST), and the io/release/expect that need it" \
+	sh -c '"$1" check "$2" >"$3" 2>&1 &&
+		grep -q "SKIP on linux-image-6\.1\.0-[0-9]*-cloud-amd64: step 1 (line 19, pin): kernel-lacks: CONFIG_GUP_TEST is not set" "$3" &&
+		grep -q "step 5 (line 23, io): needs-skipped-step: pin .ring. (line 19) was skipped" "$3" &&
+		[ "$(grep -c "SKIP on" "$3")" = 5 ]' _ "$LAB" "$work/stock-gup.yaml" "$work/stock-gup.check"
+lab_run -o "$work/stock-skip" "$work/stock-gup.yaml" "$work/stock-gup-only.yaml" >"$work/stock-skip.out" 2>&1
+skip_rc=$?
+ok "a gup pin on Debian's kernel: run exits 0; the pin and its dependants SKIP (kernel-lacks, needs-skipped-step), the unplug expect ran, the trial passed" \
+	sh -c '[ "$1" = 0 ] && jq -se "map(select(.trial == \"stock-io-uring:pkg=linux-image-cloud-amd64\"))[0] |
+		.verdict == \"pass\" and ([.steps[] | .skip_code] == [\"kernel-lacks\", \"needs-skipped-step\", null, null,
+		\"needs-skipped-step\", \"needs-skipped-step\", \"needs-skipped-step\"]) and
+		(.steps[0].skipped | test(\"CONFIG_GUP_TEST\")) and .steps[3].ok and (.steps[3].checks | length) > 0" "$2"' \
+	_ "$skip_rc" "$work/stock-skip/trials.jsonl"
+ok "a trial whose every asserting step is skipped: verdict skip (never pass), its reason names the step's line and CONFIG_GUP_TEST" \
+	jq -se 'map(select(.trial == "stock-gup-only:pkg=linux-image-cloud-amd64"))[0] |
+		.verdict == "skip" and (.reason | test("stock-gup-only.yaml:19: CONFIG_GUP_TEST is not set"))' \
+	"$work/stock-skip/trials.jsonl"
+ok "the skips in every report: KTAP ok # SKIP (trial and steps), JUnit skipped=1 with the reason, KCIDB SKIP" \
+	sh -c 'grep -q "^ok [0-9]* stock-gup-only:pkg=linux-image-cloud-amd64 # SKIP every step" "$1/results.ktap" &&
+		grep -q "^  ok 1 pin .*# SKIP CONFIG_GUP_TEST is not set" "$1/results.ktap" &&
+		xmllint --xpath "string(/testsuites/@skipped)" "$1/junit.xml" | grep -qx 1 &&
+		xmllint --xpath "//testcase[@name=\"stock-gup-only:pkg=linux-image-cloud-amd64\"]/skipped/@message" "$1/junit.xml" | grep -q CONFIG_GUP_TEST &&
+		jq -e "[.tests[] | select(.status == \"SKIP\")] | length >= 1" "$1/kcidb.json" >/dev/null' _ "$work/stock-skip/report"
 sed -e 's/^name: stock-io-uring/name: stock-baseline\npin_policy: baseline/' -e 's/^  pkg: \[.*\]/  pkg: [linux-image-cloud-amd64]/' \
 	scenarios/stock/pin-io-uring.yaml >"$work/stock-base.yaml"
 expect_fail "pin_policy baseline on Debian's kernel: refused (it has no test switch)" 2 \

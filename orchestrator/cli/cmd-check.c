@@ -3,39 +3,132 @@
 
 #include "cli/cli.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "host/kernel.h"
+#include "record/record.h"
 #include "scenario/scenario.h"
 #include "util.h"
 
 const mhlOpt mhlCmdCheckOpts[] = {
+	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: each file, its trials (docs/schemas/check.schema.json)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 
-/* One file: its line, and the trials of its matrix. 0, or -1 with the error printed. */
-static int checkOne(const char *path)
+/* One trial of a matrix as `check --json` lists it: what `run` would boot. */
+static json_object *checkTrialJson(const mhlScenario *s)
+{
+	json_object *t = json_object_new_object(), *params = json_object_new_object();
+	int i;
+
+	json_object_object_add(t, "id", json_object_new_string(s->name));
+	json_object_object_add(t, "kernel", json_object_new_string(s->kernel));
+	json_object_object_add(t, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
+	for (i = 0; i < s->nparams; i++)
+		json_object_object_add(params, s->param_key[i], json_object_new_string(s->param_val[i]));
+	json_object_object_add(t, MHL_K_PARAMETERS, params);
+	json_object_object_add(t, "nodes", json_object_new_int(s->nnodes));
+	json_object_object_add(t, "steps", json_object_new_int(s->nsteps));
+	return t;
+}
+
+/*
+ * What a kernel that is not the lab's (a Debian package, a prebuilt one)
+ * cannot run of trial @s: a line per skipped step, or with @t (--json) its
+ * "skips" array. The lab's own kernels have every capability. A package is
+ * fetched (cached) to read its config; nothing boots. 0, or -1 printed.
+ */
+static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_object *t)
+{
+	g_autoptr(GPtrArray) skips = NULL;
+	g_autoptr(json_object) id = NULL;
+	g_autofree char *image = NULL;
+	json_object *arr = NULL;
+	guint i;
+
+	if (strcmp(s->kernel, "package") && strcmp(s->kernel, "prebuilt"))
+		return 0;
+	if (!(image = mhlKernelResolve(s, paths->cache, NULL, paths->datadir, &id, &skips))) {
+		fprintf(stderr, "error: %s: trial '%s': %s\n", s->path, s->name, mhlErrorLast());
+		mhlErrorReset();
+		return -1;
+	}
+	if (t)
+		json_object_object_add(t, "skips", arr = json_object_new_array());
+	for (i = 0; skips && i < skips->len; i++) {
+		const char *why = skips->pdata[i], *sep = why ? strstr(why, ": ") : NULL;
+		json_object *o;
+
+		if (!why)
+			continue;
+		if (!arr) {
+			printf("    SKIP on %s: step %u (line %d, %s): %s\n",
+			       !strcmp(s->kernel, "package") ? mhlJStr(id, "source_package", s->kernel_package) :
+			       s->kernel_image, i + 1, s->steps[i].line, mhlStepTypeNames[s->steps[i].type], why);
+			continue;
+		}
+		json_object_array_add(arr, o = json_object_new_object());
+		json_object_object_add(o, "step", json_object_new_int((int)i + 1));
+		json_object_object_add(o, MHL_K_LINE, json_object_new_int(s->steps[i].line));
+		json_object_object_add(o, MHL_K_STEP, json_object_new_string(mhlStepTypeNames[s->steps[i].type]));
+		json_object_object_add(o, MHL_K_SKIP_CODE, json_object_new_string_len(why, (int)(sep - why)));
+		json_object_object_add(o, MHL_K_SKIPPED, json_object_new_string(sep + 2));
+	}
+	return 0;
+}
+
+/*
+ * One file: its line, and the trials of its matrix; with @files (--json) an
+ * object for it there instead. 0, or -1 with the error printed.
+ */
+static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	json_object *f = files ? json_object_new_object() : NULL, *trials;
 	mhlScenario *s;
+	guint i;
 	int n;
 
+	if (f) {
+		json_object_object_add(f, "path", json_object_new_string(path));
+		json_object_array_add(files, f);
+	}
 	if ((n = mhlScenarioLoadAll(path, all)) < 0) {
 		fprintf(stderr, "error: %s\n", mhlErrorLast());
+		if (f) {
+			json_object_object_add(f, "ok", json_object_new_boolean(false));
+			json_object_object_add(f, "error", json_object_new_string(mhlErrorLast()));
+		}
 		mhlErrorReset();
 		return -1;
 	}
 	s = all->pdata[0];
+	if (f) {
+		json_object_object_add(f, "ok", json_object_new_boolean(true));
+		json_object_object_add(f, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
+		json_object_object_add(f, "trials", trials = json_object_new_array());
+		for (i = 0; i < all->len; i++) {
+			json_object *t = checkTrialJson(all->pdata[i]);
+
+			json_object_array_add(trials, t);
+			if (checkSkips(all->pdata[i], paths, t) < 0)
+				return -1;
+		}
+		return 0;
+	}
 	printf("%s: ok: scenario '%s', kernel %s, %d node(s), %d step(s)", path,
 	       s->scenario_name, s->kernel, s->nnodes, s->nsteps);
 	if (n > 1 || s->nparams)
 		printf(", %d trial(s) from its matrix", n);
 	printf("\n");
-	if (n > 1 || s->nparams) {
-		guint i;
-
-		for (i = 0; i < all->len; i++)
+	for (i = 0; i < all->len; i++) {
+		if (n > 1 || s->nparams)
 			printf("  %s\n", ((mhlScenario *)all->pdata[i])->name);
+		if (checkSkips(all->pdata[i], paths, NULL) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -43,13 +136,34 @@ static int checkOne(const char *path)
 int mhlCmdCheck(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = mhlCmdValsNew();
+	g_autoptr(mhlCliPaths) paths = mhlCliPathsNew(NULL);
+	g_autoptr(json_object) out = NULL;
+	json_object *files = NULL;
 	int first, i, bad = 0, rc = mhlCmdStart("check", argc, argv, vals, &first);
 
 	if (rc >= 0)
 		return rc;
+	if (g_hash_table_contains(vals, "json")) {
+		out = json_object_new_object();
+		files = json_object_new_array();
+	}
 	/* every file, each with its own verdict (check scenarios/NAME.yaml ...) */
 	for (i = first; i < argc; i++)
-		bad += checkOne(argv[i]) < 0;
+		bad += checkOne(argv[i], paths, files) < 0;
+	if (out) {
+		size_t k, ntrials = 0;
+
+		for (k = 0; k < json_object_array_length(files); k++) {
+			json_object *t = json_object_object_get(json_object_array_get_idx(files, k), "trials");
+
+			ntrials += t ? json_object_array_length(t) : 0;
+		}
+		json_object_object_add(out, "files", files);
+		json_object_object_add(out, "refused", json_object_new_int(bad));
+		json_object_object_add(out, "trials", json_object_new_int((int)ntrials));
+		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
 	if (bad && argc - first > 1)
 		fprintf(stderr, "check: %d of %d scenario file(s) refused\n", bad, argc - first);
 	return bad ? MHL_EXIT_USAGE : MHL_EXIT_PASS;

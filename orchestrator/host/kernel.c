@@ -63,18 +63,77 @@ static bool isCapability(const char *opt)
 	return false;
 }
 
+/* Whether an expect step asserts on what a pin did (so it follows a skipped pin). */
+static bool expectOnPins(const mhlStep *st)
+{
+	return st->movable_after_pin != MHL_UNSET || st->ncensus || st->pins_failed != MHL_UNSET ||
+	       st->integrity || st->nvmstat;
+}
+
 /*
- * A modular kernel: every required option built in, or a module the guest
- * loads; capabilities may be absent, but not one a step of @s needs.
- * -1 + mhlError naming what is missing and which step needs it.
+ * Why each step of @s cannot run on the kernel of @config: NULL (it runs),
+ * or the reason, prefixed by its code from the fixed vocabulary of
+ * docs/record.md ("kernel-lacks: ", "needs-skipped-step: "). A capability a
+ * step needs and the kernel lacks; the series' gup_longterm_* counters a
+ * vmstat expect reads (only a kernel with the series has them: its Kconfig
+ * symbol GUP_LONGTERM_PIN_IN_PLACE is in the config, set or not); a step
+ * that names the id of a skipped pin, and an expect that asserts on pins
+ * after one was skipped.
  */
-static int packageCapable(const mhlScenario *s, const char *config, const char *config_path,
-			  const char *required, const char *reqpath)
+static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const char *config_path)
+{
+	GPtrArray *skips = g_ptr_array_new_full(s->nsteps, g_free);
+	bool series = strstr(config, "CONFIG_GUP_LONGTERM_PIN_IN_PLACE") != NULL;
+	g_autoptr(GHashTable) gone = g_hash_table_new(g_str_hash, g_str_equal);
+	int i, k, first_gone = 0;
+	size_t c;
+
+	for (i = 0; i < s->nsteps; i++) {
+		const mhlStep *st = &s->steps[i];
+		char *why = NULL;
+
+		for (c = 0; c < G_N_ELEMENTS(capabilities) && !why; c++) {
+			bool needs = (st->type == MHL_STEP_PIN && capabilities[c].workload &&
+				      !strcmp(st->workload, capabilities[c].workload)) ||
+				     ((st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST) &&
+				      capabilities[c].bench);
+
+			if (needs && !mhlKconfigValue(config, capabilities[c].opt))
+				why = g_strdup_printf("kernel-lacks: CONFIG_%s is not set in %s (%s)",
+						      capabilities[c].opt, config_path, capabilities[c].why);
+		}
+		for (k = 0; k < st->nvmstat && !why && !series; k++)
+			if (g_str_has_prefix(st->vmstat_key[k], "gup_longterm"))
+				why = g_strdup_printf("kernel-lacks: /proc/vmstat %s is a counter of the lab's series, which this kernel (%s) does not carry",
+						      st->vmstat_key[k], config_path);
+		if (!why && st->id[0] && st->type != MHL_STEP_PIN && g_hash_table_contains(gone, st->id))
+			why = g_strdup_printf("needs-skipped-step: pin '%s' (line %d) was skipped", st->id,
+					      GPOINTER_TO_INT(g_hash_table_lookup(gone, st->id)));
+		if (!why && st->type == MHL_STEP_EXPECT && first_gone && expectOnPins(st))
+			why = g_strdup_printf("needs-skipped-step: it asserts on pins, and the pin of line %d was skipped",
+					      first_gone);
+		if (why && st->type == MHL_STEP_PIN) {
+			g_hash_table_insert(gone, (gpointer)st->id, GINT_TO_POINTER(st->line));
+			first_gone = first_gone ? first_gone : st->line;
+		}
+		g_ptr_array_add(skips, why);
+	}
+	return skips;
+}
+
+/*
+ * A kernel the lab did not build: every required option built in, or (a
+ * Debian package) a module the guest loads; capabilities may be absent.
+ * Without @skips, one a step of @s needs is an error; with it, that step is
+ * skipped. -1 + mhlError naming what is missing and which step needs it.
+ */
+static int kernelCapable(const mhlScenario *s, const char *config, const char *config_path,
+			 const char *required, const char *reqpath, bool modules, GPtrArray **skips)
 {
 	g_auto(GStrv) lines = g_strsplit(required, "\n", -1);
 	g_autoptr(GString) missing = g_string_new(NULL);
+	g_autoptr(GPtrArray) all = NULL;
 	char **l;
-	size_t c;
 	int i;
 
 	for (l = lines; *l; l++) {
@@ -84,35 +143,31 @@ static int packageCapable(const mhlScenario *s, const char *config, const char *
 		if (!*opt || *opt == '#' || isCapability(opt))
 			continue;
 		v = mhlKconfigValue(config, opt);
-		if (v == 'y' || (v == 'm' && g_strv_contains(moduleOk, opt)))
+		if (v == 'y' || (v == 'm' && modules && g_strv_contains(moduleOk, opt)))
 			continue;
 		g_string_append_printf(missing, "%sCONFIG_%s%s", missing->len ? " " : "", opt,
 				       v == 'm' ? " (a module, but the lab needs it built in)" : "");
 	}
 	if (missing->len) {
-		mhlError("kernel config '%s' lacks option(s) the lab needs: %s (list: %s)", config_path,
-			 missing->str, reqpath);
+		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)", config_path,
+			 !strcmp(s->pin_policy, "baseline") ? " under pin_policy baseline" : "", missing->str,
+			 reqpath);
 		return -1;
 	}
-	for (i = 0; i < s->nsteps; i++) {
+	all = kernelSkips(s, config, config_path);
+	for (i = 0; !skips && i < s->nsteps; i++) {
 		const mhlStep *st = &s->steps[i];
 
-		for (c = 0; c < G_N_ELEMENTS(capabilities); c++) {
-			bool needs = (st->type == MHL_STEP_PIN && capabilities[c].workload &&
-				      !strcmp(st->workload, capabilities[c].workload)) ||
-				     ((st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST) &&
-				      capabilities[c].bench);
-
-			if (needs && !mhlKconfigValue(config, capabilities[c].opt)) {
-				mhlError("%s:%d: step %s%s%s needs CONFIG_%s, which kernel config '%s' does not set (%s); use another workload on this kernel",
-					 s->path, st->line, mhlStepTypeNames[st->type],
-					 st->type == MHL_STEP_PIN ? " with workload " : "",
-					 st->type == MHL_STEP_PIN ? st->workload : "", capabilities[c].opt,
-					 config_path, capabilities[c].why);
-				return -1;
-			}
+		if (all->pdata[i]) {
+			mhlError("%s:%d: step %s%s%s cannot run on this kernel: %s; use another workload on this kernel",
+				 s->path, st->line, mhlStepTypeNames[st->type],
+				 st->type == MHL_STEP_PIN ? " with workload " : "",
+				 st->type == MHL_STEP_PIN ? st->workload : "", strchr(all->pdata[i], ' ') + 1);
+			return -1;
 		}
 	}
+	if (skips)
+		*skips = g_steal_pointer(&all);
 	return 0;
 }
 
@@ -181,7 +236,7 @@ static json_object *prebuiltIdentity(const mhlScenario *s, const char *config)
 }
 
 char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
-		       const char *srcdir, json_object **identity)
+		       const char *srcdir, json_object **identity, GPtrArray **skips)
 {
 	g_autofree char *dir = NULL, *image = NULL, *config_path = NULL, *config = NULL;
 	g_autofree char *reqpath = g_build_filename(srcdir, "kernel", "required.list", NULL);
@@ -189,6 +244,8 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 	json_object *id = NULL;
 
 	*identity = NULL;
+	if (skips)
+		*skips = NULL;
 	if (!kernel_dir && !strcmp(s->kernel, "package")) {
 		if (!(dir = packageFetch(srcdir, s->kernel_package)))
 			return NULL;
@@ -230,7 +287,10 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 				 s->path);
 			return NULL;
 		}
-		if (packageCapable(s, config, config_path, required, reqpath) < 0)
+		if (kernelCapable(s, config, config_path, required, reqpath, true, skips) < 0)
+			return NULL;
+	} else if (!kernel_dir && !strcmp(s->kernel, "prebuilt")) {
+		if (kernelCapable(s, config, config_path, required, reqpath, false, skips) < 0)
 			return NULL;
 	} else if ((missing = mhlKconfigMissing(config, required))) {
 		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)",

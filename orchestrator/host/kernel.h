@@ -2,6 +2,7 @@
 #ifndef MHL_KERNEL_H
 #define MHL_KERNEL_H
 
+#include <glib.h>
 #include <json-c/json.h>
 
 #include "scenario/scenario.h"
@@ -22,13 +23,16 @@ char mhlKconfigValue(const char *config, const char *opt);
  * unpacked by @srcdir/kernel/package.sh (cached in $MEMHP_CACHE/kernel/pkg/;
  * its modules as a cpio the run appends to the initramfs: identity "kind":
  * "package"). A package's config may have the virtio and vfio drivers as
- * modules, and may lack a capability (GUP_TEST, CMA, ...) that no step of
- * the scenario needs. Checks the config against
+ * modules. A package or a prebuilt kernel may lack a capability (GUP_TEST,
+ * IO_URING, the series' counters, ...): with @skips, *skips gets one entry
+ * per step, NULL or why that step is skipped ("CODE: reason", codes in
+ * docs/record.md); without it, a step that needs one is an error. Checks
+ * the config against
  * @srcdir/kernel/required.list, plus CONFIG_GUP_LONGTERM_PIN_IN_PLACE under
  * pin_policy baseline. Returns the bzImage path and fills *identity (for the
  * record); NULL + mhlError naming the file and the missing options otherwise.
  */
 char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
-		       const char *srcdir, json_object **identity);
+		       const char *srcdir, json_object **identity, GPtrArray **skips);
 
 #endif

@@ -74,7 +74,8 @@
 #define MHL_K_PATTERN_OK_AFTER_RESIZE	"pattern_ok_after_resize"
 #define MHL_K_PATTERN_OK_AT_RELEASE	"pattern_ok_at_release"
 #define MHL_K_CHECKS			"checks"
-#define MHL_K_SKIPPED			"skipped"
+#define MHL_K_SKIPPED			"skipped"	/* why the step did not run */
+#define MHL_K_SKIP_CODE			"skip_code"	/* its code: mhlSkipCodes */
 
 /* summary (mhlSummary; the resize keys above too) */
 #define MHL_K_BOOT_TO_AGENT_S		"boot_to_agent_s"
@@ -162,15 +163,28 @@ typedef enum {
 	MHL_VERDICT_PASS,
 	MHL_VERDICT_FAIL,	/* an outcome was not what the steps require */
 	MHL_VERDICT_ERROR,	/* the trial could not be carried out */
+	MHL_VERDICT_SKIP,	/* nothing it asserts could run on this kernel (reason says why) */
+	MHL_VERDICT_XFAIL,	/* failed as a declared known deviation says it must (reason) */
+	MHL_VERDICT_XPASS,	/* passed although a known deviation says it fails: fails the run */
 	MHL_VERDICT_INTERRUPTED,
 	MHL_VERDICT_LOST,	/* started (started.jsonl) and never recorded: memhp-lab was killed */
 	MHL_VERDICT_LAST
 } mhlVerdict;
 
-/* "pass", "fail", "error", "interrupted", indexed by mhlVerdict. */
+/* "pass", "fail", "error", "skip", "xfail", "xpass", "interrupted", "lost", indexed by mhlVerdict. */
 extern const char *const mhlVerdictNames[MHL_VERDICT_LAST];
 /* The verdict of a record; MHL_VERDICT_LAST when it has none or an unknown one. */
 mhlVerdict mhlVerdictOf(json_object *rec);
+/*
+ * Why a step did not run, the fixed vocabulary of "skip_code" (docs/record.md):
+ * "other-pin-policy", "other-kernel" (an expect filtered by pin_policy: or
+ * kernel:), "kernel-lacks" (a capability this kernel does not have),
+ * "needs-skipped-step" (it names or asserts on a skipped pin). NULL-terminated.
+ */
+extern const char *const mhlSkipCodes[];
+
+/* Whether a verdict lets a run succeed: pass, skip and xfail do. */
+bool mhlVerdictOk(mhlVerdict v);
 
 /* ---- the summary: the few numbers every reader wants ---- */
 

@@ -14,9 +14,21 @@ const char *const mhlVerdictNames[MHL_VERDICT_LAST] = {
 	[MHL_VERDICT_PASS] = "pass",
 	[MHL_VERDICT_FAIL] = "fail",
 	[MHL_VERDICT_ERROR] = "error",
+	[MHL_VERDICT_SKIP] = "skip",
+	[MHL_VERDICT_XFAIL] = "xfail",
+	[MHL_VERDICT_XPASS] = "xpass",
 	[MHL_VERDICT_INTERRUPTED] = "interrupted",
 	[MHL_VERDICT_LOST] = "lost",
 };
+
+const char *const mhlSkipCodes[] = {
+	"other-pin-policy", "other-kernel", "kernel-lacks", "needs-skipped-step", NULL
+};
+
+bool mhlVerdictOk(mhlVerdict v)
+{
+	return v == MHL_VERDICT_PASS || v == MHL_VERDICT_SKIP || v == MHL_VERDICT_XFAIL;
+}
 
 mhlVerdict mhlVerdictOf(json_object *rec)
 {

@@ -467,7 +467,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	if (o->print_schedule)
 		return printSchedule(p->s, p->seed, p->cycles_max);
 	if (mhlSoakSchedule(p->s, p->seed, 1, &probe) < 0 ||
-	    !(p->image = mhlKernelResolve(p->s, o->cache, NULL, o->srcdir, &p->identity)))
+	    !(p->image = mhlKernelResolve(p->s, o->cache, NULL, o->srcdir, &p->identity, NULL)))
 		return MHL_EXIT_USAGE;
 	if (!o->resume && (!(p->outdir = soakDir(o, p->s)) ||
 			   !(p->meta = mhlSoakMetaCreate(p->outdir, p->s, scenario, p->seed, p->duration,

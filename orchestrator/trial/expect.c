@@ -261,9 +261,12 @@ int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res)
 
 	json_object_object_add(res, MHL_K_CHECKS, checks);
 	if (!mhlExpectApplies(t->s, st)) {
+		bool policy = st->policy[0] && strcmp(st->policy, t->s->pin_policy);
+
 		json_object_object_add(res, MHL_K_SKIPPED,
-				       json_object_new_string(st->policy[0] && strcmp(st->policy, t->s->pin_policy) ?
-							      "another pin_policy" : "another kernel"));
+				       json_object_new_string(policy ? "another pin_policy" : "another kernel"));
+		json_object_object_add(res, MHL_K_SKIP_CODE,
+				       json_object_new_string(policy ? "other-pin-policy" : "other-kernel"));
 		return 0;
 	}
 	for (i = 0; i < G_N_ELEMENTS(expectChecks); i++)

@@ -26,6 +26,8 @@ void mhlJobFree(mhlJob *j)
 	g_free(j->image);
 	g_free(j->initrd);
 	json_object_put(j->identity);
+	if (j->skips)
+		g_ptr_array_unref(j->skips);
 	json_object_put(j->rec);
 	g_free(j);
 }
@@ -40,6 +42,7 @@ static void jobRun(mhlQueue *q, int i)
 	cfg.total = (int)q->jobs->len;
 	cfg.kernel_image = j->image;
 	cfg.kernel_identity = j->identity;
+	cfg.skips = j->skips;
 	if (j->initrd)
 		cfg.initrd = j->initrd;
 	if (!cfg.quiet)

@@ -13,6 +13,7 @@ typedef struct {
 	mhlScenario *s;
 	char *image;		/* bzImage */
 	json_object *identity;	/* the kernel's, for the record */
+	GPtrArray *skips;	/* per step: NULL, or why this kernel cannot run it (mhlKernelResolve) */
 	char *initrd;		/* the guest image with the kernel's modules appended; NULL: the run's */
 	json_object *rec;	/* NULL: never started (interrupted first) */
 	mhlVerdict verdict;

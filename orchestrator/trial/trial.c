@@ -178,15 +178,30 @@ static int trialStep(mhlTrial *t, const mhlRunConfig *cfg, int i, double t_start
 	double t0 = mhlNow();
 	int rc;
 
-	if (!cfg->quiet)
-		fprintf(stderr, "memhp-lab: [%d/%d] %s: step %d/%d: %s%s%s (%.1f s)\n",
-			cfg->index, cfg->total, s->name, i + 1, s->nsteps,
-			mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id, mhlNow() - t_start);
 	json_object_object_add(res, MHL_K_STEP, json_object_new_string(mhlStepTypeNames[st->type]));
 	json_object_object_add(res, MHL_K_LINE, json_object_new_int(st->line));
 	if (st->id[0])
 		json_object_object_add(res, MHL_K_ID, json_object_new_string(st->id));
 	json_object_object_add(res, MHL_K_T, json_object_new_double(t0 - t->g->t0));
+	if (cfg->skips && cfg->skips->pdata[i]) {
+		/* "CODE: reason" (mhlKernelResolve): this kernel cannot run the step */
+		const char *why = cfg->skips->pdata[i], *sep = strstr(why, ": ");
+
+		json_object_object_add(res, MHL_K_SKIPPED, json_object_new_string(sep + 2));
+		json_object_object_add(res, MHL_K_SKIP_CODE, json_object_new_string_len(why, (int)(sep - why)));
+		json_object_object_add(res, MHL_K_SECONDS, json_object_new_double(0));
+		json_object_object_add(res, MHL_K_OK, json_object_new_boolean(true));
+		json_object_array_add(t->steps, res);
+		if (!cfg->quiet)
+			fprintf(stderr, "memhp-lab: [%d/%d] %s: step %d/%d: %s%s%s: SKIP: %s\n", cfg->index,
+				cfg->total, s->name, i + 1, s->nsteps, mhlStepTypeNames[st->type],
+				st->id[0] ? " " : "", st->id, sep + 2);
+		return 0;
+	}
+	if (!cfg->quiet)
+		fprintf(stderr, "memhp-lab: [%d/%d] %s: step %d/%d: %s%s%s (%.1f s)\n",
+			cfg->index, cfg->total, s->name, i + 1, s->nsteps,
+			mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id, mhlNow() - t_start);
 	mhlAgentFailedReset();
 	rc = mhlStepRun(t, st, res);
 	/* Could the step not be carried out, rather than its outcome being wrong? */
@@ -231,6 +246,37 @@ static void endSet(mhlTrialEnd *end, mhlVerdict v, char *reason)
 }
 
 /*
+ * A trial that passed without running anything it asserts or pins with
+ * (every pin, io, check, bench, selftest and expect step skipped because
+ * the kernel cannot run it) is a skip, not a pass: its reason is the first
+ * skipped step's.
+ */
+static void trialJudgeSkips(mhlTrial *t, const mhlRunConfig *cfg, mhlTrialEnd *end)
+{
+	const char *first = NULL;
+	int i, first_line = 0;
+
+	if (end->verdict != MHL_VERDICT_PASS || !cfg->skips)
+		return;
+	for (i = 0; i < t->s->nsteps; i++) {
+		const mhlStep *st = &t->s->steps[i];
+
+		if (st->type == MHL_STEP_RESIZE || st->type == MHL_STEP_WAIT || st->type == MHL_STEP_SNAPSHOT ||
+		    st->type == MHL_STEP_SYSRQ || st->type == MHL_STEP_RELEASE)
+			continue;
+		if (!cfg->skips->pdata[i])
+			return;	/* one that asserts ran */
+		if (!first) {
+			first = cfg->skips->pdata[i];
+			first_line = st->line;
+		}
+	}
+	if (first)
+		endSet(end, MHL_VERDICT_SKIP, g_strdup_printf("every step that pins or asserts was skipped; %s:%d: %s",
+							      t->s->path, first_line, strstr(first, ": ") + 2));
+}
+
+/*
  * The verdict, once the guest is stopped: a signal wins; then a crash or a
  * guest that went away, whatever step noticed it; then a kernel report on the
  * console fails a trial that passed.
@@ -257,6 +303,7 @@ static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findin
 		endSet(end, MHL_VERDICT_FAIL,
 		       g_strdup_printf("kernel reported a problem on the console (%s): %s", g->console,
 				       mhlJStr(json_object_array_get_idx(findings, 0), MHL_K_TEXT, "")));
+	trialJudgeSkips(t, cfg, end);
 }
 
 /* The record's tail, then one line in trials.jsonl. */

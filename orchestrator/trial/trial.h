@@ -2,6 +2,7 @@
 #ifndef MHL_TRIAL_H
 #define MHL_TRIAL_H
 
+#include <glib.h>
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <libvirt/libvirt.h>
@@ -14,6 +15,7 @@ typedef struct {
 	const char *outdir;	/* absolute; trials.jsonl and console logs go here */
 	const char *kernel_image;	/* bzImage */
 	json_object *kernel_identity;	/* for the record: identity.json, or the prebuilt's facts */
+	GPtrArray *skips;	/* per step: NULL, or why the kernel cannot run it; NULL: none */
 	const char *initrd;
 	const char *tmpl_path;	/* domain template */
 	const char *emulator;
