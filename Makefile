@@ -4,9 +4,11 @@
 #   make check     the same setup, then every test (unit, bad input, integration)
 #   make bench     measurements side by side, as ratios (tools/bench.sh)
 #   make conformance  the seed series' claims on both kernels, both policies
+#   make report-check the conformance report in headless Chromium (1366, 1920 px), screenshots into docs/
+#   make stock     the stock-kernel suite on Debian's own 6.1 and 6.12 kernels (apt, no build)
 #   make deps      install missing Debian packages (tools/deps.list)
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
-#   make install   the orchestrator and its data into $(DESTDIR)$(PREFIX) (no kernel build)
+#   make install   the orchestrator, its data, man page and bash completion into $(DESTDIR)$(PREFIX) (no kernel build)
 #   make fuzz      each libFuzzer target (tests/fuzz/) for FUZZ_SECONDS (60) s
 #   make clean     remove build/ (the kernel cache stays)
 
@@ -21,11 +23,14 @@ export MEMHP_CACHE
 B           := build
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # make install: bin/memhp-lab, share/memhp-lab/ (what it reads at run time:
-# the guest image, domains/, kernel/, scenarios/; and the docs), share/doc/memhp-lab/.
+# the guest image, domains/, kernel/, scenarios/; and the docs), share/doc/memhp-lab/,
+# share/man/man1/memhp-lab.1, share/bash-completion/completions/memhp-lab.
 PREFIX      ?= /usr/local
 DESTDIR     ?=
 DATADIR      = $(PREFIX)/share/memhp-lab
 DOCDIR       = $(PREFIX)/share/doc/memhp-lab
+MANDIR       = $(PREFIX)/share/man
+BASHCOMPDIR  = $(PREFIX)/share/bash-completion/completions
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -41,11 +46,11 @@ ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 # Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
 ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
-PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/vfio.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
+PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel workloads orchestrator image demo-setup demo check bench conformance unit-tests install clean
+.PHONY: all deps kernel workloads orchestrator image demo-setup demo check bench conformance report-check stock image-debian unit-tests install clean
 
 all: orchestrator image
 
@@ -63,7 +68,7 @@ orchestrator: $(B)/memhp-lab
 $(B)/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
 	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread
+		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 # The workload compiles against the kernel's own gup_test.h from the artifact;
 # one binary (and one initramfs) serves every kernel, so their headers must agree.
@@ -92,12 +97,31 @@ $(B)/ksft/%: $(if $(KART),$(KART)/selftests/mm/%.c,no-kernel-$(KVER)) | $(B)
 	@echo "[cc] $@ (static, kselftest from $(KART))"
 	@$(CC) $(CFLAGS) -Wall -static -I$(KART)/selftests -o $@ $<
 
-image: workloads
-	@$(MAKE) --no-print-directory $(B)/initramfs.cpio.gz
+# The kernel's own mm selftests (gup_longterm, gup_test) for the exec step,
+# built from each tree's source in the cache: /bin/ksft/<name>-<kver>.
+empty :=
+space := $(empty) $(empty)
+KSFT_UP   = $(B)/ksft/.upstream-$(subst $(space),-,$(strip $(KVERS)))
+KSFT_UP_BINS = $$(ls $(B)/ksft/gup_longterm-* $(B)/ksft/gup_test-* 2>/dev/null)
 
-$(B)/initramfs.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) workloads/init workloads/mkinitramfs.sh
+$(KSFT_UP): workloads/kselftests.sh | $(B)
+	@workloads/kselftests.sh $(B) $(KVERS)
+
+image: workloads
+	@$(MAKE) --no-print-directory $(KSFT_UP) $(B)/initramfs.cpio.gz
+
+$(B)/initramfs.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/init workloads/mkinitramfs.sh
 	@echo "[image] $@"
-	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin $(KSFT_BINS)
+	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP_BINS)
+
+# guest: debian (issue 15): Debian's own userspace, mmdebstrap'ed once into the cache.
+image-debian: workloads
+	@$(MAKE) --no-print-directory $(B)/initramfs-debian.cpio.gz
+
+$(B)/initramfs-debian.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/debian-guest.sh \
+		workloads/debian/memhp-modules workloads/debian/memhp-modules.service
+	@echo "[image] $@ (Debian 12 userspace)"
+	@workloads/debian-guest.sh $@ $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP_BINS)
 
 no-kernel-%:
 	@echo "Error: no kernel $* in $(MEMHP_CACHE) (the guest image compiles against its gup_test.h): make kernel" >&2; exit 1
@@ -116,11 +140,11 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 $(B)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(ORCH_LIB) workloads/census.c $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
 	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $(UNIT_SRC) $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread
+		-o $@ $(UNIT_SRC) $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 unit-tests: $(B)/unit-tests
 
-check: deps kernel image orchestrator unit-tests
+check: deps kernel image image-debian orchestrator unit-tests
 	@tests/run.sh
 
 bench: deps kernel image orchestrator
@@ -128,6 +152,15 @@ bench: deps kernel image orchestrator
 
 conformance: deps kernel image orchestrator
 	@tools/conformance.sh
+
+# The conformance report in headless Chromium at 1366 and 1920 px: console,
+# plots, labels, the grid; the screenshots into docs/ (docs/reports.md).
+report-check: deps orchestrator
+	@LAB=$(B)/memhp-lab tools/report-check.sh -o docs
+
+# Debian's kernels come from apt (kernel/package.sh); the guest image needs a built tree's gup_test.h.
+stock: deps kernel image image-debian orchestrator
+	@tools/stock.sh
 
 # libFuzzer targets (tests/fuzz/<target>.c, one per parser) with ASan and
 # UBSan, built with Debian's clang against the orchestrator's objects compiled
@@ -152,7 +185,7 @@ $(B)/fuzz/liborch.a: $(FUZZ_OBJS)
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(B)/fuzz/liborch.a
 	@echo "[fuzz] $@"
 	@$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer $(ORCH_INC) -Itests $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $< $(B)/fuzz/liborch.a $$(pkg-config --libs $(PKGS)) -lpthread
+		-o $@ $< $(B)/fuzz/liborch.a $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -161,12 +194,27 @@ fuzz: deps fuzz-build
 
 .PHONY: fuzz fuzz-build
 
+# The man page and the bash completion, printed by memhp-lab from the option
+# tables that drive its parsing and --help (orchestrator/main.c, cli/cmd-*.c).
+$(B)/memhp-lab.1: $(B)/memhp-lab
+	@echo "[man] $@"
+	@$(B)/memhp-lab --man >$@.tmp && mv $@.tmp $@
+
+$(B)/memhp-lab.bash-completion: $(B)/memhp-lab
+	@echo "[completion] $@"
+	@$(B)/memhp-lab --bash-completion >$@.tmp && mv $@.tmp $@
+
 # What `all` built (rebuilt here only if stale, from the kernels already in the
-# cache), then the data an installed memhp-lab finds from its prefix.
-install: $(B)/memhp-lab $(B)/initramfs.cpio.gz
+# cache), then the data an installed memhp-lab finds from its prefix, its man
+# page and its bash completion.
+install: $(B)/memhp-lab $(B)/initramfs.cpio.gz $(B)/memhp-lab.1 $(B)/memhp-lab.bash-completion
 	@echo "[install] $(DESTDIR)$(PREFIX)"
 	@install -D -m 0755 $(B)/memhp-lab $(DESTDIR)$(PREFIX)/bin/memhp-lab
+	@install -D -m 0644 $(B)/memhp-lab.1 $(DESTDIR)$(MANDIR)/man1/memhp-lab.1
+	@install -D -m 0644 $(B)/memhp-lab.bash-completion $(DESTDIR)$(BASHCOMPDIR)/memhp-lab
 	@install -D -m 0644 $(B)/initramfs.cpio.gz $(DESTDIR)$(DATADIR)/initramfs.cpio.gz
+	@[ ! -f $(B)/initramfs-debian.cpio.gz ] || \
+		install -D -m 0644 $(B)/initramfs-debian.cpio.gz $(DESTDIR)$(DATADIR)/initramfs-debian.cpio.gz
 	@for f in domains/*.xml kernel/required.list $$(find kernel/patches scenarios docs -type f | sort) \
 		README.md; do install -D -m 0644 $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
 	@for f in README.md $$(find docs -type f | sort); do install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done

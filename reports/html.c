@@ -37,19 +37,6 @@ static void htmlPlotsClear(htmlPlots *p)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(htmlPlots, htmlPlotsClear)
 
-/* printf into @out with every %s argument HTML-escaped (g_markup_vprintf_escaped). */
-static void htmlf(GString *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void htmlf(GString *out, const char *fmt, ...)
-{
-	g_autofree char *s = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	s = g_markup_vprintf_escaped(fmt, ap);
-	va_end(ap);
-	g_string_append(out, s);
-}
-
 /*
  * A string in a gnuplot command (a title, a label, a tic), from a record
  * that may hold anything: single-quoted, where gnuplot substitutes nothing
@@ -150,7 +137,7 @@ static void plotInline(GString *out, htmlPlots *p, const char *name, const char 
 	size_t i;
 
 	if (!p->dir || !g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
-		htmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
+		mhlHtmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
 		return;
 	}
 	{
@@ -163,7 +150,7 @@ static void plotInline(GString *out, htmlPlots *p, const char *name, const char 
 			g_free(body);
 			body = g_strjoinv(with, parts);
 		}
-		htmlf(out, "<figure class=plot data-plot='%s' aria-label='%s'>\n", name, alt);
+		mhlHtmlf(out, "<figure class=plot data-plot='%s' aria-label='%s'>\n", name, alt);
 		g_string_append(out, body);
 		g_string_append(out, "</figure>\n");
 	}
@@ -205,19 +192,34 @@ static double timelineEnd(json_object *rec, json_object *tl, json_object *steps)
 /* Axes, and a dashed marker with a label "N step" at each step's start. */
 static void timelineAxes(GString *sc, json_object *steps, double tend)
 {
-	size_t i;
+	size_t i, next;
 
 	g_string_append_printf(sc, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
 			       "set key below noenhanced\nset xrange [0:%.3f]\nset yrange [0:*]\n"
 			       "set offsets 0, 0, graph 0.12, 0\n", tend * 1.02);
-	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+	/*
+	 * A marker per step; steps that start closer than 2 % of the axis
+	 * share one label ("5-8", the steps table names them), so no two
+	 * upright labels overlap.
+	 */
+	for (i = 0; steps && i < json_object_array_length(steps); i = next) {
 		json_object *s = json_object_array_get_idx(steps, i);
-		g_autofree char *sn = mhlStepName(s), *lab = g_strdup_printf("%zu %s", i + 1, sn);
-		g_autofree char *ql = mhlGnuplotString(lab);
-		double t = mhlJDbl(s, MHL_K_T, -1);
+		g_autofree char *sn = mhlStepName(s), *lab = NULL, *ql = NULL;
+		double t = mhlJDbl(s, MHL_K_T, -1), t2;
+		size_t last = i;
 
+		for (next = i + 1; steps && next < json_object_array_length(steps); next++) {
+			t2 = mhlJDbl(json_object_array_get_idx(steps, next), MHL_K_T, -1);
+			if (t < 0 || t2 < 0 || t2 - t >= tend * 0.02)
+				break;
+			g_string_append_printf(sc, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n",
+					       t2, t2);
+			last = next;
+		}
 		if (t < 0)
 			continue;
+		lab = last > i ? g_strdup_printf("%zu-%zu", i + 1, last + 1) : g_strdup_printf("%zu %s", i + 1, sn);
+		ql = mhlGnuplotString(lab);
 		g_string_append_printf(sc, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n"
 				       "set label %s at %.3f, graph 0.98 rotate by 90 right font ',8' tc rgb '#555555' noenhanced\n",
 				       t, t, ql, t + tend * 0.004);
@@ -457,6 +459,8 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	return name;
 }
 
+static gint censusColCmp(gconstpointer a, gconstpointer b);
+
 /* node:zone census of every pin step's buffer, before and after the pin, stacked */
 static const char *plotCensus(htmlPlots *p, json_object *rec)
 {
@@ -497,7 +501,7 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 	}
 	if (!rows->len || !cols->len)
 		return NULL;
-	g_ptr_array_sort(cols, (GCompareFunc)strPtrCmp);
+	g_ptr_array_sort(cols, censusColCmp);
 	name = plotBegin(p, title);
 	g_string_append(p->script, "$census << EOD\nrow");
 	for (c = 0; c < cols->len; c++) {
@@ -519,18 +523,40 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 		}
 		g_string_append_c(p->script, '\n');
 	}
-	g_string_append_printf(p->script, "EOD\nset style data histograms\nset style histogram rowstacked\n"
-			       "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset ylabel 'MiB'\n"
-			       "set yrange [0:*]\nset key outside right noenhanced\nset xtics noenhanced\n"
-			       "plot for [i=2:%u] $census using i:xtic(1) title columnheader(i)\n", cols->len + 1);
+	g_string_append(p->script, "EOD\nset style data histograms\nset style histogram rowstacked\n"
+			"set style fill solid 0.85 border -1\nset boxwidth 0.6\nset ylabel 'MiB'\n"
+			"set yrange [0:*]\nset key outside right noenhanced\nset xtics noenhanced\nplot ");
+	/* each node:zone its colour from the one table (palette.c), the same in every census */
+	for (c = 0; c < cols->len; c++) {
+		g_auto(GStrv) nz = g_strsplit(cols->pdata[c], " ", 3);
+
+		g_string_append_printf(p->script, "%s$census using %zu:xtic(1) title columnheader(%zu) lc rgb '%s'",
+				       c ? ", " : "", c + 2, c + 2,
+				       mhlZoneColour(nz[1] && nz[2] ? nz[2] : "other", nz[1] ? strtol(nz[1], NULL, 10) : 0));
+	}
+	g_string_append_c(p->script, '\n');
 	return name;
 }
 
-static bool hasParameters(json_object *rec)
+/* Census columns "node N Zone": by node, then the zones in the palette's order. */
+static gint censusColCmp(gconstpointer a, gconstpointer b)
 {
-	json_object *pa = mhlJ(rec, MHL_K_PARAMETERS);
+	g_auto(GStrv) x = g_strsplit(*(char *const *)a, " ", 3);
+	g_auto(GStrv) y = g_strsplit(*(char *const *)b, " ", 3);
+	long nx = x[1] ? strtol(x[1], NULL, 10) : 0, ny = y[1] ? strtol(y[1], NULL, 10) : 0;
+	int zx = 99, zy = 99, i;
 
-	return pa && json_object_is_type(pa, json_type_object) && json_object_object_length(pa);
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	for (i = 0; mhlZoneNames[i]; i++) {
+		if (x[1] && x[2] && !strcmp(x[2], mhlZoneNames[i]))
+			zx = i;
+		if (y[1] && y[2] && !strcmp(y[2], mhlZoneNames[i]))
+			zy = i;
+	}
+	if (zx != zy)
+		return zx < zy ? -1 : 1;
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* A matrix axis value: parameters.KEY, or the record's own pin_policy for the implicit axis. */
@@ -540,6 +566,8 @@ static const char *matrixValue(json_object *rec, const char *key)
 
 	if (!v && !strcmp(key, "pin_policy"))
 		return mhlJStr(rec, MHL_K_PIN_POLICY, "-");
+	if (!v && !strcmp(key, "scenario"))
+		return mhlJStr(rec, MHL_K_SCENARIO_NAME, mhlJStr(rec, MHL_K_SCENARIO, "-"));
 	return v ? json_object_get_string(v) : "-";
 }
 
@@ -568,11 +596,35 @@ static void gpTics(GString *script, const char *axis, GPtrArray *labels)
 	g_string_append(script, ") noenhanced\n");
 }
 
+/* Tic labels of at most @max characters (x: MATRIX_TIC_MAX, y: twice that): longer ones keep their start and end. */
+#define MATRIX_TIC_MAX 24
+static void matrixTicShorten(GPtrArray *labels, glong max)
+{
+	guint i;
+
+	for (i = 0; i < labels->len; i++) {
+		const char *l = labels->pdata[i];
+		glong n = g_utf8_strlen(l, -1);
+
+		if (n > max) {
+			g_autofree char *head = g_utf8_substring(l, 0, max / 2 - 1);
+			g_autofree char *tail = g_utf8_substring(l, n - (max / 2 - 2), n);
+
+			g_free(labels->pdata[i]);
+			labels->pdata[i] = g_strdup_printf("%s...%s", head, tail);
+		}
+	}
+}
+
 /*
- * The unplug outcome (reached MiB, verdict) across the matrix: the axes are
- * the parameters' keys, plus the record's pin_policy when it varies and is no
+ * The unplug outcome across the matrix, as the share of the asked unplug
+ * that happened (mhlTrialUnplugFraction: 100 % when it reached the request,
+ * so "reached 0 MiB" is a full bar, not an empty one): the axes are the
+ * parameters' keys, plus the record's pin_policy when it varies and is no
  * parameter. Two or more axes: a heatmap, the first axis across, the rest
- * down. One axis: grouped bars, one bar per trial of each value.
+ * down, tics the values only (the axis labels name the keys), long ones
+ * shortened and rotated when there are many. One axis: grouped bars, one
+ * per trial of each value, coloured by verdict, labels rotated above them.
  */
 static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 {
@@ -580,18 +632,21 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) policies = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GString) data = g_string_new(NULL);
+	g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) data = g_string_new(NULL), none = g_string_new(NULL), ylabel = g_string_new(NULL);
 	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
+	g_autofree char *qx = NULL, *qy = NULL;
 	const char *name;
 	guint i, n = 0, width = 1;
 
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
 
-		if (!hasParameters(rec))
+		if (!mhlRecordHasParameters(rec))
 			continue;
 		n++;
 		indexOf(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "-"));
+		indexOf(scenarios, matrixValue(rec, "scenario"));
 		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 			(void)v;
 			indexOf(keys, k);
@@ -600,23 +655,26 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	if (n < 2)
 		return NULL;
 	g_ptr_array_sort(keys, (GCompareFunc)strPtrCmp);
-	if (policies->len > 1)
+	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, "pin_policy", g_str_equal, NULL) &&
+	    !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
 		indexOf(keys, "pin_policy");
+	/* trials of several scenarios (a suite, as conformance): the scenario is an axis, the first one down */
+	if (scenarios->len > 1 && keys->len > 0)
+		g_ptr_array_insert(keys, 1, g_strdup("scenario"));
+	for (i = 1; i < keys->len; i++)
+		g_string_append_printf(ylabel, "%s%s", i > 1 ? ", " : "", (char *)keys->pdata[i]);
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
-		g_autoptr(GString) x = g_string_new(NULL), y = g_string_new(NULL);
+		g_autoptr(GString) y = g_string_new(NULL);
 		g_autofree char *qv = NULL, *qt = NULL;
+		double frac = mhlTrialUnplugFraction(rec);
 		guint k, xi, yi, slot;
 
-		if (!hasParameters(rec))
+		if (!mhlRecordHasParameters(rec))
 			continue;
-		for (k = 0; k < keys->len; k++) {
-			GString *to = k == 0 ? x : y;
-
-			g_string_append_printf(to, "%s%s=%s", to->len ? ", " : "", (char *)keys->pdata[k],
-					       matrixValue(rec, keys->pdata[k]));
-		}
-		xi = indexOf(xs, x->str);
+		for (k = 1; k < keys->len; k++)
+			g_string_append_printf(y, "%s%s", y->len ? ", " : "", matrixValue(rec, keys->pdata[k]));
+		xi = indexOf(xs, matrixValue(rec, keys->pdata[0]));
 		yi = indexOf(ys, y->str);
 		if (inCluster->len <= xi)
 			g_array_set_size(inCluster, xi + 1);
@@ -624,30 +682,50 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 		width = MAX(width, slot + 1);
 		qv = gpDatum(mhlJStr(rec, MHL_K_VERDICT, ""));
 		qt = gpDatum(mhlJStr(rec, MHL_K_TRIAL, ""));
-		g_string_append_printf(data, "%u %u %.1f %s %u %s\n", xi, yi,
-				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)), qv, slot, qt);
+		g_string_append_printf(frac < 0 ? none : data, "%u %u %.1f %s %u %s %.1f\n", xi, yi,
+				       frac < 0 ? 0 : frac * 100, qv, slot, qt,
+				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)));
 	}
-	name = plotBegin(p, keys->len == 1 ? "unplug outcome: reached MiB per trial, grouped by parameter value" :
-			 "unplug outcome across the matrix: reached MiB (verdict)");
-	g_string_append_printf(p->script, "$m << EOD\n%sEOD\nset xrange [-0.5:%u.5]\n", data->str, xs->len - 1);
+	name = plotBegin(p, keys->len == 1 ? "unplug outcome: share of the asked unplug done per trial, grouped by parameter value" :
+			 "unplug outcome across the matrix: share of the asked unplug done (verdict)");
+	/* gnuplot's plot of an empty datablock is an error: a row that no cell uses */
+	g_string_append_printf(p->script, "$m << EOD\n%s-9 -9 0 '' 0 '' 0\nEOD\n$u << EOD\n%s-9 -9 0 '' 0 '' 0\nEOD\n"
+			       "set xrange [-0.5:%u.5]\n", data->str, none->str, xs->len - 1);
+	matrixTicShorten(xs, MATRIX_TIC_MAX);
+	matrixTicShorten(ys, 2 * MATRIX_TIC_MAX);
 	gpTics(p->script, "x", xs);
+	qx = mhlGnuplotString(keys->pdata[0]);
+	g_string_append_printf(p->script, "set xlabel %s noenhanced\n", qx);
+	if (xs->len > 6)
+		g_string_append(p->script, "set xtics rotate by -30 left\n");
 	if (keys->len == 1) {
-		/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all */
+		/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all; labels upright above */
 		g_string_append_printf(p->script, "W = %u.0\nbx(x, k) = x - 0.4 + (k + 0.5) * 0.8 / W\n"
-				       "set ylabel 'reached MiB'\nset yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\n"
-				       "set style fill solid 0.8 border -1\nset palette defined (0 '#1565c0', 1 '#e65100')\n"
-				       "unset colorbox\n"
-				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0 : 1) with boxes fc palette notitle, "
-				       "$m using (bx($1, $5)):3:(sprintf('%%s\\n%%g MiB, %%s', strcol(6), $3, strcol(4))) "
-				       "with labels offset 0,1.2 font ',8' noenhanced notitle\n", width);
+				       "set ylabel 'share of the asked unplug done (%%)'\nset yrange [0:160]\nset ytics 0, 25, 100\n"
+				       "set style fill solid 0.8 border -1\nunset colorbox\n"
+				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
+				       "with boxes lc rgb variable notitle, "
+				       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
+				       "with labels rotate by 90 left offset 0,0.5 font ',8' noenhanced notitle, "
+				       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
+				       "with labels rotate by 90 left font ',8' noenhanced notitle\n", width);
 		return name;
 	}
-	g_string_append_printf(p->script, "set yrange [-0.5:%u.5]\n", ys->len - 1);
+	/* tall enough for a row of labels per value down; the next plot gets the page's size back */
+	g_string_append_printf(p->script, "set terminal svg size %d,%u fixed enhanced font 'sans,10' background rgb 'white'\n"
+			       "set output '%s.svg'\nset yrange [-0.5:%u.5]\n", PLOT_W, MAX(PLOT_H, 90 + 24 * ys->len),
+			       name, ys->len - 1);
 	gpTics(p->script, "y", ys);
-	g_string_append(p->script, "set grid noxtics noytics\nset cblabel 'reached MiB'\n"
-			"set palette defined (0 '#c8e6c9', 1 '#fff59d', 2 '#ef9a9a')\n"
-			"plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
-			"$m using 1:2:(sprintf('%g MiB\\n%s', $3, strcol(4))) with labels noenhanced notitle\n");
+	qy = mhlGnuplotString(ylabel->str);
+	g_string_append_printf(p->script, "set ylabel %s noenhanced\n", qy);
+	g_string_append_printf(p->script, "set grid noxtics noytics\nset cblabel 'share of the asked unplug done (%%)'\n"
+			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
+			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
+			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
+			       "$m using 1:2:(sprintf('%%g %%%% %%s', $3, strcol(4))) with labels font ',%d' noenhanced notitle, "
+			       "$u using 1:2:(sprintf('no unplug, %%s', strcol(4))) with labels font ',%d' noenhanced notitle\n"
+			       "set terminal svg size %d,%d fixed enhanced font 'sans,10' background rgb 'white'\n",
+			       xs->len > 6 ? 7 : 9, xs->len > 6 ? 7 : 9, PLOT_W, PLOT_H);
 	return name;
 }
 
@@ -657,19 +735,23 @@ static const char *const css =
 	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:72em}"
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
 	"th{background:#f0f0f0}.pass{background:#c8e6c9}.fail{background:#ef9a9a}.error{background:#ffcc80}"
-	".interrupted{background:#e0e0e0}.regression{background:#ef9a9a}.improvement{background:#c8e6c9}"
+	".interrupted,.lost,.unknown{background:#e0e0e0}.skip{background:#e3f2fd}.xfail{background:#d1c4e9}"
+	".xpass{background:#f48fb1}.none{color:#999}.regression{background:#ef9a9a}.improvement{background:#c8e6c9}"
+	".dashboard{font-family:monospace;background:#f7f7f7;border:1px solid #ddd;padding:.3em .5em}"
+	"table.grid td a{color:inherit;text-decoration:none;display:block}table.grid td{white-space:nowrap}"
+	".headline.ok b{color:#1b5e20}.headline.bad b{color:#b71c1c}"
 	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-size:12px}"
 	".warn{background:#fff3e0;border:1px solid #e65100;padding:.5em}.note{color:#666}"
 	"figure.plot{margin:.5em 0}figure.plot svg{max-width:100%;height:auto}section.trial{border-top:2px solid #888;margin-top:2em}";
 
 static void cell(GString *out, const char *cls, const char *text)
 {
-	htmlf(out, "<td%s%s>%s</td>", cls ? " class=" : "", cls ? cls : "", text ? text : "");
+	mhlHtmlf(out, "<td%s%s>%s</td>", cls ? " class=" : "", cls ? cls : "", text ? text : "");
 }
 
 /* A cell from a format, its %s arguments escaped. */
 #define cellf(out, ...) \
-	(g_string_append((out), "<td>"), htmlf((out), __VA_ARGS__), g_string_append((out), "</td>"))
+	(g_string_append((out), "<td>"), mhlHtmlf((out), __VA_ARGS__), g_string_append((out), "</td>"))
 
 /* A number with @prec decimals, or a dash when unknown (negative). */
 static void cellNum(GString *out, double v, int prec)
@@ -724,7 +806,7 @@ static void htmlSummary(GString *out, const mhlRun *run)
 		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
 		gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1), got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 
-		htmlf(out, "<tr><td><a href='#%s'>%s</a></td>", anchor, mhlJStr(rec, MHL_K_TRIAL, ""));
+		mhlHtmlf(out, "<tr><td><a href='#%s'>%s</a></td>", anchor, mhlJStr(rec, MHL_K_TRIAL, ""));
 		cell(out, NULL, scn);
 		cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
 		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "–"));
@@ -740,7 +822,7 @@ static void htmlSummary(GString *out, const mhlRun *run)
 		cellNum(out, mhlTrialPinSeconds(rec), 3);
 		cellNum(out, mhlJDbl(rec, MHL_K_SECONDS, -1), 1);
 		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
-		if (hasParameters(rec)) {
+		if (mhlRecordHasParameters(rec)) {
 			g_autoptr(GString) kv = g_string_new(NULL);
 
 			json_object_object_foreach(pa, k, v)
@@ -770,7 +852,7 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 	g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
 	guint i;
 
-	htmlf(out, "<h2 id=compare>Compared with %s</h2>\n<p>Before: %s; after: this run. Regressions first.</p>\n",
+	mhlHtmlf(out, "<h2 id=compare>Compared with %s</h2>\n<p>Before: %s; after: this run. Regressions first.</p>\n",
 	      other->dir, other->dir);
 	g_string_append(out, "<table>\n<tr><th>change</th><th>trial</th>"
 			"<th>verdict</th><th>reached MiB</th><th>pins failed</th><th>pin time ratio</th><th>what changed</th></tr>\n");
@@ -990,30 +1072,55 @@ static void htmlBadLines(GString *out, const mhlRun *run)
 			       "(the other records are reported):<ul>\n", run->bad->len);
 	for (i = 0; i < run->bad->len; i++) {
 		mhlRunBad *b = run->bad->pdata[i];
-		htmlf(out, "<li>%s:%d: %s</li>\n", run->records, b->line, b->why);
+		mhlHtmlf(out, "<li>%s:%d: %s</li>\n", run->records, b->line, b->why);
 	}
 	g_string_append(out, "</ul></div>\n");
 }
 
-/* <head> with the CSS, the title and the headline: the verdicts counted, links to the other formats. */
+/*
+ * <head> with the CSS, the title, the headline (the verdicts counted:
+ * "failed" only for fail and xpass, the outcomes that fail a run) and the
+ * dashboard line, links to the other formats.
+ */
 static void htmlHead(GString *out, const mhlRun *run)
 {
 	g_autofree char *name = g_path_get_basename(run->dir);
-	int counts[MHL_VERDICT_LAST + 1] = { 0 };
-	guint i;
+	g_autofree char *dash = mhlRunDashboard(run);
+	int counts[MHL_VERDICT_LAST + 1];
+	int bad, v;
+	bool first = true;
 
-	for (i = 0; i < run->trials->len; i++)
-		counts[mhlVerdictOf(run->trials->pdata[i])]++;
-	htmlf(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab report: %s</title>\n",
+	mhlRunCount(run, counts);
+	bad = counts[MHL_VERDICT_FAIL] + counts[MHL_VERDICT_XPASS] + counts[MHL_VERDICT_ERROR] +
+	      counts[MHL_VERDICT_INTERRUPTED] + counts[MHL_VERDICT_LOST] + counts[MHL_VERDICT_LAST];
+	mhlHtmlf(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab report: %s</title>\n",
 	      name);
 	g_string_append_printf(out, "<style>%s</style>\n</head>\n<body>\n", css);
-	htmlf(out, "<h1>memhp-lab report: %s</h1>\n", name);
-	g_string_append_printf(out, "<p class=headline><b>%d of %u trial(s) passed</b>; %d failed, %d erred, "
-			       "%d interrupted.", counts[MHL_VERDICT_PASS], run->trials->len, counts[MHL_VERDICT_FAIL],
-			       counts[MHL_VERDICT_ERROR], counts[MHL_VERDICT_INTERRUPTED]);
-	if (counts[MHL_VERDICT_LOST])
-		g_string_append_printf(out, " <b>%d lost</b> (started, never recorded: the run was killed).",
-				       counts[MHL_VERDICT_LOST]);
+	mhlHtmlf(out, "<h1>memhp-lab report: %s</h1>\n", name);
+	mhlHtmlf(out, "<p class=dashboard>%s</p>\n", dash);
+	g_string_append_printf(out, "<p class='headline %s'><b>%d of %u trial(s) passed</b>", bad || run->bad->len ? "bad" : "ok",
+			       counts[MHL_VERDICT_PASS], run->trials->len);
+	/* every other outcome there was, in words; "failed" for fail and xpass only */
+	for (v = 0; v <= MHL_VERDICT_LAST; v++) {
+		static const char *const words[MHL_VERDICT_LAST + 1] = {
+			[MHL_VERDICT_FAIL] = "failed", [MHL_VERDICT_ERROR] = "erred",
+			[MHL_VERDICT_SKIP] = "skipped (the kernel cannot run them)",
+			[MHL_VERDICT_XFAIL] = "expected failure(s) (xfail: a declared known deviation)",
+			[MHL_VERDICT_XPASS] = "failed as unexpected pass(es) (xpass: a declared deviation did not happen)",
+			[MHL_VERDICT_INTERRUPTED] = "interrupted",
+			[MHL_VERDICT_LOST] = "lost (started, never recorded: the run was killed)",
+			[MHL_VERDICT_LAST] = "without a known verdict",
+		};
+
+		if (v == MHL_VERDICT_PASS || !counts[v])
+			continue;
+		g_string_append_printf(out, "%s%s%d %s%s", first ? "; " : ", ",
+				       v == MHL_VERDICT_FAIL || v == MHL_VERDICT_XPASS || v == MHL_VERDICT_LOST ? "<b>" : "",
+				       counts[v], words[v],
+				       v == MHL_VERDICT_FAIL || v == MHL_VERDICT_XPASS || v == MHL_VERDICT_LOST ? "</b>" : "");
+		first = false;
+	}
+	g_string_append(out, first && !bad ? "; none failed." : ".");
 	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
 			"<a href='junit.xml'>junit.xml</a>, <a href='results.ktap'>results.ktap</a>, "
 			"<a href='kcidb.json'>kcidb.json</a>.</p>\n");
@@ -1033,7 +1140,7 @@ static void htmlCapacity(GString *out, htmlPlots *p, GPtrArray *cap, const char 
 							  ((mhlCapacityPoint *)cap->pdata[from])->group); to++)
 			;
 		sentence = mhlCapacitySentence(cap, from, to);
-		htmlf(out, "<li>%s</li>\n", sentence);
+		mhlHtmlf(out, "<li>%s</li>\n", sentence);
 	}
 	g_string_append(out, "</ul>\n");
 	plotInline(out, p, plot, "capacity frontier: unplugged vs pinned fraction");
@@ -1050,7 +1157,7 @@ static void htmlHostFacts(GString *out, json_object *rec)
 
 	if (!h)
 		return;
-	htmlf(out, "Host: memory backing %s", mhlJStr(h, MHL_K_BACKING, "–"));
+	mhlHtmlf(out, "Host: memory backing %s", mhlJStr(h, MHL_K_BACKING, "–"));
 	if (mhlJInt(h, MHL_K_HUGEPAGE_BYTES, 0) > 0) {
 		gint64 hp = mhlJInt(h, MHL_K_HUGEPAGE_BYTES, 0);
 
@@ -1065,11 +1172,11 @@ static void htmlHostFacts(GString *out, json_object *rec)
 		g_string_append_printf(out, ", %" G_GINT64_FORMAT " hugepages added to the host's pool for the trial",
 				       mhlJInt(h, MHL_K_POOL_ADDED_PAGES, 0));
 	src = mhlJStr(h, MHL_K_SOURCE, "–");
-	htmlf(out, "; figures from %s%s", !strcmp(src, "proc") ? "QEMU's /proc on this host (proc)" :
+	mhlHtmlf(out, "; figures from %s%s", !strcmp(src, "proc") ? "QEMU's /proc on this host (proc)" :
 	      !strcmp(src, "libvirt") ? "libvirt's virDomainMemoryStats rss (libvirt)" : src,
 	      mhlJStr(h, MHL_K_WHY, NULL) ? ": " : "");
 	if (mhlJStr(h, MHL_K_WHY, NULL))
-		htmlf(out, "%s", mhlJStr(h, MHL_K_WHY, ""));
+		mhlHtmlf(out, "%s", mhlJStr(h, MHL_K_WHY, ""));
 	g_string_append(out, ".<br>\n");
 }
 
@@ -1078,22 +1185,22 @@ static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_obj
 {
 	g_autofree char *log = mhlTrialConsolePath(run, rec), *outcome = mhlTrialOutcome(rec);
 
-	htmlf(out, "<section class=trial id=t%u>\n<h3>%s: <span class=%s>%s</span></h3>\n<p>", idx,
+	mhlHtmlf(out, "<section class=trial id=t%u>\n<h3>%s: <span class=%s>%s</span></h3>\n<p>", idx,
 	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
 	if (mhlJStr(rec, MHL_K_REASON, NULL))
-		htmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
-	htmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n", outcome,
+		mhlHtmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
+	mhlHtmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n", outcome,
 	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"));
 	htmlHostFacts(out, rec);
-	htmlf(out, "<a href='%s'>raw record</a>", href);
+	mhlHtmlf(out, "<a href='%s'>raw record</a>", href);
 	if (log) {
 		g_autofree char *lh = htmlHref(run, log);
 
-		htmlf(out, " · <a href='%s'>serial console log</a>", lh);
+		mhlHtmlf(out, " · <a href='%s'>serial console log</a>", lh);
 	} else {
-		htmlf(out, " · serial console log not found (%s)", mhlJStr(rec, MHL_K_CONSOLE_LOG, "not recorded"));
+		mhlHtmlf(out, " · serial console log not found (%s)", mhlJStr(rec, MHL_K_CONSOLE_LOG, "not recorded"));
 	}
 	g_string_append(out, "</p>\n");
 }
@@ -1113,11 +1220,11 @@ static void htmlFindings(GString *out, const mhlRun *run, json_object *rec)
 	for (k = 0; k < json_object_array_length(f); k++) {
 		json_object *e = json_object_array_get_idx(f, k);
 
-		htmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, MHL_K_LINE, 0),
+		mhlHtmlf(out, "<li>line %" G_GINT64_FORMAT ", %s: %s</li>\n", mhlJInt(e, MHL_K_LINE, 0),
 		      mhlJStr(e, MHL_K_KIND, "?"), mhlJStr(e, MHL_K_TEXT, ""));
 	}
 	excerpt = mhlTrialConsoleExcerpt(run, rec, 3);
-	htmlf(out, "</ul>\n<pre>%s</pre>\n", excerpt ? excerpt : "");
+	mhlHtmlf(out, "</ul>\n<pre>%s</pre>\n", excerpt ? excerpt : "");
 }
 
 /*
@@ -1143,6 +1250,8 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 	htmlHostSteps(out, rec);
 	htmlSteps(out, rec);
 	htmlFindings(out, run, rec);
+	if (mhlSoakPage(out, run, rec, outdir) < 0)
+		return -1;
 	g_string_append(out, "</section>\n");
 	return 0;
 }
@@ -1173,6 +1282,8 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 		return -1;
 
 	htmlHead(out, run);
+	/* a matrix run: the grid first, the long table below it */
+	mhlHtmlGrid(out, run);
 	htmlSummary(out, run);
 	if (opts->compare)
 		htmlCompare(out, run, opts->compare);

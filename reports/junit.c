@@ -115,6 +115,7 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 	g_autoptr(xmlTextWriter) w = NULL;
 	g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *name = g_path_get_basename(run->dir);
+	g_autofree char *dash = mhlRunDashboard(run);
 	junitCount all = { 0 };
 	guint i, j;
 
@@ -160,6 +161,13 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 
 			xmlTextWriterWriteAttribute(w, BAD_CAST "timestamp", BAD_CAST ts);
 		}
+		/* the run's dashboard line (dashboard.c), as Jenkins shows a suite's properties */
+		xmlTextWriterStartElement(w, BAD_CAST "properties");
+		xmlTextWriterStartElement(w, BAD_CAST "property");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.dashboard");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST dash);
+		xmlTextWriterEndElement(w);
+		xmlTextWriterEndElement(w);
 		for (i = 0; i < run->trials->len; i++) {
 			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
 

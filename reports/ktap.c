@@ -27,7 +27,50 @@ static bool ktapTimedOut(const char *why)
 	return why && (strstr(why, "timed out") || strstr(why, "deadline") || strstr(why, "timeout"));
 }
 
-static void ktapStep(GString *out, int n, json_object *step)
+/*
+ * A step that ran a kselftest (exec with ktap: true, or selftest): its own
+ * results as a subtest one level deeper, before the step's line (KTAP puts
+ * a subtest's results above its own). Not when the step passed only
+ * because it measured (a failed result under an "ok" parent is not KTAP):
+ * then the counts as a diagnostic.
+ */
+static void ktapNested(GString *out, json_object *step, const char *desc)
+{
+	json_object *k = mhlJ(step, "exec.ktap") ? mhlJ(step, "exec.ktap") : mhlJ(step, "selftest");
+	json_object *results = k ? mhlJArr(k, "results") : NULL;
+	size_t i, nr = results ? json_object_array_length(results) : 0;
+	gint64 planned = k ? mhlJInt(k, "planned", -1) : -1;
+
+	if (!nr)
+		return;
+	if (mhlJBool(step, MHL_K_OK, false) && mhlJInt(k, "fail", 0) > 0) {
+		g_string_append_printf(out, "  # %s: %" G_GINT64_FORMAT " passed, %" G_GINT64_FORMAT
+				       " failed, %" G_GINT64_FORMAT " skipped (measured, not judged)\n", desc,
+				       mhlJInt(k, "pass", 0), mhlJInt(k, "fail", 0), mhlJInt(k, "skip", 0));
+		return;
+	}
+	g_string_append_printf(out, "    KTAP version 1\n    # Subtest: %s\n    1..%" G_GINT64_FORMAT "\n", desc,
+			       planned >= 0 ? planned : (gint64)nr);
+	for (i = 0; i < nr; i++) {
+		json_object *r = json_object_array_get_idx(results, i);
+		g_autofree char *raw = g_strstrip(g_strdup(mhlJStr(r, "description", "")));
+		g_autofree char *d = ktapText(raw, true);
+		g_autofree char *why = ktapText(mhlJStr(r, "skip_reason", ""), false);
+		bool skip = mhlJBool(r, "skip", false);
+
+		g_string_append_printf(out, "    %sok %" G_GINT64_FORMAT "%s%s%s%s%s\n",
+				       mhlJBool(r, MHL_K_OK, false) ? "" : "not ", mhlJInt(r, "n", (gint64)i + 1),
+				       *d ? " " : "", d, skip ? " # SKIP" : "", skip && *why ? " " : "", skip ? why : "");
+	}
+}
+
+/*
+ * Step @n of a trial; @xfail: the trial is an expected failure, so a step
+ * that failed is "ok ... # XFAIL" as kselftest's ksft_test_result_xfail()
+ * prints it (its parent says XFAIL too, and a parent that is "ok" has no
+ * failed subtest).
+ */
+static void ktapStep(GString *out, int n, json_object *step, bool xfail)
 {
 	g_autofree char *name = mhlStepName(step);
 	g_autofree char *desc = ktapText(name, true);
@@ -37,12 +80,16 @@ static void ktapStep(GString *out, int n, json_object *step)
 	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") &&
 		!mhlJBool(step, MHL_K_CONVERGED, true);
 
+	if (!skip && !xfail)
+		ktapNested(out, step, desc);
 	if (skip) {
 		g_autofree char *why = ktapText(skip, false);
 
 		g_string_append_printf(out, "  ok %d %s # SKIP %s\n", n, desc, why);
 	} else if (mhlJBool(step, MHL_K_OK, false)) {
 		g_string_append_printf(out, "  ok %d %s\n", n, desc);
+	} else if (xfail) {
+		g_string_append_printf(out, "  ok %d %s # XFAIL %s\n", n, desc, *err ? err : "failed as declared");
 	} else if (strstr(err, "interrupted")) {
 		g_string_append_printf(out, "  not ok %d %s # ERROR %s\n", n, desc, err);
 	} else if (resizeStuck || ktapTimedOut(err)) {
@@ -70,7 +117,8 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	if (ns) {
 		g_string_append_printf(out, "  KTAP version 1\n  # Subtest: %s\n  1..%zu\n", desc, ns);
 		for (i = 0; i < ns; i++)
-			ktapStep(out, (int)i + 1, json_object_array_get_idx(steps, i));
+			ktapStep(out, (int)i + 1, json_object_array_get_idx(steps, i),
+				 mhlVerdictOf(rec) == MHL_VERDICT_XFAIL);
 	}
 	g_string_append_printf(out, "# %s: %s\n", desc, outcome);
 	switch (mhlVerdictOf(rec)) {
@@ -110,11 +158,13 @@ int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 {
 	g_autoptr(GString) out = g_string_new("KTAP version 1\n");
 	g_autofree char *name = g_path_get_basename(run->dir);
+	g_autofree char *dash = mhlRunDashboard(run), *dline = ktapText(dash, false);
 	guint i, n = 0;
 
 	(void)opts;
 	g_string_append_printf(out, "# memhp-lab run %s: %u trial record(s), %u unreadable line(s)\n",
 			       name, run->trials->len, run->bad->len);
+	g_string_append_printf(out, "# %s\n", dline);	/* the dashboard line (dashboard.c) */
 	g_string_append_printf(out, "1..%u\n", run->trials->len + run->bad->len);
 	for (i = 0; i < run->trials->len; i++)
 		ktapTrial(out, ++n, run->trials->pdata[i]);

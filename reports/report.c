@@ -3,6 +3,8 @@
  * --compare, and the dispatch to the per-format writers (report-*.c).
  */
 #include <glib.h>
+
+#include <stdarg.h>
 #include <glib/gstdio.h>
 
 #include "reports/report.h"
@@ -113,10 +115,36 @@ char *mhlTrialScenarioName(json_object *rec)
 	return g_steal_pointer(&base);
 }
 
+void mhlHtmlf(GString *out, const char *fmt, ...)
+{
+	g_autofree char *s = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	s = g_markup_vprintf_escaped(fmt, ap);
+	va_end(ap);
+	g_string_append(out, s);
+}
+
+bool mhlRecordHasParameters(json_object *rec)
+{
+	json_object *pa = mhlJ(rec, MHL_K_PARAMETERS);
+
+	return pa && json_object_is_type(pa, json_type_object) && json_object_object_length(pa);
+}
+
 char *mhlStepName(json_object *step)
 {
 	const char *id = mhlJStr(step, MHL_K_ID, NULL);
+	json_object *argv = mhlJArr(step, "exec.argv");
+	g_autofree char *prog = NULL;
 
+	/* an exec step: the program's name (the record's argv[0]: untrusted, the callers escape it) */
+	if (!id && argv && json_object_array_length(argv) && json_object_is_type(json_object_array_get_idx(argv, 0),
+										    json_type_string))
+		id = prog = g_path_get_basename(json_object_get_string(json_object_array_get_idx(argv, 0)));
+	if (!id && mhlJStr(step, "selftest.name", NULL))
+		id = mhlJStr(step, "selftest.name", NULL);
 	return g_strdup_printf("%s%s%s", mhlJStr(step, MHL_K_STEP, "step"), id ? " " : "", id ? id : "");
 }
 

@@ -53,10 +53,72 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts);
  */
 void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir);	/* quiet: no line on stdout */
 
+/* ---- the dashboard line (dashboard.c) ---- */
+
+/* The trials counted by verdict; [MHL_VERDICT_LAST]: records without a known one. */
+void mhlRunCount(const mhlRun *run, int counts[MHL_VERDICT_LAST + 1]);
+/* "35 pass, 0 fail, 1 xfail": pass and fail always, the other outcomes when there are any. */
+char *mhlRunCountsText(const int counts[MHL_VERDICT_LAST + 1]);
+/* Seconds from the first trial's start to the last one's end; -1 without a start time. */
+double mhlRunWallSeconds(const mhlRun *run);
+/*
+ * The line a team pastes into a chat: "conformance: 36 trial(s): 35 pass,
+ * 0 fail, 1 xfail | kernel 6.12.118, 6.1.158 | policy series, baseline |
+ * host anonymous (proc) | accel tcg | wall 3 min 18 s". Plain text.
+ */
+char *mhlRunDashboard(const mhlRun *run);
+
+/* ---- plot colours (palette.c): one table for every plot ---- */
+
+#define MHL_PALETTE_NODES 4
+/* "#rrggbb" of @zone (Movable, Normal, DMA32, DMA, CMA, other; unknown: other) on @node (its shade). */
+const char *mhlZoneColour(const char *zone, long node);
+/* The zones of the table, in legend order; NULL-terminated. */
+extern const char *const mhlZoneNames[];
+/* "#rrggbb" of a verdict, the plots' match of the HTML's colours. */
+const char *mhlVerdictColour(const char *verdict);
+
+/* ---- history across runs (history.c): report --history DIR... ---- */
+
+/* The regression rule, as the page and the JSON state it. */
+extern const char mhlHistoryRule[];
+/*
+ * The runs of @dirs (run directories, or directories of run directories,
+ * whose subdirectories with a trials.jsonl are taken, an unloadable one
+ * skipped with a warning), oldest first by their first record's start.
+ * NULL + mhlError when there is none or a run given directly cannot be read.
+ */
+GPtrArray *mhlHistoryLoad(char **dirs, int n);
+/*
+ * history.html and history.json into the newest run's report/: per trial id
+ * its verdicts and numbers per run, regressions marked (mhlHistoryRule).
+ * *regressions: those in the newest run. -1 + mhlError.
+ */
+int mhlReportHistory(GPtrArray *runs, guint *regressions);
+
+/* ---- the grid of a matrix run (grid.c) ---- */
+
+/*
+ * The share of the asked unplug that happened: (plugged - reached) ÷
+ * (plugged - requested) of the last resized node, plugged its initial
+ * virtio-mem size; 1 when the unplug reached the request. -1 without a shrink.
+ */
+double mhlTrialUnplugFraction(json_object *rec);
+/* A trial's one number: "reached/requested MiB", else "N pins failed", else "–". */
+char *mhlGridNumber(json_object *rec);
+/* The grid as HTML into @out; false (nothing written) unless two or more trials have parameters. */
+bool mhlHtmlGrid(GString *out, const mhlRun *run);
+
 /* ---- shared by the renderers (report.c) ---- */
 
 /* The scenario's file name without directory and .yaml: "demo". */
 char *mhlTrialScenarioName(json_object *rec);
+/* printf into @out with every %s argument HTML-escaped (g_markup_vprintf_escaped): records are untrusted. */
+void mhlHtmlf(GString *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether a record has matrix parameters (a non-empty "parameters" object). */
+bool mhlRecordHasParameters(json_object *rec);
+
 /* "pin pin0": the step kind and its id, if any. */
 char *mhlStepName(json_object *step);
 /* Seconds spent pinning (sum of pin steps' pin_us), -1 when no pin ran. */
@@ -98,6 +160,14 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
 int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
 int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
+
+/*
+ * A soak's record (one with "soak"): write OUTDIR/soak.html (its series with
+ * the fitted lines, the trend findings, the slab caches grown; soak-page.c)
+ * and append the findings and a link to it to @out, the trial's section of
+ * index.html. 0 (nothing done) for any other record; -1 + mhlError.
+ */
+int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir);
 
 /* ---- the capacity frontier (report-capacity.c, docs/capacity.md) ---- */
 

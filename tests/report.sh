@@ -145,10 +145,19 @@ sed 's|</body>|<script>noSuchFunction()</script></body>|' "$R/index.html" >"$R/b
 ok "chromium: the console check sees an error when there is one" console_errors "$R/broken.html"
 rm -f "$R/broken.html"
 
+t0=$(date +%s%N)
+LAB=$LAB tools/report-check.sh -o "$rd/shots" >"$rd/report-check.out" 2>&1
+rc=$?
+t1=$(date +%s%N)
+sed 's/^/#   /' "$rd/report-check.out" | grep -v "^#   ok "
+echo "# tools/report-check.sh: $(( (t1 - t0) / 1000000 )) ms"
+ok "tools/report-check.sh: the conformance report at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, the grid first with its XFAIL" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 12 ]' _ "$rc" "$rd/report-check.out"
+
 mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters = {pin_size} | del(.pin_policy)' \
 	"$rd/run/trials.jsonl" >"$rd/axis1/trials.jsonl"
 lab report --format html "$rd/axis1" >/dev/null 2>&1
-ok "one parameter axis: grouped bars instead of the heatmap" grep -q "reached MiB per trial, grouped by parameter value" "$rd/axis1/report/index.html"
+ok "one parameter axis: grouped bars instead of the heatmap, their height the share of the asked unplug done" grep -q "share of the asked unplug done per trial, grouped by parameter value" "$rd/axis1/report/index.html"
 
 echo "# reports: a step skipped under another pin_policy is SKIP in every format (it was 'ok')"
 rm -rf "$rd/skip" && mkdir -p "$rd/skip"
@@ -161,8 +170,87 @@ ok "skipped step: KTAP '# SKIP another pin_policy', JUnit 'skipped (another pin_
 		[ "$(jq "[.tests[] | select(.status == \"SKIP\")] | length" "$1/kcidb.json")" = 1 ] &&
 		grep -q "<td>skipped: another pin_policy</td>" "$1/index.html"' _ "$rd/skip/report"
 
+echo "# reports: a known deviation (xfail) and an unexpected pass (xpass) in every format; the grid; the dashboard"
+# tests/data/conformance/grid: claims 1, 3, 4, 5, 6, 8 on 6.12 (recorded) and the same on 6.1 with c3
+# under series the declared deviation (see the README there).
+rm -rf "$rd/grid" && cp -r tests/data/conformance/grid "$rd/grid"
+lab report "$rd/grid" >/dev/null 2>&1
+G=$rd/grid/report c3='c3-migration-fails:kernel=6.1,policy=series'
+ok "xfail: KTAP 'ok N $c3 # XFAIL known deviation: ...', its failed expect step 'ok # XFAIL', the checker passes it" \
+	sh -c 'grep -qE "^ok [0-9]+ $2 # XFAIL known deviation: stock 6.1 " "$1" && grep -qE "^  ok [0-9]+ expect # XFAIL expect at line 28" "$1" &&
+		awk -v strict=1 -f tests/ktap-check.awk "$1" >/dev/null' _ "$G/results.ktap" "$c3"
+ok "xfail: JUnit <skipped> with the reason as message, no failure counted" sh -c \
+	'[ "$(xmllint --xpath "string(//testcase[@name=\"$2\"]/skipped/@message)" "$1" | cut -c1-17)" = "known deviation: " ] &&
+	 [ "$(xmllint --xpath "string(/testsuites/@failures)" "$1")" = 0 ] && [ "$(xmllint --xpath "string(/testsuites/@skipped)" "$1")" = 1 ]' _ "$G/junit.xml" "$c3"
+ok "xfail: KCIDB FAIL with waived: true and the reason in misc, the schema accepts it, nothing else waived" sh -c \
+	'kv() { /usr/bin/python3 -m jsonschema -i "$1" tests/schema/kcidb-v5-subset.schema.json; }; kv "$1" &&
+	 jq -e "(.tests[] | select(.path == \"memhp.3-migration-fails.c3-migration-fails_kernel_6_1_policy_series\") | .status == \"FAIL\" and .waived == true and (.misc.reason | startswith(\"known deviation: \")) and .misc.verdict == \"xfail\")
+	        and ([.tests[] | select(.waived) | .path | select(startswith(\"memhp.3-migration-fails.c3-migration-fails_kernel_6_1_policy_series\") | not)] | length == 0)" "$1" >/dev/null' _ "$G/kcidb.json"
+ok "xfail: HTML's headline says no 'failed', the dashboard counts it: '27 pass, 0 fail, 1 xfail', kernels 6.12 and 6.1, tcg" sh -c \
+	'grep "class=.headline" "$1" | grep -q "1 expected failure" && ! grep "class=.headline" "$1" | grep -q "failed</b>" &&
+	 grep -q "^<p class=dashboard>grid: 28 trial(s): 27 pass, 0 fail, 1 xfail | kernel 6.12.118-1~deb12u1, 6.1.158-1 | policy baseline, series | host anonymous (proc) | accel tcg | wall 3 min 33 s</p>$" "$1"' _ "$G/index.html"
+ok "grid: the first screen is the claim x kernel x policy grid (before the summary), 7 rows x 4 columns, c3 on 6.1 series its own colour linking to the trial" sh -c \
+	'[ "$(grep -n "<h2 id=grid>" "$1" | cut -d: -f1)" -lt "$(grep -n "<h2 id=summary>" "$1" | cut -d: -f1)" ] &&
+	 grep -qF "<tr><th>scenario · split \\ kernel · policy</th><th>6.12 series</th><th>6.12 baseline</th><th>6.1 series</th><th>6.1 baseline</th></tr>" "$1" &&
+	 [ "$(sed -n "/<table class=grid>/,/<\/table>/p" "$1" | grep -c "^<tr><th>c")" = 7 ] &&
+	 sed -n "/<table class=grid>/,/<\/table>/p" "$1" | grep "^<tr><th>c3-migration-fails</th>" | grep -q "<td class=.xfail.><a href=.#t17. title=.known deviation: stock 6.1 [^>]*><b>xfail</b> 1 pin failed</a></td><td class=.pass.>"' _ "$G/index.html"
+ok "grid: c8's cells carry reached/requested MiB (0/0 under series, 198/0 under baseline)" sh -c \
+	'sed -n "/<table class=grid>/,/<\/table>/p" "$1" | grep "^<tr><th>c8-unplug-with-pins</th>" | grep -q "<b>pass</b> 0/0 MiB</a></td><td class=.pass.><a href=[^>]*><b>pass</b> 198/0 MiB"' _ "$G/index.html"
+ok "conformance table from the records' verdicts: c3 6.1 series XFAIL, 27 PASS, exit 0" sh -c \
+	'tools/conformance.sh --table-only -o "$1" >/dev/null 2>&1 && [ "$(cut -f6 "$1/table.tsv" | sort | uniq -c | tr -s " " | tr "\n" ";")" = " 27 PASS; 1 XFAIL;" ] &&
+	 awk -F"\t" "\$1 == 3 && \$2 == \"6.1\" && \$3 == \"series\" && \$6 == \"XFAIL\" { f = 1 } END { exit !f }" "$1/table.tsv"' _ "$rd/grid"
+mkdir -p "$rd/xpass" && jq -c --arg t "$c3" 'if .trial == $t then .verdict = "xpass" | .reason = "unexpected pass: the known deviation declared at scenarios/conformance/3-migration-fails.yaml:37 (stock 6.1) did not happen" | (.steps[] | select(.step == "expect")) |= (.ok = true | del(.error)) else . end' \
+	"$rd/grid/trials.jsonl" >"$rd/xpass/trials.jsonl"
+lab report "$rd/xpass" >/dev/null 2>&1
+X=$rd/xpass/report
+ok "xpass: KTAP 'not ok # XPASS', JUnit a failure, KCIDB PASS not waived, HTML its own colour and 'failed as unexpected pass'" sh -c \
+	'grep -qE "^not ok [0-9]+ $2 # XPASS unexpected pass: " "$1/results.ktap" && awk -v strict=1 -f tests/ktap-check.awk "$1/results.ktap" >/dev/null &&
+	 [ "$(xmllint --xpath "string(//testcase[@name=\"$2\"]/failure/@type)" "$1/junit.xml")" = xpass ] &&
+	 jq -e "(.tests[] | select(.path == \"memhp.3-migration-fails.c3-migration-fails_kernel_6_1_policy_series\") | .status == \"PASS\" and (has(\"waived\") | not))" "$1/kcidb.json" >/dev/null &&
+	 grep -q "<td class=.xpass.><a href=.#t17." "$1/index.html" && grep "class=.headline bad" "$1/index.html" | grep -q "<b>1 failed as unexpected pass"' _ "$X" "$c3"
+ok "conformance table: the xpass record is XPASS, exit 1" sh -c \
+	'! tools/conformance.sh --table-only -o "$1" >/dev/null 2>&1 && awk -F"\t" "\$1 == 3 && \$2 == \"6.1\" && \$6 == \"XPASS\" { f = 1 } END { exit !f }" "$1/table.tsv"' _ "$rd/xpass"
+
+echo "# reports: plots: one colour per node and zone everywhere; the matrix as the share of the asked unplug done"
+census_colours() {	# each census's "node 1 Movable" is filled with palette.c's #8e24aa, rgb(142, 36, 170)
+	perl -0ne 'while (/<title>node 1 Movable<\/title>.*?fill = .rgb\(\s*(\d+),\s*(\d+),\s*(\d+)\)/gs) { $c{"$1,$2,$3"}++; $n++ }
+		print "# node 1 Movable: $n plot(s), colours: ", join(" ", sort keys %c), "\n"; exit(!($n >= 2 && keys(%c) == 1 && $c{"142,36,170"}))' "$1"
+}
+ok "census: node 1 Movable is #8e24aa (palette.c) in every census of the report, not gnuplot's next colour in line" census_colours "$R/index.html"
+ok "matrix heatmap: the share of the asked unplug done (100 % for a full unplug, 75 %/50 % where the baseline left 256/512 of 1024 MiB)" \
+	sh -c 'grep -q "share of the asked unplug done" "$1" && grep -q ">100 % pass<" "$1" && grep -q ">75 % fail<" "$1" && grep -q ">50 % fail<" "$1"' _ "$R/index.html"
+
+echo "# reports: history across runs (report --history): 4 nightly runs of the demo matrix and a soak, a regression injected in the last"
+H=$rd/history
+rm -rf "$H" && mkdir -p "$H"
+for k in 1 2 3 4; do
+	mkdir -p "$H/2026-12-0$k"
+	jq -c --argjson k $k '.started |= sub("^2026-..-.."; "2026-12-0\($k)") | (.steps[]? | select(.step == "pin") | .workload.pin_us) |= (if . then . * (1 + 0.02 * $k) else . end)' \
+		tests/data/report/run/trials.jsonl >"$H/2026-12-0$k/trials.jsonl"
+	printf '{"trial":"soak:demo:seed=1","scenario":"scenarios/demo.yaml","scenario_name":"demo","started":"2026-12-0%sT03:00:00Z","parameters":{"seed":"1"},"steps":[],"console_findings":[],"summary":{"cycles":%d,"segments":1,"findings":0,"soak_seconds":300,"cycles_per_hour":%d},"seconds":300,"verdict":"pass","reason":null}\n' \
+		"$k" $((100 + k)) $((1200 + k)) >>"$H/2026-12-0$k/trials.jsonl"
+done
+lab report --history "$H" >"$H/out1" 2>&1
+hrc=$?
+ok "history of 4 steady runs: exit 0, no regression, history.html and history.json in the newest run's report/" sh -c \
+	'[ "$2" = 0 ] && jq -e ".regressions == 0 and (.runs | length) == 4 and (.trials | length) == 7" "$1/2026-12-04/report/history.json" >/dev/null &&
+	 grep -q "0 regression(s)" "$1/2026-12-04/report/history.html"' _ "$H" "$hrc"
+jq -c 'if .trial == "series-256" then .summary.reached_bytes = 268435456 | .verdict = "fail" | .reason = "injected" elif .trial == "soak:demo:seed=1" then .summary.cycles_per_hour = 600 else . end' \
+	"$H/2026-12-04/trials.jsonl" >"$H/t" && mv "$H/t" "$H/2026-12-04/trials.jsonl"
+lab report --history "$H/2026-12-01" "$H/2026-12-03" "$H/2026-12-02" "$H/2026-12-04" >"$H/out2" 2>&1
+hrc=$?
+ok "history: the injected regression is marked (series-256 pass -> fail and reached 0 -> 256 MiB, the soak's cycles/h 1202 -> 600), nothing else; exit 1" sh -c \
+	'[ "$2" = 1 ] && jq -e "[.trials[] | select(.regressions | length > 0) | {trial, w: [.regressions[].what]}] ==
+	   [{trial: \"series-256\", w: [\"verdict pass -> fail\", \"reached_mib 256 MiB, earlier median 0 ± 2\"]},
+	    {trial: \"soak:demo:seed=1\", w: [\"cycles_per_hour 600 /h, earlier median 1202 ± 120.2\"]}] and .regressions_in_newest_run == 3
+	   and (.runs | map(.dir | sub(\".*/\"; \"\")) == [\"2026-12-01\", \"2026-12-02\", \"2026-12-03\", \"2026-12-04\"])" "$1/2026-12-04/report/history.json" >/dev/null &&
+	 grep -q "report: 3 regression(s) in the newest run" "$1/out2" &&
+	 [ "$(grep -o "class=.fail regression.\|class=regression" "$1/2026-12-04/report/history.html" | wc -l)" = 3 ]' _ "$H" "$hrc"
+expect_fail "report --history of a directory without runs" 2 "no run directory .with a trials.jsonl. in 1 directory given" $LAB report --history "$rd/skip/report"
+expect_fail "report of two runs without --history" 2 "report: expected one RUN_DIR, got 2 .several only with --history." $LAB report "$rd/run" "$rd/before"
+
 echo "# reports: bad input"
-expect_fail "report without RUN_DIR" 2 "report: expected one RUN_DIR" $LAB report
+expect_fail "report without RUN_DIR" 2 "report: expected at least one RUN_DIR" $LAB report
 expect_fail "report of a missing RUN_DIR" 2 "run directory '/nonexistent/run' does not exist" $LAB report /nonexistent/run
 mkdir -p "$rd/empty" && : >"$rd/empty/trials.jsonl"
 expect_fail "report of an empty run" 2 "trials.jsonl' is empty: no trials recorded" $LAB report "$rd/empty"

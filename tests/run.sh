@@ -26,17 +26,19 @@ plan_self=122
 parts=(
 	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
 	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
-	conformance:21	# the quick subset of the seed conformance suite
+	conformance:26	# the quick subset of the seed conformance suite
 	capacity:9	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
-	soak:19		# soak runs: a short seeded soak, SIGKILL and --resume, a finding
+	soak:25		# soak runs: a short seeded soak, SIGKILL and --resume, a finding, the leak detector
 	hardening-scenarios:13	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
 	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run
 	hardening-kill:16	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
 	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
 	kernel-series:50	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftests (gup_test, gup_longterm_counters in the guest)
 	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
-	stock:14	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped
-	report:49	# reports from a recorded run and from the runs above (last: it reads the demo run's)
+	stock:23	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped, SKIP, .deb and modules forms, the Debian userspace guest
+	fleet:11	# shards for batch engines: run --shard K/N (and auto), three side by side, report --merge and what it refuses
+	cli:28		# the CLI: JSON of check/doctor/report against docs/schemas/, exit codes, man page and completion installed, the exec step, docs checked against the code
+	report:65	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )
 total=$((plan_self + 1))
 for part in "${parts[@]}"; do total=$((total + ${part#*:} + 1)); done

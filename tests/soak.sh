@@ -2,7 +2,9 @@
 # $work): a short soak with a fixed seed (the schedule followed, checkpoints
 # complete and ordered, pin counters balanced), a soak killed with SIGKILL
 # and resumed (no checkpoint lost or duplicated), a soak that must report a
-# finding, and bad input (docs/soak.md).
+# finding, the leak detector (an injected io_uring leak flagged naming its
+# slab cache, the same soak without it not flagged), and bad input
+# (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
 soak_checkpoints_ok() {
@@ -76,9 +78,49 @@ rc=$?
 ok "soak finding: exit 1, the record fails naming the unplug that did not converge" \
 	sh -c "test $rc = 1 && jq -e '.verdict == \"fail\" and (.reason | test(\"unplug_not_converged\"))' '$work/soakk/trials.jsonl'"
 
+echo "# soak: the leak detector: an io_uring instance kept open per cycle, then the same soak without it"
+# scenarios/soak-leak.yaml: caches dropped and slabinfo every 3 cycles, judged after 30 s
+sed 's/^name: soak-leak$/name: soak-clean/; s/^  leak: io_uring$/  leak: none/' scenarios/soak-leak.yaml >"$work/soak-clean.yaml"
+lab soak -q --cycles 16 --seed 7 -o "$work/soakl" scenarios/soak-leak.yaml >"$work/soakl.out" 2>&1
+rcl=$?
+lab soak -q --cycles 16 --seed 7 -o "$work/soakc" "$work/soak-clean.yaml" >"$work/soakc.out" 2>&1
+rcc=$?
+# The ring's fixed-file table: one kmalloc-8k and two kmalloc-4k objects a
+# ring, the same bytes: either is first, kmalloc-8k among the first three.
+soak_leak_flagged() {	# the trend finding on SUnreclaim, within the 16 cycles, naming kmalloc-8k
+	test "$rcl" = 1 && { jq -se '[.[].findings[] | select(.kind == "trend" and .series == "slab_unreclaimable_bytes")]
+	  | length == 1 and all(.[]; .cycle <= 16 and (.caches[0].name | IN("kmalloc-8k", "kmalloc-4k"))
+	       and ([.caches[0:3][].name] | index("kmalloc-8k")) != null and (.text | test("kmalloc-8k \\+[0-9]+ objects")))' \
+		"$work/soakl/checkpoints.jsonl" ||
+	jq -e '[.soak.findings[] | select(.series == "slab_unreclaimable_bytes" and (.caches[0].name | IN("kmalloc-8k", "kmalloc-4k")))]
+	  | length == 1' "$work/soakl/trials.jsonl"; }
+}
+ok "leak: the injected leak fails the soak: one trend finding on unreclaimable slab within 16 cycles naming kmalloc-8k (the fixed-file table)" \
+	soak_leak_flagged
+# slabinfo's active objects move by whole slabs (4 objects of 8 KiB, 8 of 4 KiB): 15 rings show as 12..16
+ok "leak: the keeper held one more io_uring each cycle (leak_held == cycle); the record's slab table has kmalloc-8k and kmalloc-4k grown by >= 8 and >= 16 (15 rings)" \
+	sh -c "jq -se 'all(.[]; .outcome.leak_held == .cycle)' '$work/soakl/checkpoints.jsonl' &&
+	       jq -e '[.soak.slab_growth[] | select((.name == \"kmalloc-8k\" and .objects >= 8) or (.name == \"kmalloc-4k\" and .objects >= 16))] | length == 2' '$work/soakl/trials.jsonl'"
+ok "leak: the same soak without the leak: exit 0, no finding, SUnreclaim judged and not over its budget, kmalloc-8k not grown by 3" \
+	sh -c "test $rcc = 0 && jq -e '.verdict == \"pass\" and .summary.findings == 0
+	  and (.soak.trends[] | select(.series == \"slab_unreclaimable_bytes\") | .judged and (.over_budget | not))
+	  and ([.soak.slab_growth[] | select(.name == \"kmalloc-8k\" and .objects >= 3)] | length == 0)' '$work/soakc/trials.jsonl'"
+ok "leak: checkpoints carry the kernel's memory, online blocks vs plugged, QEMU's RSS, the run dir; cycle 1 and every 3rd dropped the caches and took slabinfo" \
+	jq -se 'all(.[]; .counters | has("slab_unreclaimable_bytes") and has("slab_reclaimable_bytes") and has("vmalloc_bytes")
+	          and has("page_tables_bytes") and has("percpu_bytes") and has("kernel_stack_bytes") and has("hugetlb_bytes")
+	          and has("online_blocks") and has("plugged_bytes") and has("online_gap_bytes") and .qemu_rss_bytes > 0 and .run_dir_bytes > 0)
+	  and all(.[]; ((.cycle == 1 or .cycle % 3 == 0) == (.dropped == true)) and (.dropped != true or (.slabinfo | length) > 50))' \
+	"$work/soakc/checkpoints.jsonl"
+ok "leak: the report's soak page plots the series with their fitted lines, the finding and the slab table; index.html links it" \
+	sh -c "test \$(grep -c '<svg' '$work/soakl/report/soak.html') -ge 5 && grep -q 'least squares: ' '$work/soakl/report/soak.html' &&
+	       grep -q '<td>kmalloc-8k</td>' '$work/soakl/report/soak.html' && grep -q 'Trend findings' '$work/soakl/report/soak.html' &&
+	       grep -q \"href='soak.html'\" '$work/soakl/report/index.html'"
+
 echo "# soak: bad input"
 expect_fail "soak without --duration or --cycles" 2 'say how long' $LAB soak scenarios/soak.yaml
 expect_fail "soak with a bad --duration" 2 "--duration '8x' is not a duration" $LAB soak --duration 8x scenarios/soak.yaml
 expect_fail "soak into a directory that holds one" 2 'already holds a soak; continue it with --resume' \
 	$LAB soak --cycles 1 -o "$work/soakr" scenarios/soak.yaml
 expect_fail "soak --resume with --seed" 2 'give no --duration, --seed' $LAB soak --resume "$work/soakr" --seed 9
+expect_fail "soak with an unknown leak" 2 "soak.leak: unknown leak 'dentry' \\(known: none, io_uring\\)" \
+	sh -c "sed 's/^  leak: io_uring\$/  leak: dentry/' scenarios/soak-leak.yaml >'$work/soak-bad.yaml' && exec $LAB soak --cycles 1 '$work/soak-bad.yaml'"

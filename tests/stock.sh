@@ -67,3 +67,56 @@ sed -e 's/^name: stock-io-uring/name: stock-baseline\npin_policy: baseline/' -e 
 	scenarios/stock/pin-io-uring.yaml >"$work/stock-base.yaml"
 expect_fail "pin_policy baseline on Debian's kernel: refused (it has no test switch)" 2 \
 	"pin_policy baseline needs the lab's series" $LAB run -o "$work/stock-base" "$work/stock-base.yaml"
+
+echo "# stock kernels: a .deb file (kernel: {deb}) and a user's modular kernel (kernel: {bzimage, config, modules})"
+img61=$(apt-cache depends --no-recommends --no-suggests linux-image-cloud-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | sed -n 1p)
+mkdir -p "$work/debs" && (cd "$work/debs" && apt-get -q -o APT::Sandbox::User=root download "$img61" >/dev/null 2>&1)
+deb=$(ls "$work"/debs/*.deb 2>/dev/null | sed -n 1p)
+# the user's own tree: the package unpacked, modules.dep made by depmod as make modules_install would
+dpkg-deb -x "$deb" "$work/own61" 2>/dev/null; rel61=$(ls "$work/own61/lib/modules" 2>/dev/null | sed -n 1p)
+depmod -b "$work/own61" "$rel61" 2>/dev/null
+own_scn() {	# own_scn NAME KERNEL-MAP: io_uring pins 64 MiB, node 1 taken back to 0
+	printf 'name: %s\nkernel: %s\nnodes:\n  - memory: 1GiB\n    cpus: 1\n  - memory: 128MiB\n    cpus: 1\n    virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}\nsteps:\n  - pin: {id: ring, workload: io_uring, size: 64MiB, node: 1}\n  - expect: {movable_after_pin: 0}\n  - resize: {node: 1, requested: 0, deadline: 60}\n  - expect: {unplug: reached}\n  - io: {id: ring}\n  - release: {id: ring}\n  - expect: {integrity: true, console_clean: true}\n' "$1" "$2"
+}
+own_scn stock-deb "{deb: $deb}" >"$work/stock-deb.yaml"
+own_scn stock-own-modular "{bzimage: $work/own61/boot/vmlinuz-$rel61, config: $work/own61/boot/config-$rel61, modules: $work/own61/lib/modules/$rel61}" \
+	>"$work/stock-own.yaml"
+lab_run -o "$work/stock-own" "$work/stock-deb.yaml" "$work/stock-own.yaml" >"$work/stock-own.out" 2>&1
+[ $? = 0 ] || tail -n 8 "$work/stock-own.out" | sed 's/^/#   /'
+ok "kernel: {deb: $(basename "${deb:-none.deb}")}: the trial passes; the record names the package and version from the .deb, kind package" \
+	jq -se --arg p "$img61" 'map(select(.trial == "stock-deb"))[0] | .verdict == "pass" and .kernel.source_package == $p and
+		.kernel.kind == "package" and (.kernel.source_version | length) > 0 and .summary.reached_bytes == 0' "$work/stock-own/trials.jsonl"
+ok "kernel: {bzimage, config, modules: lib/modules/$rel61}: the guest loads the tree's modules (one memhp-init line each), the trial passes, recorded as prebuilt with its module list" \
+	sh -c 'jq -se "map(select(.trial == \"stock-own-modular\"))[0] | .verdict == \"pass\" and .kernel.source_package == \"prebuilt\" and
+			(.kernel.modules | length) > 3 and .kernel.release == \"$3\"" "$1" >/dev/null &&
+		log=$(jq -sr "map(select(.trial == \"stock-own-modular\"))[0].console_log" "$1") &&
+		[ "$(grep -c "memhp-init: module .* loaded" "$log")" = "$(jq -sr "map(select(.trial == \"stock-own-modular\"))[0].kernel.modules | length" "$1")" ]' \
+	_ "$work/stock-own/trials.jsonl" x "$rel61"
+printf 'name: bad\nkernel: {bzimage: %s, config: %s, modules: %s}\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' \
+	"$work/own61/boot/vmlinuz-$rel61" "$work/own61/boot/config-$rel61" "$work/debs" >"$work/stock-nodep.yaml"
+expect_fail "a modules dir without modules.dep: refused before boot, naming the dir and depmod" 2 \
+	"kernel modules '$work/debs': no modules.dep \\(run depmod" $LAB run -o "$work/stock-nodep" "$work/stock-nodep.yaml"
+printf 'name: bad\nkernel: {deb: /etc/passwd}\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-baddeb.yaml"
+expect_fail "kernel: {deb: /etc/passwd}: refused before boot, naming the file" 2 \
+	"kernel deb '/etc/passwd': not a Debian package" $LAB run -o "$work/stock-baddeb" "$work/stock-baddeb.yaml"
+printf 'name: bad\nkernel: {deb: /x.deb, package: linux-image-amd64}\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-both.yaml"
+expect_fail "kernel: deb and package at once: check refuses it at its line and column" 2 \
+	"stock-both.yaml:2:9: kernel: one of 'package', 'deb', or 'bzimage' and 'config'" $LAB check "$work/stock-both.yaml"
+
+echo "# stock kernels: Debian's own userspace as the guest (guest: debian, scenarios/stock/debian-guest.yaml)"
+lab_run -o "$work/stock-deb-guest" --only '*pkg=linux-image-cloud-amd64' scenarios/stock/debian-guest.yaml \
+	>"$work/stock-deb-guest.out" 2>&1
+[ $? = 0 ] || tail -n 8 "$work/stock-deb-guest.out" | sed 's/^/#   /'
+r=$work/stock-deb-guest/trials.jsonl
+ok "guest: debian on Debian 6.1: the trial passes; the record says guest_userspace debian and how long systemd took to the agent" \
+	jq -e '.verdict == "pass" and .guest_userspace == "debian" and .summary.boot_to_agent_s > 0' "$r"
+ok "guest: debian: systemd is PID 1 and Debian's own qemu-guest-agent.service answered (console), every module loaded by memhp-modules.service" \
+	sh -c 'log=$(jq -r .console_log "$1") &&
+		grep -aq "systemd\[1\]: systemd 252" "$log" && grep -aq "Started .*qemu-guest-agent.service" "$log" &&
+		[ "$(grep -ac "memhp-init: module .* loaded" "$log")" = "$(jq -r ".kernel.modules | length" "$1")" ]' _ "$r"
+ok "guest: debian, online as shipped: Debian's udev onlines nothing, the 512 MiB plugged stay offline (4 blocks), the unplug takes them back" \
+	jq -e '(.steps[1].plug.online == false) and .steps[2].guest.memory_blocks.offline == 4 and .summary.reached_bytes == 0' "$r"
+printf 'name: bad\nguest: ubuntu\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-badguest.yaml"
+expect_fail "guest: an unknown userspace: check refuses it at its line and column" 2 \
+	"stock-badguest.yaml:2:8: guest: unknown userspace 'ubuntu' \\(known: lab, debian\\)" $LAB check "$work/stock-badguest.yaml"

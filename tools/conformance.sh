@@ -11,9 +11,9 @@
 # A claim PASSes when its trial's verdict is pass (the scenario's expect steps
 # state the claim for each policy) and, where the claim is about a number,
 # that number is what the claim says (c3: pins balanced; c7: ratio > 1 under
-# series). A known deviation of a kernel (the list `known` below) is XFAIL
-# when it fails as described. Exit 0 if every row is PASS or XFAIL, 1 if
-# one is not, 2 if nothing ran.
+# series). A known deviation of a kernel (declared in the claim's scenario,
+# xfail:) is XFAIL when the trial's verdict is xfail and the numbers hold.
+# Exit 0 if every row is PASS or XFAIL, 1 if one is not, 2 if nothing ran.
 set -u
 cd "$(dirname "$0")/.."
 LAB=build/memhp-lab
@@ -57,17 +57,15 @@ if [ ! -s "$rec" ]; then
 	exit 2
 fi
 
-# Known deviations of a kernel from a claim (kselftest's XFAIL): claim|kernel|policy|why.
-# Such a row is XFAIL when the trial failed the way described (the claim's
-# xf condition below), FAIL when it failed otherwise, and XPASS when it
-# passed, which fails the suite too: the list is then out of date.
-known=(
-	"3|6.1|series|stock 6.1 fails a long-term pin of hugetlb pages in ZONE_MOVABLE with ENOMEM in try_grab_folio(), before any migration: an error and nothing pinned, as claimed, but no migration tried (gup_longterm_pin_fail +0); docs/conformance.md"
-)
-knownjson=$(printf '%s\n' "${known[@]}" | jq -R 'split("|") | {key: (.[0] + "|" + .[1] + "|" + .[2]), value: .[3]}' | jq -s from_entries)
-
+# Known deviations of a kernel from a claim (kselftest's XFAIL) are declared
+# in the claim's scenario (xfail:, docs/scenarios.md) and judged by the trial:
+# its verdict is xfail when it failed as declared, xpass when it passed
+# where a deviation was declared (which fails the suite: the declaration is
+# out of date), fail when it failed otherwise. The table takes the verdict
+# from the record and adds the claim's own number check (ok below): a pass
+# or an xfail whose numbers contradict the claim is FAIL.
 # One line per trial: claim kernel policy verdict evidence result.
-jq -r --argjson known "$knownjson" '
+jq -r '
 	def d(k): ((.guest_after.vmstat[k] // 0) - (.guest_before.vmstat[k] // 0));
 	def mib(b): ((b // 0) / 1048576 | floor | tostring) + " MiB";
 	def pin(id): [.steps[] | select(.step == "pin" and .id == id)][0];
@@ -81,8 +79,7 @@ jq -r --argjson known "$knownjson" '
 		((.guest_after.vmstat.nr_foll_pin_acquired // -1) - (.guest_after.vmstat.nr_foll_pin_released // -2)) as $held
 		| {e: (if $p == "series" then "pin: \(pin("huge").workload.errno_name // "succeeded"); pin_fail +\(d("gup_longterm_pin_fail")); pages still pinned \($held); Movable free \(([.guest_after.zoneinfo[]? | select(.zone == "Movable") | .free] | add // 0) * 4096 / 1048576 | floor) MiB"
 		       else "pin: \(pin("huge").workload.errno_name // "succeeded"), in place +\(d("gup_longterm_pinned_in_place")); pages still pinned \($held)" end),
-		   ok: ($p == "baseline" or $held == 0),
-		   xf: ($p == "series" and pin("huge").workload.errno_name == "ENOMEM" and $held == 0 and d("gup_longterm_pin_fail") == 0)}
+		   ok: ($p == "baseline" or $held == 0)}
 	   elif $c == "4" then
 		(pin("ro").workload) as $w
 		| {e: "zero page (pfn \($w.zero_page.pfn // "?")) in \($w.zero_page.zone // "?"); \($w.census_before.zero // 0) of \($w.census_before.pages // 0) pages map it before the pin, \($w.census_after.zero // 0) after, \($w.census_after.by_zone.Movable // 0) in Movable after; migrated +\(d("gup_longterm_migrate_success")), pin_fail +\(d("gup_longterm_pin_fail"))", ok: true}
@@ -99,10 +96,12 @@ jq -r --argjson known "$knownjson" '
 		([.steps[] | select(.step == "resize")][0]) as $r
 		| {e: "requested 0, reached \(mib($r.reached_bytes)) (pinned 192 MiB by gup, io_uring, vfio)", ok: true}
 	   else {e: "", ok: true} end) as $x
-	| ($known["\($c)|\($k)|\($p)"]) as $why
-	| [$c, $k, $p, .verdict, $x.e + (if $why then " (known deviation: \($why))" else "" end),
-	   (if .verdict == "pass" and $x.ok then (if $why then "XPASS" else "PASS" end)
-	    elif $why and ($x.xf // false) then "XFAIL" else "FAIL" end)] | @tsv' \
+	| (if .verdict == "xfail" then " (\(.reason // "" | split("; failed as declared: ")[0]))"
+	   elif .verdict == "xpass" then " (\(.reason // ""))" else "" end) as $why
+	| [$c, $k, $p, .verdict, $x.e + $why,
+	   (if .verdict == "pass" and $x.ok then "PASS"
+	    elif .verdict == "xfail" and $x.ok then "XFAIL"
+	    elif .verdict == "xpass" then "XPASS" else "FAIL" end)] | @tsv' \
 	"$rec" | sort -t$'\t' -k1,1n -k2,2r -k3,3r >"$out/table.tsv"
 
 claims=(

@@ -782,6 +782,17 @@ holder_run(struct holder *h, const struct sockaddr_un *sa, int wfd)
 	holder_serve(h, lfd);
 	unlink(sa->sun_path);
 	hugetlb_unreserve(h);
+	/*
+	 * A clean release leaves nothing behind: the log of every pin stayed,
+	 * one tmpfs inode and dentry per soak cycle, a slab trend the soak's
+	 * detector found (docs/soak.md). A holder that failed keeps its log.
+	 */
+	{
+		char logpath[128];	/* as holder_detach() names it */
+
+		snprintf(logpath, sizeof(logpath), RUN_DIR "/%s.log", h->id);
+		unlink(logpath);
+	}
 	_exit(0);
 }
 

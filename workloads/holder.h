@@ -81,5 +81,7 @@ extern const struct pin_mode gup_mode, uring_mode, vfio_mode, vfio_noiommu_mode;
 int holder_main(const struct pin_mode *m, int argc, char **argv);
 /* memhp-pin ctl ID check|release [--timeout SEC] */
 int holder_ctl(int argc, char **argv);
+/* memhp-pin leak --id ID [--what io_uring]: one more io_uring kept open (leak.c) */
+int leak_main(int argc, char **argv);
 
 #endif

@@ -26,6 +26,10 @@
  *   memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]
  *	gup_test PIN_LONGTERM_BENCHMARK R times (bench.c).
  *
+ *   memhp-pin leak --id ID [--what io_uring]
+ *	one more io_uring instance kept open by a keeper process per call: a
+ *	known kernel-memory leak for the soak's detector (leak.c).
+ *
  *   memhp-pin ctl ID check|release [--timeout SEC]
  *	check: census + pattern check + the mode's I/O through the pins, and
  *	whether any page changed PFN since the pin. release: the same, then
@@ -431,10 +435,12 @@ int main(int argc, char **argv)
 		return holder_ctl(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "leak"))
+		return leak_main(argc - 1, argv + 1);
 	if (argc >= 2) {
-		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, hold, kmem, bench, ctl)\n",
+		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, hold, kmem, bench, leak, ctl)\n",
 			argv[1]);
-		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, hold, kmem, bench, ctl)\"}\n",
+		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, hold, kmem, bench, leak, ctl)\"}\n",
 		       EINVAL, strchr(argv[1], '"') ? "?" : argv[1]);
 		return 2;
 	}
@@ -443,6 +449,7 @@ int main(int argc, char **argv)
 		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]\n"
 		"                 [--split mprotect|munmap] [--device PCI-ADDRESS]\n"
 		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
-		"       memhp-pin ctl ID check|release [--timeout SEC]\n");
+		"       memhp-pin ctl ID check|release [--timeout SEC]\n"
+		"       memhp-pin leak --id ID [--what io_uring]\n");
 	return 2;
 }

@@ -27,6 +27,7 @@ typedef struct {
 	const char *summary;
 	const mhlOpt *opts;	/* ends with a NULL name; NULL for no options */
 	int (*handler)(int argc, char **argv);	/* argv[0]: the command; returns MHL_EXIT_* */
+	const char *exits;	/* what its exit statuses mean: "0 ..., 1 ..., 2 ..." */
 } mhlCmd;
 
 /* The commands (cli/cmd-<name>.c): their option tables and handlers. */

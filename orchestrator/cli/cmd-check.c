@@ -71,11 +71,12 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
 			continue;
 		}
 		json_object_array_add(arr, o = json_object_new_object());
-		json_object_object_add(o, "step", json_object_new_int((int)i + 1));
+		json_object_object_add(o, "index", json_object_new_int((int)i + 1));
 		json_object_object_add(o, MHL_K_LINE, json_object_new_int(s->steps[i].line));
 		json_object_object_add(o, MHL_K_STEP, json_object_new_string(mhlStepTypeNames[s->steps[i].type]));
-		json_object_object_add(o, MHL_K_SKIP_CODE, json_object_new_string_len(why, (int)(sep - why)));
-		json_object_object_add(o, MHL_K_SKIPPED, json_object_new_string(sep + 2));
+		/* "CODE: reason" (mhlKernelResolve) */
+		json_object_object_add(o, MHL_K_SKIP_CODE, sep ? json_object_new_string_len(why, (int)(sep - why)) : NULL);
+		json_object_object_add(o, MHL_K_SKIPPED, json_object_new_string(sep ? sep + 2 : why));
 	}
 	return 0;
 }
@@ -125,8 +126,13 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		printf(", %d trial(s) from its matrix", n);
 	printf("\n");
 	for (i = 0; i < all->len; i++) {
+		const mhlDeviation *d = mhlScenarioDeviation(all->pdata[i], NULL);
+
 		if (n > 1 || s->nparams)
 			printf("  %s\n", ((mhlScenario *)all->pdata[i])->name);
+		if (d)
+			printf("    XFAIL expected (line %d)%s%s%s: %s\n", d->line, d->match ? ", a failure matching /" : "",
+			       d->match ? d->match : "", d->match ? "/" : "", d->reason);
 		if (checkSkips(all->pdata[i], paths, NULL) < 0)
 			return -1;
 	}

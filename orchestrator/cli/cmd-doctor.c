@@ -9,8 +9,9 @@
 #include "cli/doctor.h"
 #include "util.h"
 
-/* Doctor takes no arguments and no option but --help. */
+/* Doctor takes no arguments. */
 const mhlOpt mhlCmdDoctorOpts[] = {
+	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: each check, ok or not (docs/schemas/doctor.schema.json)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -37,5 +38,6 @@ int mhlCmdDoctor(int argc, char **argv)
 		return MHL_EXIT_USAGE;
 	}
 	virSetErrorFunc(NULL, libvirtSilent);
-	return mhlDoctor(paths->initrd, paths->tmpl, paths->datadir, paths->cache);
+	return mhlDoctor(paths->initrd, paths->tmpl, paths->datadir, paths->cache,
+			 g_hash_table_contains(vals, "json"));
 }

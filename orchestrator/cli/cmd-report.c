@@ -3,8 +3,10 @@
 
 #include "cli/cli.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 
+#include "cli/shard.h"
 #include "reports/report.h"
 #include "util.h"
 
@@ -12,9 +14,136 @@ const mhlOpt mhlCmdReportOpts[] = {
 	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
 	{ "compare", 1, 'c', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN, regressions first" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
+	{ "history", 0, MHL_LONG_ONLY + 'H', NULL, "RUN_DIR... are runs (or directories of runs): per trial its verdicts and numbers over time, regressions marked; history.html and history.json in the newest run's report/" },
+	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: the files written, unreadable lines, --compare's rows (docs/schemas/report.schema.json)" },
+	{ "merge", 1, MHL_LONG_ONLY + 'M', "OUT_DIR", "RUN_DIR... are the shards of one run (run --shard K/N): merge them into OUT_DIR (one trials.jsonl, the console logs) and render it" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
+
+/* A run's unreadable lines as JSON: [{line, why}]. */
+static json_object *reportBadJson(const mhlRun *run)
+{
+	json_object *arr = json_object_new_array();
+	guint i;
+
+	for (i = 0; i < run->bad->len; i++) {
+		mhlRunBad *b = run->bad->pdata[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "line", json_object_new_int(b->line));
+		json_object_object_add(o, "why", json_object_new_string(b->why));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* A record's verdict for --compare's JSON rows: its string, or null without a record. */
+static json_object *reportVerdictJson(json_object *rec)
+{
+	return rec ? json_object_new_string(mhlJStr(rec, MHL_K_VERDICT, "")) : NULL;
+}
+
+/*
+ * `report --json`: what the text lines say, as one object
+ * (docs/schemas/report.schema.json). Returns the regressions.
+ */
+static guint reportJson(const mhlRun *run, const mhlRun *other, const mhlReportOpts *opts)
+{
+	g_autoptr(json_object) out = json_object_new_object();
+	json_object *files = json_object_new_array();
+	guint i, regressions = 0;
+
+	json_object_object_add(out, "records", json_object_new_string(run->records));
+	json_object_object_add(out, "trials", json_object_new_int((int)run->trials->len));
+	json_object_object_add(out, "unreadable", reportBadJson(run));
+	for (i = 0; i < MHL_REPORT_LAST; i++) {
+		g_autofree char *f = NULL;
+
+		if (!(opts->formats & (1u << i)))
+			continue;
+		f = g_strdup_printf("%s/report/%s", run->dir, mhlReportFormatFiles[i]);
+		json_object_array_add(files, json_object_new_string(f));
+	}
+	json_object_object_add(out, "files", files);
+	if (other) {
+		g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
+		json_object *cmp = json_object_new_object(), *arr = json_object_new_array();
+
+		json_object_object_add(cmp, "before", json_object_new_string(other->dir));
+		json_object_object_add(cmp, "after", json_object_new_string(run->dir));
+		json_object_object_add(cmp, "unreadable", reportBadJson(other));
+		for (i = 0; i < rows->len; i++) {
+			mhlCompareRow *r = rows->pdata[i];
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, MHL_K_TRIAL, json_object_new_string(r->trial));
+			json_object_object_add(o, "rank", json_object_new_string(mhlCompareRankNames[r->rank]));
+			json_object_object_add(o, "what", json_object_new_string(r->what));
+			json_object_object_add(o, "verdict_before", reportVerdictJson(r->before));
+			json_object_object_add(o, "verdict_after", reportVerdictJson(r->after));
+			json_object_array_add(arr, o);
+			regressions += r->rank == 0;
+		}
+		json_object_object_add(cmp, "regressions", json_object_new_int((int)regressions));
+		json_object_object_add(cmp, "rows", arr);
+		json_object_object_add(out, "compare", cmp);
+	} else {
+		json_object_object_add(out, "compare", NULL);
+	}
+	printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+							JSON_C_TO_STRING_NOSLASHESCAPE));
+	return regressions;
+}
+
+/* The text of `report`: the files written, then --compare's rows; @regressions counted. */
+static void reportText(const mhlRun *run, const mhlRun *other, const mhlReportOpts *opts,
+		       guint *regressions)
+{
+	guint i;
+
+	printf("%s: %u trial(s), %u unreadable line(s):", run->records, run->trials->len, run->bad->len);
+	for (i = 0; i < MHL_REPORT_LAST; i++)
+		if (opts->formats & (1u << i))
+			printf(" %s/report/%s", run->dir, mhlReportFormatFiles[i]);
+	printf("\n");
+	if (other) {
+		g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
+
+		printf("compared with %s (before) -> %s (after):\n", other->dir, run->dir);
+		for (i = 0; i < rows->len; i++) {
+			mhlCompareRow *r = rows->pdata[i];
+
+			printf("  %-15s %s: %s\n", mhlCompareRankNames[r->rank], r->trial, *r->what ? r->what : "no change");
+			*regressions += r->rank == 0;
+		}
+		if (*regressions)
+			fprintf(stderr, "report: %u regression(s) since %s\n", *regressions, other->dir);
+	}
+}
+
+/*
+ * report --history DIR...: the runs oldest first, the page and the JSON
+ * summary, one line per regression in the newest run; exit 1 if there is any.
+ */
+static int reportHistory(int n, char **dirs)
+{
+	g_autoptr(GPtrArray) runs = mhlHistoryLoad(dirs, n);
+	const mhlRun *newest;
+	guint regressions = 0;
+
+	if (!runs)
+		return MHL_EXIT_USAGE;
+	if (mhlReportHistory(runs, &regressions) < 0)
+		return MHL_EXIT_FAILED;
+	newest = runs->pdata[runs->len - 1];
+	printf("history of %u run(s): %s/report/history.html %s/report/history.json\n", runs->len, newest->dir,
+	       newest->dir);
+	if (regressions)
+		fprintf(stderr, "report: %u regression(s) in the newest run %s (history.json says which)\n", regressions,
+			newest->dir);
+	return regressions ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
+}
 
 int mhlCmdReport(int argc, char **argv)
 {
@@ -25,7 +154,7 @@ int mhlCmdReport(int argc, char **argv)
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp",
 			       .datadir = paths->datadir };
 	const char *v;
-	guint i;
+	guint i, regressions = 0;
 	int first, rc = mhlCmdStart("report", argc, argv, vals, &first);
 
 	if (rc >= 0)
@@ -38,8 +167,24 @@ int mhlCmdReport(int argc, char **argv)
 	}
 	if (v)
 		opts.origin = v;
+	if (g_hash_table_contains(vals, "history"))
+		return reportHistory(argc - first, argv + first);
+	if ((v = g_hash_table_lookup(vals, "merge"))) {
+		if (argc - first < 1) {
+			mhlError("report: --merge OUT_DIR needs the shards' run directories");
+			return MHL_EXIT_USAGE;
+		}
+		if (mhlShardMerge(argv + first, argc - first, v) < 0)
+			return MHL_EXIT_USAGE;
+		fprintf(stderr, "report: merged %d shard(s) into %s\n", argc - first, v);
+		dir = g_canonicalize_filename(v, NULL);
+	} else if (argc - first != 1) {
+		mhlError("report: expected one RUN_DIR, got %d (several only with --history)", argc - first);
+		return MHL_EXIT_USAGE;
+	}
 	/* Absolute: gnuplot runs in the plots' directory and must still find everything. */
-	dir = g_canonicalize_filename(argv[first], NULL);
+	if (!dir)
+		dir = g_canonicalize_filename(argv[first], NULL);
 	if (!(run = mhlRunLoad(dir)))
 		return MHL_EXIT_USAGE;
 	if ((v = g_hash_table_lookup(vals, "compare")) && !(other = mhlRunLoad(v)))
@@ -55,27 +200,14 @@ int mhlCmdReport(int argc, char **argv)
 
 		fprintf(stderr, "error: %s:%d: %s (in --compare)\n", other->records, b->line, b->why);
 	}
-	guint regressions = 0;
-
 	if (mhlReportWrite(run, &opts) < 0)
 		return MHL_EXIT_FAILED;
-	printf("%s: %u trial(s), %u unreadable line(s):", run->records, run->trials->len, run->bad->len);
-	for (i = 0; i < MHL_REPORT_LAST; i++)
-		if (opts.formats & (1u << i))
-			printf(" %s/report/%s", run->dir, mhlReportFormatFiles[i]);
-	printf("\n");
-	if (other) {
-		g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
-
-		printf("compared with %s (before) -> %s (after):\n", other->dir, run->dir);
-		for (i = 0; i < rows->len; i++) {
-			mhlCompareRow *r = rows->pdata[i];
-
-			printf("  %-15s %s: %s\n", mhlCompareRankNames[r->rank], r->trial, *r->what ? r->what : "no change");
-			regressions += r->rank == 0;
-		}
+	if (g_hash_table_contains(vals, "json")) {
+		regressions = reportJson(run, other, &opts);
 		if (regressions)
 			fprintf(stderr, "report: %u regression(s) since %s\n", regressions, other->dir);
+	} else {
+		reportText(run, other, &opts, &regressions);
 	}
 	/* like a test runner: a regression is a failure a CI job must see */
 	return run->bad->len || (other && other->bad->len) || regressions ? MHL_EXIT_FAILED : MHL_EXIT_PASS;

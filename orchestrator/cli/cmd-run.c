@@ -7,12 +7,14 @@
 #include <stdlib.h>
 
 #include "cli/run.h"
+#include "cli/shard.h"
 #include "util.h"
 
 const mhlOpt mhlCmdRunOpts[] = {
 	{ "output", 1, 'o', "DIR", "run directory (default results/<scenario>-<time>)" },
 	{ "jobs", 1, 'j', "N", "guests at once (default: what host cores and memory allow)" },
 	{ "only", 1, MHL_LONG_ONLY + 'O', "PATTERN", "only the trials whose id matches PATTERN (glob)" },
+	{ "shard", 1, MHL_LONG_ONLY + 'S', "K/N", "only shard K of N (a stable part: a trial always lands in the same shard), or auto: from CI_NODE_INDEX and CI_NODE_TOTAL, SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with MEMHP_SHARDS; report --merge joins the shards" },
 	{ "quiet", 0, 'q', NULL, "no progress lines; just the table of verdicts" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: LIBVIRT_DEFAULT_URI, else embedded qemu:///embed in a private root)" },
@@ -40,7 +42,7 @@ int mhlCmdRun(int argc, char **argv)
 	if ((o.resume = g_hash_table_lookup(vals, "resume")) && first >= 0 &&
 	    !g_hash_table_contains(vals, "help")) {
 		/* --resume takes the scenarios and their options from RUN_DIR/run.json */
-		const char *const own[] = { "output", "kernel", "pin-policy", "kernel-dir", "only" };
+		const char *const own[] = { "output", "kernel", "pin-policy", "kernel-dir", "only", "shard" };
 		size_t k;
 
 		mhlErrorReset();	/* "expected at least one SCENARIO": none is right here */
@@ -61,6 +63,8 @@ int mhlCmdRun(int argc, char **argv)
 	o.kernel_dir = g_hash_table_lookup(vals, "kernel-dir");
 	o.outdir = g_hash_table_lookup(vals, "output");
 	o.only = g_hash_table_lookup(vals, "only");
+	if ((v = g_hash_table_lookup(vals, "shard")) && mhlShardParse(v, &o.shard_k, &o.shard_n) < 0)
+		return MHL_EXIT_USAGE;
 	o.quiet = g_hash_table_contains(vals, "quiet");
 	o.json = g_hash_table_contains(vals, "json");
 	if ((v = g_hash_table_lookup(vals, "initrd")))

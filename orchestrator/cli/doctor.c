@@ -1,6 +1,7 @@
 /*
  * doctor.c - `memhp-lab doctor`: is this host ready to run trials? One line
- * per check, "ok" or "FAIL" with what to do about it; exit 1 if any failed.
+ * per check, "ok" or "FAIL" with what to do about it (or, with --json, one
+ * object per check); exit 1 if any failed.
  */
 #include <glib.h>
 
@@ -8,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "util.h"
 
 static int failures;
+static json_object *checks;	/* --json: the checks so far, else NULL (one line each) */
 
 static void __attribute__((format(printf, 3, 4)))
 line(bool ok, const char *what, const char *fmt, ...)
@@ -30,7 +33,16 @@ line(bool ok, const char *what, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	printf("%-4s %-22s %s\n", ok ? "ok" : "FAIL", what, msg);
+	if (checks) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "check", json_object_new_string(what));
+		json_object_object_add(c, "ok", json_object_new_boolean(ok));
+		json_object_object_add(c, "detail", json_object_new_string(msg));
+		json_object_array_add(checks, c);
+	} else {
+		printf("%-4s %-22s %s\n", ok ? "ok" : "FAIL", what, msg);
+	}
 	if (!ok)
 		failures++;
 }
@@ -155,11 +167,13 @@ static void checkMemory(void)
 	     kib >> 10, kib / (2432ULL << 10));
 }
 
-int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const char *cache)
+int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const char *cache, bool json)
 {
 	g_autofree char *img612 = NULL, *img61 = NULL;
+	g_autoptr(json_object) out = json ? json_object_new_object() : NULL;
 
 	failures = 0;
+	checks = json ? json_object_new_array() : NULL;
 	checkLibvirt();
 	checkQemu();
 	img612 = checkKernel("6.12", cache, datadir);
@@ -170,6 +184,14 @@ int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const c
 	line(access(tmpl, R_OK) == 0, "domain template", "%s%s", tmpl,
 	     access(tmpl, R_OK) == 0 ? "" : ": missing (make install, or run build/memhp-lab in the checkout)");
 	checkMemory();
-	printf("%s\n", failures ? "something to fix (FAIL lines above)" : "ready");
+	if (out) {
+		json_object_object_add(out, "ready", json_object_new_boolean(!failures));
+		json_object_object_add(out, "failed", json_object_new_int(failures));
+		json_object_object_add(out, "checks", g_steal_pointer(&checks));
+		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+	} else {
+		printf("%s\n", failures ? "something to fix (FAIL lines above)" : "ready");
+	}
 	return failures ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }

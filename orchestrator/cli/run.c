@@ -18,6 +18,7 @@
 #include "host/accel.h"
 #include "host/kernel.h"
 #include "host/session.h"
+#include "cli/shard.h"
 #include "mhl-exit.h"
 #include "reports/report.h"
 #include "scenario/scenario.h"
@@ -380,6 +381,16 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 		json_object_array_add(list, json_object_new_string(abs));
 	}
 	json_object_object_add(run, "scenarios", list);
+	if (o->shard_n) {
+		/* which shard, and every trial of the whole run: report --merge checks the shards against it */
+		json_object *sh = json_object_new_object();
+
+		g_autofree char *kn = g_strdup_printf("%d/%d", o->shard_k, o->shard_n);
+
+		json_object_object_add(sh, "k_of_n", json_object_new_string(kn));
+		json_object_object_add(sh, "trials", json_object_get(o->shard_trials));
+		json_object_object_add(run, "shard", sh);
+	}
 	for (k = 0; k < G_N_ELEMENTS(keys); k++)
 		if (vals[k])
 			json_object_object_add(run, keys[k], json_object_new_string(vals[k]));
@@ -419,6 +430,11 @@ static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **k
 	o->pin_policy = mhlJStr(run, "pin_policy", NULL);
 	o->kernel_dir = mhlJStr(run, "kernel_dir", NULL);
 	o->only = mhlJStr(run, "only", NULL);
+	if (mhlJ(run, "shard") && mhlShardParse(mhlJStr(mhlJ(run, "shard"), "k_of_n", ""), &o->shard_k, &o->shard_n) < 0) {
+		mhlErrorReset();
+		mhlError("run: --resume: '%s': shard.k_of_n is not K/N", path);
+		return -1;
+	}
 	o->outdir = o->resume;
 	return 0;
 }
@@ -450,15 +466,40 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	return 0;
 }
 
-/* The trials to run: from the scenarios given, or those --resume has left to do. */
+/*
+ * --shard K/N: keep the jobs of shard K (mhlShardOf); the whole run's trial
+ * ids go to *all for run.json (report --merge checks the shards against
+ * them). 0, or 1 when shard K holds none of them.
+ */
+static int jobsShard(const mhlRunOptions *o, GPtrArray *jobs, json_object **all)
+{
+	guint i, total = jobs->len;
+
+	if (!o->shard_n)
+		return 0;
+	*all = json_object_new_array();
+	for (i = 0; i < jobs->len; i++)
+		json_object_array_add(*all, json_object_new_string(((mhlJob *)jobs->pdata[i])->s->name));
+	for (i = jobs->len; i-- > 0;)
+		if (mhlShardOf(((mhlJob *)jobs->pdata[i])->s->name, o->shard_n) != o->shard_k)
+			g_ptr_array_remove_index(jobs, i);
+	if (!o->quiet)
+		fprintf(stderr, "memhp-lab: shard %d/%d: %u of the run's %u trial(s)\n", o->shard_k, o->shard_n,
+			jobs->len, total);
+	return jobs->len ? 0 : 1;
+}
+
+/* The trials to run: from the scenarios given, or those --resume has left to do; 1: none in this shard. */
 static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray *jobs)
 {
 	g_autoptr(GPtrArray) saved = g_ptr_array_new();
 	g_autoptr(json_object) keep = NULL;
 
 	if (o->resume) {
+		g_autoptr(json_object) all = NULL;
+
 		if (runResumeLoad(o, saved, &keep) < 0 ||
-		    jobsLoad(o, (char **)saved->pdata, (int)saved->len, jobs) < 0)
+		    jobsLoad(o, (char **)saved->pdata, (int)saved->len, jobs) < 0 || jobsShard(o, jobs, &all) < 0)
 			return -1;
 		/* o's strings point into keep: copied below before it goes */
 		o->kernel = g_strdup(o->kernel);
@@ -467,7 +508,9 @@ static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray
 		o->only = g_strdup(o->only);
 		return jobsUnfinished(o, jobs);
 	}
-	return jobsLoad(o, scenarios, nscenarios, jobs);
+	if (jobsLoad(o, scenarios, nscenarios, jobs) < 0)
+		return -1;
+	return jobsShard(o, jobs, &o->shard_trials);
 }
 
 /*
@@ -483,20 +526,35 @@ static int jobsInitrd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdi
 	for (i = 0; i < jobs->len; i++) {
 		mhlJob *j = jobs->pdata[i];
 		g_autofree char *dir = NULL, *mods = NULL, *base = NULL, *add = NULL, *name = NULL, *rel = NULL;
+		g_autofree char *imgdir = g_path_get_dirname(o->initrd), *image = g_strdup(o->initrd);
 		g_autoptr(GError) err = NULL;
 		gsize nb = 0, na = 0;
 
-		if (strcmp(mhlJStr(j->identity, "kind", ""), "package"))
+		/* guest: debian, Debian's own userspace (workloads/debian-guest.sh) beside the lab's image */
+		if (!strcmp(j->s->guest, "debian")) {
+			g_free(image);
+			image = g_build_filename(imgdir, "initramfs-debian.cpio.gz", NULL);
+			if (access(image, R_OK) < 0) {
+				mhlError("%s: guest: debian needs the Debian guest image '%s' (%s): make image-debian",
+					 j->s->path, image, g_strerror(errno));
+				return -1;
+			}
+			j->initrd = g_strdup(image);
+		}
+		/* the directory of its modules.cpio.gz (kernel/package.sh), for a modular kernel */
+		if (!mhlJStr(j->identity, "modules_cpio_dir", NULL))
 			continue;
-		dir = g_path_get_dirname(j->image);
+		dir = g_strdup(mhlJStr(j->identity, "modules_cpio_dir", NULL));
 		mods = g_build_filename(dir, "modules.cpio.gz", NULL);
-		rel = g_strcanon(g_strdup(mhlJStr(j->identity, "release", "package")),
+		/* the cache directory's name: one per package version, .deb or modules tree */
+		rel = g_strcanon(g_path_get_basename(dir),
 				 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", '_');
-		name = g_strdup_printf("%s/initrd-%s.cpio.gz", outdir, rel);
+		name = g_strdup_printf("%s/initrd-%s%s.cpio.gz", outdir, j->initrd ? "debian-" : "", rel);
+		g_free(j->initrd);
 		j->initrd = g_strdup(name);
 		if (g_file_test(name, G_FILE_TEST_EXISTS))
 			continue;
-		if (!g_file_get_contents(o->initrd, &base, &nb, &err) ||
+		if (!g_file_get_contents(image, &base, &nb, &err) ||
 		    !g_file_get_contents(mods, &add, &na, &err)) {
 			mhlError("run: cannot read the guest image or the kernel's modules: %s", err->message);
 			return -1;
@@ -522,7 +580,11 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	int n, rc = MHL_EXIT_PASS;
 	guint k;
 
-	if (runJobs(o, scenarios, nscenarios, jobs) < 0 || (n = jobsChoose(o, jobs)) < 0 ||
+	if ((n = runJobs(o, scenarios, nscenarios, jobs)) != 0) {
+		json_object_put(o->shard_trials);
+		return n < 0 ? MHL_EXIT_USAGE : MHL_EXIT_PASS;	/* 1: this shard has no trial, nothing to do */
+	}
+	if ((n = jobsChoose(o, jobs)) < 0 ||
 	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
 	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
 		return MHL_EXIT_USAGE;

@@ -3,6 +3,7 @@
 #define MHL_RUN_H
 
 #include <glib.h>
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -13,6 +14,8 @@ typedef struct {
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
 	const char *initrd, *tmpl, *outdir, *only;
 	const char *resume;	/* --resume RUN_DIR: the trials of its run.json without a final record */
+	int shard_k, shard_n;	/* --shard K/N (cli/shard.h); 0: the whole run */
+	json_object *shard_trials;	/* with --shard: every trial id of the whole run (run.json) */
 	double agent_deadline;
 	int jobs;		/* 0: from host cores and memory */
 	bool quiet, json;

@@ -358,3 +358,137 @@ json_object *mhlConsoleScan(const char *text)
 	mhlConsoleScannerClear(&sc);
 	return all;
 }
+
+/* /proc/meminfo lines a soak follows (docs/soak.md), and their keys in the checkpoint. */
+static const struct {
+	const char *field, *key;
+	bool pages;		/* a count (HugePages_Total), not kB */
+} meminfoKeys[] = {
+	{ "MemFree", "mem_free_bytes", false },
+	{ "MemAvailable", "mem_available_bytes", false },
+	{ "SReclaimable", "slab_reclaimable_bytes", false },
+	{ "SUnreclaim", "slab_unreclaimable_bytes", false },
+	{ "VmallocUsed", "vmalloc_bytes", false },
+	{ "PageTables", "page_tables_bytes", false },
+	{ "Percpu", "percpu_bytes", false },
+	{ "KernelStack", "kernel_stack_bytes", false },
+	{ "Hugetlb", "hugetlb_bytes", false },
+	{ "HugePages_Total", "hugepages_total", true },
+};
+
+#define MEMINFO_KIB_MAX (1ULL << 42)	/* 4 PiB: more is no guest's */
+
+json_object *mhlParseMeminfo(const char *text)
+{
+	json_object *obj = json_object_new_object();
+	g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", 256);
+	int i;
+	size_t k;
+
+	for (i = 0; lines[i]; i++) {
+		char name[32], unit[8] = "";
+		unsigned long long v;
+		int f = sscanf(lines[i], "%31[A-Za-z0-9_()]: %llu %7s", name, &v, unit);
+
+		if (f < 2 || v > MEMINFO_KIB_MAX || (f == 3 && strcmp(unit, "kB")))
+			continue;
+		for (k = 0; k < G_N_ELEMENTS(meminfoKeys); k++)
+			if (!strcmp(name, meminfoKeys[k].field) && (f == 3) != meminfoKeys[k].pages)
+				json_object_object_add(obj, meminfoKeys[k].key, json_object_new_int64(
+					(int64_t)(meminfoKeys[k].pages ? v : v * 1024)));
+	}
+	return obj;
+}
+
+json_object *mhlParseSlabinfo(const char *text)
+{
+	g_autoptr(json_object) obj = json_object_new_object();
+	g_auto(GStrv) lines = NULL;
+	int i, caches = 0;
+
+	if (!text || strncmp(text, "slabinfo - version: 2.", 22)) {
+		mhlError("the guest's /proc/slabinfo does not start with 'slabinfo - version: 2.': '%.60s' (CONFIG_SLUB_DEBUG?)",
+			 text ? text : "");
+		return NULL;
+	}
+	lines = g_strsplit(text, "\n", MHL_SLABINFO_MAX + 3);
+	for (i = 1; lines[i]; i++) {
+		unsigned long long active, num, size, per, pages, aslabs, slabs;
+		char name[MHL_SLAB_NAME_MAX];
+		json_object *row;
+		size_t j;
+
+		if (lines[i][0] == '#' || !lines[i][0])
+			continue;
+		if (sscanf(lines[i], "%63s %llu %llu %llu %llu %llu : tunables %*u %*u %*u : slabdata %llu %llu",
+			   name, &active, &num, &size, &per, &pages, &aslabs, &slabs) != 8)
+			continue;
+		for (j = 0; name[j]; j++)	/* a cache's name: no quote, no escape, nothing to render */
+			if (!g_ascii_isgraph(name[j]) || strchr("\"\\<>&'", name[j]))
+				name[j] = '?';
+		if (num > (1ULL << 40) || active > num || !size || size > (1ULL << 30) || pages > 1024 ||
+		    slabs > (1ULL << 40) || !num)
+			continue;
+		if (++caches > MHL_SLABINFO_MAX)
+			break;
+		row = json_object_new_array();
+		json_object_array_add(row, json_object_new_int64((int64_t)active));
+		json_object_array_add(row, json_object_new_int64((int64_t)num));
+		json_object_array_add(row, json_object_new_int64((int64_t)size));
+		json_object_array_add(row, json_object_new_int64((int64_t)(slabs * pages * 4096)));
+		json_object_object_add(obj, name, row);
+	}
+	return g_steal_pointer(&obj);
+}
+
+/* The text after the line "@@name" of @out, up to the next "@@" line (or the end); NULL if absent. */
+static char *sectionOf(const char *out, const char *name)
+{
+	g_autofree char *head = g_strdup_printf("@@%s\n", name);
+	const char *p = strstr(out, head), *end;
+
+	if (!p || (p != out && p[-1] != '\n'))
+		return NULL;
+	p += strlen(head);
+	end = strstr(p, "\n@@");
+	return g_strndup(p, end ? (gsize)(end - p + 1) : strlen(p));
+}
+
+json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop)
+{
+	/* $1: drop: write back, drop page cache, dentries and inodes first; then slabinfo too */
+	static const char script[] =
+		"if [ \"$1\" = drop ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; "
+		"echo @@meminfo; cat /proc/meminfo; "
+		"echo @@blocks; cat /sys/devices/system/memory/block_size_bytes; "
+		"cat /sys/devices/system/memory/memory*/state | grep -c '^online$'; "
+		"if [ \"$1\" = drop ]; then echo @@slabinfo; cat /proc/slabinfo; fi";
+	const char *const argv[] = { "/bin/sh", "-c", script, "sh", drop ? "drop" : "keep", NULL };
+	g_autofree char *out = guestOutput(dom, argv);
+	g_autofree char *mi = NULL, *bl = NULL, *si = NULL;
+	g_autoptr(json_object) obj = NULL;
+	unsigned long long block;
+	int online, used = 0;
+	json_object *slab;
+
+	if (!out)
+		return NULL;
+	mi = sectionOf(out, "meminfo");
+	bl = sectionOf(out, "blocks");
+	if (!mi || !bl || sscanf(bl, "%llx\n%d\n%n", &block, &online, &used) != 2 || bl[used] ||
+	    !block || (block & (block - 1)) || block > (1ULL << 40) || online < 0 || online > (1 << 24)) {
+		mhlError("the guest's kernel memory reply has no /proc/meminfo, or its blocks are not 'BLOCK_SIZE_HEX' and 'ONLINE_COUNT': '%.80s'",
+			 bl ? bl : out);
+		return NULL;
+	}
+	obj = json_object_new_object();
+	json_object_object_add(obj, "meminfo", mhlParseMeminfo(mi));
+	json_object_object_add(obj, "block_bytes", json_object_new_int64((int64_t)block));
+	json_object_object_add(obj, "online_blocks", json_object_new_int(online));
+	if (drop) {
+		if (!(si = sectionOf(out, "slabinfo")) || !(slab = mhlParseSlabinfo(si)))
+			return NULL;
+		json_object_object_add(obj, "slabinfo", slab);
+	}
+	return g_steal_pointer(&obj);
+}

@@ -33,6 +33,35 @@ int mhlGuestMemOnline(virDomainPtr dom, guint64 *memtotal, int *online);
 json_object *mhlGuestSnapshot(virDomainPtr dom);
 
 /*
+ * /proc/meminfo text -> the kernel-memory figures a soak follows, in bytes
+ * (slab_unreclaimable_bytes, slab_reclaimable_bytes, vmalloc_bytes,
+ * page_tables_bytes, percpu_bytes, kernel_stack_bytes, hugetlb_bytes,
+ * mem_free_bytes, mem_available_bytes; hugepages_total a count): those the
+ * text has, each bounded. Never NULL.
+ */
+json_object *mhlParseMeminfo(const char *text);
+
+#define MHL_SLABINFO_MAX 1024	/* caches kept of one /proc/slabinfo */
+#define MHL_SLAB_NAME_MAX 64	/* a cache's name, NUL included */
+/*
+ * /proc/slabinfo (version 2.x) -> {"cache": [active_objs, num_objs,
+ * objsize, slab_bytes]} for every cache holding objects (slab_bytes:
+ * num_slabs * pages per slab * 4 KiB);
+ * names cut at 63 bytes, a byte that is not printable ASCII or is one of
+ * quote, backslash, <, >, & turned into '?'; at most MHL_SLABINFO_MAX
+ * caches; rows that do not parse or are out of bounds skipped. NULL +
+ * mhlError when the header is not slabinfo's.
+ */
+json_object *mhlParseSlabinfo(const char *text);
+
+/*
+ * The guest kernel's memory in one agent round trip: {meminfo: {..},
+ * block_bytes, online_blocks}; with @drop, `sync; echo 3 >
+ * /proc/sys/vm/drop_caches` first and slabinfo too. NULL + mhlError.
+ */
+json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop);
+
+/*
  * The console scan: kernel problem reports on the serial log, on lines with
  * the kernel's "[ seconds.micros]" stamp only: WARNING:, BUG:, Oops, Kernel
  * panic, general protection fault, hung tasks, RCU stalls. The guest runs the

@@ -171,15 +171,37 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 	return 0;
 }
 
-/* kernel/package.sh @pkg: the artifact directory it prints last, or NULL + mhlError. */
-static char *packageFetch(const char *srcdir, const char *pkg)
+/*
+ * kernel/package.sh with @a1 [@a2 @a3 @a4] (a package name; --deb PATH;
+ * --modules DIR --config FILE): the artifact directory it prints last, or
+ * NULL + mhlError. @what names it in messages.
+ */
+static char *packageFetch(const char *srcdir, const char *what, const char *a1, const char *a2,
+			  const char *a3, const char *a4)
 {
+	/*
+	 * One answer per argument list and process: a matrix names the same
+	 * package in many trials, and each call asks apt (a second or two).
+	 * Kernels are resolved before the worker threads start; the lock is
+	 * for safety, not speed.
+	 */
+	static GMutex lock;
+	static GHashTable *seen;
 	g_autofree char *script = g_build_filename(srcdir, "kernel", "package.sh", NULL);
-	g_autofree char *out = NULL;
+	g_autofree char *out = NULL, *memo = g_strjoin("\n", script, a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", NULL);
 	g_autoptr(GError) err = NULL;
-	const char *argv[] = { script, pkg, NULL };
+	const char *argv[] = { script, a1, a2, a3, a4, NULL };
+	const char *hit;
 	char *nl;
 	int status = 0;
+
+	g_mutex_lock(&lock);
+	if (!seen)
+		seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	hit = g_hash_table_lookup(seen, memo);
+	g_mutex_unlock(&lock);
+	if (hit)
+		return g_strdup(hit);
 
 	/* argv, no shell: the name was checked by the scenario loader and goes to apt as one word */
 	if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, &out,
@@ -188,11 +210,14 @@ static char *packageFetch(const char *srcdir, const char *pkg)
 		return NULL;
 	}
 	if (!g_spawn_check_wait_status(status, NULL)) {
-		mhlError("kernel package '%s': %s failed (its messages are above)", pkg, script);
+		mhlError("%s: %s failed (its messages are above)", what, script);
 		return NULL;
 	}
 	g_strchomp(out);
 	nl = strrchr(out, '\n');
+	g_mutex_lock(&lock);
+	g_hash_table_replace(seen, g_steal_pointer(&memo), g_strdup(nl ? nl + 1 : out));
+	g_mutex_unlock(&lock);
 	return g_strdup(nl ? nl + 1 : out);
 }
 
@@ -235,6 +260,34 @@ static json_object *prebuiltIdentity(const mhlScenario *s, const char *config)
 	return id;
 }
 
+/*
+ * A prebuilt modular kernel (kernel: {bzimage, config, modules: DIR}): the
+ * modules the guest needs, as a cpio kernel/package.sh makes from DIR's
+ * modules.dep (cached); their list, release and cpio's directory go into
+ * @id. 0, or -1 + mhlError.
+ */
+static int prebuiltModules(const mhlScenario *s, const char *srcdir, json_object *id)
+{
+	g_autofree char *what = g_strdup_printf("kernel modules '%s'", s->kernel_modules);
+	g_autofree char *mdir = packageFetch(srcdir, what, "--modules", s->kernel_modules, "--config",
+					     s->kernel_config);
+	g_autofree char *idpath = NULL;
+	g_autoptr(json_object) mid = NULL;
+
+	if (!mdir)
+		return -1;
+	idpath = g_build_filename(mdir, "identity.json", NULL);
+	if (!(mid = json_object_from_file(idpath))) {
+		mhlError("cannot read '%s': %s", idpath, json_util_get_last_err());
+		return -1;
+	}
+	json_object_object_add(id, "release", json_object_get(json_object_object_get(mid, "release")));
+	json_object_object_add(id, "modules", json_object_get(json_object_object_get(mid, "modules")));
+	json_object_object_add(id, "modules_from", json_object_new_string(s->kernel_modules));
+	json_object_object_add(id, "modules_cpio_dir", json_object_new_string(mdir));
+	return 0;
+}
+
 char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
 		       const char *srcdir, json_object **identity, GPtrArray **skips)
 {
@@ -247,7 +300,11 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 	if (skips)
 		*skips = NULL;
 	if (!kernel_dir && !strcmp(s->kernel, "package")) {
-		if (!(dir = packageFetch(srcdir, s->kernel_package)))
+		g_autofree char *what = g_strdup_printf("kernel %s '%s'", s->kernel_deb ? "deb" : "package",
+							s->kernel_deb ? s->kernel_deb : s->kernel_package);
+
+		if (!(dir = s->kernel_deb ? packageFetch(srcdir, what, "--deb", s->kernel_deb, NULL, NULL) :
+			    packageFetch(srcdir, what, s->kernel_package, NULL, NULL, NULL)))
 			return NULL;
 		image = g_build_filename(dir, "bzImage", NULL);
 		config_path = g_build_filename(dir, "config", NULL);
@@ -290,7 +347,7 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 		if (kernelCapable(s, config, config_path, required, reqpath, true, skips) < 0)
 			return NULL;
 	} else if (!kernel_dir && !strcmp(s->kernel, "prebuilt")) {
-		if (kernelCapable(s, config, config_path, required, reqpath, false, skips) < 0)
+		if (kernelCapable(s, config, config_path, required, reqpath, s->kernel_modules != NULL, skips) < 0)
 			return NULL;
 	} else if ((missing = mhlKconfigMissing(config, required))) {
 		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)",
@@ -308,6 +365,13 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 		}
 	} else {
 		id = prebuiltIdentity(s, config);
+	}
+	if (dir && !kernel_dir && !strcmp(s->kernel, "package"))
+		json_object_object_add(id, "modules_cpio_dir",
+				       json_object_new_string_len(dir, (int)strlen(dir)));
+	if (s->kernel_modules && !kernel_dir && !strcmp(s->kernel, "prebuilt") && prebuiltModules(s, srcdir, id) < 0) {
+		json_object_put(id);
+		return NULL;
 	}
 	*identity = id;
 	return g_steal_pointer(&image);

@@ -43,6 +43,7 @@
 #define MHL_K_SUMMARY			"summary"
 #define MHL_K_SECONDS			"seconds"
 #define MHL_K_VERDICT			"verdict"
+#define MHL_K_GUEST_USERSPACE		"guest_userspace"	/* lab or debian (scenario guest:) */
 #define MHL_K_REASON			"reason"
 
 /* domain */
@@ -156,6 +157,15 @@
 #define MHL_K_COUNTERS			"counters"
 #define MHL_K_FINDINGS			"findings"
 #define MHL_K_ELAPSED_S			"elapsed_s"
+#define MHL_K_DROPPED			"dropped"	/* the caches were dropped before the counters */
+#define MHL_K_SLABINFO			"slabinfo"	/* {cache: [active_objs, num_objs, bytes]} */
+#define MHL_K_SERIES			"series"	/* a trend finding's, a trend row's */
+#define MHL_K_CACHES			"caches"	/* a trend finding's grown slab caches */
+/* ... and the soak's record: soak: {trends: [...], slab_growth: [...], end: {...}, findings: [...]} */
+#define MHL_K_SOAK			"soak"
+#define MHL_K_TRENDS			"trends"
+#define MHL_K_SLAB_GROWTH		"slab_growth"
+#define MHL_K_END			"end"
 
 /* ---- the verdict ---- */
 

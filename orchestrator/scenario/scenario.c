@@ -32,6 +32,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_WAIT] = "wait",
 	[MHL_STEP_IO] = "io",
 	[MHL_STEP_SELFTEST] = "selftest",
+	[MHL_STEP_EXEC] = "exec",
 };
 
 static const char *const policyNames[] = { "series", "baseline", NULL };
@@ -517,6 +518,73 @@ static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *s
 	return getBool(y, v, "measure", &st->measure);	/* measure */
 }
 
+/*
+ * exec: {argv: [PATH, ARG...], deadline: S, exit: N, measure: true}. argv is
+ * handed to the guest agent as a list (guest-exec: no shell parses it): PATH
+ * absolute, every entry printable text on one line.
+ */
+static int execArgv(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_item_t *it;
+	size_t used = 0;
+
+	if (wantKind(y, v, YAML_SEQUENCE_NODE, "exec: argv") < 0)
+		return -1;
+	if (v->data.sequence.items.start == v->data.sequence.items.top) {
+		mhlError("%s:%d:%d: exec: argv is empty; it needs at least the program's absolute path", AT(y, v));
+		return -1;
+	}
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+		const unsigned char *c;
+		size_t len;
+
+		if (wantKind(y, n, YAML_SCALAR_NODE, "exec: an argv entry") < 0)
+			return -1;
+		len = strlen(scalar(y, n));
+		if (st->argc >= MHL_MAX_EXEC_ARGS || used + len + 1 > sizeof(st->argv)) {
+			mhlError("%s:%d:%d: exec: argv is longer than %d entries or %zu bytes", AT(y, n),
+				 MHL_MAX_EXEC_ARGS, sizeof(st->argv));
+			return -1;
+		}
+		if (!st->argc && scalar(y, n)[0] != '/') {
+			mhlError("%s:%d:%d: exec: argv[0] '%s' is not an absolute path (no shell or PATH looks it up in the guest)",
+				 AT(y, n), scalar(y, n));
+			return -1;
+		}
+		for (c = (const unsigned char *)scalar(y, n); *c; c++) {
+			if (*c < 0x20 || *c == 0x7f) {
+				mhlError("%s:%d:%d: exec: argv[%d]: control character 0x%02x at offset %td (an entry is one line of printable text)",
+					 AT(y, n), st->argc, *c, (const char *)c - scalar(y, n));
+				return -1;
+			}
+		}
+		memcpy(st->argv + used, scalar(y, n), len + 1);
+		used += len + 1;
+		st->argc++;
+	}
+	return 0;
+}
+
+static int execParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "argv"))
+		return execArgv(y, v, st);
+	if (!strcmp(key, "deadline"))
+		return getSeconds(y, v, "deadline", &st->deadline);
+	if (!strcmp(key, "exit")) {
+		if (getInt(y, v, "exit", 0, 255, &l) < 0)
+			return -1;
+		st->exit_status = (int)l;
+		return 0;
+	}
+	if (!strcmp(key, "ktap"))
+		return getBool(y, v, "ktap", &st->ktap);
+	return getBool(y, v, "measure", &st->measure);	/* measure */
+}
+
 /* check, release, io: the id of a started workload. */
 static int heldParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
@@ -666,8 +734,8 @@ static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
 	if (st->node < sf->s->nnodes)
 		return 0;
-	mhlError("%s:%d: step '%s' names node %d, but the guest has %d node(s)",
-		 sf->s->path, st->line, mhlStepTypeNames[st->type], st->node, sf->s->nnodes);
+	mhlError("%s:%d:%d: step '%s' names node %d, but the guest has %d node(s)",
+		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->node, sf->s->nnodes);
 	return -1;
 }
 
@@ -678,29 +746,29 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 	if (nodeValidate(sf, st) < 0)
 		return -1;
 	if (g_hash_table_contains(sf->held, st->id)) {
-		mhlError("%s:%d: workload '%s' is already started", path, st->line, st->id);
+		mhlError("%s:%d:%d: workload '%s' is already started", path, st->line, st->col, st->id);
 		return -1;
 	}
 	if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
-		mhlError("%s:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
-			 path, st->line, st->workload);
+		mhlError("%s:%d:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
+			 path, st->line, st->col, st->workload);
 		return -1;
 	}
 	if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
 			     st->size % (2 << 20))) {
-		mhlError("%s:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
-			 path, st->line);
+		mhlError("%s:%d:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
+			 path, st->line, st->col);
 		return -1;
 	}
 	/* what run would find out after a boot (ENODEV from the workload) */
 	if (!strcmp(st->workload, "vfio") && (!sf->s->iommu || !sf->s->edu)) {
-		mhlError("%s:%d: pin: workload vfio needs devices: {iommu: true, edu: true} (a vIOMMU and a device to map DMA for)",
-			 path, st->line);
+		mhlError("%s:%d:%d: pin: workload vfio needs devices: {iommu: true, edu: true} (a vIOMMU and a device to map DMA for)",
+			 path, st->line, st->col);
 		return -1;
 	}
 	if (!strcmp(st->workload, "vfio-noiommu") && !sf->s->edu) {
-		mhlError("%s:%d: pin: workload vfio-noiommu needs devices: {edu: true} (a device to bind)",
-			 path, st->line);
+		mhlError("%s:%d:%d: pin: workload vfio-noiommu needs devices: {edu: true} (a device to bind)",
+			 path, st->line, st->col);
 		return -1;
 	}
 	g_hash_table_add(sf->held, st->id);
@@ -716,13 +784,13 @@ static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
 		return -1;
 	n = &sf->s->nodes[st->node];
 	if (!n->vmem_size) {
-		mhlError("%s:%d: resize: node %d has no virtio_mem device", sf->s->path, st->line,
+		mhlError("%s:%d:%d: resize: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
 			 st->node);
 		return -1;
 	}
 	if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
-		mhlError("%s:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
-			 sf->s->path, st->line, st->requested, n->vmem_block, n->vmem_size);
+		mhlError("%s:%d:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
+			 sf->s->path, st->line, st->col, st->requested, n->vmem_block, n->vmem_size);
 		return -1;
 	}
 	sf->resized = true;
@@ -734,8 +802,8 @@ static int heldValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
 	if (g_hash_table_contains(sf->held, st->id))
 		return 0;
-	mhlError("%s:%d: step '%s' refers to workload '%s', which was never started (or was released)",
-		 sf->s->path, st->line, mhlStepTypeNames[st->type], st->id);
+	mhlError("%s:%d:%d: step '%s' refers to workload '%s', which was never started (or was released)",
+		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->id);
 	return -1;
 }
 
@@ -750,12 +818,12 @@ static int releaseValidate(mhlStepsSoFar *sf, mhlStep *st)
 static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
 	if ((st->unplug || st->host_reclaimed != MHL_UNSET) && !sf->resized) {
-		mhlError("%s:%d: expect: '%s' needs a resize step before it", sf->s->path, st->line,
+		mhlError("%s:%d:%d: expect: '%s' needs a resize step before it", sf->s->path, st->line, st->col,
 			 st->unplug ? "unplug" : "host_reclaimed");
 		return -1;
 	}
 	if ((st->movable_after_pin != MHL_UNSET || st->ncensus) && !sf->pinned) {
-		mhlError("%s:%d: expect: '%s' needs a pin step before it", sf->s->path, st->line,
+		mhlError("%s:%d:%d: expect: '%s' needs a pin step before it", sf->s->path, st->line, st->col,
 			 st->ncensus ? (st->census_after[0] ? "census_after" : "census_before") :
 			 "movable_after_pin");
 		return -1;
@@ -794,6 +862,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_WAIT] = { "wait", KEYS("seconds"), KEYS("until"), waitParse, NULL },
 	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
 	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
+	[MHL_STEP_EXEC] = { "exec", KEYS("argv"), KEYS("deadline", "exit", "measure", "ktap"), execParse, NULL },
 };
 
 /*
@@ -805,7 +874,8 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"repeat", "fresh", "key", "seconds", "backing", "touch",
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
-					"census_before", "census_after", "host_reclaimed", "name", NULL };
+					"census_before", "census_after", "host_reclaimed", "name",
+					"argv", "exit", "ktap", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= 32);	/* a bit each in mhlStepParse.seen */
 
 static bool stepKindTakes(const mhlStepKind *kind, const char *key)
@@ -928,6 +998,7 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 	}
 	sp.kind = &stepKinds[t];
 	mhlStepInit(sp.st, t, (int)k->start_mark.line + 1);
+	sp.st->col = (int)k->start_mark.column + 1;
 	/* "- snapshot:" with no value is an empty scalar. */
 	if (!(v->type == YAML_SCALAR_NODE && !*scalar(y, v)) &&
 	    forPairs(y, v, sp.kind->name, stepKeys, stepPair, &sp) < 0)
@@ -949,10 +1020,12 @@ static char *scenarioPath(const mhlScenario *s, const char *p)
 }
 
 /*
- * kernel: {bzimage: PATH, config: PATH}, a kernel the user built; or
- * {package: NAME[=VERSION]}, a Debian linux-image package (kernel/package.sh).
+ * kernel: {bzimage: PATH, config: PATH}, a kernel the user built, with
+ * modules: DIR (its lib/modules/RELEASE tree) if it is modular; or
+ * {package: NAME[=VERSION]}, a Debian linux-image package, or {deb: PATH},
+ * a linux-image .deb file (kernel/package.sh either way).
  */
-static const char *const prebuiltKeys[] = { "bzimage", "config", "package", NULL };
+static const char *const prebuiltKeys[] = { "bzimage", "config", "package", "modules", "deb", NULL };
 
 /* A Debian package name (linux-image-*) and an optional =VERSION: nothing else reaches apt. */
 static bool packageNameOk(const char *p)
@@ -971,7 +1044,8 @@ static bool packageNameOk(const char *p)
 static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
 	mhlScenario *s = opaque;
-	char **dst = key == 0 ? &s->kernel_image : &s->kernel_config;
+	char **dst = key == 0 ? &s->kernel_image : key == 1 ? &s->kernel_config :
+		     key == 3 ? &s->kernel_modules : &s->kernel_deb;
 
 	if (key == 2) {
 		if (wantKind(y, v, YAML_SCALAR_NODE, "package") < 0)
@@ -1005,11 +1079,13 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	if (v->type == YAML_MAPPING_NODE) {
 		if (forPairs(y, v, "kernel", prebuiltKeys, prebuiltPair, s) < 0)
 			return -1;
-		if (s->kernel_package && (s->kernel_image || s->kernel_config)) {
-			mhlError("%s:%d:%d: kernel: 'package' or 'bzimage' and 'config', not both", AT(y, v));
+		if (!!s->kernel_package + !!s->kernel_deb + !!(s->kernel_image || s->kernel_config ||
+							       s->kernel_modules) > 1) {
+			mhlError("%s:%d:%d: kernel: one of 'package', 'deb', or 'bzimage' and 'config' (and 'modules')",
+				 AT(y, v));
 			return -1;
 		}
-		if (s->kernel_package) {
+		if (s->kernel_package || s->kernel_deb) {
 			s->kernel = g_strdup("package");
 			return 0;
 		}
@@ -1193,10 +1269,172 @@ static int parseOnline(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	return 0;
 }
 
+/*
+ * soak: {leak: io_uring, every: K, budgets: {SERIES: SIZE, ...}, judge_after:
+ * SECONDS}: what a
+ * `memhp-lab soak` of this guest adds (docs/soak.md); `run` ignores it.
+ */
+const char *const mhlSoakSeriesNames[] = {
+	"slab_unreclaimable_bytes", "slab_reclaimable_bytes", "vmalloc_bytes", "page_tables_bytes",
+	"percpu_bytes", "kernel_stack_bytes", "hugetlb_bytes", "mem_free_bytes", "online_gap_bytes",
+	"qemu_rss_bytes", "orchestrator_rss_bytes", "run_dir_bytes", NULL
+};
+static const char *const soakKeys[] = { "leak", "every", "budgets", "judge_after", NULL };
+static const char *const soakLeakNames[] = { "none", "io_uring", NULL };
+
+static int soakBudgetPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+	g_autofree char *what = g_strdup_printf("soak.budgets.%s", mhlSoakSeriesNames[key]);
+
+	if (getSize(y, v, what, &s->soak_budget[key]) < 0)
+		return -1;
+	s->soak_budget_set[key] = true;
+	return 0;
+}
+
+static int soakPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+	long l;
+
+	switch (key) {
+	case 0:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "soak.leak") < 0)
+			return -1;
+		if (oneOf(scalar(y, v), soakLeakNames) < 0) {
+			mhlError("%s:%d:%d: soak.leak: unknown leak '%s' (known: none, io_uring)",
+				 AT(y, v), scalar(y, v));
+			return -1;
+		}
+		g_strlcpy(s->soak_leak, strcmp(scalar(y, v), "none") ? scalar(y, v) : "",
+			  sizeof(s->soak_leak));
+		return 0;
+	case 1:
+		if (getInt(y, v, "soak.every", 1, 100000, &l) < 0)
+			return -1;
+		s->soak_every = (int)l;
+		return 0;
+	case 2:
+		return forPairs(y, v, "soak.budgets", mhlSoakSeriesNames, soakBudgetPair, s);
+	default:
+		return getSeconds(y, v, "soak.judge_after", &s->soak_judge_after);
+	}
+}
+
+/*
+ * xfail: [{kernel: K, policy: P, reason: WHY, match: REGEX}, ...]: the known
+ * deviations (mhlDeviation). reason is required; kernel, policy and match
+ * narrow where and how the trial is expected to fail.
+ */
+enum { XF_KERNEL, XF_POLICY, XF_REASON, XF_MATCH };
+static const char *const xfailKeys[] = { "kernel", "policy", "reason", "match", NULL };
+
+/* One line of printable text, 1 to MHL_MAX_XFAIL_TEXT bytes. */
+static int xfailText(mhlYaml *y, yaml_node_t *v, const char *what, char **out)
+{
+	const char *t;
+	const unsigned char *c;
+
+	if (wantKind(y, v, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	t = scalar(y, v);
+	if (!*t || strlen(t) > MHL_MAX_XFAIL_TEXT || !g_utf8_validate(t, -1, NULL)) {
+		mhlError("%s:%d:%d: %s must be 1 to %d bytes of UTF-8", AT(y, v), what, MHL_MAX_XFAIL_TEXT);
+		return -1;
+	}
+	for (c = (const unsigned char *)t; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			mhlError("%s:%d:%d: %s must be one line without control characters", AT(y, v), what);
+			return -1;
+		}
+	g_free(*out);
+	*out = g_strdup(t);
+	return 0;
+}
+
+static int xfailPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlDeviation *d = opaque;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GRegex) re = NULL;
+
+	switch (key) {
+	case XF_KERNEL:
+		return getName(y, v, "xfail kernel", kernelNames, d->kernel, sizeof(d->kernel));
+	case XF_POLICY:
+		return getName(y, v, "xfail policy", policyNames, d->policy, sizeof(d->policy));
+	case XF_REASON:
+		return xfailText(y, v, "xfail reason", &d->reason);
+	case XF_MATCH:
+	default:
+		if (xfailText(y, v, "xfail match", &d->match) < 0)
+			return -1;
+		if (!(re = g_regex_new(d->match, 0, 0, &err))) {
+			mhlError("%s:%d:%d: xfail match '%s' is not a regular expression: %s", AT(y, v),
+				 d->match, err->message);
+			return -1;
+		}
+		return 0;
+	}
+}
+
+static int parseXfail(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+
+	if (wantKind(y, v, YAML_SEQUENCE_NODE, "xfail") < 0)
+		return -1;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+		mhlDeviation *d;
+
+		if (s->nxfail >= MHL_MAX_XFAIL) {
+			mhlError("%s:%d:%d: more than %d xfail entries", AT(y, n), MHL_MAX_XFAIL);
+			return -1;
+		}
+		d = &s->xfail[s->nxfail++];
+		d->line = (int)n->start_mark.line + 1;
+		d->col = (int)n->start_mark.column + 1;
+		if (forPairs(y, n, "an xfail entry", xfailKeys, xfailPair, d) < 0)
+			return -1;
+		if (!d->reason) {
+			mhlError("%s:%d:%d: an xfail entry needs 'reason' (why the trial is expected to fail)",
+				 AT(y, n));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool deviationApplies(const mhlScenario *s, const mhlDeviation *d)
+{
+	return (!d->kernel[0] || !g_strcmp0(d->kernel, s->kernel)) &&
+	       (!d->policy[0] || !g_strcmp0(d->policy, s->pin_policy));
+}
+
+const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reason)
+{
+	int i;
+
+	for (i = 0; i < s->nxfail; i++) {
+		const mhlDeviation *d = &s->xfail[i];
+
+		if (!deviationApplies(s, d))
+			continue;
+		if (!reason || !d->match || g_regex_match_simple(d->match, reason, 0, 0))
+			return d;
+	}
+	return NULL;
+}
+
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
-       TOP_DEVICES, TOP_BACKING, TOP_ONLINE };
+       TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
-				       "steps", "matrix", "devices", "memory_backing", "online", NULL };
+				       "steps", "matrix", "devices", "memory_backing", "online",
+				       "soak", "xfail", "guest", NULL };
+/* guest: the guest's userspace: the lab's initramfs, or Debian's own (workloads/debian-guest.sh) */
+static const char *const guestNames[] = { "lab", "debian", NULL };
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -1215,6 +1453,20 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return parseBacking(y, s, v);
 	case TOP_ONLINE:
 		return parseOnline(y, s, v);
+	case TOP_SOAK:
+		return forPairs(y, v, "soak", soakKeys, soakPair, s);
+	case TOP_XFAIL:
+		return parseXfail(y, s, v);
+	case TOP_GUEST:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "guest") < 0)
+			return -1;
+		if (oneOf(scalar(y, v), guestNames) < 0) {
+			mhlError("%s:%d:%d: guest: unknown userspace '%s' (known: lab, debian)", AT(y, v),
+				 scalar(y, v));
+			return -1;
+		}
+		g_strlcpy(s->guest, scalar(y, v), sizeof(s->guest));
+		return 0;
 	case TOP_NAME:
 	case TOP_CMDLINE:
 	case TOP_POLICY:
@@ -1601,6 +1853,12 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 		g_strlcpy(s->backing, "anonymous", sizeof(s->backing));
 	if (!s->online[0])
 		g_strlcpy(s->online, "movable", sizeof(s->online));
+	if (!s->guest[0])
+		g_strlcpy(s->guest, "lab", sizeof(s->guest));
+	if (!s->soak_every)
+		s->soak_every = MHL_SOAK_EVERY_DEFAULT;
+	if (!s->soak_judge_after)
+		s->soak_judge_after = MHL_SOAK_JUDGE_AFTER_DEFAULT;
 	if (!strcmp(s->backing, "hugepages") && !s->hugepage_size)
 		s->hugepage_size = 2ULL << 20;
 	return g_steal_pointer(&s);
@@ -1832,7 +2090,13 @@ void mhlScenarioFree(mhlScenario *s)
 	g_free(s->kernel_image);
 	g_free(s->kernel_config);
 	g_free(s->kernel_package);
+	g_free(s->kernel_modules);
+	g_free(s->kernel_deb);
 	g_free(s->pin_policy);
 	g_free(s->cmdline);
+	for (i = 0; i < s->nxfail; i++) {
+		g_free(s->xfail[i].reason);
+		g_free(s->xfail[i].match);
+	}
 	g_free(s);
 }

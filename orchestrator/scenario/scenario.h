@@ -30,6 +30,8 @@
 #define MHL_MAX_EXPANDED_LEN 4096
 #define MHL_MAX_NAME_LEN 64	/* name: [A-Za-z0-9._-], not starting with '.' */
 #define MHL_MAX_CMDLINE 1024	/* cmdline: printable, on one line */
+#define MHL_MAX_EXEC_ARGS 32	/* exec: argv entries, argv[0] included */
+#define MHL_MAX_EXEC_BYTES 1024	/* exec: argv's bytes, a NUL after each */
 
 typedef enum {
 	MHL_STEP_PIN,		/* start a pinning workload, keep its holder */
@@ -43,6 +45,7 @@ typedef enum {
 	MHL_STEP_WAIT,		/* sleep, or until a condition, with the console watcher on */
 	MHL_STEP_IO,		/* exercise a held buffer through its pinning path, check the data */
 	MHL_STEP_SELFTEST,	/* run one of the kselftests the guest image carries, by name */
+	MHL_STEP_EXEC,		/* run a program in the guest: argv, no shell, a deadline */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -53,6 +56,7 @@ extern const char *const mhlSelftestNames[];
 typedef struct {
 	mhlStepType type;
 	int line;		/* scenario line, for messages */
+	int col;		/* and column (of the step's kind) */
 	char id[32];		/* workload id: pin, check, release; [A-Za-z0-9_-], 1 to 31 */
 	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu */
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
@@ -71,6 +75,10 @@ typedef struct {
 				 * unplug included, without failing the step (capacity sweeps) */
 	char key;		/* sysrq */
 	char name[40];		/* selftest: one of mhlSelftestNames */
+	char argv[MHL_MAX_EXEC_BYTES];	/* exec: the program's path and arguments, each NUL-ended */
+	int argc;		/* exec: entries in argv */
+	int exit_status;	/* exec: the exit status that passes (0) */
+	bool ktap;		/* exec: stdout is KTAP (a kselftest): parsed, each result recorded */
 	double seconds;		/* wait: how long, or the deadline of until */
 	int until;		/* wait: MHL_UNTIL_* */
 	int pins_failed;	/* expect: pin steps that failed so far, or MHL_UNSET */
@@ -107,6 +115,33 @@ typedef struct {
 	uint64_t vmem_requested;
 } mhlNode;
 
+/*
+ * The series a soak fits and judges against a budget per 24 h (docs/soak.md,
+ * "Trends"), in soak/series.c's order; soak: {budgets: {NAME: SIZE}} names
+ * them. NULL-terminated.
+ */
+#define MHL_SOAK_SERIES_MAX 16
+extern const char *const mhlSoakSeriesNames[];
+#define MHL_SOAK_EVERY_DEFAULT 25
+#define MHL_SOAK_JUDGE_AFTER_DEFAULT 600
+
+/*
+ * xfail: [{kernel, policy, reason, match}]: a known deviation
+ * (docs/scenarios.md). On that kernel and pin_policy (empty: any) the trial
+ * is expected to fail, with a reason that matches @match: such a failure is
+ * `xfail`, a pass `xpass` (the declaration is out of date), any other
+ * failure stays `fail`.
+ */
+#define MHL_MAX_XFAIL 8
+#define MHL_MAX_XFAIL_TEXT 512
+typedef struct {
+	int line, col;		/* of the entry, for messages */
+	char kernel[16];	/* "6.12", "6.1", or "" */
+	char policy[16];	/* "series", "baseline", or "" */
+	char *reason;		/* why: one line, 1 to MHL_MAX_XFAIL_TEXT bytes */
+	char *match;		/* a GRegex (PCRE) the failure's reason must match; NULL: any failure */
+} mhlDeviation;
+
 typedef struct {
 	char *path;
 	char *name;		/* the trial id: name, or name:axis=value,... in a matrix */
@@ -118,17 +153,28 @@ typedef struct {
 	char *kernel_image;	/* prebuilt: bzImage path (absolute) */
 	char *kernel_config;	/* prebuilt: its .config (absolute) */
 	char *kernel_package;	/* package: a Debian linux-image-* name[=version] (kernel/package.sh) */
+	char *kernel_deb;	/* package: or a linux-image .deb file (absolute) instead of a name */
+	char *kernel_modules;	/* prebuilt: its lib/modules/RELEASE tree (absolute), or NULL */
 	char *pin_policy;	/* "series" (default) or "baseline" */
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
 	/* online: how the guest onlines plugged memory (its kernel command line) */
 	char online[16];	/* movable (default), kernel, auto-movable, as-shipped */
+	char guest[8];		/* the guest's userspace: "lab" (default: the lab's initramfs) or "debian" */
 	int online_ratio;	/* auto-movable: memory_hotplug.auto_movable_ratio, 0: the kernel's */
 	/* memory_backing: how the host backs the guest's memory (libvirt's <memoryBacking>) */
 	char backing[16];	/* anonymous (default), memfd, file, hugepages */
 	uint64_t hugepage_size;	/* hugepages: 2 MiB (default) or 1 GiB */
 	bool prealloc;		/* allocate it all up front (<allocation mode='immediate'/>) */
+	/* soak: what a `memhp-lab soak` of this guest adds (docs/soak.md); `run` ignores it */
+	char soak_leak[16];	/* "" or "io_uring": one more kernel object kept alive per cycle */
+	int soak_every;		/* drop the caches and read slabinfo every K cycles (default 25) */
+	double soak_judge_after;	/* seconds of a guest's soak before its trends are judged (600) */
+	uint64_t soak_budget[MHL_SOAK_SERIES_MAX];	/* bytes per 24 h, by mhlSoakSeriesNames index */
+	bool soak_budget_set[MHL_SOAK_SERIES_MAX];	/* else the series' default (soak/series.c) */
+	int nxfail;		/* xfail: the known deviations, in file order */
+	mhlDeviation xfail[MHL_MAX_XFAIL];
 	int nnodes;
 	mhlNode nodes[MHL_MAX_NODES];
 	int nsteps;
@@ -140,6 +186,14 @@ void mhlStepInit(mhlStep *st, mhlStepType type, int line);
 
 /* Whether expect step @st applies under the scenario's pin_policy. */
 bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
+
+/*
+ * The known deviation of @s (its kernel and pin_policy, after any override)
+ * that a failure with @reason is: the first that applies and whose match
+ * matches; with @reason NULL the first that applies at all (a pass then is
+ * an xpass). NULL: none.
+ */
+const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reason);
 
 /* --kernel / --pin-policy from the command line; -1 + mhlError if unknown. */
 int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);

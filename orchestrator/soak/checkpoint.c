@@ -183,7 +183,8 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 
 int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
 		  const char *accel, const mhlSoakState *st, json_object *first_finding,
-		  json_object *kernel_reports, int cycles_run_now, double seg_seconds)
+		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
+		  double seg_seconds)
 {
 	g_autofree char *records = g_build_filename(outdir, "trials.jsonl", NULL);
 	g_autoptr(json_object) rec = json_object_new_object();
@@ -204,6 +205,8 @@ int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, j
 	json_object_object_add(rec, MHL_K_DOMAIN, d);
 	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(kernel_reports));
 	json_object_object_add(rec, MHL_K_STEPS, json_object_new_array());
+	if (soak)
+		json_object_object_add(rec, MHL_K_SOAK, json_object_get(soak));
 	sum.cycles = st->last_cycle;
 	sum.segments = st->segment + 1;
 	sum.findings = st->findings;

@@ -22,9 +22,41 @@ json_object *mhlSoakMetaLoad(const char *outdir);
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
 			       guint64 seed, double duration, int cycles);
 
-/* The soak's own record, appended to OUTDIR/trials.jsonl. */
+/* The soak's own record, appended to OUTDIR/trials.jsonl; @soak (trends, slab growth; may be NULL) as its "soak". */
 int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
 		  const char *accel, const mhlSoakState *st, json_object *first_finding,
-		  json_object *kernel_reports, int cycles_run_now, double seg_seconds);
+		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
+		  double seg_seconds);
+
+/*
+ * A soak guest's memory series (series.c, docs/soak.md "Trends"): one point
+ * per checkpoint, the first and the last slabinfo, the series already
+ * flagged.
+ */
+typedef struct {
+	GArray *pts;
+	json_object *slab_first, *slab_last;	/* {cache: [active_objs, num_objs, bytes]} */
+	int slab_first_cycle, slab_last_cycle;
+	guint told;		/* bit i: series i is a finding already */
+} mhlSoakSeries;
+
+void mhlSoakSeriesInit(mhlSoakSeries *ss);
+void mhlSoakSeriesClear(mhlSoakSeries *ss);
+/* Series @i's name (mhlSoakSeriesNames), NULL past the last one. */
+const char *mhlSoakSeriesName(size_t i);
+/* A checkpoint's counters; @slabinfo when it dropped the caches first. */
+void mhlSoakSeriesAdd(mhlSoakSeries *ss, int cycle, double t, json_object *counters, bool dropped,
+		      json_object *slabinfo);
+/*
+ * Fit every series with enough points; a finding {t, cycle, kind: "trend",
+ * text, series[, caches]} appended to @findings for each series newly
+ * significant and over its budget (@s's soak.budgets, else the default);
+ * one row per fitted series to @table when not NULL. How many findings.
+ */
+int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
+		       json_object *findings, json_object *table);
+#define MHL_SOAK_SLAB_ROWS 15	/* caches kept in a slab growth table */
+/* The caches of slabinfo @last that grew since @first, by bytes of objects, at most @max: [{name, objects, bytes, slab_bytes, objsize, ...}]. */
+json_object *mhlSoakSlabGrowth(json_object *first, json_object *last, size_t max);
 
 #endif

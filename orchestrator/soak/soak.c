@@ -11,6 +11,7 @@
  * and continues at the cycle after the last checkpoint. docs/soak.md.
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "soak/soak-int.h"
 
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "guest/agent.h"
@@ -45,6 +47,9 @@ typedef struct {
 	bool console_omitted;	/* said once that reports beyond the kept ones were not kept */
 	json_object *findings;	/* this cycle's */
 	double t0;		/* the soak's time origin (monotonic), resumes included */
+	const char *outdir;	/* the run directory, whose size is a series */
+	mhlSoakSeries series;	/* this guest's memory series (series.c) */
+	int cycles_here;	/* checkpoints of this guest */
 } mhlSoak;
 
 static void finding(mhlSoak *k, int cycle, const char *kind, const char *fmt, ...)
@@ -81,6 +86,27 @@ static long selfRssKib(void)
 	if (g_file_get_contents("/proc/self/status", &text, NULL, NULL) && (p = strstr(text, "VmRSS:")))
 		sscanf(p, "VmRSS: %ld", &kib);
 	return kib;
+}
+
+/* Bytes of the regular files under @dir (the run directory: a series), at most 4 levels deep. */
+static gint64 dirBytes(const char *dir, int depth)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	gint64 sum = 0;
+
+	while (d && (name = g_dir_read_name(d))) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		GStatBuf sb;
+
+		if (g_lstat(path, &sb) < 0)
+			continue;
+		if (S_ISREG(sb.st_mode))
+			sum += sb.st_size;
+		else if (S_ISDIR(sb.st_mode) && depth < 4)
+			sum += dirBytes(path, depth + 1);
+	}
+	return sum;
 }
 
 /* Kernel reports on the console since the last call become findings. */
@@ -231,6 +257,78 @@ static void cycleReplug(mhlSoak *k, mhlTrial *t, const mhlSoakCycle *c, json_obj
 			replugged, c->full_bytes);
 }
 
+/*
+ * The guest kernel's memory (every K cycles and on this guest's first: after
+ * dropping its caches, with slabinfo), online blocks against plugged bytes,
+ * QEMU's RSS and the run directory's size into the counters @cn; the
+ * checkpoint's point added to the series, which are judged after a drop.
+ */
+static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, json_object *cn,
+			   bool last)
+{
+	bool drop = last || !k->cycles_here || c->cycle % k->s->soak_every == 0;
+	g_autoptr(json_object) km = mhlGuestKernelMem(k->g->dom, drop);
+	gint64 boot = 0, plugged = 0;
+	mhlHostSample hs;
+	bool sized = true;
+	int i;
+
+	if (!km) {
+		finding(k, c->cycle, "kernel_memory", "%s", mhlErrorLast() ? mhlErrorLast() : "no reply");
+		mhlErrorReset();
+		drop = false;
+	} else {
+		json_object_object_foreach(mhlJ(km, "meminfo"), key, v)
+			json_object_object_add(cn, key, json_object_get(v));
+		for (i = 0; i < k->s->nnodes; i++) {
+			unsigned long long size = 0, req = 0;
+
+			boot += (gint64)k->s->nodes[i].memory;
+			if (k->s->nodes[i].vmem_size && mhlGuestVirtioMemSize(k->g->dom, i, &size, &req) < 0)
+				sized = false;
+			plugged += (gint64)size;
+		}
+		mhlErrorReset();
+		json_object_object_add(cn, "online_blocks", json_object_get(mhlJ(km, "online_blocks")));
+		json_object_object_add(cn, "block_bytes", json_object_get(mhlJ(km, "block_bytes")));
+		if (sized) {
+			json_object_object_add(cn, "plugged_bytes", json_object_new_int64(plugged));
+			json_object_object_add(cn, "online_gap_bytes", json_object_new_int64(
+				mhlJInt(km, "online_blocks", 0) * mhlJInt(km, "block_bytes", 0) - boot - plugged));
+		}
+	}
+	if (k->g->hm_open && mhlHostMemSample(&k->g->hm, &hs) == 0 && hs.qemu_rss >= 0)
+		json_object_object_add(cn, "qemu_rss_bytes", json_object_new_int64(hs.qemu_rss));
+	mhlErrorReset();
+	json_object_object_add(cn, "run_dir_bytes", json_object_new_int64(dirBytes(k->outdir, 0)));
+	if (drop) {
+		json_object_object_add(cp, MHL_K_DROPPED, json_object_new_boolean(true));
+		json_object_object_add(cp, MHL_K_SLABINFO, json_object_get(mhlJ(km, MHL_K_SLABINFO)));
+	}
+	mhlSoakSeriesAdd(&k->series, c->cycle, mhlNow() - k->t0, cn, drop,
+			 drop ? mhlJ(km, MHL_K_SLABINFO) : NULL);
+	k->cycles_here++;
+	if (drop && !last)
+		mhlSoakSeriesJudge(&k->series, k->s, c->cycle, mhlNow() - k->t0, k->findings, NULL);
+}
+
+/* soak.leak: one more kernel object kept alive in the guest (memhp-pin leak). */
+static void cycleLeak(mhlSoak *k, const mhlSoakCycle *c, json_object *out)
+{
+	const char *const argv[] = { "/bin/memhp-pin", "leak", "--id", "leak", "--what", k->s->soak_leak, NULL };
+	g_autoptr(json_object) res = NULL;
+	int code = -1;
+
+	res = mhlAgentExecJSON(k->g->dom, argv, 60, &code);
+	if (res && code == 0 && json_object_is_type(mhlJ(res, "held"), json_type_int)) {
+		json_object_object_add(out, "leak_held", json_object_new_int64(mhlJInt(res, "held", 0)));
+		return;
+	}
+	finding(k, c->cycle, "leak_injection", "memhp-pin leak --what %s: %.300s", k->s->soak_leak,
+		res ? json_object_to_json_string(res) : mhlErrorLast() ? mhlErrorLast() : "no reply");
+	mhlErrorReset();
+}
+
 /* The guest's counters after the cycle, every pin released. -1 when the guest is gone. */
 static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 {
@@ -254,6 +352,7 @@ static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 		(vmstat(snap, "nr_slab_reclaimable") + vmstat(snap, "nr_slab_unreclaimable")) * 4096));
 	json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(selfRssKib()));
 	json_object_object_add(cp, MHL_K_COUNTERS, cn);
+	cycleKernelMem(k, c, cp, cn, false);
 	if (acq < 0 || rel < 0)
 		finding(k, c->cycle, "pin_counters", "no nr_foll_pin_acquired/released in the guest's /proc/vmstat");
 	else if (acq != rel)
@@ -286,6 +385,8 @@ static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 	}
 	if (!gone)
 		cycleReplug(k, &t, c, out, &gone);
+	if (!gone && k->s->soak_leak[0])
+		cycleLeak(k, c, out);
 	if (gone || cycleCounters(k, c, cp) < 0) {
 		finding(k, c->cycle, "guest_gone", "%s", mhlErrorLast() ? mhlErrorLast() : "the guest is gone");
 		mhlErrorReset();
@@ -363,6 +464,7 @@ typedef struct {
 	/* this segment's findings, for the record */
 	json_object *first_finding;
 	json_object *kernel_reports;
+	json_object *soak;	/* the record's soak: {trends, slab_growth, end, findings} (soakEnd) */
 	int ran;		/* cycles run in this segment */
 	int lock_fd;		/* soak.json, flock'ed for the whole soak (soakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
@@ -376,6 +478,7 @@ static void planClear(mhlSoakPlan *p)
 	json_object_put(p->identity);
 	json_object_put(p->first_finding);
 	json_object_put(p->kernel_reports);
+	json_object_put(p->soak);
 	g_free(p->image);
 	g_free(p->outdir);
 	g_free(p->cppath);
@@ -585,21 +688,66 @@ static mhlGuest *soakGuest(const mhlSoakOptions *o, const mhlSoakPlan *p, const 
 	return mhlGuestNew(&gc);
 }
 
+/*
+ * The end of this guest's cycles: when it still answers, its caches dropped
+ * and its kernel memory and slabinfo read once more (a point after the last
+ * checkpoint); every series judged; the trend table, the slab caches grown
+ * and the findings of this last judgement into the record (p->soak).
+ */
+static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
+{
+	json_object *soak = json_object_new_object(), *trends = json_object_new_array();
+	json_object *found = json_object_new_array();
+	size_t i;
+
+	json_object_put(k->findings);
+	k->findings = json_object_new_array();
+	if (alive && k->cycles_here) {
+		json_object *end = json_object_new_object(), *cn = json_object_new_object();
+		mhlSoakCycle c = { .cycle = p->st.last_cycle };
+
+		cycleKernelMem(k, &c, end, cn, true);	/* this last look always drops the caches */
+		json_object_object_add(end, MHL_K_CYCLE, json_object_new_int(c.cycle));
+		json_object_object_add(end, MHL_K_T, json_object_new_double(mhlNow() - k->t0));
+		json_object_object_add(end, MHL_K_COUNTERS, cn);
+		json_object_object_add(soak, MHL_K_END, end);
+	}
+	for (i = 0; i < json_object_array_length(k->findings); i++)
+		json_object_array_add(found, json_object_get(json_object_array_get_idx(k->findings, i)));
+	mhlSoakSeriesJudge(&k->series, p->s, p->st.last_cycle, mhlNow() - k->t0, found, trends);
+	json_object_object_add(soak, MHL_K_TRENDS, trends);
+	json_object_object_add(soak, MHL_K_SLAB_GROWTH,
+			       mhlSoakSlabGrowth(k->series.slab_first, k->series.slab_last,
+						  MHL_SOAK_SLAB_ROWS));
+	json_object_object_add(soak, "slab_first_cycle", json_object_new_int(k->series.slab_first_cycle));
+	json_object_object_add(soak, "slab_last_cycle", json_object_new_int(k->series.slab_last_cycle));
+	json_object_object_add(soak, MHL_K_FINDINGS, found);
+	json_object_put(k->findings);
+	k->findings = json_object_get(found);
+	cycleTally(p, k);
+	json_object_put(p->soak);
+	p->soak = soak;
+}
+
 /* Boot the guest and run cycles while time and cycles are left. Exit status. */
 static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr conn, mhlGuest *g)
 {
-	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed };
+	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed, .outdir = p->outdir };
 	mhlSoakMem mem = { .free = g_array_new(FALSE, FALSE, sizeof(gint64)) };
 	double boot_s, plug_s;
 	int r = 0;
 
 	k.findings = json_object_new_array();
+	mhlSoakSeriesInit(&k.series);
 	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
 	if (mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0)
 		r = -1;	/* no cycle ran: reported by main, and resumable */
 	p->seg_start = mhlNow();
 	while (r == 0 && planGoesOn(p, &k))
 		r = soakCycle(p, &k, &mem, o->quiet);
+	if (!mhlInterrupted && (r == 0 || r == 1))
+		soakEnd(p, &k, r == 0);
+	mhlSoakSeriesClear(&k.series);
 	json_object_put(k.findings);
 	mhlConsoleScannerClear(&k.scan);
 	g_array_unref(mem.free);
@@ -623,7 +771,7 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 		return MHL_EXIT_FAILED;
 	}
 	if (mhlSoakRecord(p->outdir, p->s, p->meta, p->identity, accel, &p->st, p->first_finding,
-			  p->kernel_reports, p->ran, seg) < 0)
+			  p->kernel_reports, p->soak, p->ran, seg) < 0)
 		return MHL_EXIT_USAGE;
 	p->recorded = true;
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",

@@ -17,6 +17,7 @@
 #include "util.h"
 
 #define KSFT_SKIP 4	/* kselftest.h: the test did not run */
+#define KTAP_RESULTS_MAX 4096	/* results kept in the record per run */
 
 /* Add @s to @o under @key as guest text (mhlTextClean): at most @max bytes, lines kept. */
 static void addText(json_object *o, const char *key, const char *s, gsize max)
@@ -44,8 +45,8 @@ static const struct {
  * "ok N DESC", "not ok N DESC", each optionally "# SKIP REASON"; "# ..."
  * lines are diagnostics, "Bail out!" ends the test.
  */
-static json_object *ktapParse(const char *out, int *planned, int *npass, int *nfail, int *nskip,
-			      bool *bailed)
+json_object *mhlKtapParse(const char *out, int *planned, int *npass, int *nfail, int *nskip,
+			  bool *bailed)
 {
 	g_auto(GStrv) lines = g_strsplit(out ? out : "", "\n", -1);
 	json_object *results = json_object_new_array();
@@ -79,19 +80,24 @@ static json_object *ktapParse(const char *out, int *planned, int *npass, int *nf
 		desc = end + strspn(end, " ");
 		dir = strstr(desc, "# SKIP");
 		skip = dir != NULL;
-		r = json_object_new_object();
-		json_object_object_add(r, "n", json_object_new_int((int)n));
-		json_object_object_add(r, MHL_K_OK, json_object_new_boolean(ok));
-		json_object_object_add(r, "skip", json_object_new_boolean(skip));
-		json_object_object_add(r, "description",
-				       json_object_new_string_len(desc, (int)((skip ? dir : desc + strlen(desc)) - desc)));
-		json_object_array_add(results, r);
 		if (skip)
 			(*nskip)++;
 		else if (ok)
 			(*npass)++;
 		else
 			(*nfail)++;
+		/* counted all, kept the first KTAP_RESULTS_MAX: the guest decides how many it prints */
+		if (json_object_array_length(results) >= KTAP_RESULTS_MAX)
+			continue;
+		r = json_object_new_object();
+		json_object_object_add(r, "n", json_object_new_int((int)n));
+		json_object_object_add(r, MHL_K_OK, json_object_new_boolean(ok));
+		json_object_object_add(r, "skip", json_object_new_boolean(skip));
+		json_object_object_add(r, "description",
+				       json_object_new_string_len(desc, (int)((skip ? dir : desc + strlen(desc)) - desc)));
+		if (skip && dir[6])
+			json_object_object_add(r, "skip_reason", json_object_new_string(dir + 6 + strspn(dir + 6, " ")));
+		json_object_array_add(results, r);
 	}
 	return results;
 }
@@ -127,7 +133,7 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 		mhlExecStatusClear(&es);
 		return -1;
 	}
-	results = ktapParse(es.out, &planned, &npass, &nfail, &nskip, &bailed);
+	results = mhlKtapParse(es.out, &planned, &npass, &nfail, &nskip, &bailed);
 	mhlJSONClean(results, false);	/* the descriptions are guest text */
 	json_object_object_add(ks, "results", results);
 	json_object_object_add(ks, "exitcode", json_object_new_int(es.exitcode));

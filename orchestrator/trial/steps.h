@@ -36,6 +36,15 @@ int mhlStepSysrq(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepWait(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSnapshot(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res);
+
+/*
+ * KTAP as kselftest.h prints it (step-selftest.c): the results as
+ * [{n, ok, skip, description}] (guest text: the caller cleans it), the
+ * plan (-1 if none) and the counts.
+ */
+json_object *mhlKtapParse(const char *out, int *planned, int *npass, int *nfail, int *nskip,
+			  bool *bailed);
 int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /* Pages of a census in a zone (by_zone) or of a kind (zero, thp, cma, pages); -1: absent. */

@@ -111,6 +111,7 @@ static json_object *recordHead(const mhlRunConfig *cfg, const mhlScenario *s, co
 	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
 	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(cfg->kernel_identity));
 	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
+	json_object_object_add(rec, MHL_K_GUEST_USERSPACE, json_object_new_string(s->guest));
 	json_object_object_add(rec, MHL_K_DOMAIN, domainFacts(cfg, s));
 	json_object_object_add(rec, MHL_K_CONSOLE_LOG, json_object_new_string(console));
 	return rec;
@@ -277,9 +278,34 @@ static void trialJudgeSkips(mhlTrial *t, const mhlRunConfig *cfg, mhlTrialEnd *e
 }
 
 /*
+ * A known deviation the scenario declares (xfail:, docs/scenarios.md): a
+ * failure that matches it is an expected failure, a pass where one applies
+ * an unexpected pass; a failure that does not match stays a failure and says
+ * what was declared. Errors and interruptions are never expected.
+ */
+static void trialJudgeDeviation(mhlTrial *t, mhlTrialEnd *end)
+{
+	const mhlDeviation *d;
+
+	if (end->verdict == MHL_VERDICT_FAIL && end->reason) {
+		if ((d = mhlScenarioDeviation(t->s, end->reason))) {
+			endSet(end, MHL_VERDICT_XFAIL, g_strdup_printf("known deviation: %s; failed as declared: %s",
+								       d->reason, end->reason));
+		} else if ((d = mhlScenarioDeviation(t->s, NULL))) {
+			endSet(end, MHL_VERDICT_FAIL, g_strdup_printf("%s (not the known deviation declared at %s:%d: the reason does not match /%s/)",
+								      end->reason, t->s->path, d->line,
+								      d->match ? d->match : ""));
+		}
+	} else if (end->verdict == MHL_VERDICT_PASS && (d = mhlScenarioDeviation(t->s, NULL))) {
+		endSet(end, MHL_VERDICT_XPASS, g_strdup_printf("unexpected pass: the known deviation declared at %s:%d (%s) did not happen; the declaration is out of date",
+							       t->s->path, d->line, d->reason));
+	}
+}
+
+/*
  * The verdict, once the guest is stopped: a signal wins; then a crash or a
  * guest that went away, whatever step noticed it; then a kernel report on the
- * console fails a trial that passed.
+ * console fails a trial that passed; then the scenario's known deviations.
  */
 static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findings, mhlTrialEnd *end)
 {
@@ -304,6 +330,7 @@ static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findin
 		       g_strdup_printf("kernel reported a problem on the console (%s): %s", g->console,
 				       mhlJStr(json_object_array_get_idx(findings, 0), MHL_K_TEXT, "")));
 	trialJudgeSkips(t, cfg, end);
+	trialJudgeDeviation(t, end);
 }
 
 /* The record's tail, then one line in trials.jsonl. */

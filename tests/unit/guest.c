@@ -74,6 +74,51 @@ static bool memoryBlocks(void)
 								     "Movable")) == 2);
 }
 
+static bool meminfo(void)
+{
+	g_autoptr(json_object) mi = mhlParseMeminfo(
+		"MemTotal:        1398456 kB\nMemFree:         1200000 kB\nSReclaimable:      10240 kB\n"
+		"SUnreclaim:        20480 kB\nVmallocUsed:       3000 kB\nPercpu:             800 kB\n"
+		"KernelStack:       1024 kB\nPageTables:         512 kB\nHugePages_Total:       2\n"
+		"Hugetlb:           4096 kB\nSUnreclaim: 99999999999999999999 kB\nVmallocUsed: 7 MB\n");
+
+	return unitExpect(mhlJInt(mi, "slab_unreclaimable_bytes", -1) == 20480LL * 1024 &&
+			  mhlJInt(mi, "slab_reclaimable_bytes", -1) == 10240LL * 1024 &&
+			  mhlJInt(mi, "vmalloc_bytes", -1) == 3000LL * 1024 &&
+			  mhlJInt(mi, "percpu_bytes", -1) == 800LL * 1024 &&
+			  mhlJInt(mi, "kernel_stack_bytes", -1) == 1024LL * 1024 &&
+			  mhlJInt(mi, "page_tables_bytes", -1) == 512LL * 1024 &&
+			  mhlJInt(mi, "hugepages_total", -1) == 2 && mhlJInt(mi, "hugetlb_bytes", -1) == 4096LL * 1024 &&
+			  mhlJInt(mi, "mem_free_bytes", -1) == 1200000LL * 1024 && !mhlJ(mi, "MemTotal"));
+}
+
+static bool slabinfo(void)
+{
+	g_autoptr(json_object) si = mhlParseSlabinfo(
+		"slabinfo - version: 2.1\n"
+		"# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\n"
+		"kmalloc-2k           270    272   2048   16    8 : tunables    0    0    0 : slabdata     17     17      0\n"
+		"io<b>\"x           10     20     64   64    1 : tunables    0    0    0 : slabdata      1      1      0\n"
+		"empty                  0      0    128   32    1 : tunables    0    0    0 : slabdata      0      0      0\n"
+		"toomany               9      3    128   32    1 : tunables    0    0    0 : slabdata      1      1      0\n"
+		"cut 1 2\n");
+	json_object *k2 = mhlJ(si, "kmalloc-2k");
+
+	return unitExpect(si && json_object_object_length(si) == 2 && k2 &&
+			  json_object_get_int64(json_object_array_get_idx(k2, 0)) == 270 &&
+			  json_object_get_int64(json_object_array_get_idx(k2, 1)) == 272 &&
+			  json_object_get_int64(json_object_array_get_idx(k2, 2)) == 2048 &&
+			  json_object_get_int64(json_object_array_get_idx(k2, 3)) == 17 * 8 * 4096 &&
+			  mhlJ(si, "io?b??x") && !mhlJ(si, "empty") && !mhlJ(si, "toomany"));
+}
+
+static bool slabinfoRefused(void)
+{
+	g_autoptr(json_object) si = mhlParseSlabinfo("cat: /proc/slabinfo: No such file or directory\n");
+
+	return unitExpect(!si && strstr(mhlErrorLast(), "slabinfo - version") && !mhlParseSlabinfo(NULL));
+}
+
 static bool console(void)
 {
 	g_autoptr(json_object) cs = mhlConsoleScan(
@@ -361,6 +406,11 @@ static const unitCase cases[] = {
 	{ "vmstat: counters parsed, junk line skipped", vmstat },
 	{ "zoneinfo: node 1 Movable present pages", zoneinfo },
 	{ "memory blocks: 3 online (2 Movable), 1 offline", memoryBlocks },
+	{ "meminfo: the kernel-memory fields in bytes, HugePages_Total a count; a value out of bounds or not kB skipped",
+	  meminfo },
+	{ "slabinfo: caches as [active, num, objsize, slab bytes]; a name's quote and <> made '?'; empty, inconsistent and cut rows skipped",
+	  slabinfo },
+	{ "slabinfo: a reply that is not /proc/slabinfo's is refused, saying what it wanted", slabinfoRefused },
 	{ "console: a WARNING and a panic found, non-kernel line ignored", console },
 	{ "console: escape sequences before the stamp or in the line: still kernel lines, text without them",
 	  consoleEscapes },

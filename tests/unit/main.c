@@ -18,6 +18,7 @@
 static const unitModule *const modules[] = {
 	&unitSize, &unitCensus, &unitAgent, &unitGuest, &unitDomain, &unitUtil, &unitRecord,
 	&unitScenario, &unitRun, &unitKernel, &unitSoak, &unitHost, &unitHostMem, &unitCapacity,
+	&unitTrend, &unitShard,
 };
 
 char *unitTmpdir;

@@ -28,10 +28,10 @@ static const struct scenarioError {
 	  "at most size" },
 	{ "node that does not exist",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n",
-	  ":4: step 'pin' names node 2, but the guest has 1 node(s)" },
+	  ":4:5: step 'pin' names node 2, but the guest has 1 node(s)" },
 	{ "workload never started",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n",
-	  ":4: step 'release' refers to workload 'ghost', which was never started" },
+	  ":4:5: step 'release' refers to workload 'ghost', which was never started" },
 	{ "unknown step", "nodes:\n  - memory: 1G\nsteps:\n  - dance: {}\n", "4:5: unknown step 'dance'" },
 	{ "missing key", "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a}\n", "step 'pin' needs 'size'" },
 	{ "YAML syntax", "nodes: [\n", "YAML syntax error" },
@@ -45,13 +45,19 @@ static const struct scenarioError {
 	  "package 'linux-image-x=1 2': expected" },
 	{ "kernel package and bzimage at once",
 	  "kernel: {package: linux-image-x, bzimage: /b, config: /c}\nnodes:\n  - memory: 1G\n",
-	  "kernel: 'package' or 'bzimage' and 'config', not both" },
+	  "kernel: one of 'package', 'deb', or 'bzimage' and 'config' (and 'modules')" },
+	{ "kernel deb and package at once",
+	  "kernel: {deb: /x.deb, package: linux-image-x}\nnodes:\n  - memory: 1G\n",
+	  "kernel: one of 'package', 'deb', or 'bzimage' and 'config' (and 'modules')" },
+	{ "guest: an unknown userspace",
+	  "guest: ubuntu\nnodes:\n  - memory: 1G\n",
+	  "1:8: guest: unknown userspace 'ubuntu' (known: lab, debian)" },
 	{ "vfio pin without devices (run would fail after a boot with ENODEV)",
 	  "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n",
-	  ":5: pin: workload vfio needs devices: {iommu: true, edu: true}" },
+	  ":5:5: pin: workload vfio needs devices: {iommu: true, edu: true}" },
 	{ "vfio-noiommu pin without edu",
 	  "devices: {iommu: true}\nnodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio-noiommu, size: 2M}\n",
-	  ":6: pin: workload vfio-noiommu needs devices: {edu: true}" },
+	  ":6:5: pin: workload vfio-noiommu needs devices: {edu: true}" },
 	{ "fails_with: an errno name libc does not know",
 	  "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: p, size: 2M, fails_with: ENOTANERRNO}\n",
 	  "fails_with: 'ENOTANERRNO' is not an errno name" },
@@ -74,7 +80,7 @@ static const struct scenarioError {
 	  "4:22: unplug: expected reached or short, not 'maybe'" },
 	{ "expect: unplug before any resize",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {unplug: short}\n",
-	  ":4: expect: 'unplug' needs a resize step before it" },
+	  ":4:5: expect: 'unplug' needs a resize step before it" },
 	{ "expect: movable_after_pin not a number",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {movable_after_pin: some}\n",
 	  "movable_after_pin (pages, or all): 'some' is not an integer" },
@@ -121,10 +127,10 @@ static const struct scenarioError {
 	  "node 1 has no virtio_mem device" },
 	{ "pin: touch read with a mode that writes",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, workload: io_uring, touch: read}\n",
-	  ":4: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not io_uring" },
+	  ":4:5: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not io_uring" },
 	{ "pin: split of a buffer that is not THP",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, split: mprotect}\n",
-	  ":4: pin: split needs backing: thp, touch: before" },
+	  ":4:5: pin: split needs backing: thp, touch: before" },
 	{ "pin: split of less than a huge page",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, backing: thp, split: munmap}\n",
 	  "a size in whole 2 MiB pages" },
@@ -139,7 +145,7 @@ static const struct scenarioError {
 	  "5:35: census_before cma: expected pages N, \">=N\" or all, not 'some'" },
 	{ "expect: census before any pin",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {census_after: {Movable: 0}}\n",
-	  ":4: expect: 'census_after' needs a pin step before it" },
+	  ":4:5: expect: 'census_after' needs a pin step before it" },
 	{ "expect: unknown kernel filter",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {kernel: '5.10'}\n",
 	  "4:22: unknown kernel '5.10' (known: 6.12, 6.1)" },
@@ -179,9 +185,42 @@ static const struct scenarioError {
 	{ "matrix: a value twice (two trials, one id)",
 	  "matrix: {v: [x, y, x]}\nnodes:\n  - memory: 1G\n",
 	  "1:20: matrix axis 'v': value 'x' twice (first at line 1, column 14)" },
+	{ "xfail: not a list", "xfail: {reason: x}\nnodes:\n  - memory: 1G\n", "1:8: xfail must be a list" },
+	{ "xfail: an entry without reason", "xfail:\n  - {kernel: '6.1'}\nnodes:\n  - memory: 1G\n",
+	  "2:5: an xfail entry needs 'reason'" },
+	{ "xfail: an unknown key", "xfail:\n  - {reason: x, when: always}\nnodes:\n  - memory: 1G\n",
+	  "2:17: unknown key 'when' in an xfail entry (known: kernel, policy, reason, match)" },
+	{ "xfail: an unknown kernel", "xfail:\n  - {reason: x, kernel: '5.4'}\nnodes:\n  - memory: 1G\n",
+	  "2:25: unknown xfail kernel '5.4' (known: 6.12, 6.1)" },
+	{ "xfail: an unknown policy", "xfail:\n  - {reason: x, policy: never}\nnodes:\n  - memory: 1G\n",
+	  "2:25: unknown xfail policy 'never' (known: series, baseline)" },
+	{ "xfail: a match that is not a regex", "xfail:\n  - {reason: x, match: 'a(b'}\nnodes:\n  - memory: 1G\n",
+	  "2:24: xfail match 'a(b' is not a regular expression" },
+	{ "xfail: a reason of two lines", "xfail:\n  - {reason: \"a\\nb\"}\nnodes:\n  - memory: 1G\n",
+	  "2:14: xfail reason must be one line without control characters" },
 	{ "matrix: a key twice (an axis given twice)",
 	  "matrix: {v: [x], v: [y]}\nnodes:\n  - memory: 1G\n",
 	  "1:18: key 'v' given twice in one mapping" },
+	{ "exec: argv[0] not an absolute path (no shell or PATH in the guest)",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [sh, -c, 'echo hi']}\n",
+	  "4:19: exec: argv[0] 'sh' is not an absolute path" },
+	{ "exec: argv as one string (a shell line) rather than a list",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: '/bin/sh -c true'}\n",
+	  "4:18: exec: argv must be a list" },
+	{ "exec: an empty argv", "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: []}\n",
+	  "4:18: exec: argv is empty" },
+	{ "exec: a control character in an argument",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/echo, \"a\\nb\"]}\n",
+	  "4:30: exec: argv[1]: control character 0x0a at offset 1" },
+	{ "exec: more than 32 entries",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/true, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a,"
+	  " a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a]}\n",
+	  "exec: argv is longer than 32 entries or 1024 bytes" },
+	{ "exec: an exit status outside 0..255",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/true], exit: 256}\n", "exit" },
+	{ "exec: a deadline that is not finite",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/true], deadline: .inf}\n", "deadline" },
+	{ "exec: needs argv", "nodes:\n  - memory: 1G\nsteps:\n  - exec: {deadline: 5}\n", "needs 'argv'" },
 };
 
 static bool scenarioErrorJudge(const void *row, GString *desc)
@@ -383,7 +422,61 @@ static bool prebuiltRelative(void)
 			  !strcmp(s->kernel_config, "/abs/cfg"));
 }
 
+/* c3 declares the 6.1 series deviation: it applies there only, and only to a failure that matches. */
+static bool conformance3Xfail(void)
+{
+	g_autoptr(GPtrArray) all = loadAll("scenarios/conformance/3-migration-fails.yaml", 4);
+	mhlScenario *s612 = all ? all->pdata[0] : NULL, *s61 = all ? all->pdata[2] : NULL;
+	mhlScenario *b61 = all ? all->pdata[3] : NULL;
+	const char *why = "step 2 (expect, x.yaml:28): expect at line 28: vmstat gup_longterm_pin_fail change: expected >=1, got 0 (trial.c:1)";
+	const mhlDeviation *d = s61 ? mhlScenarioDeviation(s61, why) : NULL;
+
+	return unitExpect(s61 && s61->nxfail == 1 && !strcmp(s61->kernel, "6.1") &&
+			  !strcmp(s61->pin_policy, "series") && d && strstr(d->reason, "try_grab_folio") &&
+			  mhlScenarioDeviation(s61, NULL) == d &&
+			  !mhlScenarioDeviation(s61, "step 1 (pin): pin failed with EFAULT") &&
+			  !mhlScenarioDeviation(s612, why) && !mhlScenarioDeviation(s612, NULL) &&
+			  !mhlScenarioDeviation(b61, NULL));
+}
+
+/* --kernel moves a trial onto the deviation's kernel: it is judged after the override. */
+static bool xfailOverride(void)
+{
+	g_autofree char *path = unitWriteTmp("xf.yaml",
+		"xfail:\n  - {kernel: '6.1', reason: 'r', match: '^boom [0-9]+$'}\n  - {policy: baseline, reason: 'any'}\n"
+		"nodes:\n  - memory: 1G\n");
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	bool before = s && !mhlScenarioDeviation(s, "boom 1");
+
+	return unitExpect(before && mhlScenarioOverride(s, "6.1", NULL) == 0 &&
+			  mhlScenarioDeviation(s, "boom 12") == &s->xfail[0] &&
+			  !mhlScenarioDeviation(s, "boom x") && s->xfail[0].line == 2 &&
+			  mhlScenarioOverride(s, NULL, "baseline") == 0 &&
+			  mhlScenarioDeviation(s, "anything") == &s->xfail[1]);
+}
+
+/* exec: argv kept in order, NUL-separated; deadline, exit and measure read. */
+static bool execParses(void)
+{
+	g_autofree char *path = unitWriteTmp("ex.yaml",
+		"nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/sh, -c, 'echo \"$x\" >&2; exit 3'], deadline: 5, exit: 3}\n"
+		"  - exec: {argv: [/bin/true], measure: true}\n");
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	const char *a = s ? s->steps[0].argv : "";
+
+	if (!s)
+		unitDiag("  %s", mhlErrorLast());
+	return unitExpect(s && s->nsteps == 2 && s->steps[0].type == MHL_STEP_EXEC && s->steps[0].argc == 3 &&
+			  !strcmp(a, "/bin/sh") && !strcmp(a + 8, "-c") &&
+			  !strcmp(a + 11, "echo \"$x\" >&2; exit 3") && s->steps[0].deadline == 5 &&
+			  s->steps[0].exit_status == 3 && !s->steps[0].measure && s->steps[1].argc == 1 &&
+			  s->steps[1].exit_status == 0 && s->steps[1].deadline == 60 && s->steps[1].measure);
+}
+
 static const unitCase cases[] = {
+	{ "scenario: exec: argv in order (no shell), deadline, exit, measure; defaults 60 s, exit 0", execParses },
+	{ "scenario: c3 declares xfail for 6.1 series only, matched against the failure's reason", conformance3Xfail },
+	{ "scenario: xfail applies by kernel and policy after --kernel/--pin-policy, match is a regex", xfailOverride },
 	{ "scenario: a prebuilt kernel in a scenario given as dir/own.yaml: paths from the file's directory", prebuiltRelative },
 	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scenario/scenario.h"
+#include "soak/soak-int.h"
 #include "soak/soak.h"
 #include "unit.h"
 #include "util.h"
@@ -19,7 +20,7 @@ static const char soakYAML[] =
 	"  - memory: 64MiB\n    virtio_mem: {size: 256MiB, block: 2MiB, requested: 256MiB}\n"
 	"steps:\n  - snapshot:\n";
 
-static mhlScenario *withDevices, *withoutDevice;
+static mhlScenario *withDevices, *withoutDevice, *withBudget;
 
 static void soakSetup(void)
 {
@@ -27,9 +28,14 @@ static void soakSetup(void)
 	g_autofree char *none = unitWriteTmp("nodev.yaml",
 					     "name: n\nnodes:\n  - memory: 512MiB\nsteps:\n  - snapshot:\n");
 
+	g_autofree char *budget = g_strdup_printf("%s%s", soakYAML,
+		"soak: {leak: io_uring, every: 3, budgets: {slab_unreclaimable_bytes: 1MiB, mem_free_bytes: 2GiB}}\n");
+	g_autofree char *bpath = unitWriteTmp("budget.yaml", budget);
+
 	withDevices = mhlScenarioLoad(path);
 	withoutDevice = mhlScenarioLoad(none);
-	if (!withDevices || !withoutDevice)
+	withBudget = mhlScenarioLoad(bpath);
+	if (!withDevices || !withoutDevice || !withBudget)
 		unitDiag("soak scenarios: %s", mhlErrorLast());
 }
 
@@ -37,6 +43,7 @@ static void soakTeardown(void)
 {
 	g_clear_pointer(&withDevices, mhlScenarioFree);
 	g_clear_pointer(&withoutDevice, mhlScenarioFree);
+	g_clear_pointer(&withBudget, mhlScenarioFree);
 }
 
 static bool durations(void)
@@ -132,6 +139,148 @@ static bool noDeviceRefused(void)
 			  strstr(mhlErrorLast(), "no node with a plugged virtio-mem device"));
 }
 
+/*
+ * @n checkpoints a minute apart of a guest whose SUnreclaim grows @per_cycle bytes
+ * (plus a +-@noise saw), every third with slabinfo whose kmalloc-2k grows one
+ * object per cycle; the findings of the judgement after each such point.
+ */
+static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise, json_object *findings,
+		     json_object *table)
+{
+	mhlSoakSeries ss;
+	int c, found = 0;
+
+	mhlSoakSeriesInit(&ss);
+	for (c = 1; c <= n; c++) {
+		g_autoptr(json_object) cn = json_object_new_object();
+		g_autoptr(json_object) slab = json_object_new_object();
+		json_object *row = json_object_new_array();
+		bool drop = c == 1 || c % 3 == 0;
+
+		json_object_object_add(cn, "slab_unreclaimable_bytes", json_object_new_int64(
+			(int64_t)(20e6 + per_cycle * c + (c % 2 ? noise : -noise))));
+		json_object_object_add(cn, "mem_free_bytes", json_object_new_int64(
+			(int64_t)(1e9 + (c % 4) * 30e6)));
+		json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(20000 + 8 * (c % 3)));
+		json_object_array_add(row, json_object_new_int64(100 + c));
+		json_object_array_add(row, json_object_new_int64(112 + c));
+		json_object_array_add(row, json_object_new_int64(2048));
+		json_object_array_add(row, json_object_new_int64(4096LL * (c / 2 + 8)));
+		json_object_object_add(slab, "kmalloc-2k", row);
+		row = json_object_new_array();
+		json_object_array_add(row, json_object_new_int64(50));
+		json_object_array_add(row, json_object_new_int64(64));
+		json_object_array_add(row, json_object_new_int64(64));
+		json_object_array_add(row, json_object_new_int64(4096));
+		json_object_object_add(slab, "filp", row);
+		mhlSoakSeriesAdd(&ss, c, 60.0 * c, cn, drop, drop ? slab : NULL);
+		if (drop)
+			found += mhlSoakSeriesJudge(&ss, s, c, 60.0 * c, findings, c == n ? table : NULL);
+	}
+	mhlSoakSeriesClear(&ss);
+	return found;
+}
+
+static bool seriesLeakFlagged(void)
+{
+	g_autoptr(json_object) f = json_object_new_array();
+	json_object *one, *caches;
+
+	if (!withDevices || seriesRun(withDevices, 30, 40960, 2000, f, NULL) != 1)
+		return unitExpect(false);
+	one = json_object_array_get_idx(f, 0);
+	caches = mhlJ(one, MHL_K_CACHES);
+	if (strcmp(mhlJStr(one, MHL_K_KIND, ""), "trend") ||
+	    strcmp(mhlJStr(one, MHL_K_SERIES, ""), "slab_unreclaimable_bytes") ||
+	    !strstr(mhlJStr(one, MHL_K_TEXT, ""), "kmalloc-2k +") || !caches ||
+	    json_object_array_length(caches) != 1 ||
+	    strcmp(mhlJStr(json_object_array_get_idx(caches, 0), "name", ""), "kmalloc-2k")) {
+		unitDiag("findings: %s", json_object_to_json_string(f));
+		return unitExpect(false);
+	}
+	/* flagged at the first judgement after judge_after (600 s) with MIN_POINTS_ALL points after
+	 * the 5 of the warm-up: cycle 15 */
+	return unitExpect(mhlJInt(one, MHL_K_CYCLE, 0) == 15);
+}
+
+static bool seriesFlatNotFlagged(void)
+{
+	g_autoptr(json_object) f = json_object_new_array();
+	g_autoptr(json_object) table = json_object_new_array();
+	size_t i;
+	bool seen = false;
+
+	if (!withDevices || seriesRun(withDevices, 30, 0, 30000, f, table) != 0 || json_object_array_length(f))
+		return unitExpect(false);
+	for (i = 0; i < json_object_array_length(table); i++) {
+		json_object *r = json_object_array_get_idx(table, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_SERIES, ""), "slab_unreclaimable_bytes"))
+			seen = !json_object_get_boolean(mhlJ(r, "significant")) && mhlJInt(r, "points", 0) == 25;
+		if (!strcmp(mhlJStr(r, MHL_K_SERIES, ""), "orchestrator_rss_bytes") &&
+		    mhlJInt(r, "points", 0) != 25)
+			return unitExpect(false);	/* 5 minutes of warm-up left out: cycles 6..30 */
+	}
+	return unitExpect(seen);
+}
+
+static bool seriesBudgetScenario(void)
+{
+	g_autoptr(json_object) f = json_object_new_array(), g = json_object_new_array();
+
+	/* 1000 B/cycle at 60 cycles/hour: 1.4 MiB a day, under the default 16 MiB, over 1 MiB */
+	return unitExpect(withDevices && withBudget && !strcmp(withBudget->soak_leak, "io_uring") &&
+			  withBudget->soak_every == 3 && withDevices->soak_every == MHL_SOAK_EVERY_DEFAULT &&
+			  !withDevices->soak_leak[0] && withBudget->soak_judge_after == 600 &&
+			  seriesRun(withDevices, 30, 1000, 0, f, NULL) == 0 &&
+			  seriesRun(withBudget, 30, 1000, 0, g, NULL) == 1);
+}
+
+static bool soakKeysRefused(void)
+{
+	static const struct { const char *yaml, *want; } bad[] = {
+		{ "soak: {leak: dentry}\n", "soak.leak: unknown leak 'dentry'" },
+		{ "soak: {every: 0}\n", "soak.every: '0' is not an integer" },
+		{ "soak: {budgets: {slab_bytes: 1MiB}}\n", "unknown key 'slab_bytes' in soak.budgets" },
+		{ "soak: {budgets: {vmalloc_bytes: lots}}\n", "soak.budgets.vmalloc_bytes: 'lots' is not a size" },
+		{ "soak: {judge_after: 0}\n", "soak.judge_after: '0' is not a number of seconds" },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *text = g_strdup_printf("%s%s", soakYAML, bad[i].yaml);
+		g_autofree char *path = unitWriteTmp("bad.yaml", text);
+		mhlScenario *s;
+
+		mhlErrorReset();
+		s = mhlScenarioLoad(path);
+
+		if (s || !strstr(mhlErrorLast(), bad[i].want)) {
+			unitDiag("'%s': %s", bad[i].yaml, s ? "loaded" : mhlErrorLast());
+			mhlScenarioFree(s);
+			return unitExpect(false);
+		}
+	}
+	return true;
+}
+
+static bool slabGrowthOrder(void)
+{
+	g_autoptr(json_object) a = json_tokener_parse(
+		"{\"k1\":[10,16,1024,16384],\"k2\":[10,16,2048,32768],\"gone\":[5,8,64,4096]}");
+	g_autoptr(json_object) b = json_tokener_parse(
+		"{\"k1\":[20,32,1024,32768],\"k2\":[13,16,2048,32768],\"new\":[1,64,64,4096],\"k3\":[1,1,8,4096]}");
+	g_autoptr(json_object) g = mhlSoakSlabGrowth(a, b, 2);
+
+	/* by bytes of objects: k1 10 x 1 KiB, k2 3 x 2 KiB, new 1 x 64; at most 2 */
+	return unitExpect(json_object_array_length(g) == 2 &&
+			  !strcmp(mhlJStr(json_object_array_get_idx(g, 0), "name", ""), "k1") &&
+			  mhlJInt(json_object_array_get_idx(g, 0), "bytes", 0) == 10240 &&
+			  mhlJInt(json_object_array_get_idx(g, 0), "slab_bytes", 0) == 16384 &&
+			  !strcmp(mhlJStr(json_object_array_get_idx(g, 1), "name", ""), "k2") &&
+			  mhlJInt(json_object_array_get_idx(g, 1), "objects", 0) == 3);
+}
+
 static const unitCase cases[] = {
 	{ "soak: --duration 90s, 30m, 8h, 1h30m, 2d parse; 8x, empty, 0 do not", durations },
 	{ "soak: the test scenarios load", scenariosLoad },
@@ -140,6 +289,13 @@ static const unitCase cases[] = {
 	{ "soak: 200 cycles pin 2 MiB..1/8 of a device node and unplug it to 0..1/2 in blocks", bounded },
 	{ "soak: seed 7's cycle 1 is docs/soak.md's (node 2, gup, 26 MiB, to 54 MiB)", seven },
 	{ "soak: a guest without a virtio-mem device is refused", noDeviceRefused },
+	{ "soak: SUnreclaim growing 40 KiB/cycle (a cycle a minute) is one trend finding at cycle 15 (5 of warm-up, 10 fitted) naming kmalloc-2k", seriesLeakFlagged },
+	{ "soak: a flat series swinging +-30 kB is no finding; a host series leaves out its first 5 minutes",
+	  seriesFlatNotFlagged },
+	{ "soak: soak: {leak, every, budgets} load; 1000 B/cycle is under the default budget, over 1 MiB/24 h",
+	  seriesBudgetScenario },
+	{ "soak: an unknown leak, every 0, an unknown series, a budget that is no size or judge_after 0 is refused", soakKeysRefused },
+	{ "soak: the slab caches grown, by bytes of objects, at most N", slabGrowthOrder },
 };
 
 static const unitTable tables[] = { UNIT_CASES(cases) };

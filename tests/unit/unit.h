@@ -54,7 +54,8 @@ typedef struct {
 
 /* The modules (one file each under tests/unit/). */
 extern const unitModule unitSize, unitCensus, unitAgent, unitGuest, unitDomain, unitUtil, unitRecord,
-	unitScenario, unitRun, unitKernel, unitSoak, unitHost, unitHostMem, unitCapacity;
+	unitScenario, unitRun, unitKernel, unitSoak, unitHost, unitHostMem, unitCapacity, unitTrend,
+	unitShard;
 
 /*
  * A case's judgement: @cond, or false after a "# failed at FILE:LINE"

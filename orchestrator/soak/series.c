@@ -1,0 +1,284 @@
+/*
+ * series.c - a soak's memory series and how they are judged (docs/soak.md,
+ * "Trends"). Every checkpoint adds one point per series (guest kernel
+ * memory from /proc/meminfo, online blocks against plugged bytes, QEMU's
+ * and the orchestrator's RSS, the run directory's size); every K cycles the
+ * guest's caches were dropped first and its /proc/slabinfo came along.
+ * Each series is fitted against cycles and against hours (trend.c); it is a
+ * finding, once per series and guest, when the slope's confidence interval
+ * excludes 0 on the harmful side and the growth it projects over 24 h is
+ * above the series' budget. A growing unreclaimable slab is attributed to
+ * the caches that grew between the first and the last slabinfo.
+ */
+#include <glib.h>
+
+#include "soak/soak-int.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "soak/trend.h"
+#include "util.h"
+
+#define MIN_POINTS_ALL	10	/* a series fitted on every checkpoint */
+#define MIN_POINTS_DROP	5	/* a series fitted on the checkpoints that dropped the caches */
+#define GUEST_WARMUP	5	/* a guest-side series leaves out the guest's first 5 checkpoints:
+				 * slab caches, per-CPU lists and page tables fill while each
+				 * workload runs for the first times (tens of KiB) */
+#define HOST_WARMUP_S	300	/* a host-side series leaves out its first 5 minutes: QEMU's
+				 * RSS and the orchestrator's grow for minutes after the boot
+				 * (guest pages touched a first time, TCG's code buffer, heaps) */
+#define SLAB_IN_TEXT	3	/* caches named in a finding's text */
+
+/* In mhlSoakSeriesNames' order (scenario.c), which soak: {budgets:} names. */
+static const struct {
+	const char *key;	/* in the checkpoint's counters */
+	double scale;		/* to bytes */
+	int sign;		/* +1: growth is the harm; -1: decline is */
+	bool robust;		/* Theil-Sen: its single readings swing */
+	bool dropped_only;	/* only checkpoints that dropped the caches first */
+	bool attribute;		/* name the slab caches that grew */
+	bool host;		/* its first HOST_WARMUP_S left out */
+	uint64_t budget;	/* default: bytes per 24 h */
+	const char *what;
+} seriesDefs[] = {
+	{ "slab_unreclaimable_bytes", 1, +1, false, false, true, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
+	{ "slab_reclaimable_bytes", 1, +1, false, true, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
+	{ "vmalloc_bytes", 1, +1, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
+	{ "page_tables_bytes", 1, +1, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
+	{ "percpu_bytes", 1, +1, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
+	{ "kernel_stack_bytes", 1, +1, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
+	{ "hugetlb_bytes", 1, +1, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
+	{ "mem_free_bytes", 1, -1, true, true, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
+	{ "online_gap_bytes", 1, +1, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
+	{ "qemu_rss_bytes", 1, +1, false, false, false, true, 256ULL << 20, "QEMU's RSS" },
+	{ "orchestrator_rss_kib", 1024, +1, false, false, false, true, 64ULL << 20, "the orchestrator's RSS" },
+	{ "run_dir_bytes", 1, +1, false, false, false, true, 1ULL << 30, "the run directory" },
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(seriesDefs) <= MHL_SOAK_SERIES_MAX);
+
+typedef struct {
+	double cycle, t;	/* t: soak seconds */
+	double y[MHL_SOAK_SERIES_MAX];	/* NAN: not measured */
+	bool dropped;
+} mhlSoakPoint;
+
+void mhlSoakSeriesInit(mhlSoakSeries *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->pts = g_array_new(FALSE, FALSE, sizeof(mhlSoakPoint));
+}
+
+void mhlSoakSeriesClear(mhlSoakSeries *ss)
+{
+	if (ss->pts)
+		g_array_unref(ss->pts);
+	json_object_put(ss->slab_first);
+	json_object_put(ss->slab_last);
+	memset(ss, 0, sizeof(*ss));
+}
+
+const char *mhlSoakSeriesName(size_t i)
+{
+	return i < G_N_ELEMENTS(seriesDefs) ? mhlSoakSeriesNames[i] : NULL;
+}
+
+void mhlSoakSeriesAdd(mhlSoakSeries *ss, int cycle, double t, json_object *counters, bool dropped,
+		      json_object *slabinfo)
+{
+	mhlSoakPoint p = { .cycle = cycle, .t = t, .dropped = dropped };
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
+		json_object *v = mhlJ(counters, seriesDefs[i].key);
+
+		p.y[i] = v && json_object_is_type(v, json_type_int) && (json_object_get_int64(v) >= 0 ||
+			 !strcmp(seriesDefs[i].key, "online_gap_bytes")) ?
+			(double)json_object_get_int64(v) * seriesDefs[i].scale : NAN;
+	}
+	g_array_append_val(ss->pts, p);
+	if (slabinfo) {
+		if (!ss->slab_first) {
+			ss->slab_first = json_object_get(slabinfo);
+			ss->slab_first_cycle = cycle;
+		}
+		json_object_put(ss->slab_last);
+		ss->slab_last = json_object_get(slabinfo);
+		ss->slab_last_cycle = cycle;
+	}
+}
+
+enum { SLAB_ACTIVE, SLAB_NUM, SLAB_OBJSIZE, SLAB_BYTES, SLAB_FIELDS };
+
+static gint64 slabField(json_object *row, size_t i)
+{
+	return row && json_object_is_type(row, json_type_array) && json_object_array_length(row) == SLAB_FIELDS ?
+		json_object_get_int64(json_object_array_get_idx(row, i)) : 0;
+}
+
+static void jsonPut(gpointer o)
+{
+	json_object_put(o);
+}
+
+static int cmpGrowth(const void *a, const void *b)
+{
+	gint64 x = mhlJInt(*(json_object *const *)a, "bytes", 0), y = mhlJInt(*(json_object *const *)b, "bytes", 0);
+
+	return x > y ? -1 : x < y;
+}
+
+json_object *mhlSoakSlabGrowth(json_object *first, json_object *last, size_t max)
+{
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(jsonPut);
+	json_object *out = json_object_new_array();
+	size_t i;
+
+	if (!first || !last)
+		return out;
+	json_object_object_foreach(last, name, row) {
+		json_object *r0 = mhlJ(first, name), *o;
+		gint64 dobj = slabField(row, SLAB_ACTIVE) - slabField(r0, SLAB_ACTIVE);
+		gint64 dslab = slabField(row, SLAB_BYTES) - slabField(r0, SLAB_BYTES);
+
+		if (dobj <= 0)
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "objects", json_object_new_int64(dobj));
+		json_object_object_add(o, "bytes", json_object_new_int64(dobj * slabField(row, SLAB_OBJSIZE)));
+		json_object_object_add(o, "slab_bytes", json_object_new_int64(dslab));
+		json_object_object_add(o, "objsize", json_object_new_int64(slabField(row, SLAB_OBJSIZE)));
+		json_object_object_add(o, "objects_first", json_object_new_int64(slabField(r0, SLAB_ACTIVE)));
+		json_object_object_add(o, "objects_last", json_object_new_int64(slabField(row, SLAB_ACTIVE)));
+		g_ptr_array_add(rows, o);
+	}
+	g_ptr_array_sort(rows, cmpGrowth);
+	for (i = 0; i < rows->len && i < max; i++)
+		json_object_array_add(out, json_object_get(g_ptr_array_index(rows, i)));
+	return out;
+}
+
+/* The points of series @i a fit uses: x (cycles or hours) and y. */
+static size_t seriesPoints(const mhlSoakSeries *ss, size_t i, bool hours, double *x, double *y)
+{
+	double t0 = ss->pts->len ? g_array_index(ss->pts, mhlSoakPoint, 0).t : 0;
+	size_t k, n = 0;
+
+	for (k = 0; k < ss->pts->len; k++) {
+		const mhlSoakPoint *p = &g_array_index(ss->pts, mhlSoakPoint, k);
+
+		if (isnan(p->y[i]) || (seriesDefs[i].dropped_only && !p->dropped) ||
+		    (seriesDefs[i].host && p->t < t0 + HOST_WARMUP_S) || (!seriesDefs[i].host && k < GUEST_WARMUP))
+			continue;
+		x[n] = hours ? p->t / 3600 : p->cycle;
+		y[n++] = p->y[i];
+	}
+	return n;
+}
+
+static int seriesFit(const double *x, const double *y, size_t n, bool robust, mhlTrendFit *f)
+{
+	return robust ? mhlTrendTheilSen(x, y, n, f) : mhlTrendLeastSquares(x, y, n, f);
+}
+
+static json_object *fitJSON(const mhlTrendFit *f)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "slope", json_object_new_double(f->slope));
+	json_object_object_add(o, "lo", json_object_new_double(f->lo));
+	json_object_object_add(o, "hi", json_object_new_double(f->hi));
+	json_object_object_add(o, "intercept", json_object_new_double(f->intercept));
+	return o;
+}
+
+static uint64_t seriesBudget(const mhlScenario *s, size_t i)
+{
+	return s->soak_budget_set[i] ? s->soak_budget[i] : seriesDefs[i].budget;
+}
+
+int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
+		       json_object *findings, json_object *table)
+{
+	size_t i, n = ss->pts->len;
+	g_autofree double *x = g_new(double, n ? n : 1), *y = g_new(double, n ? n : 1);
+	int found = 0;
+
+	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
+		mhlTrendFit fc, fh;
+		size_t np = seriesPoints(ss, i, false, x, y), min = seriesDefs[i].dropped_only ?
+			MIN_POINTS_DROP : MIN_POINTS_ALL;
+		int sign = seriesDefs[i].sign;
+		double proj, first, budget = (double)seriesBudget(s, i);
+		bool sig, over, judged;
+		json_object *row, *f, *caches = NULL;
+		g_autoptr(GString) text = NULL;
+
+		if (np < min || seriesFit(x, y, np, seriesDefs[i].robust, &fc) < 0)
+			continue;
+		first = x[0];
+		seriesPoints(ss, i, true, x, y);
+		if (seriesFit(x, y, np, seriesDefs[i].robust, &fh) < 0)
+			continue;
+		proj = fh.slope * 24 * sign;	/* the harm over the next 24 h, bytes */
+		sig = mhlTrendSignificant(&fh, sign) && mhlTrendSignificant(&fc, sign);
+		over = proj > budget;
+		/* no 24 h projection from the first minutes of a guest */
+		judged = t - g_array_index(ss->pts, mhlSoakPoint, 0).t >= s->soak_judge_after;
+		if (table) {
+			row = json_object_new_object();
+			json_object_object_add(row, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
+			json_object_object_add(row, "points", json_object_new_int((int)np));
+			json_object_object_add(row, "basis", json_object_new_string(
+				seriesDefs[i].dropped_only ? "after_drop_caches" : "every_checkpoint"));
+			json_object_object_add(row, "fit", json_object_new_string(
+				seriesDefs[i].robust ? "theil_sen" : "least_squares"));
+			json_object_object_add(row, "per_cycle", fitJSON(&fc));
+			json_object_object_add(row, "per_hour", fitJSON(&fh));
+			json_object_object_add(row, "projection_24h", json_object_new_double(fh.slope * 24));
+			json_object_object_add(row, "budget_24h", json_object_new_int64((int64_t)budget));
+			json_object_object_add(row, "significant", json_object_new_boolean(sig));
+			json_object_object_add(row, "over_budget", json_object_new_boolean(sig && over));
+			json_object_object_add(row, "judged", json_object_new_boolean(judged));
+			json_object_array_add(table, row);
+		}
+		if (!judged || !sig || !over || (ss->told & (1u << i)))
+			continue;
+		ss->told |= 1u << i;
+		found++;
+		text = g_string_new(NULL);
+		g_string_printf(text, "%s %s %.0f bytes/cycle (95%% CI %.0f..%.0f), %.0f bytes/hour (95%% CI %.0f..%.0f): %.1f MiB in 24 h, over its budget of %.1f MiB (%s fit of %zu points, cycles %.0f..%.0f)",
+				seriesDefs[i].what, sign > 0 ? "grows" : "falls", fc.slope * sign,
+				sign > 0 ? fc.lo : -fc.hi, sign > 0 ? fc.hi : -fc.lo, fh.slope * sign,
+				sign > 0 ? fh.lo : -fh.hi, sign > 0 ? fh.hi : -fh.lo, proj / (1 << 20),
+				budget / (1 << 20), seriesDefs[i].robust ? "Theil-Sen" : "least-squares", np,
+				first, (double)cycle);
+		if (seriesDefs[i].attribute) {
+			size_t k;
+
+			caches = mhlSoakSlabGrowth(ss->slab_first, ss->slab_last, MHL_SOAK_SLAB_ROWS);
+			g_string_append_printf(text, "; slab caches grown from cycle %d to %d: ", ss->slab_first_cycle,
+					       ss->slab_last_cycle);
+			for (k = 0; k < json_object_array_length(caches) && k < SLAB_IN_TEXT; k++) {
+				json_object *c = json_object_array_get_idx(caches, k);
+
+				g_string_append_printf(text, "%s%s +%" G_GINT64_FORMAT " objects +%" G_GINT64_FORMAT " bytes",
+						       k ? ", " : "", mhlJStr(c, "name", "?"), mhlJInt(c, "objects", 0),
+						       mhlJInt(c, "bytes", 0));
+			}
+			if (!json_object_array_length(caches))
+				g_string_append(text, "none (no slabinfo yet, or no cache grew)");
+		}
+		f = json_object_new_object();
+		json_object_object_add(f, MHL_K_T, json_object_new_double(t));
+		json_object_object_add(f, MHL_K_CYCLE, json_object_new_int(cycle));
+		json_object_object_add(f, MHL_K_KIND, json_object_new_string("trend"));
+		json_object_object_add(f, MHL_K_TEXT, json_object_new_string(text->str));
+		json_object_object_add(f, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
+		if (caches)
+			json_object_object_add(f, MHL_K_CACHES, caches);
+		json_object_array_add(findings, f);
+	}
+	return found;
+}

@@ -1,0 +1,244 @@
+/*
+ * grid.c - the first screen of a matrix run's index.html (docs/reports.md,
+ * "The grid"): rows and columns from the matrix axes, each cell a trial's
+ * verdict colour and its one number, linking to the trial's section.
+ *
+ * Columns: the kernel and policy axes (the parameters `kernel` and
+ * `policy`, or the record's pin_policy when it varies) when there are any,
+ * else the first parameter axis. Rows: the scenario's name and every other
+ * axis's value. Everything from a record is escaped (g_markup_printf_escaped).
+ */
+#include <glib.h>
+
+#include <string.h>
+
+#include "reports/report.h"
+#include "util.h"
+
+/* An axis value: parameters.KEY, or the record's own pin_policy for the implicit axis. */
+static const char *gridValue(json_object *rec, const char *key)
+{
+	json_object *v = mhlJ(mhlJ(rec, MHL_K_PARAMETERS), key);
+
+	if (!v && !strcmp(key, "pin_policy"))
+		return mhlJStr(rec, MHL_K_PIN_POLICY, "–");
+	return v ? json_object_get_string(v) : "–";
+}
+
+static guint gridIndex(GPtrArray *a, const char *s)
+{
+	guint i;
+
+	if (!g_ptr_array_find_with_equal_func(a, s, g_str_equal, &i)) {
+		i = a->len;
+		g_ptr_array_add(a, g_strdup(s));
+	}
+	return i;
+}
+
+static gint gridStrCmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+double mhlTrialUnplugFraction(json_object *rec)
+{
+	json_object *tl = mhlJ(rec, MHL_K_TIMELINE), *nodes = mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES));
+	gint64 plugged, requested = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1);
+	gint64 reached = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
+	gint64 node = -1;
+	size_t i;
+
+	for (i = 0; tl && json_object_is_type(tl, json_type_array) && i < json_object_array_length(tl); i++) {
+		json_object *e = json_object_array_get_idx(tl, i);
+
+		if (!strcmp(mhlJStr(e, MHL_K_SOURCE, ""), "request"))
+			node = mhlJInt(e, MHL_K_NODE, -1);
+	}
+	if (node < 0 || !nodes || !json_object_is_type(nodes, json_type_array) ||
+	    (size_t)node >= json_object_array_length(nodes))
+		return -1;
+	plugged = mhlJInt(json_object_array_get_idx(nodes, (size_t)node), "virtio_mem_requested_bytes", -1);
+	if (plugged <= 0 || requested < 0 || reached < 0 || requested >= plugged)
+		return -1;
+	return CLAMP((double)(plugged - MIN(reached, plugged)) / (double)(plugged - requested), 0.0, 1.0);
+}
+
+char *mhlGridNumber(json_object *rec)
+{
+	mhlSummary m;
+
+	mhlSummaryRead(rec, &m);
+	if (m.requested_bytes >= 0 && m.reached_bytes >= 0)
+		return g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " MiB", m.reached_bytes >> 20,
+				       m.requested_bytes >> 20);
+	if (m.pins_failed >= 0)
+		return g_strdup_printf("%" G_GINT64_FORMAT " pin%s failed", m.pins_failed, m.pins_failed == 1 ? "" : "s");
+	return g_strdup("–");
+}
+
+#define MHL_GRID_MAX_COL_AXES 3	/* kernel, policy, pin_policy */
+
+/* A column: its label and its values' ranks on each column axis (first seen; series before baseline). */
+typedef struct {
+	guint rank[MHL_GRID_MAX_COL_AXES];
+	guint index;	/* in cols */
+} gridCol;
+
+static gint gridColumnCmp(gconstpointer a, gconstpointer b)
+{
+	const gridCol *x = a, *y = b;
+	guint k;
+
+	for (k = 0; k < MHL_GRID_MAX_COL_AXES; k++)
+		if (x->rank[k] != y->rank[k])
+			return x->rank[k] < y->rank[k] ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The columns' display order from their ranks. */
+static guint *gridColumnOrder(GArray *ranks)
+{
+	guint *order = g_new(guint, ranks->len + 1), i;
+
+	g_array_sort(ranks, gridColumnCmp);
+	for (i = 0; i < ranks->len; i++)
+		order[i] = g_array_index(ranks, gridCol, i).index;
+	return order;
+}
+
+bool mhlHtmlGrid(GString *out, const mhlRun *run)
+{
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) colKeys = g_ptr_array_new();	/* borrowed from keys */
+	g_autoptr(GPtrArray) rowKeys = g_ptr_array_new();
+	g_autoptr(GPtrArray) policies = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) cols = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GString) notes = g_string_new(NULL);
+	GPtrArray *colVals[MHL_GRID_MAX_COL_AXES] = { NULL };
+	g_autofree guint *order = NULL;
+	g_autoptr(GArray) ranks = g_array_new(FALSE, TRUE, sizeof(gridCol));
+	guint i, r, c, n = 0;
+
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i];
+
+		if (!mhlRecordHasParameters(rec))
+			continue;
+		n++;
+		gridIndex(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "–"));
+		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
+			(void)v;
+			gridIndex(keys, k);
+		}
+	}
+	if (n < 2)
+		return false;
+	g_ptr_array_sort(keys, gridStrCmp);
+	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
+		gridIndex(keys, "pin_policy");
+	for (i = 0; i < keys->len; i++)
+		if (!strcmp(keys->pdata[i], "kernel") || !strcmp(keys->pdata[i], "policy") ||
+		    !strcmp(keys->pdata[i], "pin_policy"))
+			g_ptr_array_add(colKeys, keys->pdata[i]);
+	if (!colKeys->len)
+		g_ptr_array_add(colKeys, keys->pdata[0]);
+	while (colKeys->len > MHL_GRID_MAX_COL_AXES)
+		g_ptr_array_remove_index(colKeys, colKeys->len - 1);
+	for (i = 0; i < keys->len; i++)
+		if (!g_ptr_array_find(colKeys, keys->pdata[i], NULL))
+			g_ptr_array_add(rowKeys, keys->pdata[i]);
+	/* each column axis's values in the order first seen; the policies series first, as the conformance table */
+	for (i = 0; i < colKeys->len; i++) {
+		colVals[i] = g_ptr_array_new_with_free_func(g_free);
+		if (strcmp(colKeys->pdata[i], "kernel")) {
+			gridIndex(colVals[i], "series");
+			gridIndex(colVals[i], "baseline");
+		}
+	}
+
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i];
+		g_autoptr(GString) rk = g_string_new(NULL), ck = g_string_new(NULL);
+		g_autofree char *key = NULL;
+		gridCol gc = { { 0 }, 0 };
+		guint k;
+
+		if (!mhlRecordHasParameters(rec))
+			continue;
+		if (mhlJStr(rec, MHL_K_SCENARIO_NAME, NULL)) {
+			g_string_append(rk, mhlJStr(rec, MHL_K_SCENARIO_NAME, ""));
+		} else {	/* a record from before scenario_name: its file's name */
+			g_autofree char *scn = mhlTrialScenarioName(rec);
+
+			g_string_append(rk, scn);
+		}
+		for (k = 0; k < rowKeys->len; k++)
+			if (mhlJ(mhlJ(rec, MHL_K_PARAMETERS), rowKeys->pdata[k]))
+				g_string_append_printf(rk, " %s=%s", (char *)rowKeys->pdata[k],
+						       gridValue(rec, rowKeys->pdata[k]));
+		for (k = 0; k < colKeys->len; k++) {
+			const char *val = gridValue(rec, colKeys->pdata[k]);
+
+			g_string_append_printf(ck, "%s%s", k ? " " : "", val);
+			gc.rank[k] = gridIndex(colVals[k], val);
+		}
+		r = gridIndex(rows, rk->str);
+		c = gridIndex(cols, ck->str);
+		if (c == ranks->len) {
+			gc.index = c;
+			g_array_append_val(ranks, gc);
+		}
+		key = g_strdup_printf("%u,%u", r, c);
+		/* the first record of a cell wins (a resumed run may have two) */
+		if (!g_hash_table_contains(cells, key))
+			g_hash_table_insert(cells, g_steal_pointer(&key), GUINT_TO_POINTER(i + 1));
+	}
+
+	order = gridColumnOrder(ranks);
+	g_string_append(out, "<h2 id=grid>Matrix</h2>\n<table class=grid>\n<tr><th>");
+	for (i = 0; i < rowKeys->len + 1; i++)
+		mhlHtmlf(out, "%s%s", i ? " · " : "", i ? (char *)rowKeys->pdata[i - 1] : "scenario");
+	g_string_append(out, " \\ ");
+	for (i = 0; i < colKeys->len; i++)
+		mhlHtmlf(out, "%s%s", i ? " · " : "", (char *)colKeys->pdata[i]);
+	g_string_append(out, "</th>");
+	for (c = 0; c < cols->len; c++)
+		mhlHtmlf(out, "<th>%s</th>", (char *)cols->pdata[order[c]]);
+	g_string_append(out, "</tr>\n");
+	for (r = 0; r < rows->len; r++) {
+		mhlHtmlf(out, "<tr><th>%s</th>", (char *)rows->pdata[r]);
+		for (c = 0; c < cols->len; c++) {
+			g_autofree char *key = g_strdup_printf("%u,%u", r, order[c]);
+			guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(cells, key));
+			json_object *rec;
+			g_autofree char *num = NULL;
+			const char *v, *why;
+
+			if (!idx) {
+				g_string_append(out, "<td class=none>not run</td>");
+				continue;
+			}
+			rec = run->trials->pdata[idx - 1];
+			v = mhlJStr(rec, MHL_K_VERDICT, "?");
+			why = mhlJStr(rec, MHL_K_REASON, NULL);
+			num = mhlGridNumber(rec);
+			mhlHtmlf(out, "<td class='%s'><a href='#t%u' title='%s'><b>%s</b> %s</a></td>",
+			      mhlVerdictOf(rec) < MHL_VERDICT_LAST ? v : "unknown", idx,
+			      why ? why : mhlJStr(rec, MHL_K_TRIAL, ""), v, num);
+			if (why && mhlVerdictOf(rec) != MHL_VERDICT_PASS)
+				mhlHtmlf(notes, "<li><a href='#t%u'>%s</a> (%s, %s): <b>%s</b>: %s</li>\n", idx,
+				      (char *)rows->pdata[r], (char *)cols->pdata[order[c]], mhlJStr(rec, MHL_K_TRIAL, ""), v, why);
+		}
+		g_string_append(out, "</tr>\n");
+	}
+	g_string_append(out, "</table>\n<p class=note>Each cell: the verdict and reached/requested MiB of the "
+			"unplug (pins failed where the trial resized nothing); it links to the trial.</p>\n");
+	if (notes->len)
+		g_string_append_printf(out, "<ul class=reasons>\n%s</ul>\n", notes->str);
+	for (i = 0; i < colKeys->len; i++)
+		g_ptr_array_unref(colVals[i]);
+	return true;
+}

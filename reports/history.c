@@ -1,0 +1,390 @@
+/*
+ * history.c - `memhp-lab report --history DIR...` (docs/reports.md,
+ * "History across runs"): per trial id its verdict and key numbers in each
+ * run, oldest first, with regressions marked, as one HTML page and one JSON
+ * summary in the newest run's report/ directory.
+ *
+ * The rule, stated once here and in the page: a verdict regresses when a
+ * run's verdict does not let a run pass (fail, xpass, error, interrupted,
+ * lost) and the trial's previous verdict did (pass, skip, xfail). A number
+ * regresses when it is worse than the median of the trial's earlier runs by
+ * more than its spread, max(3 x 1.4826 x MAD, 10 % of the median, the
+ * metric's floor), with at least two earlier values. Everything from a record
+ * is escaped.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "reports/report.h"
+#include "util.h"
+
+typedef struct {
+	const char *name;	/* JSON key and row label */
+	const char *unit;
+	bool higher_better;
+	double floor;		/* a change smaller than this is never a regression */
+} histMetric;
+
+enum { HM_REACHED, HM_CONVERGE, HM_PIN, HM_CPH, HM_FINDINGS, HM_LAST };
+
+static const histMetric metrics[HM_LAST] = {
+	[HM_REACHED] = { "reached_mib", "MiB", false, 2 },
+	[HM_CONVERGE] = { "seconds_to_converge", "s", false, 0.5 },
+	[HM_PIN] = { "pin_s", "s", false, 0.05 },
+	[HM_CPH] = { "cycles_per_hour", "/h", true, 1 },
+	[HM_FINDINGS] = { "findings", "", false, 0.5 },
+};
+
+const char mhlHistoryRule[] =
+	"a verdict regresses when it fails a run (fail, xpass, error, interrupted, lost) and the trial's "
+	"previous verdict did not; a number regresses when it is worse than the median of the trial's "
+	"earlier runs by more than max(3 x 1.4826 x MAD, 10 % of the median, the metric's floor: "
+	"reached 2 MiB, converge 0.5 s, pin 0.05 s, cycles/h 1, findings 0.5), with two or more earlier runs";
+
+/* The record's value of metric @m; NAN when it has none. */
+static double histValue(json_object *rec, int m)
+{
+	mhlSummary s;
+
+	mhlSummaryRead(rec, &s);
+	switch (m) {
+	case HM_REACHED:
+		return s.reached_bytes >= 0 ? s.reached_bytes / 1048576.0 : NAN;
+	case HM_CONVERGE:
+		return s.seconds_to_converge >= 0 ? s.seconds_to_converge : NAN;
+	case HM_PIN:
+		return mhlTrialPinSeconds(rec) >= 0 ? mhlTrialPinSeconds(rec) : NAN;
+	case HM_CPH:
+		return s.cycles_per_hour >= 0 ? s.cycles_per_hour : NAN;
+	case HM_FINDINGS:
+	default:
+		return s.findings >= 0 ? (double)s.findings : NAN;
+	}
+}
+
+static gint dblCmp(gconstpointer a, gconstpointer b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(GArray *v)
+{
+	g_autoptr(GArray) c = g_array_copy(v);
+
+	g_array_sort(c, dblCmp);
+	if (c->len % 2)
+		return g_array_index(c, double, c->len / 2);
+	return (g_array_index(c, double, c->len / 2 - 1) + g_array_index(c, double, c->len / 2)) / 2;
+}
+
+static double mad(GArray *v, double med)
+{
+	g_autoptr(GArray) d = g_array_sized_new(FALSE, FALSE, sizeof(double), v->len);
+	guint i;
+
+	for (i = 0; i < v->len; i++) {
+		double x = fabs(g_array_index(v, double, i) - med);
+
+		g_array_append_val(d, x);
+	}
+	return median(d);
+}
+
+/* The start of a run: its earliest record's `started`, for the order; "" without one. */
+static const char *runStarted(const mhlRun *run)
+{
+	const char *first = NULL;
+	guint i;
+
+	for (i = 0; i < run->trials->len; i++) {
+		const char *s = mhlJStr(run->trials->pdata[i], MHL_K_STARTED, NULL);
+
+		if (s && (!first || strcmp(s, first) < 0))
+			first = s;
+	}
+	return first ? first : "";
+}
+
+static gint runOrder(gconstpointer a, gconstpointer b)
+{
+	const mhlRun *x = *(mhlRun *const *)a, *y = *(mhlRun *const *)b;
+	int c = strcmp(runStarted(x), runStarted(y));
+
+	return c ? c : strcmp(x->dir, y->dir);
+}
+
+static bool isRunDir(const char *dir)
+{
+	g_autofree char *t = g_build_filename(dir, "trials.jsonl", NULL);
+
+	return g_file_test(t, G_FILE_TEST_IS_REGULAR);
+}
+
+GPtrArray *mhlHistoryLoad(char **dirs, int n)
+{
+	g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlRunFree);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		g_autofree char *abs = g_canonicalize_filename(dirs[i], NULL);
+		g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GDir) d = NULL;
+		const char *e;
+		guint k;
+
+		if (isRunDir(abs)) {
+			mhlRun *r = mhlRunLoad(abs);
+
+			if (!r)
+				return NULL;
+			g_ptr_array_add(runs, r);
+			continue;
+		}
+		if (!(d = g_dir_open(abs, 0, NULL))) {
+			mhlError("report --history: '%s' is neither a run directory (no trials.jsonl) nor a directory of runs",
+				 dirs[i]);
+			return NULL;
+		}
+		while ((e = g_dir_read_name(d)))
+			g_ptr_array_add(names, g_build_filename(abs, e, NULL));
+		g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+		for (k = 0; k < names->len; k++) {
+			mhlRun *r;
+
+			if (!g_file_test(names->pdata[k], G_FILE_TEST_IS_DIR) || !isRunDir(names->pdata[k]))
+				continue;
+			if (!(r = mhlRunLoad(names->pdata[k]))) {
+				/* an aborted nightly (an empty trials.jsonl) is no reason to lose the page */
+				fprintf(stderr, "memhp-lab: warning: report --history: %s; skipped\n", mhlErrorLast());
+				mhlErrorReset();
+				continue;
+			}
+			g_ptr_array_add(runs, r);
+		}
+	}
+	if (!runs->len) {
+		mhlError("report --history: no run directory (with a trials.jsonl) in %d director%s given",
+			 n, n == 1 ? "y" : "ies");
+		return NULL;
+	}
+	g_ptr_array_sort(runs, runOrder);
+	return g_steal_pointer(&runs);
+}
+
+/* The record of trial @id in @run, the last one when a resumed run has two; NULL if none. */
+static json_object *runTrial(const mhlRun *run, const char *id)
+{
+	json_object *found = NULL;
+	guint i;
+
+	for (i = 0; i < run->trials->len; i++)
+		if (!strcmp(mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, ""), id))
+			found = run->trials->pdata[i];
+	return found;
+}
+
+static const char *const histCss =
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:90em}"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+	"th{background:#f0f0f0}.pass{background:#c8e6c9}.fail{background:#ef9a9a}.error{background:#ffcc80}"
+	".interrupted,.lost,.unknown{background:#e0e0e0}.skip{background:#e3f2fd}.xfail{background:#d1c4e9}"
+	".xpass{background:#f48fb1}td.regression{outline:3px solid #b71c1c;font-weight:bold}.note{color:#666}";
+
+/*
+ * One trial's row group: its verdicts and numbers per run, regressions
+ * marked in @html and listed in @jtrial. Returns the regressions in the
+ * newest run.
+ */
+static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, const char *id)
+{
+	json_object *points = json_object_new_array(), *regs = json_object_new_array();
+	g_autofree json_object **recs = g_new0(json_object *, runs->len + 1);
+	g_autofree bool *vreg = g_new0(bool, runs->len + 1);
+	g_autofree bool *nreg = g_new0(bool, (runs->len + 1) * HM_LAST);
+	g_autoptr(GPtrArray) why = g_ptr_array_new_with_free_func(g_free);
+	bool has[HM_LAST] = { false };
+	guint r, latest = 0;
+	int m, prev = -1, nrows = 0;
+
+	for (r = 0; r < runs->len; r++)
+		recs[r] = runTrial(runs->pdata[r], id);
+	for (r = 0; r < runs->len; r++) {
+		json_object *p, *rec = recs[r];
+		mhlVerdict v;
+
+		if (!rec)
+			continue;
+		v = mhlVerdictOf(rec);
+		p = json_object_new_object();
+		json_object_object_add(p, "run", json_object_new_int((int)r));
+		json_object_object_add(p, MHL_K_VERDICT, json_object_new_string(mhlJStr(rec, MHL_K_VERDICT, "?")));
+		if (prev >= 0 && mhlVerdictOk((mhlVerdict)prev) && !mhlVerdictOk(v)) {
+			json_object *g = json_object_new_object();
+			char *w = g_strdup_printf("verdict %s -> %s", mhlVerdictNames[prev],
+						  v < MHL_VERDICT_LAST ? mhlVerdictNames[v] : "?");
+
+			vreg[r] = true;
+			json_object_object_add(g, "run", json_object_new_int((int)r));
+			json_object_object_add(g, "what", json_object_new_string(w));
+			json_object_array_add(regs, g);
+			g_ptr_array_add(why, w);
+			latest += r == runs->len - 1;
+		}
+		prev = v < MHL_VERDICT_LAST ? (int)v : (int)MHL_VERDICT_ERROR;
+		for (m = 0; m < HM_LAST; m++) {
+			double x = histValue(rec, m);
+			g_autoptr(GArray) earlier = g_array_new(FALSE, FALSE, sizeof(double));
+			guint k;
+
+			if (isnan(x))
+				continue;
+			json_object_object_add(p, metrics[m].name, json_object_new_double(x));
+			for (k = 0; k < r; k++) {
+				double e = recs[k] ? histValue(recs[k], m) : NAN;
+
+				if (!isnan(e))
+					g_array_append_val(earlier, e);
+			}
+			if (earlier->len >= 2) {
+				double med = median(earlier), spread = MAX(MAX(3 * 1.4826 * mad(earlier, med),
+								       0.1 * fabs(med)), metrics[m].floor);
+				double worse = metrics[m].higher_better ? med - x : x - med;
+
+				if (worse > spread) {
+					json_object *g = json_object_new_object();
+					char *w = g_strdup_printf("%s %g %s, earlier median %g ± %g", metrics[m].name, x,
+								  metrics[m].unit, med, spread);
+
+					nreg[r * HM_LAST + m] = true;
+					json_object_object_add(g, "run", json_object_new_int((int)r));
+					json_object_object_add(g, "what", json_object_new_string(w));
+					json_object_object_add(g, "metric", json_object_new_string(metrics[m].name));
+					json_object_object_add(g, "value", json_object_new_double(x));
+					json_object_object_add(g, "median", json_object_new_double(med));
+					json_object_object_add(g, "spread", json_object_new_double(spread));
+					json_object_array_add(regs, g);
+					g_ptr_array_add(why, w);
+					latest += r == runs->len - 1;
+				}
+			}
+		}
+		json_object_array_add(points, p);
+	}
+	json_object_object_add(jtrial, MHL_K_TRIAL, json_object_new_string(id));
+	json_object_object_add(jtrial, "points", points);
+	json_object_object_add(jtrial, "regressions", regs);
+
+	/* only the numbers the trial has in some run */
+	for (m = 0; m < HM_LAST; m++)
+		for (r = 0; r < runs->len; r++)
+			if (recs[r] && !isnan(histValue(recs[r], m))) {
+				has[m] = true;
+				nrows++;
+				break;
+			}
+	mhlHtmlf(html, "<tr><th rowspan=%d id='%s'>%s%s</th><th>verdict</th>", nrows + 1, id, id,
+	      json_object_array_length(regs) ? " (regressed)" : "");
+	for (r = 0; r < runs->len; r++) {
+		const char *v = recs[r] ? mhlJStr(recs[r], MHL_K_VERDICT, "?") : NULL;
+
+		if (!v)
+			g_string_append(html, "<td class=note>–</td>");
+		else
+			mhlHtmlf(html, "<td class='%s%s' title='%s'>%s</td>",
+			      mhlVerdictOf(recs[r]) < MHL_VERDICT_LAST ? v : "unknown", vreg[r] ? " regression" : "",
+			      mhlJStr(recs[r], MHL_K_REASON, ""), v);
+	}
+	g_string_append(html, "</tr>\n");
+	for (m = 0; m < HM_LAST; m++) {
+		if (!has[m])
+			continue;
+		mhlHtmlf(html, "<tr><th>%s%s%s</th>", metrics[m].name, *metrics[m].unit ? ", " : "", metrics[m].unit);
+		for (r = 0; r < runs->len; r++) {
+			double x = recs[r] ? histValue(recs[r], m) : NAN;
+
+			if (isnan(x))
+				g_string_append(html, "<td class=note>–</td>");
+			else
+				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[r * HM_LAST + m] ? " class=regression" : "",
+						       m == HM_PIN ? 3 : m == HM_CONVERGE ? 2 : m == HM_CPH ? 1 : 0, x);
+		}
+		g_string_append(html, "</tr>\n");
+	}
+	return latest;
+}
+
+int mhlReportHistory(GPtrArray *runs, guint *regressions)
+{
+	const mhlRun *newest = runs->pdata[runs->len - 1];
+	g_autofree char *outdir = g_build_filename(newest->dir, "report", NULL);
+	g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(json_object) doc = json_object_new_object();
+	json_object *jruns = json_object_new_array(), *jtrials = json_object_new_array();
+	g_autoptr(GString) html = g_string_new(NULL), table = g_string_new(NULL);
+	const char *json;
+	guint r, i, total = 0;
+
+	*regressions = 0;
+	for (r = 0; r < runs->len; r++) {
+		const mhlRun *run = runs->pdata[r];
+		json_object *o = json_object_new_object();
+
+		for (i = 0; i < run->trials->len; i++) {
+			const char *id = mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, "");
+
+			if (!g_ptr_array_find_with_equal_func(ids, id, g_str_equal, NULL))
+				g_ptr_array_add(ids, g_strdup(id));
+		}
+		json_object_object_add(o, "dir", json_object_new_string(run->dir));
+		json_object_object_add(o, MHL_K_STARTED, json_object_new_string(runStarted(run)));
+		json_object_object_add(o, "trials", json_object_new_int((int)run->trials->len));
+		json_object_array_add(jruns, o);
+	}
+	g_string_append(table, "<table>\n<tr><th>trial</th><th></th>");
+	for (r = 0; r < runs->len; r++) {
+		const mhlRun *run = runs->pdata[r];
+		g_autofree char *name = g_path_get_basename(run->dir);
+
+		mhlHtmlf(table, "<th>%u: %s<br><span class=note>%s</span></th>", r + 1, name, runStarted(run));
+	}
+	g_string_append(table, "</tr>\n");
+	for (i = 0; i < ids->len; i++) {
+		json_object *t = json_object_new_object();
+		guint latest = histTrial(table, t, runs, ids->pdata[i]);
+
+		total += json_object_array_length(json_object_object_get(t, "regressions"));
+		*regressions += latest;
+		json_object_array_add(jtrials, t);
+	}
+	g_string_append(table, "</table>\n");
+	json_object_object_add(doc, "rule", json_object_new_string(mhlHistoryRule));
+	json_object_object_add(doc, "runs", jruns);
+	json_object_object_add(doc, "regressions", json_object_new_int((int)total));
+	json_object_object_add(doc, "regressions_in_newest_run", json_object_new_int((int)*regressions));
+	json_object_object_add(doc, "trials", jtrials);
+
+	mhlHtmlf(html, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab history: %u run(s)</title>\n",
+	      runs->len);
+	g_string_append_printf(html, "<style>%s</style>\n</head>\n<body>\n", histCss);
+	g_string_append_printf(html, "<h1>memhp-lab history: %u run(s), %u trial id(s)</h1>\n", runs->len, ids->len);
+	g_string_append_printf(html, "<p><b>%u regression(s)</b>, %u in the newest run (the exit status gates on those). "
+			       "Runs oldest first; <a href='history.json'>history.json</a>.</p>\n", total, *regressions);
+	mhlHtmlf(html, "<p class=note>Rule: %s.</p>\n", mhlHistoryRule);
+	g_string_append(html, table->str);
+	g_string_append(html, "</body>\n</html>\n");
+	if (g_mkdir_with_parents(outdir, 0755) < 0) {
+		mhlError("report --history: cannot create '%s': %s", outdir, g_strerror(errno));
+		return -1;
+	}
+	json = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (mhlReportFileWrite(outdir, "history.json", json, (gssize)strlen(json)) < 0 ||
+	    mhlReportFileWrite(outdir, "history.html", html->str, (gssize)html->len) < 0)
+		return -1;
+	return 0;
+}

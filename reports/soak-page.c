@@ -1,0 +1,337 @@
+/*
+ * soak-page.c - a soak's own page, RUN_DIR/report/soak.html (docs/soak.md,
+ * "The report"): each memory series of the soak's last guest over cycles
+ * from checkpoints.jsonl, with the line its trend judgement fitted (the
+ * record's soak.trends), the trend findings, and the slab caches that grew
+ * between the first and the last slabinfo. Self-contained like index.html:
+ * inline CSS and SVG, no script; the plots are drawn by gnuplot from one
+ * script run once (argv, no shell), every record string reaching gnuplot
+ * single-quoted (mhlGnuplotString) and every number printed by us. The
+ * trial's section in index.html gets the findings and a link to the page.
+ */
+#include <glib.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "reports/report.h"
+#include "util.h"
+
+#define SOAK_PLOT_W 760
+#define SOAK_PLOT_H 260
+#define SOAK_POINTS_MAX 2000	/* points per plot; more are thinned evenly */
+#define SOAK_LINES_MAX 1000000	/* checkpoints read */
+#define SOAK_PAGE "soak.html"
+
+/* The series plotted, as the checkpoints' counters name them (series.c in soak/). */
+static const struct {
+	const char *series;	/* in soak.trends */
+	const char *key;	/* in counters */
+	double scale;		/* to bytes */
+	bool dropped_only;
+	const char *title;
+} soakPlots[] = {
+	{ "slab_unreclaimable_bytes", "slab_unreclaimable_bytes", 1, false, "unreclaimable slab (SUnreclaim)" },
+	{ "slab_reclaimable_bytes", "slab_reclaimable_bytes", 1, true, "reclaimable slab after drop_caches" },
+	{ "mem_free_bytes", "mem_free_bytes", 1, true, "guest free memory after drop_caches" },
+	{ "vmalloc_bytes", "vmalloc_bytes", 1, false, "vmalloc" },
+	{ "page_tables_bytes", "page_tables_bytes", 1, false, "page tables" },
+	{ "percpu_bytes", "percpu_bytes", 1, false, "per-CPU memory" },
+	{ "kernel_stack_bytes", "kernel_stack_bytes", 1, false, "kernel stacks" },
+	{ "qemu_rss_bytes", "qemu_rss_bytes", 1, false, "QEMU's RSS" },
+	{ "orchestrator_rss_bytes", "orchestrator_rss_kib", 1024, false, "the orchestrator's RSS" },
+	{ "run_dir_bytes", "run_dir_bytes", 1, false, "the run directory" },
+};
+
+static void jsonPut(gpointer o)
+{
+	json_object_put(o);
+}
+
+/* The checkpoints of the soak's last segment (the guest the trends are of), in file order. */
+static GPtrArray *soakCheckpoints(const mhlRun *run)
+{
+	g_autofree char *path = g_build_filename(run->dir, "checkpoints.jsonl", NULL);
+	g_autofree char *text = mhlFileRead(path, NULL);
+	GPtrArray *cps = g_ptr_array_new_with_free_func(jsonPut);
+	g_auto(GStrv) lines = NULL;
+	gint64 seg = -1;
+	size_t i;
+
+	mhlErrorReset();	/* no checkpoints: a page without plots */
+	if (!text)
+		return cps;
+	lines = g_strsplit(text, "\n", SOAK_LINES_MAX);
+	for (i = 0; lines[i]; i++) {
+		json_object *cp = json_tokener_parse(lines[i]);
+
+		if (!cp || !json_object_is_type(cp, json_type_object) ||
+		    !json_object_is_type(mhlJ(cp, MHL_K_COUNTERS), json_type_object)) {
+			json_object_put(cp);
+			continue;
+		}
+		if (mhlJInt(cp, MHL_K_SEGMENT, 0) != seg) {
+			g_ptr_array_set_size(cps, 0);
+			seg = mhlJInt(cp, MHL_K_SEGMENT, 0);
+		}
+		g_ptr_array_add(cps, cp);
+	}
+	return cps;
+}
+
+/* The row of soak.trends for @series, or NULL. */
+static json_object *trendRow(json_object *rec, const char *series)
+{
+	json_object *t = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_TRENDS));
+	size_t i;
+
+	for (i = 0; t && json_object_is_type(t, json_type_array) && i < json_object_array_length(t); i++) {
+		json_object *r = json_object_array_get_idx(t, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_SERIES, ""), series))
+			return r;
+	}
+	return NULL;
+}
+
+/* One plot per series with points; its name into @names. */
+static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_object *rec)
+{
+	size_t i, k;
+
+	for (i = 0; i < G_N_ELEMENTS(soakPlots); i++) {
+		g_autoptr(GString) data = g_string_new(NULL);
+		json_object *row = trendRow(rec, soakPlots[i].series);
+		g_autofree char *title = NULL, *q = NULL;
+		size_t n = 0, step = cps->len / SOAK_POINTS_MAX + 1;
+
+		for (k = 0; k < cps->len; k += step) {
+			json_object *cp = cps->pdata[k], *v = mhlJ(mhlJ(cp, MHL_K_COUNTERS), soakPlots[i].key);
+
+			if (!v || !json_object_is_type(v, json_type_int) ||
+			    (soakPlots[i].dropped_only && !json_object_get_boolean(mhlJ(cp, MHL_K_DROPPED))))
+				continue;
+			g_string_append_printf(data, "%" G_GINT64_FORMAT " %.6f\n", mhlJInt(cp, MHL_K_CYCLE, 0),
+					       (double)json_object_get_int64(v) * soakPlots[i].scale / (1 << 20));
+			n++;
+		}
+		if (n < 2)
+			continue;
+		g_ptr_array_add(names, g_strdup_printf("s%zu", i));
+		title = g_strdup_printf("%s, MiB over cycles%s", soakPlots[i].title,
+					soakPlots[i].dropped_only ? " (checkpoints after drop_caches)" : "");
+		q = mhlGnuplotString(title);
+		g_string_append_printf(sc, "\nreset\nset output 's%zu.svg'\nset title %s noenhanced\n"
+				       "set grid lc rgb '#dddddd'\nset xlabel 'cycle'\nset ylabel 'MiB'\nset key top left\n"
+				       "$d%zu << EOD\n%sEOD\n", i, q, i, data->str);
+		g_string_append_printf(sc, "plot $d%zu using 1:2 with points pt 7 ps 0.4 lc rgb '#1f77b4' title 'measured'", i);
+		if (row) {
+			double b = mhlJDbl(row, "per_cycle.slope", 0), a = mhlJDbl(row, "per_cycle.intercept", 0);
+			g_autofree char *fit = g_strdup_printf("%s: %.0f bytes/cycle%s",
+				!strcmp(mhlJStr(row, "fit", ""), "theil_sen") ? "Theil-Sen" : "least squares", b,
+				json_object_get_boolean(mhlJ(row, "over_budget")) ? ", FINDING" : "");
+			g_autofree char *fq = mhlGnuplotString(fit);
+
+			if (isfinite(a) && isfinite(b))
+				g_string_append_printf(sc, ", (%.6f + %.9f * x) / 1048576 with lines lw 2 lc rgb '#d62728' title %s noenhanced",
+						       a, b, fq);
+		}
+		g_string_append_c(sc, '\n');
+	}
+}
+
+/* Run the script in a new directory under @outdir; the directory, or NULL + mhlError. */
+static char *soakPlotsRender(const char *outdir, GString *sc)
+{
+	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
+	g_autofree char *dir = g_build_filename(outdir, ".soak-plots-XXXXXX", NULL);
+	g_autofree char *script = NULL, *errout = NULL;
+	g_autoptr(GError) err = NULL;
+	int status = 0;
+
+	if (!g_mkdtemp(dir)) {
+		mhlError("report: soak page: cannot create a plot directory under '%s': %s", outdir,
+			 g_strerror(errno));
+		return NULL;
+	}
+	script = g_build_filename(dir, "soak.gp", NULL);
+	if (!g_file_set_contents(script, sc->str, sc->len, &err)) {
+		mhlError("report: soak page: cannot write '%s': %s", script, err->message);
+		mhlRemoveTree(dir);
+		return NULL;
+	}
+	{
+		char *argv[] = { (char *)gnuplot, script, NULL };
+
+		if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+				  NULL, &errout, &status, &err) || !g_spawn_check_wait_status(status, &err)) {
+			mhlError("report: soak page: '%s %s' failed (%s): %s", gnuplot, script, err->message,
+				 errout && *errout ? g_strstrip(errout) : "no message");
+			mhlRemoveTree(dir);
+			return NULL;
+		}
+	}
+	return g_steal_pointer(&dir);
+}
+
+/* Plot @name's SVG, its ids prefixed with the name (one page holds several). */
+static void soakPlotInline(GString *out, const char *dir, const char *name)
+{
+	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
+	g_autofree char *file = g_strdup_printf("%s/%s.svg", dir, name);
+	g_autofree char *svg = NULL, *body = NULL, *pre = g_strdup_printf("%s-", name);
+	const char *start;
+	size_t i;
+
+	if (!g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
+		mhlHtmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
+		return;
+	}
+	body = g_strdup(start);
+	for (i = 0; i < G_N_ELEMENTS(refs); i++) {
+		g_auto(GStrv) parts = g_strsplit(body, refs[i], -1);
+		g_autofree char *with = g_strconcat(refs[i], pre, NULL);
+
+		g_free(body);
+		body = g_strjoinv(with, parts);
+	}
+	mhlHtmlf(out, "<figure class=plot data-plot='%s'>\n", name);
+	g_string_append(out, body);
+	g_string_append(out, "</figure>\n");
+}
+
+static void soakTrendTable(GString *out, json_object *rec)
+{
+	json_object *t = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_TRENDS));
+	size_t i;
+
+	if (!t || !json_object_is_type(t, json_type_array) || !json_object_array_length(t)) {
+		g_string_append(out, "<p class=note>No series had enough points for a trend.</p>\n");
+		return;
+	}
+	g_string_append(out, "<table class=trends>\n<tr><th>series</th><th>points</th><th>basis</th><th>fit</th>"
+			"<th>bytes/cycle [95% CI]</th><th>bytes/hour [95% CI]</th><th>24 h projection</th>"
+			"<th>budget (24 h)</th><th>judged</th></tr>\n");
+	for (i = 0; i < json_object_array_length(t); i++) {
+		json_object *r = json_object_array_get_idx(t, i);
+		bool sig = json_object_get_boolean(mhlJ(r, "significant"));
+		bool over = json_object_get_boolean(mhlJ(r, "over_budget"));
+		g_autofree char *pc = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_cycle.slope", 0),
+						      mhlJDbl(r, "per_cycle.lo", 0), mhlJDbl(r, "per_cycle.hi", 0));
+		g_autofree char *ph = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_hour.slope", 0),
+						      mhlJDbl(r, "per_hour.lo", 0), mhlJDbl(r, "per_hour.hi", 0));
+		g_autofree char *proj = g_strdup_printf("%.2f MiB", mhlJDbl(r, "projection_24h", 0) / (1 << 20));
+		g_autofree char *budget = g_strdup_printf("%.1f MiB", mhlJDbl(r, "budget_24h", 0) / (1 << 20));
+
+		mhlHtmlf(out, "<tr class=%s><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%s</td><td>%s</td><td>%s</td>"
+		      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", over ? "fail" : "pass",
+		      mhlJStr(r, MHL_K_SERIES, "?"), mhlJInt(r, "points", 0), mhlJStr(r, "basis", "?"),
+		      mhlJStr(r, "fit", "?"), pc, ph, proj, budget,
+		      over ? "finding" : sig ? "significant, within budget" : "no significant trend");
+	}
+	g_string_append(out, "</table>\n");
+}
+
+/* Every trend finding: the checkpoints' (judged at a drop) and the end's. */
+static void soakFindings(GString *out, GPtrArray *cps, json_object *rec)
+{
+	g_autoptr(GString) items = g_string_new(NULL);
+	json_object *end = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_FINDINGS));
+	guint i, n = 0;
+	size_t k;
+
+	for (i = 0; i <= cps->len; i++) {
+		json_object *fs = i < cps->len ? mhlJ(cps->pdata[i], MHL_K_FINDINGS) : end;
+
+		for (k = 0; fs && json_object_is_type(fs, json_type_array) && k < json_object_array_length(fs); k++) {
+			json_object *f = json_object_array_get_idx(fs, k);
+
+			if (strcmp(mhlJStr(f, MHL_K_KIND, ""), "trend"))
+				continue;
+			n++;
+			mhlHtmlf(items, "<li>%s, cycle %" G_GINT64_FORMAT ": %s</li>\n", i < cps->len ? "checkpoint" : "end",
+			      mhlJInt(f, MHL_K_CYCLE, 0), mhlJStr(f, MHL_K_TEXT, ""));
+		}
+	}
+	if (!n) {
+		g_string_append(out, "<p>Trends: no series grew significantly beyond its budget.</p>\n");
+		return;
+	}
+	g_string_append_printf(out, "<h4>Trend findings (%u)</h4>\n<ul>\n%s</ul>\n", n, items->str);
+}
+
+static void soakSlabTable(GString *out, json_object *rec)
+{
+	json_object *g = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_GROWTH));
+	size_t i;
+
+	mhlHtmlf(out, "<h3>Slab caches grown from cycle %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " (after drop_caches)</h3>\n",
+	      mhlJInt(rec, "soak.slab_first_cycle", 0), mhlJInt(rec, "soak.slab_last_cycle", 0));
+	if (!g || !json_object_is_type(g, json_type_array) || !json_object_array_length(g)) {
+		g_string_append(out, "<p class=note>No cache grew (or no slabinfo was taken).</p>\n");
+		return;
+	}
+	g_string_append(out, "<table class=slab>\n<tr><th>cache</th><th>objects</th><th>object size</th>"
+			"<th>bytes of objects</th><th>slab bytes</th><th>objects first → last</th></tr>\n");
+	for (i = 0; i < json_object_array_length(g); i++) {
+		json_object *r = json_object_array_get_idx(g, i);
+
+		mhlHtmlf(out, "<tr><td>%s</td><td>+%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td><td>+%" G_GINT64_FORMAT
+		      "</td><td>%+" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT "</td></tr>\n",
+		      mhlJStr(r, "name", "?"), mhlJInt(r, "objects", 0), mhlJInt(r, "objsize", 0),
+		      mhlJInt(r, "bytes", 0), mhlJInt(r, "slab_bytes", 0), mhlJInt(r, "objects_first", 0),
+		      mhlJInt(r, "objects_last", 0));
+	}
+	g_string_append(out, "</table>\n");
+}
+
+static const char soakCss[] =
+	"body{font-family:sans-serif;margin:1.5em;max-width:1100px}table{border-collapse:collapse;margin:.5em 0}"
+	"td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;text-align:left}tr.fail td{background:#fde2e2}"
+	"figure.plot{margin:.5em 0}.note{color:#666}";
+
+int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir)
+{
+	g_autoptr(GPtrArray) cps = NULL, names = NULL;
+	g_autoptr(GString) page = NULL, sc = NULL;
+	g_autofree char *dir = NULL;
+	guint i;
+	int rc;
+
+	if (!json_object_is_type(mhlJ(rec, MHL_K_SOAK), json_type_object))
+		return 0;
+	cps = soakCheckpoints(run);
+	names = g_ptr_array_new_with_free_func(g_free);
+	sc = g_string_new("set terminal svg size " G_STRINGIFY(SOAK_PLOT_W) "," G_STRINGIFY(SOAK_PLOT_H)
+			  " fixed enhanced font 'sans,10' background rgb 'white'\n");
+	soakGnuplot(sc, names, cps, rec);
+	if (names->len && !(dir = soakPlotsRender(outdir, sc)))
+		return -1;
+	page = g_string_new(NULL);
+	mhlHtmlf(page, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>soak %s</title>\n",
+	      mhlJStr(rec, MHL_K_TRIAL, ""));
+	g_string_append_printf(page, "<style>%s</style>\n</head>\n<body>\n", soakCss);
+	mhlHtmlf(page, "<h1>soak %s: %s</h1>\n<p><a href='index.html'>the report</a> · "
+	      "<a href='../checkpoints.jsonl'>checkpoints.jsonl</a> (the data) · %u checkpoints of the last guest</p>\n",
+	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), cps->len);
+	if (mhlJStr(rec, MHL_K_REASON, NULL))
+		mhlHtmlf(page, "<p><b>Reason:</b> %s</p>\n", mhlJStr(rec, MHL_K_REASON, ""));
+	soakFindings(page, cps, rec);
+	g_string_append(page, "<h3>Trends (least squares with a Student-t 95 % interval; Theil-Sen for free memory)</h3>\n");
+	soakTrendTable(page, rec);
+	soakSlabTable(page, rec);
+	g_string_append(page, "<h3>Series over cycles, with the fitted line</h3>\n");
+	for (i = 0; i < names->len; i++)
+		soakPlotInline(page, dir, names->pdata[i]);
+	g_string_append(page, "</body>\n</html>\n");
+	if (dir)
+		mhlRemoveTree(dir);
+	rc = mhlReportFileWrite(outdir, SOAK_PAGE, page->str, page->len);
+	/* in the trial's section of index.html: the findings and the link */
+	g_string_append(out, "<h4>Soak</h4>\n");
+	soakFindings(out, cps, rec);
+	mhlHtmlf(out, "<p><a href='%s'>The soak's page</a>: %u series plotted with their fitted lines, the trend table and the slab caches that grew.</p>\n",
+	      SOAK_PAGE, names->len);
+	return rc;
+}

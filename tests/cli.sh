@@ -1,0 +1,238 @@
+# tests/cli.sh - the command line as a user and a CI job meet it (issue 22),
+# sourced by tests/run.sh (uses its ok/lab_run helpers, $LAB, $B, $top,
+# $work and, when present, the demo run in $work/demo). One short guest
+# trial, for the exec step; the rest boots nothing:
+# JSON from check, doctor and report --compare against docs/schemas/; the
+# exit status per command as docs/cli.md says; the man page and the bash
+# completion installed by `make install`; the docs that can drift (the record
+# field list, conformance trial counts, where results go, file:line:column,
+# the environment, the limits) checked against what the code does.
+
+cli=$work/cli
+mkdir -p "$cli"
+# schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
+schema() { /usr/bin/python3 -m jsonschema -i "$1" "docs/schemas/$2.schema.json"; }
+schema_refuses() { ! schema "$@" 2>/dev/null; }
+
+echo "# cli: check --json (docs/schemas/check.schema.json)"
+# The shipped scenarios but Debian's packaged kernels (scenarios/stock/: check
+# resolves each package with apt, minutes; tests/stock.sh has them).
+ship=$(ls scenarios/*.yaml scenarios/*/*.yaml | grep -v '^scenarios/stock/')
+$LAB check --json $ship >"$cli/check.json" 2>"$cli/check.err"
+rc=$?
+check_all() { [ "$1" = 0 ] && schema "$2" check && jq -e '.refused == 0 and .trials == ([.files[].trials[]] | length) and .trials > 31' "$2"; }
+ok "check --json of every shipped scenario (but stock/): exit 0, valid against check.schema.json, no file refused" check_all "$rc" "$cli/check.json"
+$LAB check $ship 2>/dev/null | sed -n 's/^  \([^ ]\)/\1/p' >"$cli/check-text.ids"
+ok "check --json lists the same trial ids as check's text, in the same order (every matrix)" \
+	sh -c 'jq -r ".files[] | select((.trials | length) > 1 or (.trials[0].parameters | length) > 0) | .trials[].id" "$1" |
+		cmp -s - "$2" && [ -s "$2" ]' _ "$cli/check.json" "$cli/check-text.ids"
+printf 'name: bad\nnodes:\n  - memory: 1G\n    cpus: 9\n' >"$cli/bad.yaml"
+$LAB check --json scenarios/demo.yaml "$cli/bad.yaml" >"$cli/check2.json" 2>/dev/null
+rc=$?
+check_mixed() {
+	[ "$1" = 2 ] && schema "$2" check &&
+		jq -e --arg bad "$3" '.refused == 1 and .files[0].ok and
+			.files[0].trials == [{id: "demo", kernel: "6.12", pin_policy: "series", parameters: {}, nodes: 2, steps: 4}] and
+			(.files[1] | .ok == false and .path == $bad and (.error | startswith($bad + ":4:11: cpus")))' "$2"
+}
+ok "check --json of a good and a bad file: exit 2, valid JSON, the bad one's error at file:line:column, the good one's trial with kernel and policy" \
+	check_mixed "$rc" "$cli/check2.json" "$cli/bad.yaml"
+jq '.files[0].trials[0] |= del(.kernel)' "$cli/check2.json" >"$cli/check-bad-shape.json"
+ok "the check schema refuses a trial without its kernel (the schema can fail)" \
+	schema_refuses "$cli/check-bad-shape.json" check
+
+echo "# cli: doctor --json (docs/schemas/doctor.schema.json)"
+timed "$ok_timeout" $LAB doctor --json >"$cli/doctor.json" 2>/dev/null
+rc=$?
+timed "$ok_timeout" $LAB doctor >"$cli/doctor.txt" 2>/dev/null
+doctor_json() {
+	schema "$1" doctor &&
+		jq -e --argjson rc "$2" '.ready == ($rc == 0) and .failed == ([.checks[] | select(.ok | not)] | length)' "$1" &&
+		[ "$(jq -r '.checks[] | (if .ok then "ok" else "FAIL" end) + " " + .check' "$1")" = \
+		  "$(sed -n 's/^\(ok\|FAIL\) *\(libvirt\|QEMU\|kernel [0-9.]*\|KVM\|guest image\|domain template\|memory\)  .*/\1 \2/p' "$3")" ]
+}
+ok "doctor --json: valid against doctor.schema.json, ready exactly when it exits 0, the text's checks and verdicts in its order" \
+	doctor_json "$cli/doctor.json" "$rc" "$cli/doctor.txt"
+
+echo "# cli: report --json, with and without --compare (docs/schemas/report.schema.json)"
+cp -r tests/data/report/run "$cli/rep-run" && cp -r tests/data/report/before "$cli/rep-before"
+$LAB report --json --compare "$cli/rep-before" "$cli/rep-run" >"$cli/report.json" 2>"$cli/report.err"
+rc=$?
+report_cmp() {
+	[ "$1" = 1 ] && schema "$2" report && grep -q "report: 2 regression(s) since" "$3" &&
+		jq -e '.compare.regressions == 2 and ([.compare.rows[] | select(.rank == "regression")] | length) == 2 and
+			.compare.rows[0].rank == "regression" and
+			(.compare.rows[] | select(.trial == "baseline-256") | .verdict_before == "pass" and .verdict_after == "fail")' "$2"
+}
+ok "report --json --compare: exit 1, valid, 2 regressions counted as the rows say and as stderr says" \
+	report_cmp "$rc" "$cli/report.json" "$cli/report.err"
+$LAB report --json --format ktap,junit "$cli/rep-run" >"$cli/report2.json" 2>/dev/null
+rc=$?
+report_plain() {
+	[ "$1" = 0 ] && schema "$2" report &&
+		jq -e '.compare == null and .trials == 6 and (.files | map(split("/") | last)) == ["junit.xml", "results.ktap"]' "$2"
+}
+ok "report --json without --compare: exit 0, valid, compare null, the two files asked for" report_plain "$rc" "$cli/report2.json"
+jq '.compare.rows[0].rank = "worse"' "$cli/report.json" >"$cli/report-bad.json"
+ok "the report schema refuses a rank outside its five (the schema can fail)" schema_refuses "$cli/report-bad.json" report
+
+echo "# cli: exit status per command, as docs/cli.md says"
+exits_documented() {
+	local c line
+	for c in run soak check report doctor cleanup help; do
+		line=$($LAB help "$c" | sed -n 's/^exit status: //p')
+		[ "$c" = help ] && line="0, 2 unknown command"
+		grep -qF "| \`$c" docs/cli.md && grep -F "| \`$c" docs/cli.md | grep -qF "| $line |" ||
+			{ echo "docs/cli.md: $c: not '$line'"; return 1; }
+	done
+}
+ok "docs/cli.md's table has each command's exit status as its --help prints it (7 commands)" exits_documented
+
+echo "# cli: make install puts the man page and the bash completion in DESTDIR"
+inst=$cli/inst
+ok "make install DESTDIR=\$work/cli/inst PREFIX=/usr: share/man/man1/memhp-lab.1 and share/bash-completion/completions/memhp-lab, as memhp-lab --man and --bash-completion print them" \
+	sh -c 'make --no-print-directory -s B="$1" install DESTDIR="$2" PREFIX=/usr >/dev/null &&
+		"$3" --man | cmp -s - "$2/usr/share/man/man1/memhp-lab.1" &&
+		"$3" --bash-completion | cmp -s - "$2/usr/share/bash-completion/completions/memhp-lab"' _ "$B" "$inst" "$LAB"
+man1=$inst/usr/share/man/man1/memhp-lab.1
+compl=$inst/usr/share/bash-completion/completions/memhp-lab
+man_renders() {
+	local out
+	[ -z "$(groff -man -Tutf8 -ww -z "$man1" 2>&1)" ] || { groff -man -Tutf8 -ww -z "$man1"; return 1; }
+	out=$(MANWIDTH=200 man -l "$man1" 2>&1) || return 1
+	for s in NAME SYNOPSIS COMMANDS 'EXIT STATUS' ENVIRONMENT FILES 'SEE ALSO' \
+		'memhp-lab run [OPTION]... SCENARIO...' 'memhp-lab doctor [OPTION]...' 'memhp-lab report [OPTION]... RUN_DIR'; do
+		grep -qF -- "$s" <<<"$out" || { echo "man page lacks '$s'"; return 1; }
+	done
+}
+ok "the installed man page renders with man -l and groff -ww without a warning: NAME to SEE ALSO, a section per command" man_renders
+man_has_options() {
+	local out c o
+	out=$(MANWIDTH=200 man -l "$man1" 2>/dev/null)
+	for c in run soak check report doctor cleanup; do
+		for o in $($LAB "$c" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+			grep -qF -- "$o" <<<"$out" || { echo "man page lacks $c $o"; return 1; }
+		done
+		grep -qF -- "$($LAB help "$c" | sed -n 's/^exit status: //p' | cut -c1-40)" <<<"$(tr -s ' \n' ' ' <<<"$out")" ||
+			{ echo "man page lacks $c's exit status"; return 1; }
+	done
+}
+ok "the man page has every option of every command's --help and each command's exit status" man_has_options
+# complete_as WORDS...: what the installed completion offers for the last word.
+complete_as() {
+	bash -c 'source "$1"; shift; complete -p memhp-lab >/dev/null || exit 1
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+		$(complete -p memhp-lab | sed -n "s/.*-F \([^ ]*\) .*/\1/p") memhp-lab "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$compl" "$@" 2>/dev/null
+}
+ok "completion (complete -p memhp-lab): 'memhp-lab ru<TAB>' completes to run, 'memhp-lab help re<TAB>' to report" \
+	sh -c '[ "$1" = run ] && [ "$2" = report ]' _ "$(complete_as memhp-lab ru)" "$(complete_as memhp-lab help re)"
+ok "completion: 'run --kern<TAB>' offers --kernel and --kernel-dir, 'run --pin-policy <TAB>' series and baseline, 'report -f k<TAB>' ktap and kcidb" \
+	sh -c '[ "$1" = "--kernel --kernel-dir" ] && [ "$2" = "series baseline" ] && [ "$3" = "ktap kcidb" ]' _ \
+	"$(complete_as memhp-lab run --kern | sort | xargs)" "$(complete_as memhp-lab run --pin-policy '' | xargs)" \
+	"$(complete_as memhp-lab report -f k | xargs)"
+ok "completion: 'check scenarios/de<TAB>' is scenarios/demo.yaml, 'run scenarios/capacity/z<TAB>' zones.yaml, 'report --compare tests/data/report/b<TAB>' a directory" \
+	sh -c '[ "$1" = scenarios/demo.yaml ] && [ "$2" = scenarios/capacity/zones.yaml ] && [ "$3" = tests/data/report/before ]' _ \
+	"$(complete_as memhp-lab check scenarios/de)" "$(complete_as memhp-lab run -q scenarios/capacity/z)" \
+	"$(complete_as memhp-lab report --compare tests/data/report/b)"
+
+echo "# cli: the exec step: a program of the scenario's own in the guest (scenarios/exec.yaml, one short trial)"
+lab_run -o "$cli/exec" scenarios/exec.yaml >"$cli/exec.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || tail -n 5 "$cli/exec.out" | sed 's/^/#   /'
+r=$cli/exec/trials.jsonl
+ok "exec: the trial passes; argv recorded as the list given; the guest sees nodes 0-1 and, after the unplug, node 1's MemTotal" \
+	jq -e '.verdict == "pass" and ([.steps[] | select(.step == "exec")] | length) == 5 and
+		.steps[0].exec.argv == ["/bin/cat", "/sys/devices/system/node/online"] and .steps[0].exec.stdout == "0-1\n" and
+		(.steps[3].exec.stdout | startswith("Node 1 MemTotal:"))' "$r"
+ok "exec: no shell but the one named: exit 3 passes with exit: 3, its stdout and stderr kept apart" \
+	jq -e '.steps[1].ok and (.steps[1].exec | .argv[2] == "echo out; echo err >&2; exit 3" and .exitcode == 3 and
+		.exit_expected == 3 and .stdout == "out\n" and .stderr == "err\n" and .exited)' "$r"
+ok "exec: output bounded: 16384 of seq's 108894 bytes kept, stdout_truncated; a failing command with measure: true recorded, the step ok" \
+	jq -e '(.steps[4].exec | (.stdout | length) == 16384 and .stdout_bytes == 108894 and .stdout_truncated and (.stdout | startswith("1\n2\n"))) and
+		(.steps[5] | .ok and .exec.exitcode != 0 and (.exec.stderr | test("nonexistent")))' "$r"
+
+echo "# cli: the kernel's own mm selftests through exec (scenarios/exec-gup-longterm.yaml, exec-selftests.yaml)"
+lab_run -o "$cli/ksft" scenarios/exec-gup-longterm.yaml scenarios/exec-selftests.yaml >"$cli/ksft.out" 2>&1
+[ $? = 0 ] || tail -n 5 "$cli/ksft.out" | sed 's/^/#   /'
+r=$cli/ksft/trials.jsonl
+ok "gup_longterm (6.12's own, static) in the guest, before and after node 1's unplug: every KTAP result in the record, none failed, the plan met" \
+	jq -se 'map(select(.trial == "exec-gup-longterm"))[0] | .verdict == "pass" and ([.steps[] | select(.step == "exec") | .exec.ktap |
+		.planned > 20 and .fail == 0 and .pass > 0 and (.results | length) == .planned and .bailed_out == false] == [true, true]) and
+		.summary.reached_bytes == 0' "$r"
+ok "results.ktap nests gup_longterm's results under its exec step (KTAP subtest, SKIP reasons kept), and the whole file is valid KTAP" \
+	sh -c 'grep -q "^    # Subtest: exec gup_longterm-6.12$" "$1" && grep -qE "^    ok [0-9]+ # SKIP .+" "$1" &&
+		[ "$(grep -c "^    ok " "$1")" -ge 40 ] && awk -f tests/ktap-check.awk "$1" >/dev/null' _ "$cli/ksft/report/results.ktap"
+ok "gup_test -L (each tree's own) on 6.12 and 6.1: exit 0 before and after the unplug, its PIN_LONGTERM_BENCHMARK times kept" \
+	jq -se '[.[] | select(.trial | startswith("exec-selftests:")) | .verdict == "pass" and
+		([.steps[] | select(.step == "exec") | .exec.exitcode == 0 and (.exec.stdout | test("PIN_LONGTERM_BENCHMARK: Time: get:[0-9]+"))] == [true, true])] == [true, true]' "$r"
+
+echo "# cli: docs that can drift, checked against what the code does"
+# With the demo run of tests/run.sh (this harness's record), also every
+# top-level field the docs name must be in a record.
+recs="$(ls tests/data/*/*/trials.jsonl) $cli/exec/trials.jsonl"
+complete=
+[ -s "$work/demo/trials.jsonl" ] && recs="$work/demo/trials.jsonl $recs" complete=--complete
+ok "docs/record.md names every field of real records (tests/data's, the exec trial's; the demo run's, and then no field the docs name is missing from them): top level, summary, each step kind" \
+	/usr/bin/python3 tests/record-fields.py $complete docs/record.md $recs
+head -n 1 tests/data/report/run/trials.jsonl | jq -c '.bogus_field = 1 | .steps[0].also_bogus = 2' >"$cli/undocumented.jsonl"
+ok "tests/record-fields.py names a field the docs do not (a top-level one and a step's)" \
+	sh -c '! /usr/bin/python3 tests/record-fields.py docs/record.md "$1" >"$2" && grep -q "bogus_field" "$2" && grep -q "also_bogus" "$2"' \
+	_ "$cli/undocumented.jsonl" "$cli/undocumented.out"
+conf_counts() {
+	local quick sub all
+	quick=$(jq '[.files[] | select(.path | test("conformance/[138]-")) | .trials[] | select(.kernel == "6.12")] | length' "$cli/check.json")
+	sub=$(jq '[.files[] | select(.path | test("conformance/[134568]-")) | .trials[] | select(.kernel == "6.12")] | length' "$cli/check.json")
+	all=$(jq '[.files[] | select(.path | test("conformance/")) | .trials[]] | length' "$cli/check.json")
+	echo "check expands: quick $quick, make check's subset $sub, all $all"
+	grep -q "(six trials," docs/conformance.md && [ "$quick" = 6 ] &&
+		grep -q "\`, $sub trials, about" docs/conformance.md &&
+		grep -q "^$all trials in " docs/conformance.md && grep -q "all eight claims, $all" README.md
+}
+ok "docs/conformance.md and README count the trials check --json expands: quick subset, make check's claims on 6.12, all" conf_counts
+results_dir() {
+	(cd "$cli" && rm -rf results && "$1" run --uri 'qemu+unix:///system?socket=/nonexistent/sock' "$2/scenarios/demo.yaml" >/dev/null 2>&1
+	 ls -d results/demo-[0-9][0-9][0-9][0-9][0-1][0-9][0-3][0-9]-[0-2][0-9][0-5][0-9][0-5][0-9]) &&
+		grep -qF 'writes to `results/<name>-<YYYYmmdd-HHMMSS>/`' README.md &&
+		grep -qF 'writes to `results/<name>-<YYYYmmdd-HHMMSS>/`' docs/cli.md
+}
+ok "a plain run writes to results/<name>-<YYYYmmdd-HHMMSS>/ under the current directory, as README and docs/cli.md say" \
+	results_dir "$(realpath "$LAB")" "$top"
+# Errors about a part of the file: each must name file:line:column (docs/scenarios.md).
+i=0
+for body in 'nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n' \
+	'nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n' \
+	'nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n' \
+	'nodes:\n  - memory: 1G\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 1G}\nsteps:\n  - expect: {unplug: reached}\n' \
+	'nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - resize: {node: 1, requested: 0}\n' \
+	'nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 1M, requested: 0}\n' \
+	'name: "a b"\nnodes:\n  - memory: 1G\n' \
+	'nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: p, size: 2M, fails_with: SIGFOO}\n' \
+	'nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M}\n  - pin: {id: a, size: 1M}\n'; do
+	i=$((i + 1))
+	printf "$body" >"$cli/pos-$i.yaml"
+done
+$LAB check --json "$cli"/pos-*.yaml >"$cli/pos.json" 2>/dev/null
+ok "check names file:line:column for each of $i errors about a part of the file (a node, a step and the steps before it, a value)" \
+	jq -e --argjson n "$i" '.refused == $n and all(.files[]; .error | test("^[^:]+/pos-[0-9]+\\.yaml:[0-9]+:[0-9]+: "))' "$cli/pos.json"
+env_documented() {
+	local v man
+	man=$(MANWIDTH=200 man -l "$man1" 2>/dev/null | sed -n '/^ENVIRONMENT/,/^FILES/p')
+	for v in $(grep -rhoE 'g_(get|set)env\("[A-Z_]+"' orchestrator reports lib | sed 's/.*"\(.*\)"/\1/' | sort -u); do
+		grep -q "^| \`$v\` |" docs/cli.md && grep -q "^ *$v\$" <<<"$man" || { echo "$v: not in docs/cli.md's or the man page's environment"; return 1; }
+	done
+	for v in KVERS 'V=1'; do grep -q "^| \`$v\` |" docs/cli.md || { echo "$v: not in docs/cli.md"; return 1; }; done
+}
+ok "every variable the orchestrator reads (g_getenv/g_setenv) is in docs/cli.md's and the man page's environment; KVERS and V=1 too" env_documented
+limits() {
+	local n5 c0 c8 c9
+	n5=$(printf 'nodes:\n  - memory: 1G\n  - memory: 1G\n  - memory: 1G\n  - memory: 1G\n  - memory: 1G\n' >"$cli/n5.yaml"; $LAB check "$cli/n5.yaml" 2>&1)
+	printf 'nodes:\n  - memory: 1G\n  - memory: 1G\n  - memory: 1G\n  - memory: 1G\n' >"$cli/n4.yaml"
+	printf 'nodes:\n  - memory: 1G\n    cpus: 8\n' >"$cli/c8.yaml"
+	printf 'nodes:\n  - memory: 1G\n    cpus: 0\n' >"$cli/c0.yaml"
+	$LAB check "$cli/n4.yaml" "$cli/c8.yaml" >/dev/null || { echo "4 nodes or 8 cpus refused"; return 1; }
+	! $LAB check "$cli/c0.yaml" 2>/dev/null && ! $LAB check "$cli/bad.yaml" 2>/dev/null && [ -n "$n5" ] && ! $LAB check "$cli/n5.yaml" 2>/dev/null &&
+		grep -q '^#define MHL_MAX_NODES 4$' orchestrator/scenario/scenario.h &&
+		grep -qF '| NUMA nodes per guest | 1 to 4 |' docs/cli.md && grep -qF '| cpus per node | 1 to 8 |' docs/cli.md
+}
+ok "limits as docs/cli.md says: 4 nodes and 8 cpus accepted, 5 nodes, 0 and 9 cpus refused" limits

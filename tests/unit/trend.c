@@ -1,0 +1,145 @@
+/*
+ * tests/unit/trend.c - the soak's statistics (orchestrator/soak/trend.h):
+ * Student t quantiles against the printed table, least squares and its
+ * interval against a hand-computed fit, Theil-Sen against an outlier and a
+ * long series, and the inputs no fit is made of.
+ */
+#include <glib.h>
+
+#include <math.h>
+
+#include "soak/trend.h"
+#include "unit.h"
+
+/* Two-sided 95 % quantiles of Student's t, from any printed table. */
+static const struct {
+	double df, want;
+} quantiles[] = {
+	{ 1, 12.7062 }, { 2, 4.3027 }, { 5, 2.5706 }, { 8, 2.3060 }, { 10, 2.2281 },
+	{ 30, 2.0423 }, { 120, 1.9799 }, { 1e7, 1.9600 },
+};
+
+static bool quantileJudge(const void *row, GString *desc)
+{
+	const __typeof__(quantiles[0]) *q = row;
+	double got = mhlTrendTQuantile(0.95, q->df);
+
+	g_string_printf(desc, "trend: the 95 %% t quantile with %g degrees of freedom is %.4f", q->df, q->want);
+	if (fabs(got - q->want) > 5e-4) {
+		unitDiag("got %.6f", got);
+		return unitExpect(false);
+	}
+	return true;
+}
+
+static const double X10[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+static bool lsExactLine(void)
+{
+	double y[10];
+	mhlTrendFit f;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		y[i] = 3 + 2 * X10[i];
+	return unitExpect(mhlTrendLeastSquares(X10, y, 10, &f) == 0 && fabs(f.slope - 2) < 1e-12 &&
+			  fabs(f.intercept - 3) < 1e-9 && f.se < 1e-9 && !f.robust && f.n == 10 &&
+			  mhlTrendSignificant(&f, +1) && !mhlTrendSignificant(&f, -1));
+}
+
+static bool lsInterval(void)
+{
+	/* by hand: slope 2.007273, se 0.018242, t(0.95, 8) = 2.306004 */
+	static const double y[] = { 2.1, 3.9, 6.2, 7.8, 10.1, 12.2, 13.8, 16.1, 18.0, 20.2 };
+	mhlTrendFit f;
+
+	if (mhlTrendLeastSquares(X10, y, 10, &f) < 0)
+		return unitExpect(false);
+	if (fabs(f.slope - 2.0072727) > 1e-6 || fabs(f.se - 0.0182423) > 1e-6 ||
+	    fabs(f.lo - 1.9652059) > 1e-5 || fabs(f.hi - 2.0493396) > 1e-5) {
+		unitDiag("slope %.7f se %.7f CI %.7f..%.7f", f.slope, f.se, f.lo, f.hi);
+		return unitExpect(false);
+	}
+	return true;
+}
+
+static bool lsFlatNoise(void)
+{
+	static const double y[] = { 5, 7, 4, 6, 5, 7, 4, 6, 5, 6 };
+	mhlTrendFit f;
+
+	return unitExpect(mhlTrendLeastSquares(X10, y, 10, &f) == 0 && f.lo < 0 && f.hi > 0 &&
+			  !mhlTrendSignificant(&f, +1) && !mhlTrendSignificant(&f, -1));
+}
+
+static bool senOutlier(void)
+{
+	static const double y[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 100 };
+	mhlTrendFit ts, ls;
+
+	return unitExpect(mhlTrendTheilSen(X10, y, 10, &ts) == 0 && fabs(ts.slope - 1) < 1e-12 &&
+			  ts.robust && ts.lo <= 1 && ts.hi >= 1 &&
+			  mhlTrendLeastSquares(X10, y, 10, &ls) == 0 && ls.slope > 4);
+}
+
+static bool senDecline(void)
+{
+	static const double y[] = { 100, 93, 95, 86, 88, 79, 82, 71, 74, 66 };
+	mhlTrendFit f;
+
+	return unitExpect(mhlTrendTheilSen(X10, y, 10, &f) == 0 && f.slope < -3 && f.slope > -5 &&
+			  mhlTrendSignificant(&f, -1) && !mhlTrendSignificant(&f, +1));
+}
+
+static bool senBinned(void)
+{
+	enum { N = 5000 };
+	g_autofree double *x = g_new(double, N), *y = g_new(double, N);
+	mhlTrendFit f;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		x[i] = i;
+		y[i] = 1000 - 0.5 * i + (i % 7) - 3;	/* a saw of +-3 on a line */
+	}
+	return unitExpect(mhlTrendTheilSen(x, y, N, &f) == 0 && f.n == N && fabs(f.slope + 0.5) < 0.01 &&
+			  f.lo <= -0.49 && f.hi >= -0.51 && f.hi - f.lo < 0.05);
+}
+
+static bool refused(void)
+{
+	static const double same[] = { 4, 4, 4, 4, 4 }, y5[] = { 1, 2, 3, 4, 5 };
+	const double nan5[] = { 1, 2, NAN, 4, 5 };
+	mhlTrendFit f;
+
+	return unitExpect(mhlTrendLeastSquares(X10, y5, MHL_TREND_MIN_POINTS - 1, &f) < 0 &&
+			  mhlTrendTheilSen(X10, y5, MHL_TREND_MIN_POINTS - 1, &f) < 0 &&
+			  mhlTrendLeastSquares(same, y5, 5, &f) < 0 && mhlTrendTheilSen(same, y5, 5, &f) < 0 &&
+			  mhlTrendLeastSquares(X10, nan5, 5, &f) < 0 && mhlTrendTheilSen(nan5, y5, 5, &f) < 0);
+}
+
+static bool cdfSymmetric(void)
+{
+	return unitExpect(fabs(mhlTrendTCdf(0, 7) - 0.5) < 1e-12 &&
+			  fabs(mhlTrendTCdf(2.3646, 7) - 0.975) < 1e-4 &&
+			  fabs(mhlTrendTCdf(-2.3646, 7) - 0.025) < 1e-4);
+}
+
+static const unitCase cases[] = {
+	{ "trend: the t CDF is 0.5 at 0 and 0.975 at t(0.95, 7) = 2.3646, symmetric", cdfSymmetric },
+	{ "trend: least squares on an exact line: slope 2, intercept 3, no error, significant growth only",
+	  lsExactLine },
+	{ "trend: least squares' slope and 95 % interval match the hand computation (df 8)", lsInterval },
+	{ "trend: a flat noisy series: the interval holds 0, no trend either way", lsFlatNoise },
+	{ "trend: Theil-Sen ignores an outlier least squares follows", senOutlier },
+	{ "trend: Theil-Sen finds a swinging decline, significant downward only", senDecline },
+	{ "trend: Theil-Sen on 5000 points (binned) keeps the slope -0.5 with a narrow interval", senBinned },
+	{ "trend: too few points, all x equal or a NaN: no fit", refused },
+};
+
+static const unitTable tables[] = {
+	UNIT_TABLE(quantiles, quantileJudge),
+	UNIT_CASES(cases),
+};
+
+const unitModule unitTrend = UNIT_MODULE("trend", NULL, NULL, tables);

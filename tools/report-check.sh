@@ -1,0 +1,101 @@
+#!/bin/bash
+# tools/report-check.sh - the reports as a reader sees them, in headless
+# Chromium (docs/reports.md, "Checked in a browser"): the conformance report
+# (tests/data/conformance/grid: claim x kernel x policy, c3 on 6.1 an XFAIL)
+# at a laptop's and a desktop's width, 1366 and 1920 pixels.
+#
+# Usage: tools/report-check.sh [-o DIR] [RUN_DIR]
+#   RUN_DIR  a run to render and check (default: a copy of tests/data/conformance/grid)
+#   -o DIR   where the screenshots go: DIR/report-grid-1366.png and
+#            DIR/report-grid-1920.png (default: a temporary directory;
+#            `make report-check` passes docs/)
+# Checks, one "ok"/"not ok" line each, at each width:
+#   - the page loads with no console message (--enable-logging=stderr --v=0);
+#   - every plot is drawn (an SVG with a non-zero size and paths);
+#   - no two text labels of a plot overlap, and no cell of the grid overflows;
+#   - the grid is the first table; for the conformance report, its XFAIL cell
+#     is there with its reason.
+# Exit 0 when every check passes, 1 when one fails, 2 on a usage error.
+set -u
+cd "$(dirname "$0")/.."
+LAB=${LAB:-build/memhp-lab}
+out=
+run=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) out=${2:-}; shift;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+	-*) echo "Error: unknown option '$1' (see tools/report-check.sh --help)" >&2; exit 2;;
+	*) run=$1;;
+	esac
+	shift
+done
+command -v chromium >/dev/null || { echo "Error: chromium is not installed (make deps installs it)" >&2; exit 2; }
+[ -x "$LAB" ] || { echo "Error: $LAB is not built (make orchestrator)" >&2; exit 2; }
+work=$(mktemp -d /tmp/mhl-report-check-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+conf=
+if [ -z "$run" ]; then
+	cp -r tests/data/conformance/grid "$work/conformance"
+	run=$work/conformance conf=1
+fi
+[ -s "$run/trials.jsonl" ] || { echo "Error: '$run' has no trials.jsonl" >&2; exit 2; }
+[ -n "$out" ] || out=$work
+mkdir -p "$out" || exit 2
+t0=$(date +%s%N)
+"$LAB" report --format html "$run" >/dev/null 2>"$work/report.err" || { cat "$work/report.err" >&2; exit 1; }
+page=$(cd "$run/report" && pwd)/index.html
+n=0 fail=0
+ok() {	# ok DESC CMD...
+	n=$((n + 1))
+	if "${@:2}"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=$((fail + 1)); fi
+}
+chrome() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@"; }
+# The probe: the page in an iframe, measured by script (the page itself has none).
+probe() {	# probe WIDTH
+	cat >"$work/probe-$1.html" <<EOF
+<!DOCTYPE html><html><body style="margin:0"><iframe id=f src="file://$page" width=$1 height=1000></iframe><pre id=out>pending</pre>
+<script>
+function over(a, b) { return a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1; }
+document.getElementById('f').onload = function () {
+  var d = this.contentDocument, res = [], figs = d.querySelectorAll('figure.plot');
+  figs.forEach(function (f) {
+    var s = f.querySelector('svg'), r = s ? s.getBoundingClientRect() : {width: 0, height: 0}, bad = 0;
+    var t = s ? Array.prototype.filter.call(s.querySelectorAll('text'), function (e) { return e.textContent.trim() != ''; }) : [];
+    var b = t.map(function (e) { return e.getBoundingClientRect(); });
+    for (var i = 0; i < b.length; i++) for (var j = i + 1; j < b.length; j++) if (over(b[i], b[j])) bad++;
+    res.push('plot ' + f.dataset.plot + ' ' + Math.round(r.width) + ' ' + Math.round(r.height) + ' ' +
+             (s ? s.querySelectorAll('path').length : 0) + ' overlaps ' + bad);
+  });
+  var g = d.querySelector('table'), cells = g ? g.querySelectorAll('td, th') : [], wide = 0;
+  cells.forEach(function (c) { if (c.scrollWidth > c.clientWidth + 1) wide++; });
+  res.push('firsttable ' + (g ? g.className : 'none') + ' cells ' + cells.length + ' overflow ' + wide +
+           ' pagewidth ' + d.documentElement.scrollWidth);
+  var x = d.querySelector('table.grid td.xfail a');
+  res.push('xfail ' + (x ? (x.title.indexOf('known deviation:') == 0 ? 'reason' : 'noreason') : 'none'));
+  document.getElementById('out').textContent = 'figures ' + figs.length + '\n' + res.join('\n') + '\nend';
+};
+</script></body></html>
+EOF
+	chrome --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$work/probe-$1.html" 2>/dev/null >"$work/probe-$1.out"
+}
+for w in 1366 1920; do
+	chrome --window-size=$w,1000 --screenshot="$out/report-grid-$w.png" "file://$page" >/dev/null 2>&1
+	ok "$w px: screenshot $out/report-grid-$w.png is a PNG" \
+		test "$(head -c 8 "$out/report-grid-$w.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+	chrome --window-size=$w,1000 --enable-logging=stderr --v=0 --virtual-time-budget=3000 --dump-dom "file://$page" \
+		2>"$work/console-$w.log" >/dev/null
+	ok "$w px: no console message from the page" sh -c '! grep -F CONSOLE "$1" | grep -qF "$2"' _ "$work/console-$w.log" "$page"
+	probe $w
+	figs=$(sed -n 's/.*>figures \([0-9]*\)$/\1/p' "$work/probe-$w.out")
+	ok "$w px: every plot drawn (${figs:-0} figure(s), each an SVG with a size and paths)" sh -c \
+		'[ "${2:-0}" -gt 0 ] && [ "$(grep -cE "^plot p[0-9]+ [1-9][0-9]* [1-9][0-9]* [1-9][0-9]* overlaps" "$1")" = "$2" ]' _ "$work/probe-$w.out" "$figs"
+	ok "$w px: no two labels of a plot overlap" sh -c '! grep -E "^plot .* overlaps [1-9]" "$1"' _ "$work/probe-$w.out"
+	ok "$w px: the grid is the first table, no cell overflows, the page is no wider than the window" \
+		awk -v w=$w '/^firsttable / { f = ($2 == "grid" && $4 > 0 && $6 == 0 && $8 <= w) } END { exit !f }' "$work/probe-$w.out"
+	[ -z "$conf" ] || ok "$w px: the grid's XFAIL cell (c3 on 6.1) carries its reason" grep -qx "xfail reason" "$work/probe-$w.out"
+	grep -E "^plot .* overlaps [1-9]|^firsttable|^xfail" "$work/probe-$w.out" | sed 's/^/# /'
+done
+t1=$(date +%s%N)
+echo "# $n checks, $fail failed, $(( (t1 - t0) / 1000000 )) ms; screenshots in $out"
+[ "$fail" = 0 ]
