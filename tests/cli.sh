@@ -167,6 +167,25 @@ ok "gup_test -L (each tree's own) on 6.12 and 6.1: exit 0 before and after the u
 	jq -se '[.[] | select(.trial | startswith("exec-selftests:")) | .verdict == "pass" and
 		([.steps[] | select(.step == "exec") | .exec.exitcode == 0 and (.exec.stdout | test("PIN_LONGTERM_BENCHMARK: Time: get:[0-9]+"))] == [true, true])] == [true, true]' "$r"
 
+echo "# cli: run --keep holds the guest after its steps until Ctrl-C"
+keep_hold() {	# the demo with --keep: held (its QEMU up) after the steps; SIGINT ends it, recorded as a pass
+	local out=$cli/keep.out pid q rc
+	$LAB run --keep -o "$cli/keep" scenarios/demo.yaml >"$out" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 120); do grep -q -- "--keep: guest" "$out" && break; sleep 1; done
+	grep -q -- "--keep: guest 'memhp-demo-$pid-0' (trial demo) holds after its steps; console log $cli/keep/demo.console.log" "$out" || { kill $pid; wait $pid; return 1; }
+	sleep 2
+	q=$(pgrep -f "guest=memhp-demo-$pid-0" | wc -l)
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ "$q" = 1 ] && [ "$rc" = 0 ] && [ "$(pgrep -f "guest=memhp-demo-$pid-0" | wc -l)" = 0 ] &&
+		jq -e '.verdict == "pass" and .kept_s >= 2 and .summary.reached_bytes == 0' "$cli/keep/trials.jsonl" >/dev/null
+}
+ok "run --keep: after the demo's steps its guest stays up (QEMU running), Ctrl-C ends the hold: exit 0, verdict pass (not interrupted), kept_s recorded, no QEMU left" keep_hold
+expect_fail "run --keep with a matrix of several trials: refused, asking for --only" 2 \
+	"--keep holds one guest, and the scenarios give 2 trials: pick one with --only" $LAB run --keep -o "$cli/keep2" scenarios/exec-selftests.yaml
+
 echo "# cli: docs that can drift, checked against what the code does"
 # With the demo run of tests/run.sh (this harness's record), also every
 # top-level field the docs name must be in a record.

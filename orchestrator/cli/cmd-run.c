@@ -14,6 +14,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "output", 1, 'o', "DIR", "run directory (default results/<scenario>-<time>)" },
 	{ "jobs", 1, 'j', "N", "guests at once (default: what host cores and memory allow)" },
 	{ "only", 1, MHL_LONG_ONLY + 'O', "PATTERN", "only the trials whose id matches PATTERN (glob)" },
+	{ "keep", 0, MHL_LONG_ONLY + 'E', NULL, "after the steps of the one trial, hold its guest running (console log, and for a daemon URI virsh console and qemu-agent-command) until Ctrl-C; then judge and record as usual" },
 	{ "shard", 1, MHL_LONG_ONLY + 'S', "K/N", "only shard K of N (a stable part: a trial always lands in the same shard), or auto: from CI_NODE_INDEX and CI_NODE_TOTAL, SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with MEMHP_SHARDS; report --merge joins the shards" },
 	{ "quiet", 0, 'q', NULL, "no progress lines; just the table of verdicts" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
@@ -66,6 +67,7 @@ int mhlCmdRun(int argc, char **argv)
 	if ((v = g_hash_table_lookup(vals, "shard")) && mhlShardParse(v, &o.shard_k, &o.shard_n) < 0)
 		return MHL_EXIT_USAGE;
 	o.quiet = g_hash_table_contains(vals, "quiet");
+	o.keep = g_hash_table_contains(vals, "keep");
 	o.json = g_hash_table_contains(vals, "json");
 	if ((v = g_hash_table_lookup(vals, "initrd")))
 		o.initrd = v;

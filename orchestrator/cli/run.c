@@ -310,6 +310,7 @@ static int runConfig(const mhlRunOptions *o, GPtrArray *jobs, mhlRunConfig *cfg,
 	cfg->emulator = MHL_EMULATOR;
 	cfg->agent_deadline = o->agent_deadline;
 	cfg->quiet = o->quiet;
+	cfg->keep = o->keep;
 	cfg->initrd = o->initrd;
 	cfg->tmpl_path = o->tmpl;
 	cfg->accel = mhlAccelChoose(cfg->emulator, ((mhlJob *)jobs->pdata[0])->image, o->cache, why);
@@ -583,6 +584,10 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	if ((n = runJobs(o, scenarios, nscenarios, jobs)) != 0) {
 		json_object_put(o->shard_trials);
 		return n < 0 ? MHL_EXIT_USAGE : MHL_EXIT_PASS;	/* 1: this shard has no trial, nothing to do */
+	}
+	if (o->keep && jobs->len != 1) {
+		mhlError("run: --keep holds one guest, and the scenarios give %u trials: pick one with --only", jobs->len);
+		return MHL_EXIT_USAGE;
 	}
 	if ((n = jobsChoose(o, jobs)) < 0 ||
 	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||

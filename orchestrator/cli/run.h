@@ -19,6 +19,7 @@ typedef struct {
 	double agent_deadline;
 	int jobs;		/* 0: from host cores and memory */
 	bool quiet, json;
+	bool keep;		/* --keep: hold the one trial's guest after its steps until Ctrl-C */
 	const char *bindir, *srcdir, *cache;
 } mhlRunOptions;
 

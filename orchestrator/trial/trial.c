@@ -239,6 +239,30 @@ static void trialSteps(mhlTrial *t, const mhlRunConfig *cfg, json_object *rec, d
 		mhlErrorReset();
 }
 
+/*
+ * --keep: the guest stays up after the steps, its console watcher on, until
+ * a signal (Ctrl-C) or its end; the signal is the hold's, not the trial's
+ * (the verdict is judged as if none came). A kill -9 meanwhile leaves the
+ * trial 'lost', as for any trial in flight. The record says how long
+ * (kept_s).
+ */
+static void trialKeep(mhlTrial *t, const mhlRunConfig *cfg, json_object *rec)
+{
+	/* the embedded driver lives in this process: only a daemon's guest is reachable with virsh */
+	bool daemon = cfg->uri && !g_str_has_prefix(cfg->uri, "qemu:///embed");
+	double t0 = mhlNow();
+
+	if (!cfg->keep || mhlInterrupted || !mhlGuestAlive(t->g))
+		return;
+	fprintf(stderr, "memhp-lab: --keep: guest '%s' (trial %s) holds after its steps; console log %s%s%s%s%s; Ctrl-C ends it\n",
+		t->g->name, t->s->name, t->g->console, daemon ? "; virsh -c " : "", daemon ? cfg->uri : "",
+		daemon ? " console|qemu-agent-command " : "", daemon ? t->g->name : "");
+	while (!mhlInterrupted && mhlGuestAlive(t->g))
+		g_usleep(200 * 1000);
+	mhlInterrupted = 0;
+	json_object_object_add(rec, "kept_s", json_object_new_double(mhlNow() - t0));
+}
+
 static void endSet(mhlTrialEnd *end, mhlVerdict v, char *reason)
 {
 	end->verdict = v;
@@ -415,6 +439,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	else
 		trialSteps(&t, cfg, rec, t_start, &end);
 	mhlErrorReset();
+	trialKeep(&t, cfg, rec);
 	mhlGuestStop(g);
 	mhlHugePoolRestore(&pool);
 	findings = mhlGuestEnd(g);

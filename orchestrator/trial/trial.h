@@ -24,6 +24,7 @@ typedef struct {
 	double agent_deadline;
 	int index, total;	/* this trial's place in the run, for progress lines */
 	bool quiet;		/* no progress lines */
+	bool keep;		/* --keep: hold the guest after its steps until a signal (one trial) */
 } mhlRunConfig;
 
 
