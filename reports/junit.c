@@ -41,6 +41,35 @@ static void junitCountAttrs(xmlTextWriterPtr w, const junitCount *c)
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "time", "%.3f", c->time);
 }
 
+/*
+ * The memhp-lab (git describe) that ran the suite's trials, a property
+ * memhp.harness_version; "a, b" when runs were merged from several; none
+ * when the records predate the field.
+ */
+static void junitVersion(xmlTextWriterPtr w, const mhlRun *run, const char *scenario)
+{
+	g_autoptr(GString) v = g_string_new(NULL);
+	guint i;
+
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i];
+		g_autofree char *scn = mhlTrialScenarioName(rec);
+		const char *hv = mhlJStr(rec, MHL_K_HARNESS_VERSION, NULL);
+		g_autofree char *item = hv ? g_strdup_printf(", %s,", hv) : NULL;
+		g_autofree char *have = g_strdup_printf(", %s,", v->str);
+
+		if (!hv || strcmp(scn, scenario) || strstr(have, item))
+			continue;
+		g_string_append_printf(v, "%s%s", v->len ? ", " : "", hv);
+	}
+	if (!v->len)
+		return;
+	xmlTextWriterStartElement(w, BAD_CAST "property");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.harness_version");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST v->str);
+	xmlTextWriterEndElement(w);
+}
+
 /* The host side of the last shrink (summary.host_*), one line of system-out; none without it. */
 static void junitHost(GString *out, json_object *rec)
 {
@@ -167,6 +196,7 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.dashboard");
 		xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST dash);
 		xmlTextWriterEndElement(w);
+		junitVersion(w, run, scenarios->pdata[j]);
 		xmlTextWriterEndElement(w);
 		for (i = 0; i < run->trials->len; i++) {
 			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);

@@ -268,6 +268,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 	kAddCopy(misc, "reason", rec, "reason");
 	kAddCopy(misc, "parameters", rec, "parameters");
 	kAddCopy(misc, "pin_policy", rec, "pin_policy");
+	kAddCopy(misc, "harness_version", rec, MHL_K_HARNESS_VERSION);	/* the memhp-lab that ran it (git describe) */
 	kAddCopy(misc, "summary", rec, "summary");
 	json_object_object_add(t, "misc", misc);
 	json_object_array_add(tests, t);
