@@ -120,3 +120,9 @@ ok "guest: debian, online as shipped: Debian's udev onlines nothing, the 512 MiB
 printf 'name: bad\nguest: ubuntu\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-badguest.yaml"
 expect_fail "guest: an unknown userspace: check refuses it at its line and column" 2 \
 	"stock-badguest.yaml:2:8: guest: unknown userspace 'ubuntu' \\(known: lab, debian\\)" $LAB check "$work/stock-badguest.yaml"
+
+echo "# stock kernels: --kernel package:NAME on the command line overrides a scenario's kernel"
+lab_run -o "$work/stock-cli" --kernel package:linux-image-cloud-amd64 scenarios/pin-io-uring.yaml >"$work/stock-cli.out" 2>&1
+ok "run --kernel package:linux-image-cloud-amd64 scenarios/pin-io-uring.yaml: the lab's io_uring scenario passes on Debian's 6.1 (record: the package, kind package)" \
+	jq -e '.verdict == "pass" and (.kernel.source_package | test("^linux-image-6\\.1\\.0-[0-9]+-cloud-amd64$")) and .kernel.kind == "package" and .summary.reached_bytes == 0' \
+	"$work/stock-cli/trials.jsonl"

@@ -20,7 +20,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: LIBVIRT_DEFAULT_URI, else embedded qemu:///embed in a private root)" },
 	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
-	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel tree, 6.12 or 6.1 (overrides the scenario's kernel:)" },
+	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, 6.12 or 6.1, or package:linux-image-NAME[=VERSION], a Debian kernel package (overrides the scenario's kernel:)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "series or baseline (overrides the scenario's pin_policy:)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
 	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio.gz: build/ of the checkout, or PREFIX/share/memhp-lab)" },

@@ -1545,9 +1545,24 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st)
 /* Override the scenario's kernel or pin_policy (memhp-lab run --kernel, --pin-policy). */
 int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 {
-	if (kernel) {
+	if (kernel && g_str_has_prefix(kernel, "package:")) {
+		/* --kernel package:NAME[=VERSION]: a Debian kernel package, as kernel: {package:} */
+		if (!packageNameOk(kernel + 8)) {
+			mhlError("--kernel '%s': expected package:linux-image-NAME[=VERSION] (apt-cache search linux-image)",
+				 kernel);
+			return -1;
+		}
+		g_clear_pointer(&s->kernel_image, g_free);
+		g_clear_pointer(&s->kernel_config, g_free);
+		g_clear_pointer(&s->kernel_modules, g_free);
+		g_clear_pointer(&s->kernel_deb, g_free);
+		g_free(s->kernel_package);
+		s->kernel_package = g_strdup(kernel + 8);
+		g_free(s->kernel);
+		s->kernel = g_strdup("package");
+	} else if (kernel) {
 		if (oneOf(kernel, kernelNames) < 0) {
-			mhlError("unknown kernel '%s' (known: 6.12, 6.1)", kernel);
+			mhlError("unknown kernel '%s' (known: 6.12, 6.1, package:linux-image-NAME[=VERSION])", kernel);
 			return -1;
 		}
 		g_free(s->kernel);

@@ -263,6 +263,22 @@ static bool policyOverride(void)
 			  mhlScenarioOverride(s, "5.4", NULL) < 0);
 }
 
+/* --kernel package:NAME: the scenario's kernel becomes that Debian package; a name with shell in it is refused. */
+static bool packageOverride(void)
+{
+	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/demo.yaml");
+
+	if (!unitExpect(s && mhlScenarioOverride(s, "package:linux-image-cloud-amd64=6.1.192-3", NULL) == 0))
+		return false;
+	if (!unitExpect(!strcmp(s->kernel, "package") && !strcmp(s->kernel_package, "linux-image-cloud-amd64=6.1.192-3")))
+		return false;
+	if (!unitExpect(mhlScenarioOverride(s, "package:linux-image-$(id)", NULL) < 0 &&
+			strstr(mhlErrorLast(), "expected package:linux-image-NAME[=VERSION]")))
+		return false;
+	mhlErrorReset();
+	return unitExpect(mhlScenarioOverride(s, "package:", NULL) < 0) && (mhlErrorReset(), true);
+}
+
 /* The trials of @path when there are @n of them, else NULL (freed by the caller). */
 static GPtrArray *loadAll(const char *path, int n)
 {
@@ -481,6 +497,7 @@ static const unitCase cases[] = {
 	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
 	{ "scenario: --kernel/--pin-policy override, unknown kernel refused", policyOverride },
+	{ "scenario: --kernel package:NAME[=VERSION] makes it a Debian package kernel; shell in the name refused", packageOverride },
 	{ "scenario: c4 parses: touch read, census_before all, expect filtered by kernel", conformance4 },
 	{ "scenario: c5 parses: 8 trials, split from the matrix, census thp >=32704", conformance5 },
 	{ "matrix: 2 x 2 minus one exclude -> 3 trials, last axis fastest, ids from the values", matrixExpands },
