@@ -35,7 +35,7 @@ parts=(
 	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
 	kernel-series:50	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftests (gup_test, gup_longterm_counters in the guest)
 	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
-	stock:24	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped, SKIP, .deb and modules forms, the Debian userspace guest
+	stock:21	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped, SKIP, .deb and modules forms (the Debian userspace guest boots in make stock)
 	fleet:11	# shards for batch engines: run --shard K/N (and auto), three side by side, report --merge and what it refuses
 	cli:31		# the CLI: JSON of check/doctor/report against docs/schemas/, exit codes, man page and completion installed, the exec step, docs checked against the code
 	report:65	# reports from a recorded run and from the runs above (last: it reads the demo run's)
@@ -438,7 +438,7 @@ ok "panicking guest: no QEMU process remains" no_qemu
 # The parts, in the order of $parts: each is checked with bash -n before it is
 # sourced, then one check says it loaded and made its planned number of checks.
 part_begin() {	# NAME:CHECKS
-	part_name=${1%%:*} part_want=${1#*:} part_n0=$n part_e0=$extra part_err=
+	part_name=${1%%:*} part_want=${1#*:} part_n0=$n part_e0=$extra part_err= part_t0=$EPOCHSECONDS
 	if [ ! -f "tests/$part_name.sh" ]; then
 		part_err="tests/$part_name.sh is missing"
 	else
@@ -453,7 +453,9 @@ part_end() {	# one check; on failure its "# command:" line says why
 	tmo_fired=0
 	check_result "tests/$part_name.sh loaded and made its $part_want planned checks" $rc \
 		"${part_err:-it made $made checks}"
+	echo "# part $part_name: $((EPOCHSECONDS - part_t0)) s"	# where make check's time goes
 }
+echo "# the checks above (unit, kernel, integration): $SECONDS s"
 for part in "${parts[@]}"; do
 	part_begin "$part" && . "tests/${part%%:*}.sh"
 	part_end

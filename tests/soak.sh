@@ -81,10 +81,14 @@ ok "soak finding: exit 1, the record fails naming the unplug that did not conver
 echo "# soak: the leak detector: an io_uring instance kept open per cycle, then the same soak without it"
 # scenarios/soak-leak.yaml: caches dropped and slabinfo every 3 cycles, judged after 30 s
 sed 's/^name: soak-leak$/name: soak-clean/; s/^  leak: io_uring$/  leak: none/' scenarios/soak-leak.yaml >"$work/soak-clean.yaml"
-lab soak -q --cycles 16 --seed 7 -o "$work/soakl" scenarios/soak-leak.yaml >"$work/soakl.out" 2>&1
-rcl=$?
+# Side by side (a guest each, one core each): the detector must work on a loaded host too.
+(tmo "$run_timeout" $LAB soak -q --cycles 16 --seed 7 -o "$work/soakl" scenarios/soak-leak.yaml >"$work/soakl.out" 2>&1
+ echo $? >"$work/soakl.rc") &
+soakl_job=$!
 lab soak -q --cycles 16 --seed 7 -o "$work/soakc" "$work/soak-clean.yaml" >"$work/soakc.out" 2>&1
 rcc=$?
+wait "$soakl_job"
+rcl=$(cat "$work/soakl.rc" 2>/dev/null || echo lost)
 # The ring's fixed-file table: one kmalloc-8k and two kmalloc-4k objects a
 # ring, the same bytes: either is first, kmalloc-8k among the first three.
 soak_leak_flagged() {	# the trend finding on SUnreclaim, within the 16 cycles, naming kmalloc-8k

@@ -104,19 +104,8 @@ printf 'name: bad\nkernel: {deb: /x.deb, package: linux-image-amd64}\nnodes:\n  
 expect_fail "kernel: deb and package at once: check refuses it at its line and column" 2 \
 	"stock-both.yaml:2:9: kernel: one of 'package', 'deb', or 'bzimage' and 'config'" $LAB check "$work/stock-both.yaml"
 
-echo "# stock kernels: Debian's own userspace as the guest (guest: debian, scenarios/stock/debian-guest.yaml)"
-lab_run -o "$work/stock-deb-guest" --only '*pkg=linux-image-cloud-amd64' scenarios/stock/debian-guest.yaml \
-	>"$work/stock-deb-guest.out" 2>&1
-[ $? = 0 ] || tail -n 8 "$work/stock-deb-guest.out" | sed 's/^/#   /'
-r=$work/stock-deb-guest/trials.jsonl
-ok "guest: debian on Debian 6.1: the trial passes; the record says guest_userspace debian and how long systemd took to the agent" \
-	jq -e '.verdict == "pass" and .guest_userspace == "debian" and .summary.boot_to_agent_s > 0' "$r"
-ok "guest: debian: systemd is PID 1 and Debian's own qemu-guest-agent.service answered (console), every module loaded by memhp-modules.service" \
-	sh -c 'log=$(jq -r .console_log "$1") &&
-		grep -aq "systemd\[1\]: systemd 252" "$log" && grep -aq "Started .*qemu-guest-agent.service" "$log" &&
-		[ "$(grep -ac "memhp-init: module .* loaded" "$log")" = "$(jq -r ".kernel.modules | length" "$1")" ]' _ "$r"
-ok "guest: debian, online as shipped: Debian's udev onlines nothing, the 512 MiB plugged stay offline (4 blocks), the unplug takes them back" \
-	jq -e '(.steps[1].plug.online == false) and .steps[2].guest.memory_blocks.offline == 4 and .summary.reached_bytes == 0' "$r"
+# The Debian userspace guest itself (systemd to the agent: 40-55 s under TCG)
+# boots in make stock (tools/stock.sh checks its console); here, its refusal.
 printf 'name: bad\nguest: ubuntu\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-badguest.yaml"
 expect_fail "guest: an unknown userspace: check refuses it at its line and column" 2 \
 	"stock-badguest.yaml:2:8: guest: unknown userspace 'ubuntu' \\(known: lab, debian\\)" $LAB check "$work/stock-badguest.yaml"
