@@ -16,31 +16,6 @@
 #include "util.h"
 
 /* An axis value: parameters.KEY, or the record's own pin_policy for the implicit axis. */
-static const char *gridValue(json_object *rec, const char *key)
-{
-	json_object *v = mhlJ(mhlJ(rec, MHL_K_PARAMETERS), key);
-
-	if (!v && !strcmp(key, "pin_policy"))
-		return mhlJStr(rec, MHL_K_PIN_POLICY, "–");
-	return v ? json_object_get_string(v) : "–";
-}
-
-static guint gridIndex(GPtrArray *a, const char *s)
-{
-	guint i;
-
-	if (!g_ptr_array_find_with_equal_func(a, s, g_str_equal, &i)) {
-		i = a->len;
-		g_ptr_array_add(a, g_strdup(s));
-	}
-	return i;
-}
-
-static gint gridStrCmp(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 double mhlTrialUnplugFraction(json_object *rec)
 {
 	json_object *tl = mhlJ(rec, MHL_K_TIMELINE), *nodes = mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES));
@@ -107,20 +82,38 @@ static guint *gridColumnOrder(GArray *ranks)
 	return order;
 }
 
-bool mhlHtmlGrid(GString *out, const mhlRun *run)
+/* A matrix run laid out: the axes across and down, and which trial fills each cell. */
+typedef struct {
+	GPtrArray *keys;	/* every axis, sorted (owns the names) */
+	GPtrArray *colKeys;	/* borrowed from keys: kernel, policy */
+	GPtrArray *rowKeys;	/* the others */
+	GPtrArray *colVals[MHL_GRID_MAX_COL_AXES];	/* each column axis's values, first seen first */
+	GPtrArray *cols, *rows;	/* the column and row labels */
+	GHashTable *cells;	/* "row,col" -> trial index + 1 */
+	GArray *ranks;		/* gridCol per column, for the order */
+} gridLayout;
+
+static void gridLayoutClear(gridLayout *L)
 {
-	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) colKeys = g_ptr_array_new();	/* borrowed from keys */
-	g_autoptr(GPtrArray) rowKeys = g_ptr_array_new();
+	guint i;
+
+	for (i = 0; i < MHL_GRID_MAX_COL_AXES; i++)
+		if (L->colVals[i])
+			g_ptr_array_unref(L->colVals[i]);
+	g_ptr_array_unref(L->keys);
+	g_ptr_array_unref(L->colKeys);
+	g_ptr_array_unref(L->rowKeys);
+	g_ptr_array_unref(L->cols);
+	g_ptr_array_unref(L->rows);
+	g_hash_table_unref(L->cells);
+	g_array_unref(L->ranks);
+}
+
+/* The axes: kernel and policy across (or the first axis), the rest down. How many trials have parameters. */
+static guint gridAxes(const mhlRun *run, gridLayout *L)
+{
 	g_autoptr(GPtrArray) policies = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) cols = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GHashTable) cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_autoptr(GString) notes = g_string_new(NULL);
-	GPtrArray *colVals[MHL_GRID_MAX_COL_AXES] = { NULL };
-	g_autofree guint *order = NULL;
-	g_autoptr(GArray) ranks = g_array_new(FALSE, TRUE, sizeof(gridCol));
-	guint i, r, c, n = 0;
+	guint i, n = 0;
 
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
@@ -128,117 +121,142 @@ bool mhlHtmlGrid(GString *out, const mhlRun *run)
 		if (!mhlRecordHasParameters(rec))
 			continue;
 		n++;
-		gridIndex(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "–"));
+		mhlStrIndex(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "–"));
 		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 			(void)v;
-			gridIndex(keys, k);
+			mhlStrIndex(L->keys, k);
 		}
 	}
 	if (n < 2)
-		return false;
-	g_ptr_array_sort(keys, gridStrCmp);
-	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
-		gridIndex(keys, "pin_policy");
-	for (i = 0; i < keys->len; i++)
-		if (!strcmp(keys->pdata[i], "kernel") || !strcmp(keys->pdata[i], "policy") ||
-		    !strcmp(keys->pdata[i], "pin_policy"))
-			g_ptr_array_add(colKeys, keys->pdata[i]);
-	if (!colKeys->len)
-		g_ptr_array_add(colKeys, keys->pdata[0]);
-	while (colKeys->len > MHL_GRID_MAX_COL_AXES)
-		g_ptr_array_remove_index(colKeys, colKeys->len - 1);
-	for (i = 0; i < keys->len; i++)
-		if (!g_ptr_array_find(colKeys, keys->pdata[i], NULL))
-			g_ptr_array_add(rowKeys, keys->pdata[i]);
+		return n;
+	g_ptr_array_sort(L->keys, mhlStrPtrCmp);
+	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(L->keys, "policy", g_str_equal, NULL))
+		mhlStrIndex(L->keys, "pin_policy");
+	for (i = 0; i < L->keys->len; i++)
+		if (!strcmp(L->keys->pdata[i], "kernel") || !strcmp(L->keys->pdata[i], "policy") ||
+		    !strcmp(L->keys->pdata[i], "pin_policy"))
+			g_ptr_array_add(L->colKeys, L->keys->pdata[i]);
+	if (!L->colKeys->len)
+		g_ptr_array_add(L->colKeys, L->keys->pdata[0]);
+	while (L->colKeys->len > MHL_GRID_MAX_COL_AXES)
+		g_ptr_array_remove_index(L->colKeys, L->colKeys->len - 1);
+	for (i = 0; i < L->keys->len; i++)
+		if (!g_ptr_array_find(L->colKeys, L->keys->pdata[i], NULL))
+			g_ptr_array_add(L->rowKeys, L->keys->pdata[i]);
 	/* each column axis's values in the order first seen; the policies series first, as the conformance table */
-	for (i = 0; i < colKeys->len; i++) {
-		colVals[i] = g_ptr_array_new_with_free_func(g_free);
-		if (strcmp(colKeys->pdata[i], "kernel")) {
-			gridIndex(colVals[i], "series");
-			gridIndex(colVals[i], "baseline");
+	for (i = 0; i < L->colKeys->len; i++) {
+		L->colVals[i] = g_ptr_array_new_with_free_func(g_free);
+		if (strcmp(L->colKeys->pdata[i], "kernel")) {
+			mhlStrIndex(L->colVals[i], "series");
+			mhlStrIndex(L->colVals[i], "baseline");
 		}
 	}
+	return n;
+}
 
-	for (i = 0; i < run->trials->len; i++) {
-		json_object *rec = run->trials->pdata[i];
-		g_autoptr(GString) rk = g_string_new(NULL), ck = g_string_new(NULL);
-		g_autofree char *key = NULL;
-		gridCol gc = { { 0 }, 0 };
-		guint k;
+/* Trial @i into its cell: its row (scenario and row axes) and column labels. */
+static void gridPlace(gridLayout *L, json_object *rec, guint i)
+{
+	g_autoptr(GString) rk = g_string_new(NULL), ck = g_string_new(NULL);
+	g_autofree char *key = NULL;
+	gridCol gc = { { 0 }, 0 };
+	guint k, r, c;
 
-		if (!mhlRecordHasParameters(rec))
-			continue;
-		if (mhlJStr(rec, MHL_K_SCENARIO_NAME, NULL)) {
-			g_string_append(rk, mhlJStr(rec, MHL_K_SCENARIO_NAME, ""));
-		} else {	/* a record from before scenario_name: its file's name */
-			g_autofree char *scn = mhlTrialScenarioName(rec);
+	if (mhlJStr(rec, MHL_K_SCENARIO_NAME, NULL)) {
+		g_string_append(rk, mhlJStr(rec, MHL_K_SCENARIO_NAME, ""));
+	} else {	/* a record from before scenario_name: its file's name */
+		g_autofree char *scn = mhlTrialScenarioName(rec);
 
-			g_string_append(rk, scn);
-		}
-		for (k = 0; k < rowKeys->len; k++)
-			if (mhlJ(mhlJ(rec, MHL_K_PARAMETERS), rowKeys->pdata[k]))
-				g_string_append_printf(rk, " %s=%s", (char *)rowKeys->pdata[k],
-						       gridValue(rec, rowKeys->pdata[k]));
-		for (k = 0; k < colKeys->len; k++) {
-			const char *val = gridValue(rec, colKeys->pdata[k]);
-
-			g_string_append_printf(ck, "%s%s", k ? " " : "", val);
-			gc.rank[k] = gridIndex(colVals[k], val);
-		}
-		r = gridIndex(rows, rk->str);
-		c = gridIndex(cols, ck->str);
-		if (c == ranks->len) {
-			gc.index = c;
-			g_array_append_val(ranks, gc);
-		}
-		key = g_strdup_printf("%u,%u", r, c);
-		/* the first record of a cell wins (a resumed run may have two) */
-		if (!g_hash_table_contains(cells, key))
-			g_hash_table_insert(cells, g_steal_pointer(&key), GUINT_TO_POINTER(i + 1));
+		g_string_append(rk, scn);
 	}
+	for (k = 0; k < L->rowKeys->len; k++)
+		if (mhlJ(mhlJ(rec, MHL_K_PARAMETERS), L->rowKeys->pdata[k]))
+			g_string_append_printf(rk, " %s=%s", (char *)L->rowKeys->pdata[k],
+					       mhlAxisValue(rec, L->rowKeys->pdata[k], "–"));
+	for (k = 0; k < L->colKeys->len; k++) {
+		const char *val = mhlAxisValue(rec, L->colKeys->pdata[k], "–");
 
-	order = gridColumnOrder(ranks);
+		g_string_append_printf(ck, "%s%s", k ? " " : "", val);
+		gc.rank[k] = mhlStrIndex(L->colVals[k], val);
+	}
+	r = mhlStrIndex(L->rows, rk->str);
+	c = mhlStrIndex(L->cols, ck->str);
+	if (c == L->ranks->len) {
+		gc.index = c;
+		g_array_append_val(L->ranks, gc);
+	}
+	key = g_strdup_printf("%u,%u", r, c);
+	/* the first record of a cell wins (a resumed run may have two) */
+	if (!g_hash_table_contains(L->cells, key))
+		g_hash_table_insert(L->cells, g_steal_pointer(&key), GUINT_TO_POINTER(i + 1));
+}
+
+/* One cell: the verdict and the one number, linked to the trial; a failing one's reason into @notes. */
+static void gridCell(GString *out, GString *notes, const mhlRun *run, const gridLayout *L, guint r, guint col)
+{
+	g_autofree char *key = g_strdup_printf("%u,%u", r, col);
+	guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(L->cells, key));
+	g_autofree char *num = NULL;
+	const char *v, *why;
+	json_object *rec;
+
+	if (!idx) {
+		g_string_append(out, "<td class=none>not run</td>");
+		return;
+	}
+	rec = run->trials->pdata[idx - 1];
+	v = mhlJStr(rec, MHL_K_VERDICT, "?");
+	why = mhlJStr(rec, MHL_K_REASON, NULL);
+	num = mhlGridNumber(rec);
+	mhlHtmlf(out, "<td class='%s'><a href='#t%u' title='%s'><b>%s</b> %s</a></td>",
+		 mhlVerdictOf(rec) < MHL_VERDICT_LAST ? v : "unknown", idx,
+		 why ? why : mhlJStr(rec, MHL_K_TRIAL, ""), v, num);
+	if (why && mhlVerdictOf(rec) != MHL_VERDICT_PASS)
+		mhlHtmlf(notes, "<li><a href='#t%u'>%s</a> (%s, %s): <b>%s</b>: %s</li>\n", idx,
+			 (char *)L->rows->pdata[r], (char *)L->cols->pdata[col], mhlJStr(rec, MHL_K_TRIAL, ""), v, why);
+}
+
+bool mhlHtmlGrid(GString *out, const mhlRun *run)
+{
+	gridLayout L = {
+		.keys = g_ptr_array_new_with_free_func(g_free), .colKeys = g_ptr_array_new(),
+		.rowKeys = g_ptr_array_new(), .cols = g_ptr_array_new_with_free_func(g_free),
+		.rows = g_ptr_array_new_with_free_func(g_free),
+		.cells = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+		.ranks = g_array_new(FALSE, TRUE, sizeof(gridCol)),
+	};
+	g_autoptr(GString) notes = g_string_new(NULL);
+	g_autofree guint *order = NULL;
+	guint i, r, c;
+
+	if (gridAxes(run, &L) < 2) {
+		gridLayoutClear(&L);
+		return false;
+	}
+	for (i = 0; i < run->trials->len; i++)
+		if (mhlRecordHasParameters(run->trials->pdata[i]))
+			gridPlace(&L, run->trials->pdata[i], i);
+	order = gridColumnOrder(L.ranks);
 	g_string_append(out, "<h2 id=grid>Matrix</h2>\n<table class=grid>\n<tr><th>");
-	for (i = 0; i < rowKeys->len + 1; i++)
-		mhlHtmlf(out, "%s%s", i ? " · " : "", i ? (char *)rowKeys->pdata[i - 1] : "scenario");
+	for (i = 0; i < L.rowKeys->len + 1; i++)
+		mhlHtmlf(out, "%s%s", i ? " · " : "", i ? (char *)L.rowKeys->pdata[i - 1] : "scenario");
 	g_string_append(out, " \\ ");
-	for (i = 0; i < colKeys->len; i++)
-		mhlHtmlf(out, "%s%s", i ? " · " : "", (char *)colKeys->pdata[i]);
+	for (i = 0; i < L.colKeys->len; i++)
+		mhlHtmlf(out, "%s%s", i ? " · " : "", (char *)L.colKeys->pdata[i]);
 	g_string_append(out, "</th>");
-	for (c = 0; c < cols->len; c++)
-		mhlHtmlf(out, "<th>%s</th>", (char *)cols->pdata[order[c]]);
+	for (c = 0; c < L.cols->len; c++)
+		mhlHtmlf(out, "<th>%s</th>", (char *)L.cols->pdata[order[c]]);
 	g_string_append(out, "</tr>\n");
-	for (r = 0; r < rows->len; r++) {
-		mhlHtmlf(out, "<tr><th>%s</th>", (char *)rows->pdata[r]);
-		for (c = 0; c < cols->len; c++) {
-			g_autofree char *key = g_strdup_printf("%u,%u", r, order[c]);
-			guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(cells, key));
-			json_object *rec;
-			g_autofree char *num = NULL;
-			const char *v, *why;
-
-			if (!idx) {
-				g_string_append(out, "<td class=none>not run</td>");
-				continue;
-			}
-			rec = run->trials->pdata[idx - 1];
-			v = mhlJStr(rec, MHL_K_VERDICT, "?");
-			why = mhlJStr(rec, MHL_K_REASON, NULL);
-			num = mhlGridNumber(rec);
-			mhlHtmlf(out, "<td class='%s'><a href='#t%u' title='%s'><b>%s</b> %s</a></td>",
-			      mhlVerdictOf(rec) < MHL_VERDICT_LAST ? v : "unknown", idx,
-			      why ? why : mhlJStr(rec, MHL_K_TRIAL, ""), v, num);
-			if (why && mhlVerdictOf(rec) != MHL_VERDICT_PASS)
-				mhlHtmlf(notes, "<li><a href='#t%u'>%s</a> (%s, %s): <b>%s</b>: %s</li>\n", idx,
-				      (char *)rows->pdata[r], (char *)cols->pdata[order[c]], mhlJStr(rec, MHL_K_TRIAL, ""), v, why);
-		}
+	for (r = 0; r < L.rows->len; r++) {
+		mhlHtmlf(out, "<tr><th>%s</th>", (char *)L.rows->pdata[r]);
+		for (c = 0; c < L.cols->len; c++)
+			gridCell(out, notes, run, &L, r, order[c]);
 		g_string_append(out, "</tr>\n");
 	}
 	g_string_append(out, "</table>\n<p class=note>Each cell: the verdict and reached/requested MiB of the "
 			"unplug (pins failed where the trial resized nothing); it links to the trial.</p>\n");
 	if (notes->len)
 		g_string_append_printf(out, "<ul class=reasons>\n%s</ul>\n", notes->str);
-	for (i = 0; i < colKeys->len; i++)
-		g_ptr_array_unref(colVals[i]);
+	gridLayoutClear(&L);
 	return true;
 }

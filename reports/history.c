@@ -201,6 +201,90 @@ static const char *const histCss =
  * marked in @html and listed in @jtrial. Returns the regressions in the
  * newest run.
  */
+/*
+ * Whether number @m of run @r (@x) is worse than the earlier runs' median by
+ * more than their spread: a regression {run, what, metric, value, median,
+ * spread} into @regs, its words into @why.
+ */
+static bool histNumberRegressed(json_object **recs, guint r, int m, double x, json_object *regs, GPtrArray *why)
+{
+	g_autoptr(GArray) earlier = g_array_new(FALSE, FALSE, sizeof(double));
+	double med, spread, worse;
+	json_object *g;
+	char *w;
+	guint k;
+
+	for (k = 0; k < r; k++) {
+		double e = recs[k] ? histValue(recs[k], m) : NAN;
+
+		if (!isnan(e))
+			g_array_append_val(earlier, e);
+	}
+	if (earlier->len < 2)
+		return false;
+	med = median(earlier);
+	spread = MAX(MAX(3 * 1.4826 * mad(earlier, med), 0.1 * fabs(med)), metrics[m].floor);
+	worse = metrics[m].higher_better ? med - x : x - med;
+	if (worse <= spread)
+		return false;
+	g = json_object_new_object();
+	w = g_strdup_printf("%s %g %s, earlier median %g ± %g", metrics[m].name, x, metrics[m].unit, med, spread);
+	json_object_object_add(g, "run", json_object_new_int((int)r));
+	json_object_object_add(g, "what", json_object_new_string(w));
+	json_object_object_add(g, "metric", json_object_new_string(metrics[m].name));
+	json_object_object_add(g, "value", json_object_new_double(x));
+	json_object_object_add(g, "median", json_object_new_double(med));
+	json_object_object_add(g, "spread", json_object_new_double(spread));
+	json_object_array_add(regs, g);
+	g_ptr_array_add(why, w);
+	return true;
+}
+
+/* The trial's rows of the history table: its verdicts, then each number it has in some run. */
+static void histRows(GString *html, json_object **recs, guint nruns, const char *id, bool regressed,
+		     const bool *vreg, const bool *nreg)
+{
+	bool has[HM_LAST] = { false };
+	int m, nrows = 0;
+	guint r;
+
+	for (m = 0; m < HM_LAST; m++)
+		for (r = 0; r < nruns; r++)
+			if (recs[r] && !isnan(histValue(recs[r], m))) {
+				has[m] = true;
+				nrows++;
+				break;
+			}
+	mhlHtmlf(html, "<tr><th rowspan=%d id='%s'>%s%s</th><th>verdict</th>", nrows + 1, id, id,
+	      regressed ? " (regressed)" : "");
+	for (r = 0; r < nruns; r++) {
+		const char *v = recs[r] ? mhlJStr(recs[r], MHL_K_VERDICT, "?") : NULL;
+
+		if (!v)
+			g_string_append(html, "<td class=note>–</td>");
+		else
+			mhlHtmlf(html, "<td class='%s%s' title='%s'>%s</td>",
+			      mhlVerdictOf(recs[r]) < MHL_VERDICT_LAST ? v : "unknown", vreg[r] ? " regression" : "",
+			      mhlJStr(recs[r], MHL_K_REASON, ""), v);
+	}
+	g_string_append(html, "</tr>\n");
+	for (m = 0; m < HM_LAST; m++) {
+		if (!has[m])
+			continue;
+		mhlHtmlf(html, "<tr><th>%s%s%s</th>", metrics[m].name, *metrics[m].unit ? ", " : "", metrics[m].unit);
+		for (r = 0; r < nruns; r++) {
+			double x = recs[r] ? histValue(recs[r], m) : NAN;
+
+			if (isnan(x))
+				g_string_append(html, "<td class=note>–</td>");
+			else
+				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[r * HM_LAST + m] ? " class=regression" : "",
+						       m == HM_PIN ? 3 : m == HM_CONVERGE ? 2 : m == HM_CPH ? 1 : 0, x);
+		}
+		g_string_append(html, "</tr>\n");
+	}
+}
+
 static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, const char *id)
 {
 	json_object *points = json_object_new_array(), *regs = json_object_new_array();
@@ -208,9 +292,8 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 	g_autofree bool *vreg = g_new0(bool, runs->len + 1);
 	g_autofree bool *nreg = g_new0(bool, (runs->len + 1) * HM_LAST);
 	g_autoptr(GPtrArray) why = g_ptr_array_new_with_free_func(g_free);
-	bool has[HM_LAST] = { false };
 	guint r, latest = 0;
-	int m, prev = -1, nrows = 0;
+	int m, prev = -1;
 
 	for (r = 0; r < runs->len; r++)
 		recs[r] = runTrial(runs->pdata[r], id);
@@ -239,39 +322,13 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 		prev = v < MHL_VERDICT_LAST ? (int)v : (int)MHL_VERDICT_ERROR;
 		for (m = 0; m < HM_LAST; m++) {
 			double x = histValue(rec, m);
-			g_autoptr(GArray) earlier = g_array_new(FALSE, FALSE, sizeof(double));
-			guint k;
 
 			if (isnan(x))
 				continue;
 			json_object_object_add(p, metrics[m].name, json_object_new_double(x));
-			for (k = 0; k < r; k++) {
-				double e = recs[k] ? histValue(recs[k], m) : NAN;
-
-				if (!isnan(e))
-					g_array_append_val(earlier, e);
-			}
-			if (earlier->len >= 2) {
-				double med = median(earlier), spread = MAX(MAX(3 * 1.4826 * mad(earlier, med),
-								       0.1 * fabs(med)), metrics[m].floor);
-				double worse = metrics[m].higher_better ? med - x : x - med;
-
-				if (worse > spread) {
-					json_object *g = json_object_new_object();
-					char *w = g_strdup_printf("%s %g %s, earlier median %g ± %g", metrics[m].name, x,
-								  metrics[m].unit, med, spread);
-
-					nreg[r * HM_LAST + m] = true;
-					json_object_object_add(g, "run", json_object_new_int((int)r));
-					json_object_object_add(g, "what", json_object_new_string(w));
-					json_object_object_add(g, "metric", json_object_new_string(metrics[m].name));
-					json_object_object_add(g, "value", json_object_new_double(x));
-					json_object_object_add(g, "median", json_object_new_double(med));
-					json_object_object_add(g, "spread", json_object_new_double(spread));
-					json_object_array_add(regs, g);
-					g_ptr_array_add(why, w);
-					latest += r == runs->len - 1;
-				}
+			if (histNumberRegressed(recs, r, m, x, regs, why)) {
+				nreg[r * HM_LAST + m] = true;
+				latest += r == runs->len - 1;
 			}
 		}
 		json_object_array_add(points, p);
@@ -280,42 +337,7 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 	json_object_object_add(jtrial, "points", points);
 	json_object_object_add(jtrial, "regressions", regs);
 
-	/* only the numbers the trial has in some run */
-	for (m = 0; m < HM_LAST; m++)
-		for (r = 0; r < runs->len; r++)
-			if (recs[r] && !isnan(histValue(recs[r], m))) {
-				has[m] = true;
-				nrows++;
-				break;
-			}
-	mhlHtmlf(html, "<tr><th rowspan=%d id='%s'>%s%s</th><th>verdict</th>", nrows + 1, id, id,
-	      json_object_array_length(regs) ? " (regressed)" : "");
-	for (r = 0; r < runs->len; r++) {
-		const char *v = recs[r] ? mhlJStr(recs[r], MHL_K_VERDICT, "?") : NULL;
-
-		if (!v)
-			g_string_append(html, "<td class=note>–</td>");
-		else
-			mhlHtmlf(html, "<td class='%s%s' title='%s'>%s</td>",
-			      mhlVerdictOf(recs[r]) < MHL_VERDICT_LAST ? v : "unknown", vreg[r] ? " regression" : "",
-			      mhlJStr(recs[r], MHL_K_REASON, ""), v);
-	}
-	g_string_append(html, "</tr>\n");
-	for (m = 0; m < HM_LAST; m++) {
-		if (!has[m])
-			continue;
-		mhlHtmlf(html, "<tr><th>%s%s%s</th>", metrics[m].name, *metrics[m].unit ? ", " : "", metrics[m].unit);
-		for (r = 0; r < runs->len; r++) {
-			double x = recs[r] ? histValue(recs[r], m) : NAN;
-
-			if (isnan(x))
-				g_string_append(html, "<td class=note>–</td>");
-			else
-				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[r * HM_LAST + m] ? " class=regression" : "",
-						       m == HM_PIN ? 3 : m == HM_CONVERGE ? 2 : m == HM_CPH ? 1 : 0, x);
-		}
-		g_string_append(html, "</tr>\n");
-	}
+	histRows(html, recs, runs->len, id, json_object_array_length(regs) > 0, vreg, nreg);
 	return latest;
 }
 

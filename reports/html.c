@@ -156,11 +156,6 @@ static void plotInline(GString *out, htmlPlots *p, const char *name, const char 
 	}
 }
 
-static gint strPtrCmp(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static double mib(gint64 bytes)
 {
 	return bytes / 1048576.0;
@@ -560,29 +555,6 @@ static gint censusColCmp(gconstpointer a, gconstpointer b)
 }
 
 /* A matrix axis value: parameters.KEY, or the record's own pin_policy for the implicit axis. */
-static const char *matrixValue(json_object *rec, const char *key)
-{
-	json_object *v = mhlJ(mhlJ(rec, MHL_K_PARAMETERS), key);
-
-	if (!v && !strcmp(key, "pin_policy"))
-		return mhlJStr(rec, MHL_K_PIN_POLICY, "-");
-	if (!v && !strcmp(key, "scenario"))
-		return mhlJStr(rec, MHL_K_SCENARIO_NAME, mhlJStr(rec, MHL_K_SCENARIO, "-"));
-	return v ? json_object_get_string(v) : "-";
-}
-
-/* Index of @s in @a, added if new. */
-static guint indexOf(GPtrArray *a, const char *s)
-{
-	guint i;
-
-	if (!g_ptr_array_find_with_equal_func(a, s, g_str_equal, &i)) {
-		i = a->len;
-		g_ptr_array_add(a, g_strdup(s));
-	}
-	return i;
-}
-
 static void gpTics(GString *script, const char *axis, GPtrArray *labels)
 {
 	guint i;
@@ -645,19 +617,19 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 		if (!mhlRecordHasParameters(rec))
 			continue;
 		n++;
-		indexOf(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "-"));
-		indexOf(scenarios, matrixValue(rec, "scenario"));
+		mhlStrIndex(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "-"));
+		mhlStrIndex(scenarios, mhlAxisValue(rec, "scenario", "-"));
 		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 			(void)v;
-			indexOf(keys, k);
+			mhlStrIndex(keys, k);
 		}
 	}
 	if (n < 2)
 		return NULL;
-	g_ptr_array_sort(keys, (GCompareFunc)strPtrCmp);
+	g_ptr_array_sort(keys, mhlStrPtrCmp);
 	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, "pin_policy", g_str_equal, NULL) &&
 	    !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
-		indexOf(keys, "pin_policy");
+		mhlStrIndex(keys, "pin_policy");
 	/* trials of several scenarios (a suite, as conformance): the scenario is an axis, the first one down */
 	if (scenarios->len > 1 && keys->len > 0)
 		g_ptr_array_insert(keys, 1, g_strdup("scenario"));
@@ -673,9 +645,9 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 		if (!mhlRecordHasParameters(rec))
 			continue;
 		for (k = 1; k < keys->len; k++)
-			g_string_append_printf(y, "%s%s", y->len ? ", " : "", matrixValue(rec, keys->pdata[k]));
-		xi = indexOf(xs, matrixValue(rec, keys->pdata[0]));
-		yi = indexOf(ys, y->str);
+			g_string_append_printf(y, "%s%s", y->len ? ", " : "", mhlAxisValue(rec, keys->pdata[k], "-"));
+		xi = mhlStrIndex(xs, mhlAxisValue(rec, keys->pdata[0], "-"));
+		yi = mhlStrIndex(ys, y->str);
 		if (inCluster->len <= xi)
 			g_array_set_size(inCluster, xi + 1);
 		slot = g_array_index(inCluster, guint, xi)++;

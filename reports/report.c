@@ -133,6 +133,33 @@ bool mhlRecordHasParameters(json_object *rec)
 	return pa && json_object_is_type(pa, json_type_object) && json_object_object_length(pa);
 }
 
+const char *mhlAxisValue(json_object *rec, const char *key, const char *none)
+{
+	json_object *v = mhlJ(mhlJ(rec, MHL_K_PARAMETERS), key);
+
+	if (!v && !strcmp(key, "pin_policy"))
+		return mhlJStr(rec, MHL_K_PIN_POLICY, none);
+	if (!v && !strcmp(key, "scenario"))
+		return mhlJStr(rec, MHL_K_SCENARIO_NAME, mhlJStr(rec, MHL_K_SCENARIO, none));
+	return v ? json_object_get_string(v) : none;
+}
+
+guint mhlStrIndex(GPtrArray *a, const char *s)
+{
+	guint i;
+
+	if (!g_ptr_array_find_with_equal_func(a, s, g_str_equal, &i)) {
+		i = a->len;
+		g_ptr_array_add(a, g_strdup(s));
+	}
+	return i;
+}
+
+gint mhlStrPtrCmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 char *mhlStepName(json_object *step)
 {
 	const char *id = mhlJStr(step, MHL_K_ID, NULL);

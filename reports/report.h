@@ -119,6 +119,16 @@ void mhlHtmlf(GString *out, const char *fmt, ...) __attribute__((format(printf, 
 /* Whether a record has matrix parameters (a non-empty "parameters" object). */
 bool mhlRecordHasParameters(json_object *rec);
 
+/*
+ * A trial's value on matrix axis @key: its parameter, else for "pin_policy"
+ * its pin_policy and for "scenario" its scenario's name, else @none.
+ */
+const char *mhlAxisValue(json_object *rec, const char *key, const char *none);
+/* Index of @s in @a (strings it owns), added at the end if new. */
+guint mhlStrIndex(GPtrArray *a, const char *s);
+/* strcmp for g_ptr_array_sort of strings. */
+gint mhlStrPtrCmp(gconstpointer a, gconstpointer b);
+
 /* "pin pin0": the step kind and its id, if any. */
 char *mhlStepName(json_object *step);
 /* Seconds spent pinning (sum of pin steps' pin_us), -1 when no pin ran. */
