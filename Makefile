@@ -8,6 +8,7 @@
 #   make stock     the stock-kernel suite on Debian's own 6.1 and 6.12 kernels (apt, no build)
 #   make deps      install missing Debian packages (tools/deps.list)
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
+#   make kernel-kmemleak  the 6.12 kernel with the leak detector (kernel: {debug: kmemleak}; soaks)
 #   make install   the orchestrator, its data, man page and bash completion into $(DESTDIR)$(PREFIX) (no kernel build)
 #   make fuzz      each libFuzzer target (tests/fuzz/) for FUZZ_SECONDS (60) s
 #   make clean     remove build/ (the kernel cache stays)
@@ -40,7 +41,7 @@ PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 # The orchestrator, by concern (docs/architecture.md): cli -> scenario ->
 # trial (host + guest) -> record -> reports. lib/ is shared with the workloads.
 ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/host \
-	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record reports
+	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record orchestrator/fleet reports
 ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
 ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 # Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
@@ -50,7 +51,7 @@ PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel workloads orchestrator image demo-setup demo check bench conformance report-check stock image-debian unit-tests install clean
+.PHONY: all deps kernel kernel-kmemleak workloads orchestrator image demo-setup demo check bench conformance report-check stock image-debian unit-tests install clean
 
 all: orchestrator image
 
@@ -59,6 +60,10 @@ deps:
 
 kernel: deps
 	@for k in $(KVERS); do kernel/build.sh $$k >/dev/null || exit 1; done
+
+# A debug flavour (kernel/config/flavours/): its own build tree and pointer.
+kernel-kmemleak: deps
+	@kernel/build.sh --flavour kmemleak 6.12 >/dev/null
 
 $(B):
 	@mkdir -p $@
@@ -144,7 +149,7 @@ $(B)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(ORCH_LIB) workloads
 
 unit-tests: $(B)/unit-tests
 
-check: deps kernel image image-debian orchestrator unit-tests
+check: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests
 	@tests/run.sh
 
 bench: deps kernel image orchestrator

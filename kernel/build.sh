@@ -6,6 +6,11 @@
 #            the same tree and config without our series (for make bench's
 #            with/without comparison); its path goes to <KVER>/vanilla, not
 #            <KVER>/current
+#        kernel/build.sh --flavour NAME KVER
+#            the series with one more fragment, kernel/config/flavours/NAME.config
+#            (kmemleak: the leak detector for soaks); its own build tree
+#            (obj-<version>-NAME, so switching flavours never rebuilds the
+#            default tree) and its path in <KVER>/NAME
 #        kernel/build.sh --check-config CONFIG [LIST...]
 #            only phase 4: does CONFIG set every option in kernel/required.list
 #            (and in each further LIST, e.g. kernel/patches/6.12/required.list)?
@@ -48,9 +53,23 @@ if [ "${1:-}" = --check-config ]; then
 fi
 
 pointer=current
+flavour=
 if [ "${1:-}" = --vanilla ]; then
 	pointer=vanilla
 	shift
+elif [ "${1:-}" = --flavour ]; then
+	flavour=${2:-}
+	case $flavour in
+	''|*[!a-z0-9]*|current|vanilla)
+		echo "Error: --flavour needs a name of kernel/config/flavours/ (lower case letters and digits), not '$flavour'" >&2
+		exit 1;;
+	esac
+	[ -r "$here/config/flavours/$flavour.config" ] || {
+		echo "Error: no flavour '$flavour': $here/config/flavours/$flavour.config not found (known: $(cd "$here/config/flavours" && ls *.config | sed 's/\.config$//' | tr '\n' ' '))" >&2
+		exit 1
+	}
+	pointer=$flavour
+	shift 2
 fi
 kver=${1:-6.12}
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
@@ -96,6 +115,7 @@ for p in "${patches[@]}"; do
 done
 
 frags=("$here"/config/*.config)
+[ -z "$flavour" ] || frags+=("$here/config/flavours/$flavour.config")
 # Options the series itself adds (its Kconfig entries), checked like required.list.
 series_required=()
 [ -f "$patchdir/required.list" ] && series_required=("$patchdir/required.list")
@@ -108,7 +128,7 @@ key=$( {
 
 kdir=$cache/kernel/$kver
 src=$kdir/src-$pkgver
-obj=$kdir/obj-$pkgver
+obj=$kdir/obj-$pkgver${flavour:+-$flavour}
 art=$kdir/artifacts/$key
 mkdir -p "$kdir/artifacts"
 # One build per tree at a time: a second `make kernel` (another terminal, a test
@@ -215,7 +235,7 @@ release=$(cat "$obj/include/config/kernel.release")
 cat >"$art.tmp/identity.json" <<JSON
 {"source_package": "$pkg", "source_version": "$pkgver", "kernel_release": "$release",
  "series_hash": "$series_hash", "patches": ${#patches[@]}, "patch_files": [$([ ${#patches[@]} -eq 0 ] || printf '"%s",' "${patches[@]}" | sed 's/,$//')],
- "config_key": "$key", "config_sha256": "$(sha256sum "$obj/.config" | cut -c1-16)",
+ "flavour": "${flavour:-none}", "config_key": "$key", "config_sha256": "$(sha256sum "$obj/.config" | cut -c1-16)",
  "compiler": "$(gcc --version | head -n1)", "build_seconds": $((te - tb))}
 JSON
 rm -rf "$art"

@@ -290,7 +290,11 @@ int mhlCmdParseOpts(const mhlCmd *c, int argc, char **argv, GHashTable *vals)
 		}
 		for (o = c->opts; o->name && o->val != ch; o++)
 			;
-		g_hash_table_insert(vals, (gpointer)o->name, g_strdup(optarg ? optarg : ""));
+		if (o->arg && g_str_has_suffix(o->arg, "...") && optarg && g_hash_table_contains(vals, o->name))
+			g_hash_table_insert(vals, (gpointer)o->name, g_strjoin("\n", (char *)g_hash_table_lookup(vals, o->name),
+										optarg, NULL));
+		else
+			g_hash_table_insert(vals, (gpointer)o->name, g_strdup(optarg ? optarg : ""));
 	}
 	return optind;
 }

@@ -286,6 +286,33 @@ static void soakSlabTable(GString *out, json_object *rec)
 	g_string_append(out, "</table>\n");
 }
 
+/* kernel: {debug: kmemleak}: what the scans at the end found since the scan after boot. */
+static void soakKmemleakTable(GString *out, json_object *rec)
+{
+	json_object *km = mhlJ(rec, "soak.kmemleak"), *sites = mhlJ(km, "sites");
+	const char *report = mhlJStr(km, "report", "");
+	size_t i;
+
+	if (!json_object_is_type(km, json_type_object))
+		return;
+	mhlHtmlf(out, "<h3>kmemleak: %" G_GINT64_FORMAT " unreferenced object(s), %" G_GINT64_FORMAT
+		 " bytes, since the scan after boot</h3>\n", mhlJInt(km, "objects", 0), mhlJInt(km, "bytes", 0));
+	/* the record is not trusted: link only a name the soak itself writes */
+	if (g_regex_match_simple("^kmemleak-segment[0-9]{1,6}\\.txt$", report, 0, 0))
+		mhlHtmlf(out, "<p><a href='../%s'>%s</a>: the guest's report (two scans at the end)</p>\n",
+			 report, report);
+	if (!json_object_is_type(sites, json_type_array) || !json_object_array_length(sites))
+		return;
+	g_string_append(out, "<table class=kmemleak>\n<tr><th>allocated in</th><th>objects</th><th>bytes</th></tr>\n");
+	for (i = 0; i < json_object_array_length(sites); i++) {
+		json_object *r = json_object_array_get_idx(sites, i);
+
+		mhlHtmlf(out, "<tr><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td></tr>\n",
+			 mhlJStr(r, "site", "?"), mhlJInt(r, "objects", 0), mhlJInt(r, "bytes", 0));
+	}
+	g_string_append(out, "</table>\n");
+}
+
 static const char soakCss[] =
 	"body{font-family:sans-serif;margin:1.5em;max-width:1100px}table{border-collapse:collapse;margin:.5em 0}"
 	"td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;text-align:left}tr.fail td{background:#fde2e2}"
@@ -321,6 +348,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	g_string_append(page, "<h3>Trends (least squares with a Student-t 95 % interval; Theil-Sen for free memory)</h3>\n");
 	soakTrendTable(page, rec);
 	soakSlabTable(page, rec);
+	soakKmemleakTable(page, rec);
 	g_string_append(page, "<h3>Series over cycles, with the fitted line</h3>\n");
 	for (i = 0; i < names->len; i++)
 		soakPlotInline(page, dir, names->pdata[i]);

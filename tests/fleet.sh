@@ -54,3 +54,83 @@ ok "run --shard auto in a GitLab parallel job (CI_NODE_INDEX=1, CI_NODE_TOTAL=3)
 	sh -c 'CI_NODE_INDEX=1 CI_NODE_TOTAL=3 "$1" run -q -j 1 --shard auto -o "$2" "$3" >/dev/null 2>&1;
 		if [ -d "$4" ]; then [ "$(jq -r .trial "$2/trials.jsonl" | sort)" = "$(jq -r .trial "$4/trials.jsonl" | sort)" ];
 		else [ ! -d "$2" ]; fi' _ "$LAB" "$work/shard-gitlab" "$work/shards.yaml" "$work/shard1"
+
+# --- Many libvirt hosts from one orchestrator, no shared filesystem (issue 18, items 1-4) ---
+# Two hosts, each a system libvirtd in PID and mount namespaces of its own
+# (tests/libvirtd-host.sh: its own /tmp, /run, state and log directories;
+# the build directory, the kernel cache and /tmp, where the run directories
+# are, hidden under empty tmpfs), one reached over a UNIX socket, the other
+# over TCP from its own network namespace through a veth pair made here.
+echo "# fleet: run --host/--hosts over two libvirt hosts that share no path: upload, streamed console, a host killed, --resume"
+. tests/libvirtd-lib.sh
+fl_hide=("$(realpath "$B")" "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}")
+touch "$work/fleet-paths"
+fl_a=$(fleet_host_start "$work/hosts/a" unix "${fl_hide[@]}")
+fl_b=$(fleet_host_start "$work/hosts/b" tcp "${fl_hide[@]}")
+ok "two libvirt hosts answer (UNIX socket; TCP over a veth pair from their own network namespace), and neither sees the orchestrator's binary, kernel cache or run directories" \
+	bash -c '[ -n "$1" ] && [ -n "$2" ] && for d in a b; do p=$(cat "$3/hosts/$d/ns.pid") &&
+		nsenter -t "$p" -m test ! -e "$4" -a ! -e "$3/fleet-paths" -a ! -e "$5/kernel" || exit 1; done' \
+	_ "$fl_a" "$fl_b" "$work" "$(realpath "$LAB")" "${fl_hide[1]}"
+printf 'hosts:\n  - uri: "%s"\n    slots: 1\n    labels: [unix]\n  - uri: "%s"\n    slots: 1\n    labels: [tcp]\n' "$fl_a" "$fl_b" >"$work/hosts.yaml"
+printf 'name: fleet-crash\nhost_labels: [tcp]\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - sysrq: {key: c}\n  - wait: {seconds: 30}\n' >"$work/fleet-crash.yaml"
+printf 'name: fleet\nmatrix:\n  n: [1, 2, 3]\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n' >"$work/fleet.yaml"
+t0=$EPOCHSECONDS
+lab_run -o "$work/fl1" --hosts "$work/hosts.yaml" "$work/fleet-crash.yaml" "$work/fleet.yaml" >"$work/fl1.out" 2>&1
+echo "# fleet: a matrix and a crash over two hosts: $((EPOCHSECONDS - t0)) s"
+ok "run --hosts: the matrix spread over both hosts, every trial passed, each record naming its host (domain.uri)" \
+	bash -c 'jq -se "[.[] | select(.trial | startswith(\"fleet:\"))] | length == 3 and all(.verdict == \"pass\")
+		and ([.[].domain.uri] | unique | sort) == ([\$a, \$b] | sort)" --arg a "$2" --arg b "$3" "$1/trials.jsonl" >/dev/null' \
+	_ "$work/fl1" "$fl_a" "$fl_b"
+ok "the kernel and the guest image reached each host through its storage pool only, once each, named by their SHA-256" \
+	bash -c 'i=$(sha256sum "$4" | cut -c1-64)
+		for u in "$2" "$3"; do v=$(virsh -q -c "$u" vol-list memhp-lab | awk "{print \$1}");
+			[ "$(grep -c -- "-initramfs.cpio.gz$" <<<"$v")" = 1 ] && grep -q "^$i-initramfs.cpio.gz$" <<<"$v" &&
+			[ "$(grep -c -- "-bzImage$" <<<"$v")" = 1 ] && grep -q "^$i.ok$" <<<"$v" || exit 1; done' \
+	_ "$work/fl1" "$fl_a" "$fl_b" "$B/initramfs.cpio.gz"
+ok "the serial console came back as a stream: every record's console log is in the local run directory with the kernel's boot lines; the host side says where it was read (libvirt)" \
+	bash -c 'jq -r ".console_log + \" \" + .host.source" "$1/trials.jsonl" | while read -r l s; do
+		[ "$(dirname "$l")" = "$1" ] && grep -q "Linux version" "$l" && [ "$s" = libvirt ] || exit 1; done' _ "$(realpath "$work/fl1")"
+ok "sysrq-c on the TCP host (host_labels: [tcp]): error, its reason the panic line from the streamed console with file:line" \
+	bash -c 'jq -se ".[] | select(.trial == \"fleet-crash\") | .verdict == \"error\" and .domain.uri == \$b and
+		(.reason | test(\"Kernel panic - not syncing: sysrq triggered crash \\\\(.*fleet-crash.console.log:[0-9]+\\\\)\"))" \
+		--arg b "$2" "$1/trials.jsonl" >/dev/null' _ "$work/fl1" "$fl_b"
+# A host dies mid-trial: its namespace killed (daemon and QEMU) once its guest runs.
+printf 'name: fleet-kill\nmatrix:\n  n: [1, 2]\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n  - wait: {seconds: 8}\n' >"$work/fleet-kill.yaml"
+t0=$EPOCHSECONDS
+lab_bg run -j 1 -o "$work/fl2" --host "$fl_a" --host "$fl_b" "$work/fleet-kill.yaml" 2>"$work/fl2.err" >/dev/null
+for _ in $(seq 1 1200); do
+	t=$(grep -F "start on host $fl_b" "$work/fl2.err" | sed 's/.*\] \([^:]*:[^:]*\):.*/\1/')
+	[ -n "$t" ] && grep -qF "$t: step 1/2" "$work/fl2.err" && break
+	kill -0 "$lab_pid" 2>/dev/null || break
+	sleep 0.1
+done
+fleet_host_kill "$work/hosts/b"
+lab_wait; fl2=$?
+echo "# fleet: a host killed mid-trial, its trial re-queued: $((EPOCHSECONDS - t0)) s"
+ok "a host killed mid-trial: its trial recorded as error naming the host (requeued), run once more on the other host and passed; the run exits 0" \
+	bash -c '[ "$2" = 0 ] && jq -se "(map(select(.requeued)) | length == 1 and (.[0].verdict == \"error\") and
+		(.[0].reason | contains(\$b) and contains(\"went away during the trial\")) and (.[0].domain.uri == \$b))
+		and (map(select(.requeued | not)) | length == 2 and all(.verdict == \"pass\" and .domain.uri == \$a))" \
+		--arg a "$3" --arg b "$4" "$1/trials.jsonl" >/dev/null' _ "$work/fl2" "$fl2" "$fl_a" "$fl_b"
+# A fleet run killed with SIGKILL: its guests die with its connection (autodestroy); --resume finishes it.
+fl_b=$(fleet_host_start "$work/hosts/b2" tcp "${fl_hide[@]}")
+printf 'hosts:\n  - uri: "%s"\n  - uri: "%s"\n' "$fl_a" "$fl_b" >"$work/hosts2.yaml"
+lab_bg run -j 1 -o "$work/fl3" --hosts "$work/hosts2.yaml" "$work/fleet-kill.yaml" 2>"$work/fl3.err" >/dev/null
+for _ in $(seq 1 1200); do [ "$(grep -c ": step 1/2" "$work/fl3.err")" = 2 ] && break; kill -0 "$lab_pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$lab_pid"; lab_wait
+sleep 1
+ok "a fleet run killed with SIGKILL leaves no guest on either host (its domains autodestroy with its connection)" \
+	bash -c 'for u in "$1" "$2"; do [ -z "$(virsh -q -c "$u" list --name | sed "/^$/d")" ] || exit 1; done' _ "$fl_a" "$fl_b"
+lab_run --resume "$work/fl3" >"$work/fl3.out" 2>&1
+ok "run --resume of the killed fleet run: over the hosts its run.json names, every trial passed" \
+	bash -c '[ "$(jq -r .hosts_file "$1/run.json")" = "$2" ] && jq -se "map(select(.verdict == \"pass\")) | length == 2" "$1/trials.jsonl" >/dev/null' \
+	_ "$work/fl3" "$(realpath "$work/hosts2.yaml")"
+printf 'hosts:\n  - uri: "%s"\n    slotz: 1\n' "$fl_a" >"$work/hosts-bad.yaml"
+expect_fail "--hosts: an unknown key is refused with file:line:col and the keys it knows" 2 \
+	"hosts-bad.yaml:3:5: unknown key 'slotz' in a host \\(known: uri, slots, labels, pool\\)" \
+	$LAB run --hosts "$work/hosts-bad.yaml" -o "$work/fl-bad" "$work/fleet.yaml"
+expect_fail "run --host: a trial whose host_labels no host has is refused before anything connects" 2 \
+	"trial 'fleet-crash' asks for a host with host_labels \\[tcp\\], and no host given has them all" \
+	$LAB run --host "$fl_a" -o "$work/fl-bad2" "$work/fleet-crash.yaml"
+fleet_host_kill "$work/hosts/a"
+fleet_host_kill "$work/hosts/b2"

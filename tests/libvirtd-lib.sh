@@ -36,3 +36,55 @@ libvirtd_stop() {
 	for _ in $(seq 1 100); do pgrep -f "libvirtd -d -p $dir/libvirtd.pid" >/dev/null || break; sleep 0.1; done
 	pkill -KILL -f "libvirtd -d -p $dir/libvirtd.pid"
 }
+
+# fleet_host_start DIR unix|tcp HIDE...: a libvirt host of its own for the
+# fleet tests (tests/libvirtd-host.sh) in PID, mount and, for tcp, network
+# namespaces of its own; tcp: reached over a veth pair made here (10.213.N.1
+# here, .2 there, a /30 on this pair only). Prints its URI once it answers.
+# Its unshare's pid is in DIR/unshare.pid, the veth's name here in DIR/veth.
+fleet_host_start() {
+	local dir=$1 mode=$2 ns=() addr=unix peer=- hostif= net= tag pid child= uri
+	shift 2
+	mkdir -p "$dir"
+	if [ "$mode" = tcp ]; then
+		net=$((RANDOM % 250 + 1)) tag=$((($$ + RANDOM) % 100000))
+		ns=(-n) addr=10.213.$net.2 peer=mhg$tag hostif=mhh$tag
+	fi
+	unshare -m -p --fork --kill-child --mount-proc --propagation private "${ns[@]}" \
+		bash "$(dirname "${BASH_SOURCE[0]}")/libvirtd-host.sh" "$dir" "$addr" "$peer" "$@" \
+		</dev/null >"$dir/host.out" 2>&1 &
+	pid=$!
+	echo "$pid" >"$dir/unshare.pid"
+	for _ in $(seq 1 50); do child=$(pgrep -P "$pid") && break; sleep 0.1; done
+	echo "$child" >"$dir/ns.pid"
+	if [ "$mode" = tcp ]; then
+		[ -n "$child" ] && ip link add "$hostif" type veth peer name "$peer" &&
+			echo "$hostif" >"$dir/veth" && ip link set "$peer" netns "$child" &&
+			ip addr add "10.213.$net.1/30" dev "$hostif" && ip link set "$hostif" up ||
+			{ echo "cannot make the veth pair for host $dir" >&2; return 2; }
+		uri="qemu+tcp://$addr/system"
+	else
+		uri="qemu+unix:///system?socket=$dir/sock/libvirt-sock"
+	fi
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		timeout 5 virsh -q -c "$uri" uri >/dev/null 2>&1 && { echo "$uri"; return 0; }
+		sleep 0.2
+	done
+	echo "host $dir did not answer at $uri (its log: $dir/libvirtd.log, $dir/host.out)" >&2
+	return 2
+}
+
+# fleet_host_kill DIR: the host dies at once (its unshare killed: with
+# --kill-child the namespace's PID 1 goes, and with it the daemon and its QEMU).
+fleet_host_kill() {
+	local dir=$1 pid
+	pid=$(cat "$dir/unshare.pid" 2>/dev/null) || return 0
+	kill -KILL "$pid" 2>/dev/null
+	for p in "$pid" $(cat "$dir/ns.pid" 2>/dev/null); do
+		for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
+	[ -s "$dir/veth" ] && ip link del "$(cat "$dir/veth")" 2>/dev/null
+	rm -f "$dir/unshare.pid" "$dir/ns.pid" "$dir/veth"
+	return 0
+}

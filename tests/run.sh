@@ -28,15 +28,15 @@ parts=(
 	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
 	conformance:26	# the quick subset of the seed conformance suite
 	capacity:9	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
-	soak:25		# soak runs: a short seeded soak, SIGKILL and --resume, a finding, the leak detector
+	soak:27		# soak runs: a short seeded soak, SIGKILL and --resume, a finding, the leak detector
 	hardening-scenarios:13	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
 	hardening-records:13	# guest text, records of the wrong shape, console logs outside the run
 	hardening-kill:16	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
-	fuzz:9		# libFuzzer: each parser briefly over its corpus and regression inputs
+	fuzz:10		# libFuzzer: each parser briefly over its corpus and regression inputs
 	kernel-series:50	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftests (gup_test, gup_longterm_counters in the guest)
 	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
 	stock:21	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped, SKIP, .deb and modules forms (the Debian userspace guest boots in make stock)
-	fleet:11	# shards for batch engines: run --shard K/N (and auto), three side by side, report --merge and what it refuses
+	fleet:21	# shards for batch engines: run --shard K/N (and auto), three side by side, report --merge and what it refuses
 	cli:31		# the CLI: JSON of check/doctor/report against docs/schemas/, exit codes, man page and completion installed, the exec step, docs checked against the code
 	report:65	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )

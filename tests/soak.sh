@@ -40,6 +40,11 @@ ok "soak: it ran for its duration, not longer than one cycle past it" \
 ok "soak: JUnit and KTAP reports carry the soak" \
 	sh -c "grep -q 'soak:soak:seed=42' '$work/soak/report/junit.xml' && grep -q '^ok 1 soak:soak:seed=42' '$work/soak/report/results.ktap'"
 
+# The kmemleak kernel's soak runs beside the next three (a guest on each core); judged below.
+(tmo "$run_timeout" $LAB soak -q --cycles 4 --seed 7 -o "$work/soakm" scenarios/soak-kmemleak.yaml >"$work/soakm.out" 2>&1
+ echo $? >"$work/soakm.rc") &
+soakm_job=$!
+
 echo "# soak: SIGKILL mid-soak, then --resume"
 lab_bg soak -q --cycles 8 --seed 5 -o "$work/soakr" scenarios/soak.yaml >"$work/soakr.out" 2>&1
 spid=$lab_pid
@@ -77,6 +82,27 @@ lab soak -q --cycles 1 --seed $zseed -o "$work/soakk" "$work/soak-kernel.yaml" >
 rc=$?
 ok "soak finding: exit 1, the record fails naming the unplug that did not converge" \
 	sh -c "test $rc = 1 && jq -e '.verdict == \"fail\" and (.reason | test(\"unplug_not_converged\"))' '$work/soakk/trials.jsonl'"
+
+echo "# soak: on the kernel with kmemleak (kernel: {version: 6.12, debug: kmemleak}; make kernel-kmemleak)"
+wait "$soakm_job"
+rcm=$(cat "$work/soakm.rc" 2>/dev/null || echo lost)
+soak_kmemleak_ok() {	# scanned after boot and at the end; the tally is the report's; a finding iff an object
+	local r=$work/soakm/trials.jsonl rep=$work/soakm/kmemleak-segment0.txt n
+	[ "$rcm" = 0 ] || [ "$rcm" = 1 ] || { echo "soak exit $rcm"; tail -n 5 "$work/soakm.out"; return 1; }
+	[ -f "$rep" ] || { echo "no $rep"; return 1; }
+	n=$(grep -c '^unreferenced object 0x' "$rep")
+	jq -e --argjson n "$n" '.kernel.flavour == "kmemleak" and .summary.cycles == 4 and .soak.kmemleak.objects == $n
+	  and .soak.kmemleak.report == "kmemleak-segment0.txt"
+	  and (([.soak.findings[] | select(.kind == "kmemleak")] | length) == (if $n > 0 then 1 else 0 end))
+	  and ((.verdict == "pass") == (.summary.findings == 0))' "$r" >/dev/null || { jq -c '{verdict, kernel, soak: .soak.kmemleak}' "$r"; return 1; }
+	grep -q '<h3>kmemleak: ' "$work/soakm/report/soak.html" && grep -aq 'kmemleak: Kernel memory leak detector initialized' "$work/soakm"/soak-segment0.console.log
+}
+ok "kmemleak: 4 cycles on the 6.12 kmemleak kernel: scanned after boot and twice at the end, the record's tally is the report's (kmemleak-segment0.txt), a finding exactly when an object leaked, the soak page's table" \
+	soak_kmemleak_ok
+mkdir -p "$work/nocache"
+expect_fail "kmemleak: a flavour not built yet is refused, naming the make target" 2 \
+	"no kernel 6.12 with debug: kmemleak built yet .*run 'make kernel-kmemleak'" \
+	env MEMHP_CACHE="$work/nocache" $LAB soak --cycles 1 -o "$work/soakm-none" scenarios/soak-kmemleak.yaml
 
 echo "# soak: the leak detector: an io_uring instance kept open per cycle, then the same soak without it"
 # scenarios/soak-leak.yaml: caches dropped and slabinfo every 3 cycles, judged after 30 s

@@ -71,6 +71,10 @@ printf '%-48s %10s %10s\n' "orchestrator CPU per trial (s)" \
 printf '%-48s %10s %10s\n' "orchestrator peak RSS (MiB)" \
 	"$(per 1 '.orchestrator_peak_rss_kib / 1024 | floor')" "$(per 2 '.orchestrator_peak_rss_kib / 1024 | floor')"
 
+# Fleet (issue 18): trials per hour over two libvirt hosts against one.
+echo
+LAB=$LAB tools/bench-fleet.sh "$out/fleet"
+
 # Scale (issue 21): plug and unplug cost against the device's size, with
 # 0, 25 and 50 % in use; its own table and log-log plot (docs/host.md).
 echo

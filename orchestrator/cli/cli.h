@@ -17,7 +17,7 @@ typedef struct {
 	const char *name;	/* --name, and its key in the parsed values */
 	int has_arg;		/* 1: takes a value (getopt_long's has_arg) */
 	int val;		/* the short form, or MHL_LONG_ONLY + a letter for none */
-	const char *arg;	/* the value's name in --help; NULL without one */
+	const char *arg;	/* the value's name in --help; NULL without one; "X...": may be given again (the values joined by newlines) */
 	const char *help;
 } mhlOpt;
 

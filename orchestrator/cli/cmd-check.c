@@ -120,8 +120,9 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		}
 		return 0;
 	}
-	printf("%s: ok: scenario '%s', kernel %s, %d node(s), %d step(s)", path,
-	       s->scenario_name, s->kernel, s->nnodes, s->nsteps);
+	printf("%s: ok: scenario '%s', kernel %s%s%s, %d node(s), %d step(s)", path,
+	       s->scenario_name, s->kernel, *s->kernel_flavour ? " debug: " : "", s->kernel_flavour,
+	       s->nnodes, s->nsteps);
 	if (n > 1 || s->nparams)
 		printf(", %d trial(s) from its matrix", n);
 	printf("\n");

@@ -20,6 +20,8 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "the verdicts as one JSON object on stdout" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: LIBVIRT_DEFAULT_URI, else embedded qemu:///embed in a private root)" },
 	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
+	{ "host", 1, MHL_LONG_ONLY + 'H', "URI...", "a fleet host (repeatable): the trials spread over the hosts by what each can take (cores, free memory), the kernel and guest image uploaded through libvirt's storage API, the console streamed back; no path shared (docs/fleet.md)" },
+	{ "hosts", 1, MHL_LONG_ONLY + 'F', "FILE", "the fleet's hosts from a YAML file: hosts: [{uri, slots, labels, pool}] (docs/fleet.md)" },
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, 6.12 or 6.1, or package:linux-image-NAME[=VERSION], a Debian kernel package (overrides the scenario's kernel:)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "series or baseline (overrides the scenario's pin_policy:)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
@@ -59,6 +61,13 @@ int mhlCmdRun(int argc, char **argv)
 		return rc;
 	if (mhlCmdUri(vals, &o.uri) < 0)
 		return MHL_EXIT_USAGE;
+	o.hosts = g_hash_table_lookup(vals, "host");
+	o.hosts_file = g_hash_table_lookup(vals, "hosts");
+	if ((o.hosts || o.hosts_file) && (g_hash_table_contains(vals, "uri") || g_hash_table_contains(vals, "connect") ||
+					  g_hash_table_contains(vals, "keep"))) {
+		mhlError("run: --host/--hosts spread the trials over hosts; --uri, --connect and --keep name one guest's place: give one or the other");
+		return MHL_EXIT_USAGE;
+	}
 	o.kernel = g_hash_table_lookup(vals, "kernel");
 	o.pin_policy = g_hash_table_lookup(vals, "pin-policy");
 	o.kernel_dir = g_hash_table_lookup(vals, "kernel-dir");

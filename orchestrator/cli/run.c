@@ -17,6 +17,7 @@
 
 #include "host/accel.h"
 #include "host/kernel.h"
+#include "fleet/fleet.h"
 #include "host/session.h"
 #include "cli/shard.h"
 #include "mhl-exit.h"
@@ -371,8 +372,9 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	g_autoptr(json_object) run = json_object_new_object();
 	g_autoptr(GError) err = NULL;
 	json_object *list = json_object_new_array();
-	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only" };
-	const char *const vals[] = { o->kernel, o->pin_policy, o->kernel_dir, o->only };
+	g_autofree char *hosts_file = o->hosts_file ? g_canonicalize_filename(o->hosts_file, NULL) : NULL;
+	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only", "hosts", "hosts_file" };
+	const char *const vals[] = { o->kernel, o->pin_policy, o->kernel_dir, o->only, o->hosts, hosts_file };
 	size_t k;
 	int i;
 
@@ -431,6 +433,11 @@ static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **k
 	o->pin_policy = mhlJStr(run, "pin_policy", NULL);
 	o->kernel_dir = mhlJStr(run, "kernel_dir", NULL);
 	o->only = mhlJStr(run, "only", NULL);
+	/* a fleet run resumes over the same hosts, unless --host/--hosts name others */
+	if (!o->hosts && !o->hosts_file) {
+		o->hosts = mhlJStr(run, "hosts", NULL);
+		o->hosts_file = mhlJStr(run, "hosts_file", NULL);
+	}
 	if (mhlJ(run, "shard") && mhlShardParse(mhlJStr(mhlJ(run, "shard"), "k_of_n", ""), &o->shard_k, &o->shard_n) < 0) {
 		mhlErrorReset();
 		mhlError("run: --resume: '%s': shard.k_of_n is not K/N", path);
@@ -451,7 +458,9 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	if (g_file_test(records, G_FILE_TEST_EXISTS) && !(run = mhlRunLoad(o->resume)))
 		mhlErrorReset();	/* an empty trials.jsonl: nothing finished */
 	for (i = 0; run && i < run->trials->len; i++)
-		if (mhlVerdictOf(run->trials->pdata[i]) < MHL_VERDICT_LOST)
+		/* a fleet trial whose host went away ran (or runs) again: its error is not its outcome */
+		if (mhlVerdictOf(run->trials->pdata[i]) < MHL_VERDICT_LOST &&
+		    !mhlJBool(run->trials->pdata[i], MHL_K_REQUEUED, false))
 			g_hash_table_add(done, g_strdup(mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, "")));
 	for (i = jobs->len; i-- > 0;)
 		if (g_hash_table_contains(done, ((mhlJob *)jobs->pdata[i])->s->name))
@@ -507,6 +516,8 @@ static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray
 		o->pin_policy = g_strdup(o->pin_policy);
 		o->kernel_dir = g_strdup(o->kernel_dir);
 		o->only = g_strdup(o->only);
+		o->hosts = g_strdup(o->hosts);
+		o->hosts_file = g_strdup(o->hosts_file);
 		return jobsUnfinished(o, jobs);
 	}
 	if (jobsLoad(o, scenarios, nscenarios, jobs) < 0)
@@ -570,40 +581,24 @@ static int jobsInitrd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdi
 	return 0;
 }
 
-int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
+/* The largest guest of the run, QEMU's overhead included. */
+static uint64_t jobsNeed(GPtrArray *jobs)
 {
-	mhlRunOptions ro = *opts, *o = &ro;
-	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlJobFree);
-	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
-	mhlRunConfig cfg = { 0 };
-	mhlSession ses;
-	double t0 = mhlNow();
-	int n, rc = MHL_EXIT_PASS;
+	uint64_t need = 0;
+	guint i;
+
+	for (i = 0; i < jobs->len; i++)
+		need = MAX(need, guestBytes(((mhlJob *)jobs->pdata[i])->s));
+	return need;
+}
+
+/* After the trials: the exit status, the table, the reports. */
+static int runEnd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir, double t0)
+{
+	g_autofree char *records = g_build_filename(outdir, "trials.jsonl", NULL);
+	int rc = MHL_EXIT_PASS;
 	guint k;
 
-	if ((n = runJobs(o, scenarios, nscenarios, jobs)) != 0) {
-		json_object_put(o->shard_trials);
-		return n < 0 ? MHL_EXIT_USAGE : MHL_EXIT_PASS;	/* 1: this shard has no trial, nothing to do */
-	}
-	if (o->keep && jobs->len != 1) {
-		mhlError("run: --keep holds one guest, and the scenarios give %u trials: pick one with --only", jobs->len);
-		return MHL_EXIT_USAGE;
-	}
-	if ((n = jobsChoose(o, jobs)) < 0 ||
-	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
-	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
-		return MHL_EXIT_USAGE;
-	cfg.outdir = outdir;
-	records = g_build_filename(outdir, "trials.jsonl", NULL);
-	mhlSignalsInstall();
-	if (mhlSessionOpen(&ses, o->uri, outdir) < 0)
-		return MHL_EXIT_USAGE;
-	cfg.uri = ses.uri;
-	if (!o->quiet)
-		fprintf(stderr, "memhp-lab: %u trial(s), %d at a time, %s (%s), %s, records %s\n",
-			jobs->len, n, cfg.accel, why, ses.uri, records);
-	mhlQueueRun(ses.conn, &cfg, jobs, n);
-	mhlSessionClose(&ses);
 	for (k = 0; k < jobs->len; k++) {
 		mhlJob *j = jobs->pdata[k];
 
@@ -614,4 +609,48 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	runPrint(o, jobs, records, t0);
 	mhlReportAfterRun(outdir, o->quiet || o->json, o->srcdir);
 	return rc;
+}
+
+int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
+{
+	mhlRunOptions ro = *opts, *o = &ro;
+	g_autoptr(GPtrArray) hosts = g_ptr_array_new_with_free_func((GDestroyNotify)mhlFleetHostFree);
+	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlJobFree);
+	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
+	mhlRunConfig cfg = { 0 };
+	mhlSession ses;
+	double t0 = mhlNow();
+	int n;
+
+	if ((n = runJobs(o, scenarios, nscenarios, jobs)) != 0) {
+		json_object_put(o->shard_trials);
+		return n < 0 ? MHL_EXIT_USAGE : MHL_EXIT_PASS;	/* 1: this shard has no trial, nothing to do */
+	}
+	if (o->keep && jobs->len != 1) {
+		mhlError("run: --keep holds one guest, and the scenarios give %u trials: pick one with --only", jobs->len);
+		return MHL_EXIT_USAGE;
+	}
+	if ((o->hosts || o->hosts_file) && mhlRunFleetHosts(o, jobs, hosts) < 0)
+		return MHL_EXIT_USAGE;
+	if ((n = hosts->len ? 1 : jobsChoose(o, jobs)) < 0 ||
+	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
+	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
+		return MHL_EXIT_USAGE;
+	cfg.outdir = outdir;
+	records = g_build_filename(outdir, "trials.jsonl", NULL);
+	mhlSignalsInstall();
+	if (hosts->len) {
+		if (mhlRunFleet(o, &cfg, jobs, hosts, outdir, jobsNeed(jobs)) < 0)
+			return MHL_EXIT_USAGE;
+		return runEnd(o, jobs, outdir, t0);
+	}
+	if (mhlSessionOpen(&ses, o->uri, outdir) < 0)
+		return MHL_EXIT_USAGE;
+	cfg.uri = ses.uri;
+	if (!o->quiet)
+		fprintf(stderr, "memhp-lab: %u trial(s), %d at a time, %s (%s), %s, records %s\n",
+			jobs->len, n, cfg.accel, why, ses.uri, records);
+	mhlQueueRun(ses.conn, &cfg, jobs, n);
+	mhlSessionClose(&ses);
+	return runEnd(o, jobs, outdir, t0);
 }

@@ -7,8 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "trial/trial.h"
+
 typedef struct {
 	const char *uri;	/* NULL: the embedded driver in a private root */
+	const char *hosts;	/* --host URI...: a fleet run (newline-separated), or NULL */
+	const char *hosts_file;	/* --hosts FILE, or NULL */
 	const char *kernel;	/* --kernel, --pin-policy: override every scenario */
 	const char *pin_policy;
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
@@ -32,6 +36,16 @@ typedef struct {
 
 /* How many guests of @need_bytes fit in @avail_bytes and @cores (at least 1 if any fits). */
 int mhlJobsDefault(const mhlHostFit *h);
+
+/* run-fleet.c: --host/--hosts parsed and checked against the trials (mhlJob *). -1 + mhlError. */
+int mhlRunFleetHosts(const mhlRunOptions *o, GPtrArray *jobs, GPtrArray *hosts);
+/*
+ * Connect to the hosts, give each its slots for guests of @need_bytes, run
+ * the trials over them (trial/queue-fleet.c) with @cfg. -1 + mhlError when
+ * no host can take a guest.
+ */
+int mhlRunFleet(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *jobs, GPtrArray *hosts,
+		const char *outdir, uint64_t need_bytes);
 
 /* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
 int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);

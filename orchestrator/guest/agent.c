@@ -135,6 +135,13 @@ double mhlAgentWait(virDomainPtr dom, double deadline, const char *console_log)
 				 mhlNow() - t0, console_log);
 			return -1;
 		}
+		/* a fleet host that went away answers no more: no use waiting out the deadline */
+		if (active < 0 && virConnectIsAlive(virDomainGetConnect(dom)) == 0) {
+			mhlErrorVirt("the connection to the guest's host closed %.1f s after start, before its agent answered (console: %s)",
+				     mhlNow() - t0, console_log);
+			errorClean();
+			return -1;
+		}
 		if (mhlNow() - t0 > deadline) {
 			mhlErrorVirt("guest agent did not answer guest-ping within %.0f s (console: %s)",
 				     deadline, console_log);

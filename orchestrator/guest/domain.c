@@ -290,3 +290,38 @@ char *mhlVirtioMemAlias(const char *domxml, int node)
 	xmlFreeDoc(doc);
 	return alias;
 }
+
+char *mhlDomainXMLConsolePty(const char *domxml)
+{
+	xmlDocPtr doc = parseDomain(domxml);
+	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
+	xmlXPathObjectPtr res = ctx ? xmlXPathEvalExpression(BAD_CAST "/domain/devices/serial | /domain/devices/console", ctx) : NULL;
+	xmlChar *out = NULL;
+	char *ret = NULL;
+	int i, len = 0;
+
+	for (i = 0; res && res->nodesetval && i < res->nodesetval->nodeNr; i++) {
+		xmlNodePtr dev = res->nodesetval->nodeTab[i], cur, next;
+
+		xmlSetProp(dev, BAD_CAST "type", BAD_CAST "pty");
+		for (cur = dev->children; cur; cur = next) {
+			next = cur->next;
+			if (cur->type == XML_ELEMENT_NODE && (!xmlStrcmp(cur->name, BAD_CAST "source") ||
+							      !xmlStrcmp(cur->name, BAD_CAST "log"))) {
+				xmlUnlinkNode(cur);
+				xmlFreeNode(cur);
+			}
+		}
+	}
+	if (doc && (!res || !res->nodesetval || !res->nodesetval->nodeNr))
+		mhlError("domain XML has no <serial> or <console> to stream the guest's console from");
+	else if (doc)
+		xmlDocDumpMemory(doc, &out, &len);
+	if (out)
+		ret = g_strndup((const char *)out, (gsize)len);
+	xmlFree(out);
+	xmlXPathFreeObject(res);
+	xmlXPathFreeContext(ctx);
+	xmlFreeDoc(doc);
+	return ret;
+}

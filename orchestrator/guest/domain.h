@@ -25,6 +25,13 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
  */
 char *mhlVirtioMemUpdateXML(const char *domxml, int node, unsigned long long requested_kib);
 
+/*
+ * @domxml with its serial port and console turned into a pty (no <source>,
+ * no path): for a fleet host, whose console comes back as a stream
+ * (virDomainOpenConsole) rather than as a file we cannot see there. Pure.
+ */
+char *mhlDomainXMLConsolePty(const char *domxml);
+
 /* The alias of the virtio-mem device on @node (e.g. "virtiomem0"). */
 char *mhlVirtioMemAlias(const char *domxml, int node);
 

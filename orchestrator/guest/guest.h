@@ -61,6 +61,24 @@ json_object *mhlParseSlabinfo(const char *text);
  */
 json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop);
 
+#define MHL_KMEMLEAK_LINES_MAX 100000	/* lines of a report read */
+#define MHL_KMEMLEAK_SITES_MAX 4096	/* distinct sites tallied */
+#define MHL_KMEMLEAK_SITES_SHOWN 20	/* sites in the record, most bytes first */
+#define MHL_KMEMLEAK_SCAN_DEADLINE 300	/* seconds for the guest's scans (TCG) */
+/*
+ * /sys/kernel/debug/kmemleak's report -> {objects, bytes, sites: [{site,
+ * objects, bytes}]}: every "unreferenced object" entry counted, tallied by
+ * its first backtrace frame that is not an allocator (names made of
+ * [A-Za-z0-9_.$], others '?'; "?" when the trace has none). Never NULL.
+ */
+json_object *mhlParseKmemleak(const char *text);
+
+/* Scan, then clear what was reported so far (boot's suspects). 0, or -1 + mhlError. */
+int mhlGuestKmemleakBaseline(virDomainPtr dom);
+
+/* Two scans, then the report's text (at most 4 MiB); NULL + mhlError. */
+char *mhlGuestKmemleakReport(virDomainPtr dom);
+
 /*
  * The console scan: kernel problem reports on the serial log, on lines with
  * the kernel's "[ seconds.micros]" stamp only: WARNING:, BUG:, Oops, Kernel

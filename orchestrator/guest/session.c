@@ -224,6 +224,33 @@ static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
 	return 0;
 }
 
+/*
+ * A fleet host's guest (docs/fleet.md): its serial console a pty, streamed
+ * back into the local log from before the first instruction (created
+ * paused, resumed once the stream is open); autodestroyed by the daemon when
+ * our connection goes, so nothing of ours outlives memhp-lab there either.
+ */
+static int guestCreateRemote(mhlGuest *g, virConnectPtr conn, char **xml)
+{
+	g_autofree char *pty = mhlDomainXMLConsolePty(*xml);
+	g_autofree char *uri = virConnectGetURI(conn);	/* before the calls: each resets the last error */
+
+	if (!pty)
+		return -1;
+	if (!(g->dom = virDomainCreateXML(conn, pty, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY))) {
+		mhlErrorVirt("cannot start domain '%s' on host '%s' (template %s)", g->name, uri,
+			     g->cfg.tmpl_path);
+		return -1;
+	}
+	if (!(g->stream = mhlConsoleStreamStart(g->dom, g->console)))
+		return -1;
+	if (virDomainResume(g->dom) < 0) {
+		mhlErrorVirt("cannot resume domain '%s' on host '%s'", g->name, uri);
+		return -1;
+	}
+	return 0;
+}
+
 int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *boot_s,
 		 double *plug_s)
 {
@@ -242,8 +269,9 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
 	guestsAdd(g);
 	g->t0 = mhlNow();
-	if (!(g->dom = virDomainCreateXML(conn, xml, 0))) {
-		mhlErrorVirt("cannot start domain '%s' (template %s)", g->name, c->tmpl_path);
+	if (c->remote ? guestCreateRemote(g, conn, &xml) < 0 : !(g->dom = virDomainCreateXML(conn, xml, 0))) {
+		if (!c->remote)
+			mhlErrorVirt("cannot start domain '%s' (template %s)", g->name, c->tmpl_path);
 		return -1;
 	}
 	if (pthread_create(&g->watcher, NULL, consoleWatch, g) == 0)
@@ -440,6 +468,8 @@ void mhlGuestStop(mhlGuest *g)
 		virDomainFree(g->dom);
 		g->dom = NULL;
 	}
+	mhlConsoleStreamStop(g->stream);	/* the domain is gone: the rest of its console is here */
+	g->stream = NULL;
 	guestsRemove(g);
 }
 

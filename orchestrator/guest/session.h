@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fleet/fleet.h"
 #include "guest/guest.h"
 #include "guest/hostmem.h"
 #include "scenario/scenario.h"
@@ -28,6 +29,7 @@ typedef struct {
 	double agent_deadline;	/* seconds for the guest agent to answer */
 	bool timeline;		/* keep the plugged-size timeline (a soak does not: it would grow) */
 	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (guest/hostmem.h) */
+	bool remote;		/* a fleet host (fleet/): its serial console is a pty streamed into @console, the domain autodestroys with our connection */
 	uint64_t hugepage_kib;	/* the memory backing's hugepage size, 0: none */
 } mhlGuestConfig;
 
@@ -46,6 +48,7 @@ typedef struct {
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
+	mhlConsoleStream *stream;	/* remote: the console coming back (fleet/console-stream.c) */
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
 	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
 	mhlHostMem hm;

@@ -315,11 +315,17 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 		if (kernel_dir) {
 			dir = g_strdup(kernel_dir);
 		} else {
-			g_autofree char *cur = g_strdup_printf("%s/kernel/%s/current", cache, s->kernel);
+			const char *fl = s->kernel_flavour;
+			g_autofree char *cur = g_strdup_printf("%s/kernel/%s/%s", cache, s->kernel,
+							       *fl ? fl : "current");
 
 			if (!g_file_get_contents(cur, &dir, NULL, NULL)) {
-				mhlError("no kernel %s built yet (%s missing): run 'make kernel' or pass --kernel-dir",
-					 s->kernel, cur);
+				if (*fl)
+					mhlError("no kernel %s with debug: %s built yet (%s missing): run 'make kernel-%s' (kernel/build.sh --flavour %s %s)",
+						 s->kernel, fl, cur, fl, fl, s->kernel);
+				else
+					mhlError("no kernel %s built yet (%s missing): run 'make kernel' or pass --kernel-dir",
+						 s->kernel, cur);
 				return NULL;
 			}
 			g_strstrip(dir);

@@ -384,8 +384,9 @@ static void runLostAdd(mhlRun *run)
 
 	if (!g_file_get_contents(path, &data, NULL, NULL))
 		return;
-	for (i = 0; i < run->trials->len; i++)
-		g_hash_table_add(seen, (char *)mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, ""));
+	for (i = 0; i < run->trials->len; i++)	/* a requeued fleet trial's error is not its outcome */
+		if (!mhlJBool(run->trials->pdata[i], MHL_K_REQUEUED, false))
+			g_hash_table_add(seen, (char *)mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, ""));
 	lines = g_strsplit(data, "\n", -1);
 	for (i = 0; lines[i]; i++) {
 		g_autoptr(json_object) st = json_tokener_parse(lines[i]);

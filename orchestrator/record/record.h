@@ -45,6 +45,7 @@
 #define MHL_K_VERDICT			"verdict"
 #define MHL_K_GUEST_USERSPACE		"guest_userspace"	/* lab or debian (scenario guest:) */
 #define MHL_K_REASON			"reason"
+#define MHL_K_REQUEUED			"requeued"	/* a fleet trial whose host went away: it ran once more elsewhere */
 
 /* domain */
 #define MHL_K_URI			"uri"

@@ -1023,9 +1023,36 @@ static char *scenarioPath(const mhlScenario *s, const char *p)
  * kernel: {bzimage: PATH, config: PATH}, a kernel the user built, with
  * modules: DIR (its lib/modules/RELEASE tree) if it is modular; or
  * {package: NAME[=VERSION]}, a Debian linux-image package, or {deb: PATH},
- * a linux-image .deb file (kernel/package.sh either way).
+ * a linux-image .deb file (kernel/package.sh either way); or {version:
+ * 6.12, debug: kmemleak}, the lab's kernel built with a debug flavour
+ * (kernel/build.sh --flavour, kernel/config/flavours/).
  */
-static const char *const prebuiltKeys[] = { "bzimage", "config", "package", "modules", "deb", NULL };
+static const char *const prebuiltKeys[] = {
+	"bzimage", "config", "package", "modules", "deb", "version", "debug", NULL
+};
+static const char *const flavourNames[] = { "kmemleak", NULL };
+
+/* kernel: {version: 6.12|6.1, debug: FLAVOUR} */
+static int flavourPair(mhlYaml *y, int key, yaml_node_t *v, mhlScenario *s)
+{
+	if (wantKind(y, v, YAML_SCALAR_NODE, prebuiltKeys[key]) < 0)
+		return -1;
+	if (key == 5) {
+		if (oneOf(scalar(y, v), kernelNames) < 0) {
+			mhlError("%s:%d:%d: kernel: unknown version '%s' (known: 6.12, 6.1)", AT(y, v), scalar(y, v));
+			return -1;
+		}
+		g_free(s->kernel);
+		s->kernel = g_strdup(scalar(y, v));
+		return 0;
+	}
+	if (oneOf(scalar(y, v), flavourNames) < 0) {
+		mhlError("%s:%d:%d: kernel: unknown debug flavour '%s' (known: kmemleak)", AT(y, v), scalar(y, v));
+		return -1;
+	}
+	g_strlcpy(s->kernel_flavour, scalar(y, v), sizeof(s->kernel_flavour));
+	return 0;
+}
 
 /* A Debian package name (linux-image-*) and an optional =VERSION: nothing else reaches apt. */
 static bool packageNameOk(const char *p)
@@ -1047,6 +1074,8 @@ static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	char **dst = key == 0 ? &s->kernel_image : key == 1 ? &s->kernel_config :
 		     key == 3 ? &s->kernel_modules : &s->kernel_deb;
 
+	if (key >= 5)
+		return flavourPair(y, key, v, s);
 	if (key == 2) {
 		if (wantKind(y, v, YAML_SCALAR_NODE, "package") < 0)
 			return -1;
@@ -1076,9 +1105,19 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {
 	g_free(s->kernel);
 	s->kernel = NULL;
+	s->kernel_flavour[0] = '\0';
 	if (v->type == YAML_MAPPING_NODE) {
 		if (forPairs(y, v, "kernel", prebuiltKeys, prebuiltPair, s) < 0)
 			return -1;
+		if (s->kernel || s->kernel_flavour[0]) {
+			if (!s->kernel || !s->kernel_flavour[0] || s->kernel_package || s->kernel_deb ||
+			    s->kernel_image || s->kernel_config || s->kernel_modules) {
+				mhlError("%s:%d:%d: kernel: 'version' and 'debug' go together, and with nothing else (kernel: {version: 6.12, debug: kmemleak})",
+					 AT(y, v));
+				return -1;
+			}
+			return 0;
+		}
 		if (!!s->kernel_package + !!s->kernel_deb + !!(s->kernel_image || s->kernel_config ||
 							       s->kernel_modules) > 1) {
 			mhlError("%s:%d:%d: kernel: one of 'package', 'deb', or 'bzimage' and 'config' (and 'modules')",
@@ -1429,12 +1468,43 @@ const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reaso
 }
 
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
-       TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST };
+       TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST, TOP_HOST_LABELS };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
 				       "steps", "matrix", "devices", "memory_backing", "online",
-				       "soak", "xfail", "guest", NULL };
+				       "soak", "xfail", "guest", "host_labels", NULL };
 /* guest: the guest's userspace: the lab's initramfs, or Debian's own (workloads/debian-guest.sh) */
 static const char *const guestNames[] = { "lab", "debian", NULL };
+
+/* host_labels: [a, b]: a fleet run puts the trial only on a host with every one (docs/fleet.md). */
+static int parseHostLabels(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	g_autoptr(GPtrArray) l = g_ptr_array_new_with_free_func(g_free);
+	yaml_node_item_t *it;
+
+	if (wantKind(y, v, YAML_SEQUENCE_NODE, "host_labels") < 0)
+		return -1;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+		const char *l1;
+
+		if (wantKind(y, n, YAML_SCALAR_NODE, "a host label") < 0)
+			return -1;
+		l1 = scalar(y, n);
+		if (!*l1 || strlen(l1) > 64 || strspn(l1, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-") != strlen(l1)) {
+			mhlError("%s:%d:%d: host_labels: '%s' is not a label (1 to 64 of [A-Za-z0-9._-])", AT(y, n), l1);
+			return -1;
+		}
+		if (l->len >= 16) {
+			mhlError("%s:%d:%d: host_labels: more than 16 labels", AT(y, n));
+			return -1;
+		}
+		g_ptr_array_add(l, g_strdup(l1));
+	}
+	g_ptr_array_add(l, NULL);
+	g_strfreev(s->host_labels);
+	s->host_labels = (char **)g_ptr_array_free(g_steal_pointer(&l), FALSE);
+	return 0;
+}
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -1457,6 +1527,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return forPairs(y, v, "soak", soakKeys, soakPair, s);
 	case TOP_XFAIL:
 		return parseXfail(y, s, v);
+	case TOP_HOST_LABELS:
+		return parseHostLabels(y, s, v);
 	case TOP_GUEST:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "guest") < 0)
 			return -1;
@@ -1556,6 +1628,7 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 		g_clear_pointer(&s->kernel_config, g_free);
 		g_clear_pointer(&s->kernel_modules, g_free);
 		g_clear_pointer(&s->kernel_deb, g_free);
+		s->kernel_flavour[0] = '\0';
 		g_free(s->kernel_package);
 		s->kernel_package = g_strdup(kernel + 8);
 		g_free(s->kernel);
@@ -2106,6 +2179,7 @@ void mhlScenarioFree(mhlScenario *s)
 	g_free(s->kernel_config);
 	g_free(s->kernel_package);
 	g_free(s->kernel_modules);
+	g_strfreev(s->host_labels);
 	g_free(s->kernel_deb);
 	g_free(s->pin_policy);
 	g_free(s->cmdline);

@@ -155,6 +155,7 @@ typedef struct {
 	char *kernel_package;	/* package: a Debian linux-image-* name[=version] (kernel/package.sh) */
 	char *kernel_deb;	/* package: or a linux-image .deb file (absolute) instead of a name */
 	char *kernel_modules;	/* prebuilt: its lib/modules/RELEASE tree (absolute), or NULL */
+	char kernel_flavour[16];	/* 6.12/6.1: "" or a debug flavour (kernel: {debug: kmemleak}) */
 	char *pin_policy;	/* "series" (default) or "baseline" */
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
@@ -173,6 +174,7 @@ typedef struct {
 	double soak_judge_after;	/* seconds of a guest's soak before its trends are judged (600) */
 	uint64_t soak_budget[MHL_SOAK_SERIES_MAX];	/* bytes per 24 h, by mhlSoakSeriesNames index */
 	bool soak_budget_set[MHL_SOAK_SERIES_MAX];	/* else the series' default (soak/series.c) */
+	char **host_labels;	/* host_labels: a fleet host must have all of these (NULL-terminated), or NULL */
 	int nxfail;		/* xfail: the known deviations, in file order */
 	mhlDeviation xfail[MHL_MAX_XFAIL];
 	int nnodes;

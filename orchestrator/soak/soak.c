@@ -48,6 +48,8 @@ typedef struct {
 	json_object *findings;	/* this cycle's */
 	double t0;		/* the soak's time origin (monotonic), resumes included */
 	const char *outdir;	/* the run directory, whose size is a series */
+	bool kmemleak;		/* the kernel has kmemleak: scanned after boot and at the end */
+	int segment;		/* this guest's, for its kmemleak report's file name */
 	mhlSoakSeries series;	/* this guest's memory series (series.c) */
 	int cycles_here;	/* checkpoints of this guest */
 } mhlSoak;
@@ -688,6 +690,64 @@ static mhlGuest *soakGuest(const mhlSoakOptions *o, const mhlSoakPlan *p, const 
 	return mhlGuestNew(&gc);
 }
 
+/* ---- kmemleak (kernel: {debug: kmemleak}) ---- */
+
+/* Whether the soak's kernel was built with kmemleak: its config, next to the bzImage or given. */
+static bool kernelHasKmemleak(const mhlScenario *s, const char *image)
+{
+	g_autofree char *dir = g_path_get_dirname(image);
+	g_autofree char *path = s->kernel_config && !strcmp(s->kernel, "prebuilt") ?
+				g_strdup(s->kernel_config) : g_build_filename(dir, "config", NULL);
+	g_autofree char *config = NULL;
+
+	if (!g_file_get_contents(path, &config, NULL, NULL))
+		return false;
+	return mhlKconfigValue(config, "DEBUG_KMEMLEAK") == 'y';
+}
+
+/* After boot: what boot left behind is not the soak's (scan, then clear). */
+static void kmemleakStart(mhlSoak *k)
+{
+	if (!k->kmemleak || mhlGuestKmemleakBaseline(k->g->dom) == 0)
+		return;
+	finding(k, 0, "kmemleak", "the scan after boot failed: %s", mhlErrorLast() ? mhlErrorLast() : "no reply");
+	mhlErrorReset();
+}
+
+/*
+ * At the end of this guest's cycles: two scans, the report kept in
+ * kmemleak-segmentK.txt, its tally in the record's soak.kmemleak, and a
+ * finding when an object became unreferenced during the soak.
+ */
+static void kmemleakEnd(mhlSoak *k, int cycle, json_object *soak)
+{
+	g_autofree char *name = g_strdup_printf("kmemleak-segment%d.txt", k->segment);
+	g_autofree char *path = g_build_filename(k->outdir, name, NULL);
+	g_autofree char *text = mhlGuestKmemleakReport(k->g->dom);
+	json_object *tally, *top;
+
+	if (!text) {
+		finding(k, cycle, "kmemleak", "the scan at the end failed: %s",
+			mhlErrorLast() ? mhlErrorLast() : "no reply");
+		mhlErrorReset();
+		return;
+	}
+	tally = mhlParseKmemleak(text);
+	if (g_file_set_contents(path, text, -1, NULL))
+		json_object_object_add(tally, "report", json_object_new_string(name));
+	mhlErrorReset();
+	json_object_object_add(soak, "kmemleak", tally);
+	if (!mhlJInt(tally, "objects", 0))
+		return;
+	top = json_object_array_get_idx(mhlJ(tally, "sites"), 0);
+	finding(k, cycle, "kmemleak",
+		"kmemleak: %" G_GINT64_FORMAT " unreferenced object(s), %" G_GINT64_FORMAT
+		" bytes, since the scan after boot; most from %s (%" G_GINT64_FORMAT " objects, %"
+		G_GINT64_FORMAT " bytes); report %s", mhlJInt(tally, "objects", 0),
+		mhlJInt(tally, "bytes", 0), mhlJStr(top, "site", "?"), mhlJInt(top, "objects", 0),
+		mhlJInt(top, "bytes", 0), name);
+}
+
 /*
  * The end of this guest's cycles: when it still answers, its caches dropped
  * and its kernel memory and slabinfo read once more (a point after the last
@@ -711,6 +771,8 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 		json_object_object_add(end, MHL_K_T, json_object_new_double(mhlNow() - k->t0));
 		json_object_object_add(end, MHL_K_COUNTERS, cn);
 		json_object_object_add(soak, MHL_K_END, end);
+		if (k->kmemleak)
+			kmemleakEnd(k, c.cycle, soak);
 	}
 	for (i = 0; i < json_object_array_length(k->findings); i++)
 		json_object_array_add(found, json_object_get(json_object_array_get_idx(k->findings, i)));
@@ -732,7 +794,8 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 /* Boot the guest and run cycles while time and cycles are left. Exit status. */
 static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr conn, mhlGuest *g)
 {
-	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed, .outdir = p->outdir };
+	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed, .outdir = p->outdir,
+		      .kmemleak = kernelHasKmemleak(p->s, p->image), .segment = p->segment };
 	mhlSoakMem mem = { .free = g_array_new(FALSE, FALSE, sizeof(gint64)) };
 	double boot_s, plug_s;
 	int r = 0;
@@ -742,6 +805,8 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
 	if (mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0)
 		r = -1;	/* no cycle ran: reported by main, and resumable */
+	else
+		kmemleakStart(&k);
 	p->seg_start = mhlNow();
 	while (r == 0 && planGoesOn(p, &k))
 		r = soakCycle(p, &k, &mem, o->quiet);

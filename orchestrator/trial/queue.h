@@ -17,6 +17,10 @@ typedef struct {
 	char *initrd;		/* the guest image with the kernel's modules appended; NULL: the run's */
 	json_object *rec;	/* NULL: never started (interrupted first) */
 	mhlVerdict verdict;
+	/* a fleet run */
+	int attempts;		/* attempts that ended with a record */
+	mhlFleetHost *lost_on;	/* the host that went away under it: not there again */
+	mhlFleetHost *ran_on;	/* where its record comes from */
 } mhlJob;
 
 void mhlJobFree(mhlJob *j);
@@ -28,5 +32,16 @@ void mhlJobFree(mhlJob *j);
  * Stops taking jobs at a signal; jobs never started keep rec NULL.
  */
 void mhlQueueRun(virConnectPtr conn, const mhlRunConfig *base, GPtrArray *jobs, int nthreads);
+
+/*
+ * queue-fleet.c: the same over the hosts of a fleet run (mhlFleetHost *,
+ * connected, each with its slots): one worker per slot takes the next job
+ * its host can take (the scenario's host_labels, not the host it was lost
+ * on), after uploading its kernel and guest image there. A job whose host
+ * goes away during it is recorded as error and queued once more; a host
+ * that went away takes no more jobs. Jobs no live host can take keep their
+ * last record (or none).
+ */
+void mhlQueueRunFleet(GPtrArray *hosts, const mhlRunConfig *base, GPtrArray *jobs);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct {
 	mhlVerdict verdict;
 	char *reason;
 	bool infra;		/* a failed step could not be carried out (agent, guest gone) */
+	bool requeued;		/* its fleet host went away: it runs once more on another */
 } mhlTrialEnd;
 
 static char *isoNow(void)
@@ -327,6 +328,32 @@ static void trialJudgeDeviation(mhlTrial *t, mhlTrialEnd *end)
 }
 
 /*
+ * A fleet host that went away (refused, disconnected, died) during a trial
+ * that did not pass: the trial is an error naming the host, and the queue
+ * runs it once more on another host. The connection's end is seen within
+ * moments of the failure it caused (end of file), or by keepalive.
+ */
+static bool trialJudgeHost(const mhlRunConfig *cfg, mhlTrialEnd *end)
+{
+	g_autofree char *lost = NULL;
+	double until = mhlNow() + 2;
+
+	if (!cfg->host || end->verdict == MHL_VERDICT_PASS)
+		return false;
+	while (!(lost = mhlFleetHostLost(cfg->host)) && mhlNow() < until)
+		g_usleep(100 * 1000);
+	if (!lost)
+		return false;
+	endSet(end, MHL_VERDICT_ERROR, g_strdup_printf("host '%s' went away during the trial (%s)%s; what failed: %s",
+						       cfg->host->uri, lost, cfg->requeue ?
+						       "; queued once more on another host" :
+						       "; not queued again (its second host)",
+						       end->reason ? end->reason : "?"));
+	end->requeued = cfg->requeue;
+	return true;
+}
+
+/*
  * The verdict, once the guest is stopped: a signal wins; then a crash or a
  * guest that went away, whatever step noticed it; then a kernel report on the
  * console fails a trial that passed; then the scenario's known deviations.
@@ -339,6 +366,8 @@ static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findin
 		endSet(end, MHL_VERDICT_INTERRUPTED, g_strdup_printf("interrupted by signal %d", mhlInterrupted));
 		return;
 	}
+	if (trialJudgeHost(cfg, end))
+		return;
 	if (g->fatal) {
 		endSet(end, MHL_VERDICT_ERROR,
 		       g_strdup_printf("the guest kernel crashed: %s; the trial ended there", g->fatal));
@@ -370,6 +399,8 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_start));
 	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[end->verdict]));
 	json_object_object_add(rec, MHL_K_REASON, end->reason ? json_object_new_string(end->reason) : NULL);
+	if (end->requeued)
+		json_object_object_add(rec, MHL_K_REQUEUED, json_object_new_boolean(true));
 	if (mhlRecordAppend(records, rec) < 0) {
 		fprintf(stderr, "memhp-lab: error: %s\n", mhlErrorLast());
 		mhlErrorReset();
@@ -392,12 +423,14 @@ static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 	mhlGuestConfig gc = {
 		.tmpl_path = cfg->tmpl_path, .kernel_image = cfg->kernel_image, .initrd = cfg->initrd,
 		.accel = cfg->accel, .emulator = cfg->emulator, .agent_deadline = cfg->agent_deadline,
-		.timeline = true, .host_local = mhlUriLocal(cfg->uri),
+		.timeline = true, .host_local = !cfg->host && mhlUriLocal(cfg->uri), .remote = cfg->host != NULL,
 		.hugepage_kib = s->hugepage_size >> 10,
 	};
 
 	gc.name = name = g_strdup_printf("memhp-%s-%d-%d", safe, (int)getpid(), g_atomic_int_add(&seq, 1));
-	gc.console = console = g_strdup_printf("%s/%s.console.log", cfg->outdir, safe);
+	/* a fleet trial's second attempt keeps the first's console (its record points there) */
+	gc.console = console = g_strdup_printf("%s/%s%s.console.log", cfg->outdir, safe,
+					       cfg->attempt > 1 ? ".attempt2" : "");
 	return mhlGuestNew(&gc);
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <libvirt/libvirt.h>
 
+#include "fleet/fleet.h"
 #include "record/record.h"
 #include "scenario/scenario.h"
 
@@ -25,6 +26,10 @@ typedef struct {
 	int index, total;	/* this trial's place in the run, for progress lines */
 	bool quiet;		/* no progress lines */
 	bool keep;		/* --keep: hold the guest after its steps until a signal (one trial) */
+	/* a fleet run (fleet/): the host this trial runs on, NULL otherwise */
+	mhlFleetHost *host;	/* kernel_image and initrd are then its volumes' paths there */
+	int attempt;		/* 1, or 2 when its first host went away during it */
+	bool requeue;		/* if this host goes away during the trial, it runs once more elsewhere */
 } mhlRunConfig;
 
 

@@ -154,6 +154,23 @@ static bool cmdlineEscaped(void)
 	return unitExpect(ok);
 }
 
+/* A fleet host's guest: the template's file console turned into a pty, no path left. */
+static bool consolePty(void)
+{
+	static const char xml[] =
+		"<domain type='qemu'><name>t</name><devices>"
+		"<serial type='file'><source path='/run/dir/t.console.log'/><target port='0'/></serial>"
+		"<console type='file'><source path='/run/dir/t.console.log'/><target type='serial' port='0'/></console>"
+		"<channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>"
+		"</devices></domain>";
+	g_autofree char *pty = mhlDomainXMLConsolePty(xml);
+	g_autofree char *none = mhlDomainXMLConsolePty("<domain><devices/></domain>");
+
+	return unitExpect(pty && strstr(pty, "<serial type=\"pty\">") && strstr(pty, "<console type=\"pty\">") &&
+			  !strstr(pty, "console.log") && strstr(pty, "org.qemu.guest_agent.0") && !none &&
+			  strstr(mhlErrorLast(), "no <serial> or <console>"));
+}
+
 static const unitCase cases[] = {
 	{ "resize XML: requested set to 0 KiB, <current> dropped", resizeRequested },
 	{ "resize XML: keeps node and alias so libvirt finds the device", resizeKeepsNode },
@@ -167,6 +184,8 @@ static const unitCase cases[] = {
 	  "intel_iommu=on, edu as a JSON -device", vfioDevices },
 	{ "domain XML: cmdline 'x<y & \"q\" </cmdline><qemu:commandline>' and a run dir with ' \" & < >: "
 	  "well-formed, the exact text back, no qemu:commandline added", cmdlineEscaped },
+	{ "fleet host: the serial port and console become a pty with no path; a domain without either is an error",
+	  consolePty },
 };
 
 static const unitTable tables[] = { UNIT_CASES(cases) };

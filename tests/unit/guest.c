@@ -119,6 +119,40 @@ static bool slabinfoRefused(void)
 	return unitExpect(!si && strstr(mhlErrorLast(), "slabinfo - version") && !mhlParseSlabinfo(NULL));
 }
 
+/* Two objects from one site behind the allocators, one whose trace has only allocators; a 6.1-style header. */
+static bool kmemleak(void)
+{
+	g_autoptr(json_object) km = mhlParseKmemleak(
+		"unreferenced object 0xffff888004b3c000 (size 8192):\n"
+		"  comm \"memhp-pin\", pid 231, jiffies 4294901234\n"
+		"  hex dump (first 32 bytes):\n"
+		"    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n"
+		"  backtrace (crc 5f0e1b2a):\n"
+		"    [<ffffffff8123abcd>] __kmalloc_noprof+0x1a0/0x2c0\n"
+		"    [<ffffffff8145ef01>] io_uring_setup+0x3c1/0x9a0\n"
+		"    [<ffffffff8145ef99>] __x64_sys_io_uring_setup+0x11/0x20\n"
+		"unreferenced object 0xffff888004b3e000 (size 8192):\n"
+		"  backtrace:\n"
+		"    [<ffffffff8123abcd>] kmalloc_trace+0x1a0/0x2c0\n"
+		"    [<ffffffff8145ef01>] io_uring_setup+0x3c1/0x9a0\n"
+		"unreferenced object 0xffff888004b40000 (size 64):\n"
+		"  backtrace (crc 0):\n"
+		"    [<ffffffff8123abcd>] kmem_cache_alloc_noprof+0x1/0x2\n"
+		"unreferenced object 0xffff888004b40000 (size 32):\n"
+		"  backtrace (crc 0):\n"
+		"    [<ffffffff8123abcd>] <bad>\"name+0x1/0x2\n");
+	json_object *top = json_object_array_get_idx(mhlJ(km, "sites"), 0);
+	g_autoptr(json_object) none = mhlParseKmemleak("");
+
+	return unitExpect(mhlJInt(km, "objects", 0) == 4 && mhlJInt(km, "bytes", 0) == 16384 + 96 &&
+			  json_object_array_length(mhlJ(km, "sites")) == 3 &&
+			  !strcmp(mhlJStr(top, "site", ""), "io_uring_setup") && mhlJInt(top, "objects", 0) == 2 &&
+			  mhlJInt(top, "bytes", 0) == 16384 &&
+			  !strcmp(mhlJStr(json_object_array_get_idx(mhlJ(km, "sites"), 1), "site", ""), "?") &&
+			  !strcmp(mhlJStr(json_object_array_get_idx(mhlJ(km, "sites"), 2), "site", ""), "?bad??name") &&
+			  mhlJInt(none, "objects", -1) == 0 && json_object_array_length(mhlJ(none, "sites")) == 0);
+}
+
 static bool console(void)
 {
 	g_autoptr(json_object) cs = mhlConsoleScan(
@@ -411,6 +445,8 @@ static const unitCase cases[] = {
 	{ "slabinfo: caches as [active, num, objsize, slab bytes]; a name's quote and <> made '?'; empty, inconsistent and cut rows skipped",
 	  slabinfo },
 	{ "slabinfo: a reply that is not /proc/slabinfo's is refused, saying what it wanted", slabinfoRefused },
+	{ "kmemleak: entries counted with their sizes, tallied by the first frame past the allocators ('?' when none; markup made '?')",
+	  kmemleak },
 	{ "console: a WARNING and a panic found, non-kernel line ignored", console },
 	{ "console: escape sequences before the stamp or in the line: still kernel lines, text without them",
 	  consoleEscapes },

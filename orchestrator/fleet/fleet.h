@@ -1,0 +1,87 @@
+/*
+ * fleet.h - one run over several libvirt hosts that share no path with this
+ * machine or with each other (docs/fleet.md): the hosts and what each can
+ * take (hosts.c), their connections and how one is noticed gone
+ * (connect.c), the kernel and guest image uploaded through libvirt's storage
+ * API (upload.c), the serial console streamed back (console-stream.c).
+ */
+#ifndef MHL_FLEET_H
+#define MHL_FLEET_H
+
+#include <glib.h>
+#include <libvirt/libvirt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MHL_FLEET_MAX_HOSTS 64
+#define MHL_FLEET_POOL "memhp-lab"	/* the storage pool a run creates where none is given */
+
+typedef struct {
+	char *uri;
+	int max_slots;		/* the most guests it may run (hosts file `slots`), 0: no limit of its own */
+	char **labels;		/* what scenarios' host_labels may ask for; NULL-terminated, or NULL */
+	char *pool;		/* its storage pool (hosts file `pool`), NULL: MHL_FLEET_POOL */
+	int line;		/* where the hosts file names it, 0 for --host */
+	/* once connected (mhlFleetConnect) */
+	virConnectPtr conn;
+	int cores;		/* virNodeGetInfo */
+	uint64_t avail_bytes;	/* virNodeGetMemoryStats: free + buffers + cached (else virNodeGetFreeMemory) */
+	int slots;		/* guests at once here: the least of max_slots, -j, cores, memory */
+	pthread_mutex_t lock;	/* lost */
+	pthread_mutex_t upload_lock;	/* uploaded: one upload at a time per host */
+	char *lost;		/* why the connection went (close callback, keepalive); NULL while up */
+	GHashTable *uploaded;	/* local file -> its volume's path on the host */
+	int ran;		/* trials that ended here */
+} mhlFleetHost;
+
+void mhlFleetHostFree(mhlFleetHost *h);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlFleetHost, mhlFleetHostFree)
+
+/*
+ * hosts.c: --host URI... (@uris: newline-separated) or --hosts FILE (YAML:
+ * hosts: [{uri, slots, labels, pool}], errors with file:line:col) into @out
+ * (mhlFleetHost *). -1 + mhlError.
+ */
+int mhlFleetHostsParse(const char *uris, const char *file, GPtrArray *out);
+/* Whether @h has every label of @want (NULL-terminated; NULL or empty: any host). */
+bool mhlFleetHostHasLabels(const mhlFleetHost *h, char *const *want);
+/*
+ * A host's slots from what it can take: @need_bytes a guest (its memory and
+ * QEMU's), at most @jobs (0: no limit) and its own max_slots. 0 when not one
+ * guest fits.
+ */
+int mhlFleetSlots(const mhlFleetHost *h, uint64_t need_bytes, int jobs);
+
+/*
+ * connect.c: connect to each host (keepalive, close callback, the guests'
+ * domain events) and read its capacity. A host that refuses is left out
+ * with a warning naming it; -1 + mhlError when none answers.
+ */
+int mhlFleetConnect(GPtrArray *hosts);
+/* Why @h is gone (a copy), or NULL while its connection is up. */
+char *mhlFleetHostLost(mhlFleetHost *h);
+/* Mark @h gone (first reason wins). */
+void mhlFleetHostSetLost(mhlFleetHost *h, const char *why);
+void mhlFleetDisconnect(GPtrArray *hosts);
+
+/*
+ * upload.c: @path's content on @h, through its storage pool (created as a
+ * directory pool under /var/lib/libvirt/memhp-lab when absent), as volume
+ * "<sha256>-<basename>" written with virStorageVolUpload and marked complete
+ * by "<sha256>.ok"; a file already there is not sent again. Returns the
+ * volume's path on the host, NULL + mhlError.
+ */
+char *mhlFleetUpload(mhlFleetHost *h, const char *path);
+
+/*
+ * console-stream.c: the serial console of @dom (a pty) streamed with
+ * virDomainOpenConsole into the local file @path, by a thread of its own,
+ * until the domain stops or the connection goes.
+ */
+typedef struct mhlConsoleStream mhlConsoleStream;
+mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path);
+/* Wait for the stream's end (after the domain was destroyed) and free it. */
+void mhlConsoleStreamStop(mhlConsoleStream *cs);
+
+#endif
