@@ -132,5 +132,69 @@ expect_fail "--hosts: an unknown key is refused with file:line:col and the keys 
 expect_fail "run --host: a trial whose host_labels no host has is refused before anything connects" 2 \
 	"trial 'fleet-crash' asks for a host with host_labels \\[tcp\\], and no host given has them all" \
 	$LAB run --host "$fl_a" -o "$work/fl-bad2" "$work/fleet-crash.yaml"
+
+# --- Soaks over hosts (issue 18, item 4): a soak per seed, one per host slot, side by side ---
+# fs1: seeds 1 and 2, a host each (slots: 1), 3 cycles each. At the same time
+# fs2: seed 3 on host c, which is killed after the first checkpoint (the soak
+# goes on at cycle 2 on host a, a new segment), then memhp-lab itself is
+# killed, and `soak --resume DIR` finishes it over the hosts it recorded.
+echo "# fleet: soak --hosts, seeds 1 and 2 side by side on two hosts; a soak whose host dies, killed, soak --resume DIR"
+fl_c=$(fleet_host_start "$work/hosts/c" unix "${fl_hide[@]}")
+printf 'hosts:\n  - uri: "%s"\n    slots: 1\n  - uri: "%s"\n    slots: 1\n' "$fl_a" "$fl_b" >"$work/hosts-soak.yaml"
+printf 'hosts:\n  - uri: "%s"\n    slots: 1\n  - uri: "%s"\n    slots: 1\n' "$fl_c" "$fl_a" >"$work/hosts-soak2.yaml"
+t0=$EPOCHSECONDS
+timeout 600 $LAB soak --hosts "$work/hosts-soak.yaml" --seeds 1,2 --cycles 3 -o "$work/fs1" scenarios/soak.yaml \
+	>"$work/fs1.out" 2>"$work/fs1.err" &
+fs1_job=$!
+lab_bg soak --hosts "$work/hosts-soak2.yaml" --seeds 3 --cycles 2 -o "$work/fs2" scenarios/soak.yaml 2>"$work/fs2.err" >/dev/null
+for _ in $(seq 1 3000); do
+	[ "$(cat "$work/fs2/seed-3/checkpoints.jsonl" 2>/dev/null | wc -l)" -ge 1 ] && break
+	kill -0 "$lab_pid" 2>/dev/null || break
+	sleep 0.1
+done
+fleet_host_kill "$work/hosts/c"
+for _ in $(seq 1 3000); do
+	grep -q "resuming at cycle 2, segment 1, .*on host $fl_a" "$work/fs2.err" && break
+	kill -0 "$lab_pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -KILL "$lab_pid"; lab_wait
+# killed as its guest starts: the daemon destroys it once the start it was in is over
+ok "a fleet soak killed with SIGKILL (its guest starting) leaves no guest of it on its host (autodestroy), within 10 s" \
+	bash -c 'for _ in $(seq 1 100); do virsh -q -c "$1" list --all --name | grep -q "^memhp-soak-s3-" || exit 0; sleep 0.1; done; exit 1' _ "$fl_a"
+lab_bg soak --resume "$work/fs2" >"$work/fs2r.out" 2>"$work/fs2r.err"; lab_wait; fs2=$?
+wait "$fs1_job"; fs1=$?
+echo "# fleet: two soaks side by side, and a soak whose host died, killed and resumed: $((EPOCHSECONDS - t0)) s"
+ok "soak --hosts --seeds 1,2: exit 0; both soaks ran at once, one on each host, both passed (summary.json, stdout)" \
+	bash -c '[ "$2" = 0 ] && jq -e "length == 2 and all(.verdict == \"pass\" and .cycles == 3 and .findings == 0) and
+		([.[].seed] == [\"1\", \"2\"]) and ([.[].host] | sort) == ([\$a, \$b] | sort)" --arg a "$3" --arg b "$4" "$1/summary.json" >/dev/null &&
+		[ "$(jq -r .started "$1/seed-1/soak.json" "$1/seed-2/soak.json" | sort | tail -1)" \< "$(jq -r .t "$1/segments.jsonl" | sort | head -1)" ] &&
+		grep -q "^  seed 1: pass, 3 cycle(s), 0 finding(s), host " "$5" && grep -q "^  seed 2: pass, 3 cycle(s)" "$5"' \
+	_ "$work/fs1" "$fs1" "$fl_a" "$fl_b" "$work/fs1.out"
+ok "each seed's run directory is a soak's: soak.json, checkpoints 1..3 with the schedule soak --print-schedule gives its seed, its record (pass) and report" \
+	bash -c 'for s in 1 2; do d=$1/seed-$s
+		[ "$(jq -r .seed "$d/soak.json")" = "$s" ] && [ "$(jq -c "[.cycle, .segment]" "$d/checkpoints.jsonl" | tr -d "\n")" = "[1,0][2,0][3,0]" ] &&
+		[ "$(jq -c .schedule "$d/checkpoints.jsonl")" = "$("$2" soak --print-schedule --cycles 3 --seed "$s" scenarios/soak.yaml | jq -c ".[]")" ] &&
+		jq -e ".verdict == \"pass\"" "$d/trials.jsonl" >/dev/null && [ -s "$d/report/index.html" ] || exit 1; done' _ "$work/fs1" "$LAB"
+ok "each soak's serial console was streamed into its run directory from its host, with the guest's boot lines; DIR/soak.json names the seeds and the hosts file" \
+	bash -c 'for s in 1 2; do grep -q "Linux version" "$1/seed-$s/soak-segment0.console.log" || exit 1; done &&
+		jq -e ".seeds == [\"1\", \"2\"] and .hosts_file == \$f and .cycles == 3" --arg f "$2" "$1/soak.json" >/dev/null' \
+	_ "$work/fs1" "$(realpath "$work/hosts-soak.yaml")"
+ok "a host killed mid-soak: the soak stopped at its last checkpoint (cycle 1), segment 0 ended host_lost naming the host, and it went on at cycle 2 on the other host (segment 1)" \
+	bash -c 'jq -se "(.[0] | .seed == \"3\" and .segment == 0 and .end == \"host_lost\" and .host == \$c and .last_cycle == 1 and
+		(.reason | contains(\$c) and contains(\"went away during segment 0\")))" --arg c "$2" "$1/segments.jsonl" >/dev/null &&
+		grep -q "soak seed 3: resumed once more on another host, from cycle 2" "$3" && grep -q "resuming at cycle 2, segment 1, .*on host $4" "$3"' \
+	_ "$work/fs2" "$fl_c" "$work/fs2.err" "$fl_a"
+ok "soak --resume DIR of the killed fleet soak: over the hosts it recorded (the dead one left out, saying so), exit 0, cycles 1..2 once each, the schedule of seed 3, passed" \
+	bash -c '[ "$2" = 0 ] && grep -q "warning: cannot connect to host .$4." "$3" &&
+		[ "$(jq -c .cycle "$1/seed-3/checkpoints.jsonl" | tr -d "\n")" = 12 ] &&
+		[ "$(jq -c .schedule "$1/seed-3/checkpoints.jsonl")" = "$("$5" soak --print-schedule --cycles 2 --seed 3 scenarios/soak.yaml | jq -c ".[]")" ] &&
+		jq -e ".verdict == \"pass\"" "$1/seed-3/trials.jsonl" >/dev/null && jq -e ".[0].verdict == \"pass\"" "$1/summary.json" >/dev/null' \
+	_ "$work/fs2" "$fs2" "$work/fs2r.err" "$fl_c" "$LAB"
+expect_fail "soak --resume DIR of soaks that are all over is refused before anything connects" 2 \
+	"is complete: every soak has its record" $LAB soak --resume "$work/fs1"
+expect_fail "soak --seeds without --host/--hosts is refused" 2 \
+	"--seeds runs one soak per seed over hosts: give --host or --hosts" $LAB soak --seeds 1,2 --cycles 1 scenarios/soak.yaml
+fleet_host_kill "$work/hosts/c"
 fleet_host_kill "$work/hosts/a"
 fleet_host_kill "$work/hosts/b2"

@@ -36,7 +36,7 @@ parts=(
 	kernel-series:50	# series v2: the switch read once, GUP-fast on 6.1, the overflowing range, counters, the selftests (gup_test, gup_longterm_counters in the guest)
 	host:14		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
 	stock:21	# Debian's own 6.1 and 6.12 cloud kernels from apt: modules, a pinning trial each, online as shipped, SKIP, .deb and modules forms (the Debian userspace guest boots in make stock)
-	fleet:21	# shards for batch engines: run --shard K/N (and auto), three side by side, report --merge and what it refuses
+	fleet:29	# shards for batch engines: run --shard K/N (and auto), three side by side, report --merge and what it refuses
 	cli:31		# the CLI: JSON of check/doctor/report against docs/schemas/, exit codes, man page and completion installed, the exec step, docs checked against the code
 	report:65	# reports from a recorded run and from the runs above (last: it reads the demo run's)
 )

@@ -17,14 +17,54 @@ const mhlOpt mhlCmdSoakOpts[] = {
 	{ "seed", 1, 's', "N", "the schedule's seed (default 1)" },
 	{ "cycles", 1, 'n', "N", "stop after N cycles (default: no limit)" },
 	{ "output", 1, 'o', "DIR", "run directory (default results/soak-<scenario>-<time>)" },
-	{ "resume", 1, MHL_LONG_ONLY + 'r', "RUN_DIR", "continue RUN_DIR's soak after its last checkpoint (no SCENARIO)" },
+	{ "resume", 1, MHL_LONG_ONLY + 'r', "RUN_DIR", "continue RUN_DIR's soak after its last checkpoint (no SCENARIO); a DIR of soaks over hosts: every soak not over, over its hosts or --host/--hosts" },
 	{ "print-schedule", 0, MHL_LONG_ONLY + 'P', NULL, "print the first --cycles cycles of the schedule as JSON; boot nothing" },
 	{ "quiet", 0, 'q', NULL, "no progress lines" },
 	{ "uri", 1, 'u', "URI", "libvirt URI (default: LIBVIRT_DEFAULT_URI, else embedded qemu:///embed in a private root)" },
 	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
+	{ "host", 1, MHL_LONG_ONLY + 'H', "URI...", "a fleet host (repeatable): one soak per seed at once, each on a slot of a host, the kernel and guest image uploaded, the console streamed back; DIR/seed-S per seed (docs/soak.md)" },
+	{ "hosts", 1, MHL_LONG_ONLY + 'F', "FILE", "the fleet's hosts from a YAML file: hosts: [{uri, slots, labels, pool}] (docs/fleet.md)" },
+	{ "seeds", 1, MHL_LONG_ONLY + 'S', "LIST", "with --host/--hosts: the soaks' seeds, e.g. 1,2,3 or 1-4 (default: 1..N, one per host slot)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
+
+/* --host/--hosts/--seeds: what soaks over hosts cannot take. */
+static int soakFleetOpts(GHashTable *vals, mhlSoakFleetOptions *fo)
+{
+	fo->hosts = g_hash_table_lookup(vals, "host");
+	fo->hosts_file = g_hash_table_lookup(vals, "hosts");
+	fo->seeds = g_hash_table_lookup(vals, "seeds");
+	if (!fo->hosts && !fo->hosts_file) {
+		if (fo->seeds)
+			mhlError("soak: --seeds runs one soak per seed over hosts: give --host or --hosts (one soak here takes --seed N)");
+		return fo->seeds ? -1 : 0;
+	}
+	if (g_hash_table_contains(vals, "uri") || g_hash_table_contains(vals, "connect") ||
+	    g_hash_table_contains(vals, "print-schedule") || g_hash_table_contains(vals, "seed")) {
+		mhlError("soak: --host/--hosts run the soaks on fleet hosts, one per seed of --seeds; --uri, --connect, --seed and --print-schedule are for one soak: give one or the other");
+		return -1;
+	}
+	if (fo->seeds && g_hash_table_contains(vals, "resume")) {
+		mhlError("soak: --resume continues the seeds its directory names; give no --seeds");
+		return -1;
+	}
+	return 0;
+}
+
+/* Soaks over hosts (soak/fleet-soak.c), then each finished soak's reports. */
+static int soakFleet(mhlSoakFleetOptions *fo, const mhlSoakOptions *o, const char *datadir)
+{
+	g_autoptr(GPtrArray) outdirs = g_ptr_array_new_with_free_func(g_free);
+	guint i;
+	int rc;
+
+	fo->base = *o;
+	rc = mhlSoakFleetRun(fo, outdirs);
+	for (i = 0; i < outdirs->len; i++)
+		mhlReportAfterRun(outdirs->pdata[i], o->quiet, datadir);
+	return rc;
+}
 
 int mhlCmdSoak(int argc, char **argv)
 {
@@ -33,6 +73,7 @@ int mhlCmdSoak(int argc, char **argv)
 	mhlSoakOptions o = { .seed = 1, .agent_deadline = 120, .initrd = paths->initrd, .tmpl = paths->tmpl,
 			     .srcdir = paths->datadir, .cache = paths->cache };
 	g_autofree char *outdir = NULL;
+	mhlSoakFleetOptions fo = { 0 };
 	const char *v;
 	char *end;
 	int rc, first = mhlCmdParseOpts(mhlCmdFind("soak"), argc, argv, vals);
@@ -52,6 +93,8 @@ int mhlCmdSoak(int argc, char **argv)
 	o.scenario = o.resume ? NULL : argv[first];
 	o.outdir = g_hash_table_lookup(vals, "output");
 	if (mhlCmdUri(vals, &o.uri) < 0)
+		return MHL_EXIT_USAGE;
+	if (soakFleetOpts(vals, &fo) < 0)
 		return MHL_EXIT_USAGE;
 	o.quiet = g_hash_table_contains(vals, "quiet");
 	o.print_schedule = g_hash_table_contains(vals, "print-schedule");
@@ -87,6 +130,8 @@ int mhlCmdSoak(int argc, char **argv)
 		mhlError("soak: --resume continues RUN_DIR's own duration, seed and cycles; give no --duration, --seed, --cycles or -o");
 		return MHL_EXIT_USAGE;
 	}
+	if (fo.hosts || fo.hosts_file || (o.resume && mhlSoakFleetDir(o.resume)))
+		return soakFleet(&fo, &o, paths->datadir);
 	rc = mhlSoakRun(&o, &outdir);
 	if (outdir)
 		mhlReportAfterRun(outdir, o.quiet, paths->datadir);

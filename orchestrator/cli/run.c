@@ -525,58 +525,19 @@ static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray
 	return jobsShard(o, jobs, &o->shard_trials);
 }
 
-/*
- * A kernel package's modules ride in a cpio of their own (kernel/package.sh):
- * the guest image of its trials is the common one with it appended
- * (concatenated compressed cpio archives are one initramfs to the kernel),
- * written once per kernel into the run directory.
- */
+/* Each trial's guest image (mhlInitrdFor): the common one, Debian's, or either with its kernel's modules. */
 static int jobsInitrd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir)
 {
 	guint i;
 
 	for (i = 0; i < jobs->len; i++) {
 		mhlJob *j = jobs->pdata[i];
-		g_autofree char *dir = NULL, *mods = NULL, *base = NULL, *add = NULL, *name = NULL, *rel = NULL;
-		g_autofree char *imgdir = g_path_get_dirname(o->initrd), *image = g_strdup(o->initrd);
-		g_autoptr(GError) err = NULL;
-		gsize nb = 0, na = 0;
+		g_autofree char *image = mhlInitrdFor(j->s, j->identity, o->initrd, outdir);
 
-		/* guest: debian, Debian's own userspace (workloads/debian-guest.sh) beside the lab's image */
-		if (!strcmp(j->s->guest, "debian")) {
-			g_free(image);
-			image = g_build_filename(imgdir, "initramfs-debian.cpio.gz", NULL);
-			if (access(image, R_OK) < 0) {
-				mhlError("%s: guest: debian needs the Debian guest image '%s' (%s): make image-debian",
-					 j->s->path, image, g_strerror(errno));
-				return -1;
-			}
-			j->initrd = g_strdup(image);
-		}
-		/* the directory of its modules.cpio.gz (kernel/package.sh), for a modular kernel */
-		if (!mhlJStr(j->identity, "modules_cpio_dir", NULL))
-			continue;
-		dir = g_strdup(mhlJStr(j->identity, "modules_cpio_dir", NULL));
-		mods = g_build_filename(dir, "modules.cpio.gz", NULL);
-		/* the cache directory's name: one per package version, .deb or modules tree */
-		rel = g_strcanon(g_path_get_basename(dir),
-				 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", '_');
-		name = g_strdup_printf("%s/initrd-%s%s.cpio.gz", outdir, j->initrd ? "debian-" : "", rel);
+		if (!image)
+			return -1;
 		g_free(j->initrd);
-		j->initrd = g_strdup(name);
-		if (g_file_test(name, G_FILE_TEST_EXISTS))
-			continue;
-		if (!g_file_get_contents(image, &base, &nb, &err) ||
-		    !g_file_get_contents(mods, &add, &na, &err)) {
-			mhlError("run: cannot read the guest image or the kernel's modules: %s", err->message);
-			return -1;
-		}
-		base = g_realloc(base, nb + na);
-		memcpy(base + nb, add, na);
-		if (!g_file_set_contents(name, base, (gssize)(nb + na), &err)) {
-			mhlError("run: cannot write '%s': %s", name, err->message);
-			return -1;
-		}
+		j->initrd = strcmp(image, o->initrd) ? g_steal_pointer(&image) : NULL;
 	}
 	return 0;
 }

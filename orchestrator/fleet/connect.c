@@ -117,7 +117,7 @@ int mhlFleetConnect(GPtrArray *hosts)
 		up++;
 	}
 	if (!up) {
-		mhlError("run: none of the %u host(s) answered (see the warnings above)", hosts->len);
+		mhlError("fleet: none of the %u host(s) answered (see the warnings above)", hosts->len);
 		return -1;
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/record.h"
 #include "util.h"
 
 /* @opt's value in @config: 'y', 'm', or 0 when it is not set. */
@@ -381,4 +382,45 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 	}
 	*identity = id;
 	return g_steal_pointer(&image);
+}
+
+char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base, const char *outdir)
+{
+	g_autofree char *imgdir = g_path_get_dirname(base), *image = g_strdup(base);
+	g_autofree char *dir = NULL, *mods = NULL, *bytes = NULL, *add = NULL, *name = NULL, *rel = NULL;
+	const char *cpio_dir = identity ? mhlJStr(identity, "modules_cpio_dir", NULL) : NULL;
+	bool debian = !strcmp(s->guest, "debian");
+	g_autoptr(GError) err = NULL;
+	gsize nb = 0, na = 0;
+
+	/* guest: debian, Debian's own userspace (workloads/debian-guest.sh) beside the lab's image */
+	if (debian) {
+		g_free(image);
+		image = g_build_filename(imgdir, "initramfs-debian.cpio.gz", NULL);
+		if (access(image, R_OK) < 0) {
+			mhlError("%s: guest: debian needs the Debian guest image '%s' (%s): make image-debian",
+				 s->path, image, g_strerror(errno));
+			return NULL;
+		}
+	}
+	if (!cpio_dir)
+		return g_steal_pointer(&image);
+	dir = g_strdup(cpio_dir);
+	mods = g_build_filename(dir, "modules.cpio.gz", NULL);
+	/* the cache directory's name: one per package version, .deb, modules tree or artifact */
+	rel = g_strcanon(g_path_get_basename(dir), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", '_');
+	name = g_strdup_printf("%s/initrd-%s%s.cpio.gz", outdir, debian ? "debian-" : "", rel);
+	if (g_file_test(name, G_FILE_TEST_EXISTS))
+		return g_steal_pointer(&name);
+	if (!g_file_get_contents(image, &bytes, &nb, &err) || !g_file_get_contents(mods, &add, &na, &err)) {
+		mhlError("cannot read the guest image or the kernel's modules: %s", err->message);
+		return NULL;
+	}
+	bytes = g_realloc(bytes, nb + na);
+	memcpy(bytes + nb, add, na);
+	if (!g_file_set_contents(name, bytes, (gssize)(nb + na), &err)) {
+		mhlError("cannot write the guest image '%s': %s", name, err->message);
+		return NULL;
+	}
+	return g_steal_pointer(&name);
 }

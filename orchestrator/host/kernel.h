@@ -35,4 +35,15 @@ char mhlKconfigValue(const char *config, const char *opt);
 char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
 		       const char *srcdir, json_object **identity, GPtrArray **skips);
 
+/*
+ * The guest image a trial of @s boots with the kernel of @identity: @base
+ * (the lab's initramfs), or for guest: debian initramfs-debian.cpio.gz
+ * beside it; for a modular kernel (identity's modules_cpio_dir: a Debian
+ * package, a user's modules tree, a flavour with modules) that image with the
+ * kernel's modules.cpio.gz appended (concatenated compressed cpio archives
+ * are one initramfs to the kernel), written once per kernel into @outdir.
+ * The path (@base itself when nothing is added); NULL + mhlError.
+ */
+char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base, const char *outdir);
+
 #endif

@@ -456,6 +456,7 @@ typedef struct {
 	json_object *meta;	/* soak.json */
 	json_object *identity;	/* the kernel's */
 	char *image;
+	char *initrd;		/* the guest image: the lab's, Debian's, with the kernel's modules (mhlInitrdFor) */
 	char *outdir;
 	char *cppath;		/* checkpoints.jsonl */
 	guint64 seed;
@@ -471,6 +472,12 @@ typedef struct {
 	int lock_fd;		/* soak.json, flock'ed for the whole soak (soakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
 	double seg_start, t_last;
+	/* a fleet host's guest (o->host): the kernel and image as uploaded there */
+	mhlFleetHost *host;
+	char *guest_kernel, *guest_initrd;
+	char *lost;		/* the host went away during the segment: why, naming it */
+	const char *tag;	/* o->tag */
+	int first_cycle;	/* this segment's first */
 } mhlSoakPlan;
 
 static void planClear(mhlSoakPlan *p)
@@ -482,8 +489,12 @@ static void planClear(mhlSoakPlan *p)
 	json_object_put(p->kernel_reports);
 	json_object_put(p->soak);
 	g_free(p->image);
+	g_free(p->initrd);
 	g_free(p->outdir);
 	g_free(p->cppath);
+	g_free(p->guest_kernel);
+	g_free(p->guest_initrd);
+	g_free(p->lost);
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);	/* the soak lock goes with it */
 }
@@ -579,6 +590,8 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 							 p->cycles_max)) ||
 			   (p->lock_fd = soakLock(p->outdir)) < 0))
 		return MHL_EXIT_USAGE;
+	if (!o->print_schedule && !(p->initrd = mhlInitrdFor(p->s, p->identity, o->initrd, p->outdir)))
+		return MHL_EXIT_USAGE;
 	p->cppath = g_build_filename(p->outdir, "checkpoints.jsonl", NULL);
 	if (mhlSoakCheckpointsLoad(p->cppath, &p->st) < 0)
 		return MHL_EXIT_USAGE;
@@ -611,8 +624,8 @@ static void cycleProgress(const mhlSoakPlan *p, const mhlSoak *k, const mhlSoakC
 		snprintf(left, sizeof(left), "%.0f s", MAX(p->duration - p->st.elapsed, 0));
 	else
 		snprintf(left, sizeof(left), "%d cycle(s)", p->cycles_max - p->st.last_cycle);
-	fprintf(stderr, "memhp-lab: soak: cycle %d: pin %" G_GUINT64_FORMAT " MiB %s node %d, unplug to %" G_GUINT64_FORMAT " MiB %s; %.0f s elapsed, %s left; %d finding(s)%s%s\n",
-		c->cycle, c->pin_bytes >> 20, c->workload, c->node, c->requested_bytes >> 20,
+	fprintf(stderr, "memhp-lab: soak%s%s: cycle %d: pin %" G_GUINT64_FORMAT " MiB %s node %d, unplug to %" G_GUINT64_FORMAT " MiB %s; %.0f s elapsed, %s left; %d finding(s)%s%s\n",
+		p->tag ? " " : "", p->tag ? p->tag : "", c->cycle, c->pin_bytes >> 20, c->workload, c->node, c->requested_bytes >> 20,
 		json_object_get_boolean(mhlJ(cp, MHL_PATH(MHL_K_OUTCOME, MHL_K_CONVERGED))) ?
 		"reached" : "NOT reached", p->st.elapsed, left, p->st.findings,
 		p->first_finding ? "; last: " : "", p->first_finding ? mhlJStr(last, MHL_K_TEXT, "") : "");
@@ -635,9 +648,31 @@ static void cycleTally(mhlSoakPlan *p, const mhlSoak *k)
 }
 
 /*
+ * Whether the soak's fleet host went away (docs/fleet.md): the failure it
+ * caused is seen within moments (end of file), or by keepalive. Its reason
+ * and @failed, what it made fail, in p->lost.
+ */
+static bool planHostLost(mhlSoakPlan *p, const char *failed)
+{
+	g_autofree char *lost = NULL;
+	double until = mhlNow() + 2;
+
+	if (!p->host)
+		return false;
+	while (!(lost = mhlFleetHostLost(p->host)) && mhlNow() < until)
+		g_usleep(100 * 1000);
+	if (!lost)
+		return false;
+	p->lost = g_strdup_printf("host '%s' went away during segment %d (%s); what failed: %s", p->host->uri,
+				  p->segment, lost, failed && *failed ? failed : "?");
+	return true;
+}
+
+/*
  * The next cycle and its checkpoint. Returns 0 to go on, 1 when the guest is
  * gone (the soak fails), -1 when the checkpoint cannot be written, -2 when a
- * signal came mid-cycle (no checkpoint: --resume redoes the cycle).
+ * signal came mid-cycle (no checkpoint: --resume redoes the cycle), -3 when
+ * the fleet host went away (no checkpoint either: resumed elsewhere).
  */
 static int soakCycle(mhlSoakPlan *p, mhlSoak *k, mhlSoakMem *mem, bool quiet)
 {
@@ -655,6 +690,9 @@ static int soakCycle(mhlSoakPlan *p, mhlSoak *k, mhlSoakMem *mem, bool quiet)
 	r = cycleRun(k, &c, cp);
 	if (mhlInterrupted)
 		return -2;
+	if (r < 0 && planHostLost(p, mhlJStr(json_object_array_get_idx(k->findings,
+			json_object_array_length(k->findings) - 1), MHL_K_TEXT, NULL)))
+		return -3;
 	if (r == 0)
 		memoryFindings(k, mem, c.cycle, mhlJInt(cp, "counters.free_bytes", 0),
 			       mhlJInt(cp, "counters.orchestrator_rss_kib", 0));
@@ -678,13 +716,17 @@ static int soakCycle(mhlSoakPlan *p, mhlSoak *k, mhlSoakMem *mem, bool quiet)
 /* This segment's guest, booted as a trial's is (no timeline: a soak's would only grow). */
 static mhlGuest *soakGuest(const mhlSoakOptions *o, const mhlSoakPlan *p, const char *accel)
 {
-	g_autofree char *name = g_strdup_printf("memhp-soak-%d-%d", (int)getpid(), p->segment);
+	/* soaks over hosts run side by side in one process: their domain names differ by seed */
+	g_autofree char *name = p->host ? g_strdup_printf("memhp-soak-s%" G_GUINT64_FORMAT "-%d-%d", p->seed,
+							    (int)getpid(), p->segment) :
+				g_strdup_printf("memhp-soak-%d-%d", (int)getpid(), p->segment);
 	g_autofree char *console = g_strdup_printf("%s/soak-segment%d.console.log", p->outdir, p->segment);
 	mhlGuestConfig gc = {
-		.name = name, .console = console, .tmpl_path = o->tmpl, .kernel_image = p->image,
-		.initrd = o->initrd, .accel = accel, .emulator = MHL_EMULATOR,
+		.name = name, .console = console, .tmpl_path = o->tmpl,
+		.kernel_image = p->guest_kernel ? p->guest_kernel : p->image,
+		.initrd = p->guest_initrd ? p->guest_initrd : p->initrd, .accel = accel, .emulator = MHL_EMULATOR,
 		.agent_deadline = o->agent_deadline, .timeline = false,
-		.host_local = !o->uri || mhlUriLocal(o->uri),
+		.host_local = !p->host && (!o->uri || mhlUriLocal(o->uri)), .remote = p->host != NULL,
 	};
 
 	return mhlGuestNew(&gc);
@@ -803,9 +845,12 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 	k.findings = json_object_new_array();
 	mhlSoakSeriesInit(&k.series);
 	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
-	if (mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0)
-		r = -1;	/* no cycle ran: reported by main, and resumable */
-	else
+	if (mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
+		g_autofree char *failed = g_strdup(mhlErrorLast());
+
+		/* no cycle ran: reported by main, and resumable; on a host gone, elsewhere */
+		r = planHostLost(p, failed) ? -3 : -1;
+	} else
 		kmemleakStart(&k);
 	p->seg_start = mhlNow();
 	while (r == 0 && planGoesOn(p, &k))
@@ -816,7 +861,7 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 	json_object_put(k.findings);
 	mhlConsoleScannerClear(&k.scan);
 	g_array_unref(mem.free);
-	return r == 0 || r == -2 ? MHL_EXIT_PASS : r == 1 ? MHL_EXIT_FAILED : MHL_EXIT_USAGE;
+	return r == 0 || r == -2 ? MHL_EXIT_PASS : r == 1 || r == -3 ? MHL_EXIT_FAILED : MHL_EXIT_USAGE;
 }
 
 /* The end of a segment: what to do next, the soak's record, the line on stdout. */
@@ -825,8 +870,14 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 	double seg = p->t_last > p->seg_start ? p->t_last - p->seg_start : 0;
 
 	if (mhlInterrupted) {
-		fprintf(stderr, "memhp-lab: soak interrupted after cycle %d; continue with: memhp-lab soak --resume %s\n",
-			p->st.last_cycle, p->outdir);
+		fprintf(stderr, "memhp-lab: soak%s%s interrupted after cycle %d; continue with: memhp-lab soak --resume %s\n",
+			p->tag ? " " : "", p->tag ? p->tag : "", p->st.last_cycle, p->outdir);
+		return MHL_EXIT_FAILED;
+	}
+	if (p->lost) {
+		mhlErrorReset();
+		fprintf(stderr, "memhp-lab: soak%s%s: %s; it stops at its last checkpoint, cycle %d (%s)\n",
+			p->tag ? " " : "", p->tag ? p->tag : "", p->lost, p->st.last_cycle, p->cppath);
 		return MHL_EXIT_FAILED;
 	}
 	if (rc == MHL_EXIT_USAGE) {
@@ -846,37 +897,91 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 	return p->st.findings || rc != MHL_EXIT_PASS ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }
 
-int mhlSoakRun(const mhlSoakOptions *o, char **outdir)
+/*
+ * Where the guest runs: on a fleet host, with the kernel and image uploaded
+ * there (an upload that fails takes the host out, as for a run's trial:
+ * the soak goes elsewhere); else the session of --uri or the embedded driver.
+ */
+static int soakConnect(const mhlSoakOptions *o, mhlSoakPlan *p, mhlSession *ses, virConnectPtr *conn)
 {
-	mhlSoakPlan p = { .lock_fd = -1 };
+	if (!p->host) {
+		if (mhlSessionOpen(ses, o->uri, p->outdir) < 0)
+			return -1;
+		*conn = ses->conn;
+		return 0;
+	}
+	*conn = p->host->conn;
+	if ((p->guest_kernel = mhlFleetUpload(p->host, p->image)) &&
+	    (p->guest_initrd = mhlFleetUpload(p->host, p->initrd)))
+		return 0;
+	p->lost = g_strdup_printf("the kernel and guest image could not be uploaded, so the host takes no more soaks: %s",
+				  mhlErrorLast());
+	mhlFleetHostSetLost(p->host, mhlErrorLast());
+	mhlErrorReset();
+	return -1;
+}
+
+void mhlSoakOutcomeClear(mhlSoakOutcome *out)
+{
+	g_clear_pointer(&out->outdir, g_free);
+	g_clear_pointer(&out->why, g_free);
+}
+
+static GMutex soakPlanLock;	/* planLoad and the accelerator's probe: soaks over hosts start at once */
+
+int mhlSoakRunOutcome(const mhlSoakOptions *o, mhlSoakOutcome *out)
+{
+	mhlSoakPlan p = { .lock_fd = -1, .host = o->host, .tag = o->tag };
 	g_autofree char *why = NULL;
 	g_autoptr(mhlGuest) g = NULL;
-	const char *accel;
-	mhlSession ses;
+	mhlSession ses = { 0 };
+	virConnectPtr conn = NULL;
+	const char *accel = NULL;
 	int rc;
 
-	*outdir = NULL;
-	if ((rc = planLoad(o, &p)) >= 0) {
-		planClear(&p);
-		return rc;
+	memset(out, 0, sizeof(*out));
+	g_mutex_lock(&soakPlanLock);
+	if ((rc = planLoad(o, &p)) < 0)
+		accel = mhlAccelChoose(MHL_EMULATOR, p.image, o->cache, &why);
+	g_mutex_unlock(&soakPlanLock);
+	out->outdir = g_strdup(p.outdir);
+	out->first_cycle = p.first_cycle = p.st.last_cycle + 1;
+	if (rc < 0) {
+		mhlSignalsInstall();
+		if (soakConnect(o, &p, &ses, &conn) < 0)
+			rc = p.lost ? MHL_EXIT_FAILED : MHL_EXIT_USAGE;
 	}
-	mhlSignalsInstall();
-	accel = mhlAccelChoose(MHL_EMULATOR, p.image, o->cache, &why);
-	if (mhlSessionOpen(&ses, o->uri, p.outdir) < 0) {
-		planClear(&p);
-		return MHL_EXIT_USAGE;
+	if (rc < 0) {
+		if (!o->quiet)
+			fprintf(stderr, "memhp-lab: soak %s: seed %" G_GUINT64_FORMAT ", %s cycle %d, segment %d, %.0f s done of %.0f (0: until --cycles), %s (%s)%s%s, checkpoints %s\n",
+				mhlJStr(p.meta, MHL_K_TRIAL, ""), p.seed, p.st.last_cycle ? "resuming at" : "starting at",
+				p.st.last_cycle + 1, p.segment, p.st.elapsed, p.duration, accel, why,
+				p.host ? ", on host " : "", p.host ? p.host->uri : "", p.cppath);
+		g = soakGuest(o, &p, accel);
+		rc = soakSegment(o, &p, conn, g);
+		mhlGuestStop(g);
+		if (!p.host)
+			mhlSessionClose(&ses);
+		rc = soakFinish(&p, accel, g->console, rc);
+	} else if (p.lost) {
+		rc = soakFinish(&p, accel, NULL, rc);
 	}
-	if (!o->quiet)
-		fprintf(stderr, "memhp-lab: soak %s: seed %" G_GUINT64_FORMAT ", %s cycle %d, segment %d, %.0f s done of %.0f (0: until --cycles), %s (%s), checkpoints %s\n",
-			mhlJStr(p.meta, MHL_K_TRIAL, ""), p.seed, p.st.last_cycle ? "resuming at" : "starting at",
-			p.st.last_cycle + 1, p.segment, p.st.elapsed, p.duration, accel, why, p.cppath);
-	g = soakGuest(o, &p, accel);
-	rc = soakSegment(o, &p, ses.conn, g);
-	mhlGuestStop(g);
-	mhlSessionClose(&ses);
-	rc = soakFinish(&p, accel, g->console, rc);
-	if (p.recorded)
-		*outdir = g_strdup(p.outdir);
+	out->recorded = p.recorded;
+	out->host_lost = p.lost != NULL;
+	out->why = g_strdup(p.lost);
+	out->cycles = p.st.last_cycle;
+	out->segment = p.segment;
+	out->findings = p.st.findings;
 	planClear(&p);
+	return rc;
+}
+
+int mhlSoakRun(const mhlSoakOptions *o, char **outdir)
+{
+	mhlSoakOutcome out;
+	int rc = mhlSoakRunOutcome(o, &out);
+
+	*outdir = out.recorded ? g_steal_pointer(&out.outdir) : NULL;
+	mhlSoakOutcomeClear(&out);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fleet/fleet.h"
 #include "scenario/scenario.h"
 
 typedef struct {
@@ -20,6 +21,13 @@ typedef struct {
 	bool quiet;
 	const char *uri, *initrd, *tmpl, *srcdir, *cache;
 	double agent_deadline;
+	/*
+	 * A fleet host (soak/fleet-soak.c, docs/fleet.md): the guest runs there,
+	 * its kernel and image uploaded, its console streamed into the run
+	 * directory, autodestroyed with the connection. NULL: @uri or embedded.
+	 */
+	mhlFleetHost *host;
+	const char *tag;	/* who this soak is in progress lines ("seed 2"), NULL: none */
 } mhlSoakOptions;
 
 /* What cycle @cycle (1-based) of the schedule of @seed does: a pure function of both. */
@@ -45,5 +53,46 @@ double mhlSoakDurationParse(const char *s);
  * record is written (for the caller to render the reports), else NULL.
  */
 int mhlSoakRun(const mhlSoakOptions *o, char **outdir);
+
+/* How one soak segment ended (mhlSoakRunOutcome). */
+typedef struct {
+	char *outdir;		/* the run directory, once known (absolute), else NULL */
+	bool recorded;		/* the soak's record is in its trials.jsonl: it is over */
+	bool host_lost;		/* o->host went away during the segment: no checkpoint for the cycle it cut, no record */
+	char *why;		/* host_lost: the host's reason and what failed */
+	int first_cycle;	/* the segment's first cycle */
+	int cycles;		/* checkpoints after it (the last cycle recorded) */
+	int segment;
+	int findings;		/* of the whole soak so far */
+} mhlSoakOutcome;
+
+/* mhlSoakRun, telling how the segment ended in *out (cleared with mhlSoakOutcomeClear). */
+int mhlSoakRunOutcome(const mhlSoakOptions *o, mhlSoakOutcome *out);
+void mhlSoakOutcomeClear(mhlSoakOutcome *out);
+
+/*
+ * soak/fleet-soak.c: `soak --host URI... | --hosts FILE [--seeds LIST]`:
+ * one soak per seed at once, each in DIR/seed-S/ on a slot of a host
+ * (docs/soak.md "Soaks over hosts"). @base: the scenario, duration, cycles,
+ * quiet and paths of every soak; base->outdir the parent DIR, base->resume a
+ * parent DIR to resume (or one seed's run directory).
+ */
+typedef struct {
+	mhlSoakOptions base;
+	const char *hosts;	/* --host URIs, newline-separated; NULL */
+	const char *hosts_file;	/* --hosts FILE; NULL */
+	const char *seeds;	/* --seeds LIST; NULL: seeds 1..N, one per slot */
+} mhlSoakFleetOptions;
+
+/* "1,2,3", "1-4", "2,5-7" into guint64 seeds (@out), each once, at most 1024. -1 + mhlError. */
+int mhlSoakSeedsParse(const char *list, GArray *out);
+/* Whether @dir is the parent directory of soaks over hosts (its soak.json names seeds). */
+bool mhlSoakFleetDir(const char *dir);
+/*
+ * Run (or resume) them; the run directories whose record was written are
+ * added to @outdirs (char *), for the caller to render. Exit status: 0 every
+ * soak passed, 1 one did not (findings, interrupted, unfinished), 2 usage.
+ */
+int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs);
 
 #endif
