@@ -232,10 +232,30 @@ for t in gup_longterm_counters; do
 	cp "$src/tools/testing/selftests/kselftest.h" "$art.tmp/selftests/kselftest.h"
 done
 release=$(cat "$obj/include/config/kernel.release")
+# A config with modules (the kmemleak flavour: the kernel's kmemleak test
+# module): built and installed, packed as a cpio the run appends to the
+# guest image, under usr/lib/modules/RELEASE like kernel/package.sh's. None is
+# loaded at boot (its memhp-modules list is empty); a workload loads it.
+modjson=
+if grep -qx 'CONFIG_MODULES=y' "$obj/.config"; then
+	say "modules: make modules, modules_install"
+	run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" modules
+	rm -rf "$obj/modinst" "$obj/modcpio"
+	run_logged "$log" make -C "$src" O="$obj" ARCH=x86_64 INSTALL_MOD_PATH="$obj/modinst" \
+		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install
+	mkdir -p "$obj/modcpio/usr/lib"
+	cp -a "$obj/modinst/lib/modules" "$obj/modcpio/usr/lib/"
+	rm -f "$obj/modcpio/usr/lib/modules/$release/build" "$obj/modcpio/usr/lib/modules/$release/source"
+	: >"$obj/modcpio/usr/lib/modules/$release/memhp-modules"
+	(cd "$obj/modcpio" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$art.tmp/modules.cpio.gz"
+	modjson=$(cd "$obj/modcpio/usr/lib/modules/$release" && find . -name '*.ko' | sed 's|^\./||' | sort |
+		jq -R . | jq -sc .)
+	modjson=" \"release\": \"$release\", \"modules\": [], \"modules_shipped\": $modjson, \"modules_cpio_dir\": \"$art\","
+fi
 cat >"$art.tmp/identity.json" <<JSON
 {"source_package": "$pkg", "source_version": "$pkgver", "kernel_release": "$release",
  "series_hash": "$series_hash", "patches": ${#patches[@]}, "patch_files": [$([ ${#patches[@]} -eq 0 ] || printf '"%s",' "${patches[@]}" | sed 's/,$//')],
- "flavour": "${flavour:-none}", "config_key": "$key", "config_sha256": "$(sha256sum "$obj/.config" | cut -c1-16)",
+ "flavour": "${flavour:-none}",$modjson "config_key": "$key", "config_sha256": "$(sha256sum "$obj/.config" | cut -c1-16)",
  "compiler": "$(gcc --version | head -n1)", "build_seconds": $((te - tb))}
 JSON
 rm -rf "$art"

@@ -13,6 +13,16 @@
  *	the first included, asks it for one more ring and prints
  *	{"ok":true,"mode":"leak","what":"io_uring","held":N}. The keeper lives
  *	until the guest powers off: that is the leak.
+ *
+ *   memhp-pin leak --id ID --what kmemleak-test
+ *	A leak kmemleak must find, on a kernel with it (kernel: {debug:
+ *	kmemleak}): the kernel's own samples/kmemleak/kmemleak-test.ko,
+ *	unloaded if loaded and loaded again (finit_module, delete_module).
+ *	Its init orphans 8 kmallocs, 5 vmallocs and a per-CPU area; its exit
+ *	drops a list of 10 objects and one kmalloc per CPU without freeing
+ *	them. The module comes with the flavour's modules cpio under
+ *	/usr/lib/modules/RELEASE/kernel/samples/kmemleak/ (kernel/build.sh).
+ *	"held" counts the loads, in RUN_DIR/ID.loads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +34,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "holder.h"
@@ -91,6 +103,48 @@ static void leak_keep(int lfd)
 	}
 }
 
+/* --what kmemleak-test: unload and load the kernel's kmemleak test module once more. */
+static int leak_kmemleak_test(const char *id)
+{
+	char path[256], count[128];
+	struct utsname u;
+	unsigned int held = 0;
+	FILE *f;
+	int fd;
+
+	if (uname(&u) < 0)
+		return leak_fail("uname", errno);
+	snprintf(path, sizeof(path), "/usr/lib/modules/%s/kernel/samples/kmemleak/kmemleak-test.ko", u.release);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return leak_fail("open /usr/lib/modules/RELEASE/kernel/samples/kmemleak/kmemleak-test.ko "
+				 "(a kernel with debug: kmemleak brings it)", errno);
+	if (syscall(SYS_delete_module, "kmemleak_test", O_NONBLOCK) < 0 && errno != ENOENT) {
+		close(fd);
+		return leak_fail("delete_module kmemleak_test", errno);
+	}
+	if (syscall(SYS_finit_module, fd, "", 0) < 0) {
+		int err = errno;
+
+		close(fd);
+		return leak_fail("finit_module kmemleak-test.ko", err);
+	}
+	close(fd);
+	mkdir(RUN_DIR, 0755);
+	snprintf(count, sizeof(count), RUN_DIR "/%s.loads", id);
+	if ((f = fopen(count, "r"))) {
+		if (fscanf(f, "%u", &held) != 1)
+			held = 0;
+		fclose(f);
+	}
+	held++;
+	if ((f = fopen(count, "w"))) {
+		fprintf(f, "%u\n", held);
+		fclose(f);
+	}
+	printf("{\"ok\":true,\"mode\":\"leak\",\"what\":\"kmemleak-test\",\"held\":%u}\n", held);
+	return 0;
+}
+
 /* Connect to the keeper of @sa; -1 with errno. */
 static int leak_connect(const struct sockaddr_un *sa)
 {
@@ -122,13 +176,15 @@ int leak_main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--what") && i + 1 < argc)
 			what = argv[++i];
 		else
-			return leak_fail("usage: memhp-pin leak --id ID [--what io_uring]", EINVAL);
+			return leak_fail("usage: memhp-pin leak --id ID [--what io_uring|kmemleak-test]", EINVAL);
 	}
 	if (!id || !*id || strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(id) ||
 	    strlen(id) > 31)
 		return leak_fail("--id: 1 to 31 of [A-Za-z0-9_-]", EINVAL);
+	if (!strcmp(what, "kmemleak-test"))
+		return leak_kmemleak_test(id);
 	if (strcmp(what, "io_uring"))
-		return leak_fail("--what: io_uring is the only leak there is", EINVAL);
+		return leak_fail("--what: io_uring or kmemleak-test", EINVAL);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), RUN_DIR "/%s.sock", id);
 	if ((fd = leak_connect(&sa)) < 0) {
 		if (errno != ENOENT && errno != ECONNREFUSED)

@@ -11,8 +11,12 @@
  *     hex dump (first 32 bytes):
  *       00 00 00 00 ...
  *     backtrace (crc 5f0e1b2a):          ("backtrace:" on 6.1)
- *       [<ffffffff8123abcd>] __kmalloc_noprof+0x1a0/0x2c0
- *       [<ffffffff8145ef01>] io_uring_setup+0x3c1/0x9a0
+ *       kmemleak_alloc+0x24/0x30
+ *       __kmalloc_cache_noprof+0x10b/0x1e0
+ *       kmemleak_test_init+0x2f/0x310 [kmemleak_test]
+ *
+ * (6.1 puts the address first, "[<ffffffff8123abcd>] name+0x1/0x2", when
+ * kptr_restrict lets it; 6.12 prints the symbol alone.)
  *
  * The site of an object is its first frame that is not an allocator: where
  * the kernel asked for the memory that nothing points to any more.
@@ -32,7 +36,7 @@
 static const char *const allocPrefixes[] = {
 	"kmalloc", "__kmalloc", "kmem_cache_alloc", "__kmem_cache_alloc", "kzalloc", "kcalloc",
 	"krealloc", "__krealloc", "kvmalloc", "__kvmalloc", "kvzalloc", "kmemdup", "kstrdup",
-	"kmemleak_", "slab_post_alloc_hook", "slab_alloc", "__slab_alloc", "___slab_alloc",
+	"kmemleak_alloc", "kmemleak_vmalloc", "slab_post_alloc_hook", "slab_alloc", "__slab_alloc", "___slab_alloc",
 	"alloc_pages", "__alloc_pages", "alloc_slab", "new_slab", "allocate_slab",
 	"__vmalloc", "vmalloc", "vzalloc", "__get_vm_area", "__alloc_percpu", "pcpu_alloc",
 	"kmalloc_trace", "kmalloc_node", "__kmalloc_node", "kmalloc_large", "__kmalloc_large",
@@ -49,17 +53,21 @@ static bool allocatorFrame(const char *fn)
 	return false;
 }
 
-/* "    [<ffffffff81234567>] name+0x1/0x2" -> "name" (printable, <= 63 bytes), or NULL. */
+/* "    [<ffffffff81234567>] name+0x1/0x2" or "    name+0x1/0x2 [mod]" -> "name" (<= 63 bytes), or NULL. */
 static char *frameName(const char *line)
 {
-	const char *p = strstr(line, "] ");
+	const char *p = line + strspn(line, " \t");
 	size_t n, i;
 	char *name;
 
-	if (!p || !strstr(line, "[<"))
-		return NULL;
-	p += 2;
+	if (g_str_has_prefix(p, "[<")) {
+		if (!(p = strstr(p, "] ")))
+			return NULL;
+		p += 2;
+	}
 	n = strcspn(p, "+ \t\r\n");
+	if (!p[n] || p[n] != '+')	/* a frame is name+offset/size */
+		return NULL;
 	if (!n)
 		return NULL;
 	name = g_strndup(p, MIN(n, (size_t)63));

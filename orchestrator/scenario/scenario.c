@@ -1319,7 +1319,7 @@ const char *const mhlSoakSeriesNames[] = {
 	"qemu_rss_bytes", "orchestrator_rss_bytes", "run_dir_bytes", NULL
 };
 static const char *const soakKeys[] = { "leak", "every", "budgets", "judge_after", NULL };
-static const char *const soakLeakNames[] = { "none", "io_uring", NULL };
+static const char *const soakLeakNames[] = { "none", "io_uring", "kmemleak-test", NULL };
 
 static int soakBudgetPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -1342,7 +1342,7 @@ static int soakPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		if (wantKind(y, v, YAML_SCALAR_NODE, "soak.leak") < 0)
 			return -1;
 		if (oneOf(scalar(y, v), soakLeakNames) < 0) {
-			mhlError("%s:%d:%d: soak.leak: unknown leak '%s' (known: none, io_uring)",
+			mhlError("%s:%d:%d: soak.leak: unknown leak '%s' (known: none, io_uring, kmemleak-test)",
 				 AT(y, v), scalar(y, v));
 			return -1;
 		}

@@ -140,16 +140,26 @@ static bool kmemleak(void)
 		"    [<ffffffff8123abcd>] kmem_cache_alloc_noprof+0x1/0x2\n"
 		"unreferenced object 0xffff888004b40000 (size 32):\n"
 		"  backtrace (crc 0):\n"
-		"    [<ffffffff8123abcd>] <bad>\"name+0x1/0x2\n");
+		"    [<ffffffff8123abcd>] <bad>\"name+0x1/0x2\n"
+		"unreferenced object 0xffff8880027be380 (size 32):\n"
+		"  comm \"memhp-pin\", pid 103, jiffies 4294894116\n"
+		"  hex dump (first 32 bytes):\n"
+		"    a0 e3 7b 02 80 88 ff ff 00 00 00 00 00 00 00 00  ..{.............\n"
+		"  backtrace (crc 96e0142e):\n"
+		"    kmemleak_alloc+0x24/0x30\n"
+		"    __kmalloc_cache_noprof+0x10b/0x1e0\n"
+		"    kmemleak_test_init+0x2f/0x310 [kmemleak_test]\n"
+		"    do_one_initcall+0x76/0x1b0\n");
 	json_object *top = json_object_array_get_idx(mhlJ(km, "sites"), 0);
 	g_autoptr(json_object) none = mhlParseKmemleak("");
 
-	return unitExpect(mhlJInt(km, "objects", 0) == 4 && mhlJInt(km, "bytes", 0) == 16384 + 96 &&
-			  json_object_array_length(mhlJ(km, "sites")) == 3 &&
+	return unitExpect(mhlJInt(km, "objects", 0) == 5 && mhlJInt(km, "bytes", 0) == 16384 + 128 &&
+			  json_object_array_length(mhlJ(km, "sites")) == 4 &&
 			  !strcmp(mhlJStr(top, "site", ""), "io_uring_setup") && mhlJInt(top, "objects", 0) == 2 &&
 			  mhlJInt(top, "bytes", 0) == 16384 &&
 			  !strcmp(mhlJStr(json_object_array_get_idx(mhlJ(km, "sites"), 1), "site", ""), "?") &&
 			  !strcmp(mhlJStr(json_object_array_get_idx(mhlJ(km, "sites"), 2), "site", ""), "?bad??name") &&
+			  !strcmp(mhlJStr(json_object_array_get_idx(mhlJ(km, "sites"), 3), "site", ""), "kmemleak_test_init") &&
 			  mhlJInt(none, "objects", -1) == 0 && json_object_array_length(mhlJ(none, "sites")) == 0);
 }
 
