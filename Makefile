@@ -47,7 +47,11 @@ ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 # Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
 ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
-PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
+PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/rdma.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
+# rdma: libibverbs with its soft-RoCE provider, statically (rdma.c asks for rxe
+# with RDMA_STATIC_PROVIDERS); libibverbs finds devices over netlink (libnl).
+# static glibc warns about the NSS lookups libnl-3 carries but memhp-pin never calls.
+PIN_RDMA_LIBS := -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
@@ -89,7 +93,7 @@ KHDR      = $(if $(KART),$(KART)/include/gup_test.h,no-kernel-$(KVER))
 
 $(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KHDR) | $(B)
 	@echo "[cc] $@ (static, gup_test.h from $(KART))"
-	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring
+	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring $(PIN_RDMA_LIBS)
 
 # The series' kselftests, built statically from the artifact's copy of the
 # kernel tree's source (kernel/build.sh); the image carries them in /bin/ksft/,

@@ -1,6 +1,6 @@
 # tests/conformance.sh - sourced by tests/run.sh: the seed conformance suite
 # on 6.12 under both policies: the quick subset of `make conformance`
-# (claims 1, 3 and 8) plus claims 4, 5 and 6, whose workload features
+# (claims 1, 3 and 8, whose pins include an RDMA MR) plus claims 4, 5 and 6, whose workload features
 # (read-only pins of the zero page, split THPs, CMA placement) nothing else
 # in make check exercises. Each row of tools/conformance.sh's table is one
 # check; claim 5 has a row per split (mprotect, munmap).
@@ -65,5 +65,14 @@ for row in "1 series" "1 baseline" "3 series" "3 baseline" "4 series" "4 baselin
 	ok "conformance claim $1, 6.12, $2${3:+, $3 split}: PASS" \
 		awk -F'\t' -v c="$1" -v p="$2" -v s="${3:-}" '$1 == c && $2 == "6.12" && $3 == p && $6 == "PASS" && (s == "" || index($5, s " split") == 1) { f = 1 } END { exit !f }' \
 		"$work/conformance/table.tsv"
+done
+# c8's rdma pin (issue 16): the MR held through the unplug under both policies,
+# RDMA READ and WRITE right after it.
+for p in series baseline; do
+	ok "conformance claim 8, 6.12, $p: the 64 MiB RDMA MR was held through the unplug and RDMA READ/WRITE through it is intact after it" \
+		jq -se "[.[] | select(.scenario_name == \"c8-unplug-with-pins\" and .parameters.kernel == \"6.12\" and .parameters.policy == \"$p\")][0]
+			| ([.steps[] | select(.step == \"pin\" and .id == \"r\")][0].workload | .ok and .rdma.registered and .bytes_pinned == 67108864)
+			and ([.steps[] | select(.step == \"check\" and .id == \"r\")][0].workload | .ok and .io.ok and .io.chunks == 64)" \
+		"$work/conformance/trials.jsonl"
 done
 ok "conformance: exit 0" test "$rc" = 0

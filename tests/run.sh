@@ -25,8 +25,8 @@ work=$(mktemp -d /tmp/mhl-check-XXXXXX)
 plan_self=122
 parts=(
 	orchestrator:36	# matrices, -j, the console watcher, faults, interrupts, doctor
-	workloads:82	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
-	conformance:26	# the quick subset of the seed conformance suite
+	workloads:101	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu
+	conformance:28	# the quick subset of the seed conformance suite
 	capacity:9	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	soak:27		# soak runs: a short seeded soak, SIGKILL and --resume, a finding, the leak detector
 	hardening-scenarios:13	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock

@@ -1,5 +1,5 @@
 # tests/workloads.sh - the pinning workloads of `make check` (gup, io_uring,
-# vfio, vfio-noiommu), sourced by tests/run.sh (uses its ok/expect_fail
+# vfio, vfio-noiommu, rdma), sourced by tests/run.sh (uses its ok/expect_fail
 # helpers, $LAB, $B, $work and the jq test $balanced). Bad input of
 # memhp-pin runs on this host (the binary is static); each mode then pins
 # memory that starts in ZONE_MOVABLE on the real guest, the node's virtio-mem
@@ -36,6 +36,11 @@ pin_json "an unknown split" 2 '.ok == false and (.error | test("unknown --split 
 # No gup_test and no edu device: an empty tmpfs over debugfs and the PCI device list.
 pin_json "missing gup_test" 1 '.ok == false and .errno_name == "ENOENT" and (.error | test("open /sys/kernel/debug/gup_test"))' \
 	unshare -m sh -c "mount -t tmpfs none /sys/kernel/debug && exec $PIN gup --id nogup --size 4M"
+# rdma in a network namespace of its own (this host's interfaces stay as they
+# are): whatever step the host's kernel refuses (a dummy netdev, rxe, a verbs
+# device), the answer names it with its errno.
+pin_json "rdma without soft-RoCE (a private netns on this host)" 1 '.ok == false and .bytes_pinned == 0 and (.errno_name | test("^E")) and (.failed_at | test("RTM_NEWLINK|RTM_NEWADDR|RDMA_NLDEV_CMD_NEWLINK|libibverbs|GID")) and .rdma.registered == false' \
+	unshare -n $PIN rdma --id nordma --size 4M
 pin_json "missing vfio (edu) device" 1 '.ok == false and .errno_name == "ENODEV" and (.error | test("find the edu PCI device"))' \
 	unshare -m sh -c "mount -t tmpfs none /sys/bus/pci/devices && exec $PIN vfio --id nodev --size 4M"
 # A THP buffer split at every PMD (munmap + a fresh page) before io_uring pins it:
@@ -64,16 +69,25 @@ while IFS='|' read -r desc toplevel keys says; do	# not $top: run.sh's checkout 
 	sc "$toplevel" "$keys"
 	expect_fail "$desc" 2 "$says" $LAB check "$work/w.yaml"
 done <<'EOF'
-unknown workload, naming the known ones||workload: rdma|w.yaml:6:.*unknown workload 'rdma' \(known: gup, io_uring, vfio, vfio-noiommu, hold, kmem\)
+unknown workload, naming the known ones||workload: nvme|w.yaml:6:.*unknown workload 'nvme' \(known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem\)
 unknown backing||backing: pmem|unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)
 unknown touch||touch: later|unknown touch 'later' \(known: before, pin, read\)
 fails_with that is no errno or signal name||fails_with: 12|fails_with: '12' is not an errno name
 devices: a value that is not true/false|devices: {iommu: yes}|workload: vfio|devices: iommu: expected true or false, not 'yes'
 devices: an unknown device|devices: {iommu: true, gpu: true}|workload: vfio|unknown key 'gpu' in devices \(known: iommu, edu\)
 EOF
-for f in pin-gup pin-io-uring pin-vfio pin-vfio-noiommu pin-multi pin-enomem pin-throughput; do
+for f in pin-gup pin-io-uring pin-vfio pin-vfio-noiommu pin-rdma pin-multi pin-enomem pin-throughput; do
 	ok "check accepts scenarios/$f.yaml" $LAB check scenarios/$f.yaml
 done
+
+# A kernel with rxe as a module (Debian's generic kernels): the guest's init
+# loads no module for it, so an rdma pin is skipped, saying why.
+rxe_art=$(cat "$cache/kernel/6.12/current")
+sed 's/^CONFIG_RDMA_RXE=y$/CONFIG_RDMA_RXE=m/' "$rxe_art/config" >"$work/rxe-m.config"
+printf 'name: rxem\nkernel: {bzimage: %s/bzImage, config: %s}\nnodes:\n  - memory: 1G\nsteps:\n  - pin: {id: p, workload: rdma, size: 4MiB, node: 0}\n' \
+	"$rxe_art" "$work/rxe-m.config" >"$work/rxe-m.yaml"
+ok "check: an rdma pin on a kernel with rxe as a module is a SKIP (kernel-lacks, the module is not loaded)" \
+	sh -c "$LAB check '$work/rxe-m.yaml' 2>&1 | grep -q 'kernel-lacks: CONFIG_RDMA_RXE is a module the guest does not load'"
 
 # wrun NAME: run scenarios/NAME.yaml into $work/NAME; $r is its record.
 wrun() {
@@ -166,5 +180,38 @@ ok "6.1 vfio: mapped out of ZONE_MOVABLE, DMA 4 of 4 pages after the unplug to 0
 r=$work/61-pin-vfio-noiommu/trials.jsonl
 ok "6.1 vfio-noiommu: nothing pinned, pages moved by the unplug, the device reads other bytes" \
 	jq -e "$(st raw0 pin).workload.pinned == false and ($(st raw0 check).workload | .pages_moved_since_pin > 0 and .io.pages_bad > 0)" "$r"
+# RDMA: a 64 MiB MR with soft-RoCE under the series on both kernels (side by
+# side) and under baseline on 6.12, at the same time.
+echo "# integration: workloads, scenarios/pin-rdma.yaml (series on 6.12 and 6.1, baseline on 6.12)"
+lab_bg run -q -o "$work/rdma-base" --only 'pin-rdma:kernel=6.12,policy=baseline' scenarios/pin-rdma.yaml >"$work/rdma-base.out" 2>&1
+rdma_base_job=$lab_job rdma_base_t0=$lab_t0 rdma_base_cmd=$lab_cmd
+lab run -q -j 2 -o "$work/rdma" --only 'pin-rdma:*series' scenarios/pin-rdma.yaml >"$work/rdma.out" 2>&1
+lab_job=$rdma_base_job lab_t0=$rdma_base_t0 lab_cmd=$rdma_base_cmd
+lab_wait
+for k in 6.12 6.1; do
+	r=$work/rdma/trials.jsonl.$k
+	jq -c "select(.parameters.kernel == \"$k\")" "$work/rdma/trials.jsonl" >"$r" 2>/dev/null
+	ok "rdma $k series: verdict pass, the record names linux-source-$k" \
+		jq -e ".verdict == \"pass\" and .kernel.source_package == \"linux-source-$k\"" "$r"
+	jq -e '.verdict == "pass"' "$r" >/dev/null 2>&1 || sed 's/^/#   /' "$work/rdma.out" | tail -n 8
+	ok "rdma $k series: a 64 MiB MR from ZONE_MOVABLE, migrated at registration (16384 pages out, migrate_success >= 16384)" \
+		jq -e "($(st mr0 pin).workload | .ok and .rdma.registered and .rdma.mr_bytes == 67108864 and .bytes_pinned == 67108864 and .census_before.by_zone.Movable == 16384 and .census_after.by_zone.Movable == 0) and (.guest_after.vmstat.gup_longterm_migrate_success - .guest_before.vmstat.gup_longterm_migrate_success) >= 16384" "$r"
+	ok "rdma $k series: RDMA READ and WRITE through the MR right after the registration (64 chunks)" \
+		jq -e "$(st mr0 pin).workload.io | .ok and .chunks == 64 and .rdma_read_failed == 0 and .rdma_write_failed == 0" "$r"
+	ok "rdma $k series: the unplug reached 0 with the MR held" \
+		jq -e "$(st "" resize) | .reached_bytes == 0 and .converged" "$r"
+	ok "rdma $k series: after the unplug RDMA READ returns the pattern and RDMA WRITE lands in the process's pages" \
+		jq -e "$(st mr0 check).workload | .ok and .io.ok and .io.read_mismatch == 0 and .io.pattern_bad_chunks == 0 and .pages_moved_since_pin == 0" "$r"
+	ok "rdma $k series: deregistered at release, pins balanced" \
+		jq -e "$(st mr0 release).workload.released and $balanced" "$r"
+done
+r=$work/rdma-base/trials.jsonl
+ok "rdma 6.12 baseline: verdict pass, the 16384 pages pinned in place in ZONE_MOVABLE" \
+	jq -e ".verdict == \"pass\" and $(st mr0 pin).workload.census_after.by_zone.Movable == 16384 and (.guest_after.vmstat.gup_longterm_pinned_in_place - .guest_before.vmstat.gup_longterm_pinned_in_place) >= 16384" "$r"
+jq -e '.verdict == "pass"' "$r" >/dev/null 2>&1 || sed 's/^/#   /' "$work/rdma-base.out" | tail -n 8
+ok "rdma 6.12 baseline: the unplug stops short by about the registered size (64-72 MiB left)" \
+	jq -e "$(st "" resize).reached_bytes | . >= 67108864 and . <= 75497472" "$r"
+ok "rdma 6.12 baseline: the data through the MR is intact after the short unplug" \
+	jq -e "$(st mr0 check).workload | .ok and .io.ok" "$r"
 ok "no QEMU process of a pin-* scenario remains" \
 	sh -c "! pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-pin-'"

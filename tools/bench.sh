@@ -11,6 +11,12 @@
 # with -j 1 and with -j 2, trials per hour and their ratio, and the
 # orchestrator's own CPU time and peak RSS per trial.
 #
+# Fleet: the same four trials over one libvirt host and over two
+# (tools/bench-fleet.sh), trials per hour and their ratio.
+#
+# RDMA: scenarios/bench-rdma.yaml, the registration time of an MR from Normal
+# and from ZONE_MOVABLE on both kernels under both policies.
+#
 # Scale: tools/scale.sh, devices of 1 to 16 GiB plugged and unplugged with 0,
 # 25 and 50 % in use: the table and a log-log plot in results/bench/scale/.
 set -euo pipefail
@@ -51,6 +57,29 @@ echo
 echo "series/vanilla > 1 means the series costs time. nr_not_pinnable (series only):" \
 	"$(jq -r '[.steps[].workload.not_pinnable_total] | map(tostring) | join(", ")' "$out/series/trials.jsonl")"
 echo "Records: $out/series/trials.jsonl, $out/vanilla/trials.jsonl"
+
+# RDMA registration time (issue 16): ibv_reg_mr of 64 MiB with soft-RoCE from
+# Normal and from ZONE_MOVABLE, both kernels under both policies, and the
+# on-demand-paging MR that rxe refuses on these kernels.
+echo
+echo "[bench] rdma registration: scenarios/bench-rdma.yaml (2 kernels x 2 policies, -j 2)"
+if ! $LAB run -q -j 2 -o "$out/rdma" scenarios/bench-rdma.yaml >"$out/rdma.log" 2>&1; then
+	tail -n 20 "$out/rdma.log" >&2
+	echo "Error: a bench-rdma trial failed; its log: $out/rdma.log, record: $out/rdma/trials.jsonl" >&2
+	exit 1
+fi
+printf '\n%-7s %-9s %16s %22s %6s %s\n' kernel policy "Normal (ms)" "ZONE_MOVABLE (ms)" ratio "pages migrated / in place; ODP MR"
+jq -rs 'sort_by(.parameters.kernel, .parameters.policy) | .[]
+	| def pin(id): [.steps[] | select(.step == "pin" and .id == id)][0].workload;
+	  def d(k): ((.guest_after.vmstat[k] // 0) - (.guest_before.vmstat[k] // 0));
+	  [.parameters.kernel, .parameters.policy,
+	   "\(pin("normal").pin_us / 1000 | round) (\(pin("normal").pin_gib_s) GiB/s)",
+	   "\(pin("movable").pin_us / 1000 | round) (\(pin("movable").pin_gib_s) GiB/s)",
+	   (pin("movable").pin_us / pin("normal").pin_us * 10 | round / 10),
+	   "\(d("gup_longterm_migrate_success")) / \(d("gup_longterm_pinned_in_place")); \(pin("odp").errno_name // "registered")"]
+	| @tsv' "$out/rdma/trials.jsonl" |
+	awk -F'\t' '{ printf "%-7s %-9s %16s %22s %6s %s\n", $1, $2, $3, $4, $5, $6 }'
+echo "Records: $out/rdma/trials.jsonl"
 
 for j in 1 2; do
 	echo "[bench] throughput: 4 demo trials with -j $j"

@@ -94,7 +94,7 @@ jq -r '
 		| {e: "from Movable \($m) us, pinnable \($n) us: ratio \(($m / $n * 100 | round) / 100)", ok: ($p == "baseline" or $m > $n)}
 	   elif $c == "8" then
 		([.steps[] | select(.step == "resize")][0]) as $r
-		| {e: "requested 0, reached \(mib($r.reached_bytes)) (pinned 192 MiB by gup, io_uring, vfio)", ok: true}
+		| {e: "requested 0, reached \(mib($r.reached_bytes)) (pinned 256 MiB by gup, io_uring, vfio, rdma)", ok: true}
 	   else {e: "", ok: true} end) as $x
 	| (if .verdict == "xfail" then " (\(.reason // "" | split("; failed as declared: ")[0]))"
 	   elif .verdict == "xpass" then " (\(.reason // ""))" else "" end) as $why
@@ -112,7 +112,7 @@ claims=(
 	"5|every subpage of a split THP is checked and migrated"
 	"6|pages migrated out of CMA land neither in CMA nor ZONE_MOVABLE"
 	"7|pinning costs more from ZONE_MOVABLE (migration)"
-	"8|unplug reaches the request with gup, io_uring, vfio pins held"
+	"8|unplug reaches the request with gup, io_uring, vfio, rdma pins held"
 )
 printf '\n%-3s %-5s %-8s %-6s %s\n' claim kernel policy result evidence
 fail=0

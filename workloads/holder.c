@@ -3,8 +3,9 @@
  * holder.c - see holder.h. The flow of every mode:
  *
  *   map the buffer (backing, node) -> pattern (unless touch-by-pin) ->
- *   census before -> mode->pin -> pattern (touch-by-pin) -> census after
- *   (PFN of every page kept) -> pattern check -> mode->io -> one JSON line
+ *   census before -> mode->prepare (untimed) -> mode->pin -> pattern
+ *   (touch-by-pin) -> census after (PFN of every page kept) -> pattern
+ *   check -> mode->io -> one JSON line
  *   to the caller -> serve check/release on the socket until release or
  *   SIGTERM -> mode->unpin.
  *
@@ -683,6 +684,8 @@ static int holder_pin(struct holder *h, struct census *before, struct census *af
 	cma_from_log(&h->cx);
 	h->pfns = calloc(h->size / h->cx.page_size, sizeof(*h->pfns));
 	if (!h->pfns || census_take(&h->cx, h->buf, h->size, before, NULL) < 0)
+		return -1;
+	if (h->mode->prepare && h->mode->prepare(h) < 0)
 		return -1;
 	t0 = now_us();
 	if (h->mode->pin(h) < 0)

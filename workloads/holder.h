@@ -31,6 +31,11 @@ struct holder;
 
 struct pin_mode {
 	const char *name;
+	/*
+	 * Optional: what the pin needs but is not the pin (a device, queues),
+	 * before the timed pin; -1 with errno set and h->fail_what naming the call.
+	 */
+	int (*prepare)(struct holder *h);
 	/* Pin h->buf; -1 with errno set and h->fail_what naming the call. */
 	int (*pin)(struct holder *h);
 	/* I/O through the pins: print ,"io":{...} to f; 0 if the bytes were right. */
@@ -74,8 +79,9 @@ void json_errno(FILE *f, int err);
 void pattern_fill(const struct holder *h, uint64_t off, uint64_t len);
 uint64_t pattern_bad(const struct holder *h, uint64_t off, uint64_t len);
 
-/* The modes: memhp-pin.c (gup), uring.c (io_uring), vfio.c (vfio, vfio-noiommu). */
+/* The modes: memhp-pin.c (gup), uring.c (io_uring), vfio.c (vfio, vfio-noiommu), rdma.c (rdma, rdma-odp). */
 extern const struct pin_mode gup_mode, uring_mode, vfio_mode, vfio_noiommu_mode;
+extern const struct pin_mode rdma_mode, rdma_odp_mode;
 
 /* memhp-pin MODE --id ID --size SIZE [...]: the whole life of a holder. */
 int holder_main(const struct pin_mode *m, int argc, char **argv);

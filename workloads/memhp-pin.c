@@ -421,7 +421,8 @@ static const struct pin_mode hold_mode = {
 extern const struct pin_mode kmem_mode;	/* kmem.c */
 
 static const struct pin_mode *const modes[] = {
-	&gup_mode, &uring_mode, &vfio_mode, &vfio_noiommu_mode, &hold_mode, &kmem_mode, NULL
+	&gup_mode, &uring_mode, &vfio_mode, &vfio_noiommu_mode, &rdma_mode, &rdma_odp_mode,
+	&hold_mode, &kmem_mode, NULL
 };
 
 int main(int argc, char **argv)
@@ -438,14 +439,14 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "leak"))
 		return leak_main(argc - 1, argv + 1);
 	if (argc >= 2) {
-		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, hold, kmem, bench, leak, ctl)\n",
+		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\n",
 			argv[1]);
-		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, hold, kmem, bench, leak, ctl)\"}\n",
+		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\"}\n",
 		       EINVAL, strchr(argv[1], '"') ? "?" : argv[1]);
 		return 2;
 	}
 	fprintf(stderr,
-		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu|hold|kmem --id ID --size SIZE [--node N] [--seed S]\n"
+		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu|rdma|rdma-odp|hold|kmem --id ID --size SIZE [--node N] [--seed S]\n"
 		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]\n"
 		"                 [--split mprotect|munmap] [--device PCI-ADDRESS]\n"
 		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"

@@ -45,13 +45,22 @@ static const struct {
 	const char *opt;
 	const char *workload;	/* a pin step's workload that needs it, or NULL */
 	bool bench;		/* the bench and selftest steps need it */
+	bool builtin;		/* =m is not enough: the guest's init loads no module for it */
 	const char *why;
 } capabilities[] = {
-	{ "GUP_TEST", "gup", true, "gup_test (mm/gup_test.c) is how the gup workload and bench pin" },
-	{ "IO_URING", "io_uring", false, "the io_uring workload registers buffers with it" },
-	{ "VFIO_IOMMU_TYPE1", "vfio", false, "the vfio workload maps DMA through it" },
-	{ "VFIO_NOIOMMU", "vfio-noiommu", false, "the vfio-noiommu workload needs VFIO's no-IOMMU mode" },
-	{ "CMA", NULL, false, "CMA" },
+	{ "GUP_TEST", "gup", true, false, "gup_test (mm/gup_test.c) is how the gup workload and bench pin" },
+	{ "IO_URING", "io_uring", false, false, "the io_uring workload registers buffers with it" },
+	{ "VFIO_IOMMU_TYPE1", "vfio", false, false, "the vfio workload maps DMA through it" },
+	{ "VFIO_NOIOMMU", "vfio-noiommu", false, false, "the vfio-noiommu workload needs VFIO's no-IOMMU mode" },
+	/* Debian's generic kernels have these as modules, its cloud kernels no rxe at all. */
+	{ "RDMA_RXE", "rdma", false, true, "the rdma workload registers its MR with soft-RoCE" },
+	{ "INFINIBAND_USER_ACCESS", "rdma", false, true, "the rdma workload reaches rxe through user verbs" },
+	{ "DUMMY", "rdma", false, true, "the rdma workload runs rxe on a dummy netdev" },
+	{ "RDMA_RXE", "rdma-odp", false, true, "the rdma-odp workload registers its MR with soft-RoCE" },
+	{ "INFINIBAND_USER_ACCESS", "rdma-odp", false, true, "the rdma-odp workload reaches rxe through user verbs" },
+	{ "DUMMY", "rdma-odp", false, true, "the rdma-odp workload runs rxe on a dummy netdev" },
+	{ "INFINIBAND_ON_DEMAND_PAGING", "rdma-odp", false, true, "an MR with IBV_ACCESS_ON_DEMAND needs it" },
+	{ "CMA", NULL, false, false, "CMA" },
 };
 
 static bool isCapability(const char *opt)
@@ -99,9 +108,12 @@ static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const ch
 				     ((st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST) &&
 				      capabilities[c].bench);
 
-			if (needs && !mhlKconfigValue(config, capabilities[c].opt))
-				why = g_strdup_printf("kernel-lacks: CONFIG_%s is not set in %s (%s)",
-						      capabilities[c].opt, config_path, capabilities[c].why);
+			char v = needs ? mhlKconfigValue(config, capabilities[c].opt) : 'y';
+
+			if (!v || (v == 'm' && capabilities[c].builtin))
+				why = g_strdup_printf("kernel-lacks: CONFIG_%s is %s in %s (%s)", capabilities[c].opt,
+						      v ? "a module the guest does not load" : "not set",
+						      config_path, capabilities[c].why);
 		}
 		for (k = 0; k < st->nvmstat && !why && !series; k++)
 			if (g_str_has_prefix(st->vmstat_key[k], "gup_longterm"))

@@ -242,7 +242,8 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
  * checks the step against the steps before it (validate()).
  */
 static const char *const untilNames[] = { "none", "converged", NULL };
-static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", "hold", "kmem", NULL };
+static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", "rdma", "rdma-odp", "hold",
+					      "kmem", NULL };
 static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
 static const char *const touchNames[] = { "before", "pin", "read", NULL };
 static const char *const splitNames[] = { "mprotect", "munmap", NULL };

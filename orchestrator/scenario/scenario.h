@@ -58,7 +58,7 @@ typedef struct {
 	int line;		/* scenario line, for messages */
 	int col;		/* and column (of the step's kind) */
 	char id[32];		/* workload id: pin, check, release; [A-Za-z0-9_-], 1 to 31 */
-	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu */
+	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem */
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
 	char touch[8];		/* pin: pages faulted "before" the pin (default), by the "pin",
 				 * or only "read" before it (never written; a read-only pin) */
