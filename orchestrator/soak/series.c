@@ -25,6 +25,7 @@
 #define GUEST_WARMUP	5	/* a guest-side series leaves out the guest's first 5 checkpoints:
 				 * slab caches, per-CPU lists and page tables fill while each
 				 * workload runs for the first times (tens of KiB) */
+#define QEMU_OVERHEAD	(256.0 * 1048576)	/* QEMU's own memory beside the guest's RAM */
 #define HOST_WARMUP_S	300	/* a host-side series leaves out its first 5 minutes: QEMU's
 				 * RSS and the orchestrator's grow for minutes after the boot
 				 * (guest pages touched a first time, TCG's code buffer, heaps) */
@@ -39,21 +40,22 @@ static const struct {
 	bool dropped_only;	/* only checkpoints that dropped the caches first */
 	bool attribute;		/* name the slab caches that grew */
 	bool host;		/* its first HOST_WARMUP_S left out */
+	bool guest_bound;	/* holds guest RAM: never a finding below the guest's RAM + QEMU_OVERHEAD */
 	uint64_t budget;	/* default: bytes per 24 h */
 	const char *what;
 } seriesDefs[] = {
-	{ "slab_unreclaimable_bytes", 1, +1, false, false, true, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
-	{ "slab_reclaimable_bytes", 1, +1, false, true, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
-	{ "vmalloc_bytes", 1, +1, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
-	{ "page_tables_bytes", 1, +1, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
-	{ "percpu_bytes", 1, +1, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
-	{ "kernel_stack_bytes", 1, +1, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
-	{ "hugetlb_bytes", 1, +1, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
-	{ "mem_free_bytes", 1, -1, true, true, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
-	{ "online_gap_bytes", 1, +1, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
-	{ "qemu_rss_bytes", 1, +1, false, false, false, true, 256ULL << 20, "QEMU's RSS" },
-	{ "orchestrator_rss_kib", 1024, +1, false, false, false, true, 64ULL << 20, "the orchestrator's RSS" },
-	{ "run_dir_bytes", 1, +1, false, false, false, true, 1ULL << 30, "the run directory" },
+	{ "slab_unreclaimable_bytes", 1, +1, false, false, true, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
+	{ "slab_reclaimable_bytes", 1, +1, false, true, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
+	{ "vmalloc_bytes", 1, +1, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
+	{ "page_tables_bytes", 1, +1, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
+	{ "percpu_bytes", 1, +1, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
+	{ "kernel_stack_bytes", 1, +1, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
+	{ "hugetlb_bytes", 1, +1, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
+	{ "mem_free_bytes", 1, -1, true, true, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
+	{ "online_gap_bytes", 1, +1, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
+	{ "qemu_rss_bytes", 1, +1, false, false, false, true, true, 256ULL << 20, "QEMU's RSS" },
+	{ "orchestrator_rss_kib", 1024, +1, false, false, false, true, false, 64ULL << 20, "the orchestrator's RSS" },
+	{ "run_dir_bytes", 1, +1, false, false, false, true, false, 1ULL << 30, "the run directory" },
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(seriesDefs) <= MHL_SOAK_SERIES_MAX);
 
@@ -198,6 +200,24 @@ static uint64_t seriesBudget(const mhlScenario *s, size_t i)
 	return s->soak_budget_set[i] ? s->soak_budget[i] : seriesDefs[i].budget;
 }
 
+/*
+ * The most a guest_bound series may reach without a leak: the guest's RAM
+ * (boot memory and every virtio-mem device at its full size) plus QEMU's own
+ * overhead. QEMU's RSS grows as the guest touches its RAM for the first time
+ * (after each plug, and as boot memory fills with caches and slab): a 100-minute
+ * soak here went 326 -> 602 MiB of a 1408 MiB guest, a significant slope
+ * that no 24 h budget tells from a leak.
+ */
+static double seriesCeiling(const mhlScenario *s)
+{
+	double ram = 0;
+	int i;
+
+	for (i = 0; i < s->nnodes; i++)
+		ram += (double)s->nodes[i].memory + (double)s->nodes[i].vmem_size;
+	return ram + QEMU_OVERHEAD;
+}
+
 int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
 		       json_object *findings, json_object *table)
 {
@@ -224,6 +244,8 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 		proj = fh.slope * 24 * sign;	/* the harm over the next 24 h, bytes */
 		sig = mhlTrendSignificant(&fh, sign) && mhlTrendSignificant(&fc, sign);
 		over = proj > budget;
+		if (seriesDefs[i].guest_bound)	/* and beyond what the guest's RAM explains in 24 h */
+			over = over && fh.intercept + fh.slope * (x[np - 1] + 24) > seriesCeiling(s);
 		/* no 24 h projection from the first minutes of a guest */
 		judged = t - g_array_index(ss->pts, mhlSoakPoint, 0).t >= s->soak_judge_after;
 		if (table) {
@@ -238,6 +260,8 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 			json_object_object_add(row, "per_hour", fitJSON(&fh));
 			json_object_object_add(row, "projection_24h", json_object_new_double(fh.slope * 24));
 			json_object_object_add(row, "budget_24h", json_object_new_int64((int64_t)budget));
+			if (seriesDefs[i].guest_bound)
+				json_object_object_add(row, "ceiling", json_object_new_int64((int64_t)seriesCeiling(s)));
 			json_object_object_add(row, "significant", json_object_new_boolean(sig));
 			json_object_object_add(row, "over_budget", json_object_new_boolean(sig && over));
 			json_object_object_add(row, "judged", json_object_new_boolean(judged));
@@ -254,6 +278,9 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 				sign > 0 ? fh.lo : -fh.hi, sign > 0 ? fh.hi : -fh.lo, proj / (1 << 20),
 				budget / (1 << 20), seriesDefs[i].robust ? "Theil-Sen" : "least-squares", np,
 				first, (double)cycle);
+		if (seriesDefs[i].guest_bound)
+			g_string_append_printf(text, ", and beyond the guest's RAM and QEMU's own %.0f MiB (%.0f MiB) within 24 h",
+					       QEMU_OVERHEAD / (1 << 20), seriesCeiling(s) / (1 << 20));
 		if (seriesDefs[i].attribute) {
 			size_t k;
 

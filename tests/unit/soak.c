@@ -144,6 +144,8 @@ static bool noDeviceRefused(void)
  * (plus a +-@noise saw), every third with slabinfo whose kmalloc-2k grows one
  * object per cycle; the findings of the judgement after each such point.
  */
+static double rssPerCycle;	/* with it, QEMU's RSS grows this much per cycle from 300 MB */
+
 static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise, json_object *findings,
 		     json_object *table)
 {
@@ -162,6 +164,8 @@ static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise
 		json_object_object_add(cn, "mem_free_bytes", json_object_new_int64(
 			(int64_t)(1e9 + (c % 4) * 30e6)));
 		json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(20000 + 8 * (c % 3)));
+		if (rssPerCycle)
+			json_object_object_add(cn, "qemu_rss_bytes", json_object_new_int64((int64_t)(300e6 + rssPerCycle * c)));
 		json_object_array_add(row, json_object_new_int64(100 + c));
 		json_object_array_add(row, json_object_new_int64(112 + c));
 		json_object_array_add(row, json_object_new_int64(2048));
@@ -236,6 +240,30 @@ static bool seriesBudgetScenario(void)
 			  seriesRun(withBudget, 30, 1000, 0, g, NULL) == 1);
 }
 
+/*
+ * QEMU's RSS grows as the guest touches its RAM: 200 KB a cycle (288 MiB in
+ * 24 h, over the 256 MiB budget) stays within the guest's RAM and is no
+ * finding; 2 MB a cycle would leave it behind within 24 h and is one.
+ */
+static bool seriesQemuRssBounded(void)
+{
+	g_autoptr(json_object) f = json_object_new_array(), g = json_object_new_array();
+	int quiet, loud;
+
+	rssPerCycle = 200e3;
+	quiet = seriesRun(withDevices, 30, 0, 0, f, NULL);
+	rssPerCycle = 2e6;
+	loud = seriesRun(withDevices, 30, 0, 0, g, NULL);
+	rssPerCycle = 0;
+	if (quiet != 0 || loud != 1 || strcmp(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_SERIES, ""), "qemu_rss_bytes") ||
+	    !strstr(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_TEXT, ""), "beyond the guest's RAM")) {
+		unitDiag("quiet %d: %s; loud %d: %s", quiet, json_object_to_json_string(f), loud,
+			 json_object_to_json_string(g));
+		return unitExpect(false);
+	}
+	return unitExpect(true);
+}
+
 static bool soakKeysRefused(void)
 {
 	static const struct { const char *yaml, *want; } bad[] = {
@@ -294,6 +322,8 @@ static const unitCase cases[] = {
 	  seriesFlatNotFlagged },
 	{ "soak: soak: {leak, every, budgets} load; 1000 B/cycle is under the default budget, over 1 MiB/24 h",
 	  seriesBudgetScenario },
+	{ "series: QEMU's RSS growing within the guest's RAM is no finding; growing past it within 24 h is one",
+	  seriesQemuRssBounded },
 	{ "soak: an unknown leak, every 0, an unknown series, a budget that is no size or judge_after 0 is refused", soakKeysRefused },
 	{ "soak: the slab caches grown, by bytes of objects, at most N", slabGrowthOrder },
 };
