@@ -18,18 +18,9 @@
 set -u
 dir=$1 mode=$2 iface=$3
 shift 3
-mkdir -p "$dir/etc" "$dir/sock"
-cp -a /etc/libvirt/. "$dir/etc/"
-cat >"$dir/etc/qemu.conf" <<'CONF'
-# memhp-lab fleet test host: the embedded driver's settings (docs/architecture.md)
-stdio_handler = "file"
-security_driver = "none"
-cgroup_controllers = [ ]
-namespaces = [ ]
-user = "root"
-group = "root"
-remember_owner = 0
-CONF
+. "$(dirname "$0")/libvirtd-lib.sh"
+mkdir -p "$dir/sock"
+libvirtd_etc "$dir"
 {
 	echo "log_outputs = \"3:file:$dir/libvirtd.log\""
 	if [ "$mode" = unix ]; then

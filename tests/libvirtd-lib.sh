@@ -5,12 +5,12 @@
 # run/state/log directories, so the machine's own libvirt configuration and
 # state are never touched and nothing outlives the namespace.
 
-# libvirtd_start DIR: configuration in DIR/etc, log DIR/libvirtd.log; 0 once its socket is there.
-libvirtd_start() {
-	local dir=$1 d
-	mkdir -p "$dir/etc"
-	cp -a /etc/libvirt/. "$dir/etc/"
-	cat >"$dir/etc/qemu.conf" <<'CONF'
+# libvirtd_etc DIR: a copy of /etc/libvirt in DIR/etc whose qemu.conf has the
+# embedded driver's settings (docs/architecture.md), for a test's daemon.
+libvirtd_etc() {
+	mkdir -p "$1/etc"
+	cp -a /etc/libvirt/. "$1/etc/"
+	cat >"$1/etc/qemu.conf" <<'CONF'
 # memhp-lab test libvirtd: the embedded driver's settings (docs/architecture.md)
 stdio_handler = "file"
 security_driver = "none"
@@ -20,6 +20,12 @@ user = "root"
 group = "root"
 remember_owner = 0
 CONF
+}
+
+# libvirtd_start DIR: configuration in DIR/etc, log DIR/libvirtd.log; 0 once its socket is there.
+libvirtd_start() {
+	local dir=$1 d
+	libvirtd_etc "$dir"
 	mount --bind "$dir/etc" /etc/libvirt || return 2
 	for d in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt; do
 		mkdir -p "$d" && mount -t tmpfs tmpfs "$d" || return 2

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "scenario/scenario.h"
 #include "util.h"
 
 #define HOSTS_FILE_MAX (64 << 10)	/* bytes: a list of hosts, not a document */
@@ -177,7 +178,6 @@ static int hostsFileLoad(const char *path, GPtrArray *out)
 {
 	g_autofree char *buf = NULL;
 	g_autoptr(GError) err = NULL;
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	gsize len;
 	int rc;
@@ -190,17 +190,10 @@ static int hostsFileLoad(const char *path, GPtrArray *out)
 		mhlError("--hosts: '%s' is %zu bytes; a hosts file is at most %d", path, (size_t)len, HOSTS_FILE_MAX);
 		return -1;
 	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
-			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
-		yaml_parser_delete(&parser);
+	if (mhlYamlLoad(path, buf, len, &doc) < 0)
 		return -1;
-	}
 	rc = hostsFileParse(path, &doc, out);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return rc;
 }
 

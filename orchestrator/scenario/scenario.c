@@ -2104,35 +2104,43 @@ static int matrixTrials(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m, GPtrA
 	return n;
 }
 
+int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *doc)
+{
+	yaml_parser_t parser;
+	int rc = 0;
+
+	if (yamlShapeCheck(path, buf, len) < 0)
+		return -1;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&parser, doc)) {
+		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
+			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
+		rc = -1;
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int mhlScenarioLoadAll(const char *path, GPtrArray *out)
 {
 	g_autoptr(GPtrArray) templated = g_ptr_array_new();
 	g_autofree mhlMatrix *m = g_new0(mhlMatrix, 1);
 	g_autofree char *buf = NULL;
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	mhlYaml y = { .path = path, .doc = &doc, .templated = templated };
 	size_t len;
 	int rc = -1;
 
-	if (!(buf = scenarioRead(path, &len)) || yamlShapeCheck(path, buf, len) < 0)
+	if (!(buf = scenarioRead(path, &len)) || mhlYamlLoad(path, buf, len, &doc) < 0)
 		return -1;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		mhlError("%s:%zu:%zu: YAML syntax error: %s", path, parser.problem_mark.line + 1,
-			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
-		yaml_parser_delete(&parser);
-		return -1;
-	}
 	root = yaml_document_get_root_node(&doc);
 	if (!root)
 		mhlError("%s: the scenario is empty", path);
 	else if (duplicateKeys(&y) == 0 && templatedFind(&y) == 0 && matrixParse(&y, root, m) == 0)
 		rc = matrixTrials(&y, root, m, out);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <yaml.h>
 
 #define MHL_MAX_NODES 4
 #define MHL_MAX_STEPS 64
@@ -196,6 +197,14 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
  * an xpass). NULL: none.
  */
 const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reason);
+
+/*
+ * @buf (@len bytes of @path) as one YAML document into *@doc (the caller
+ * yaml_document_delete()s it): its nesting and anchors bounded first (the
+ * loader's time grows with their square), a syntax error as
+ * "PATH:LINE:COL: YAML syntax error: ...". 0, or -1 + mhlError.
+ */
+int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *doc);
 
 /* --kernel / --pin-policy from the command line; -1 + mhlError if unknown. */
 int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
