@@ -3,7 +3,8 @@
  * machine or with each other (docs/fleet.md): the hosts and what each can
  * take (hosts.c), their connections and how one is noticed gone
  * (connect.c), the kernel and guest image uploaded through libvirt's storage
- * API (upload.c), the serial console streamed back (console-stream.c).
+ * API (upload.c), the serial console streamed back (console-stream.c), the
+ * pending jobs the hosts' slots take from (work.c).
  */
 #ifndef MHL_FLEET_H
 #define MHL_FLEET_H
@@ -84,4 +85,26 @@ mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path);
 /* Wait for the stream's end (after the domain was destroyed) and free it. */
 void mhlConsoleStreamStop(mhlConsoleStream *cs);
 
+/*
+ * work.c: the pending jobs a fleet's slots share (indices 0..n-1 of the
+ * caller's jobs). mhlFleetWorkNext gives the first pending job @fits says
+ * @h may take, waiting while others run (one may come back), or -1 when none
+ * ever will (none pending nor running for it, @h lost, a signal);
+ * mhlFleetWorkEnd ends one, back at the end of the list when @again (else
+ * counted in @h->ran); mhlFleetWorkLeave wakes the others when a slot goes.
+ * @lock also guards what the caller keeps beside the list.
+ */
+typedef struct {
+	GQueue pending;		/* job indices + 1 */
+	int running;
+	pthread_mutex_t lock;	/* pending, running */
+	pthread_cond_t cond;	/* a job ended (maybe back in the list) */
+} mhlFleetWork;
+typedef bool (*mhlFleetFits)(int i, const mhlFleetHost *h, void *opaque);
+/* Jobs @from..@n-1 pending, @running already handed out (0..@from-1). */
+void mhlFleetWorkInit(mhlFleetWork *w, int from, int n, int running);
+void mhlFleetWorkClear(mhlFleetWork *w);
+int mhlFleetWorkNext(mhlFleetWork *w, mhlFleetHost *h, mhlFleetFits fits, void *opaque);
+void mhlFleetWorkEnd(mhlFleetWork *w, int i, bool again, mhlFleetHost *h);
+void mhlFleetWorkLeave(mhlFleetWork *w);
 #endif

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "host/session.h"
@@ -132,10 +131,7 @@ static void soakJobFree(gpointer p)
 typedef struct {
 	const mhlSoakFleetOptions *o;
 	GPtrArray *jobs;	/* mhlSoakJob */
-	GQueue pending;		/* job indices + 1 */
-	int running;
-	pthread_mutex_t lock;	/* pending, running, segments */
-	pthread_cond_t cond;	/* a soak ended (maybe queued again) */
+	mhlFleetWork work;	/* which are pending (fleet/work.c); its lock guards segments too */
 	char *segments;		/* DIR/segments.jsonl; NULL: a lone soak's resume, none */
 } mhlSoakFleet;
 
@@ -145,39 +141,10 @@ typedef struct {
 	int first;		/* job index + 1 to start with (spread over the hosts), 0 */
 } mhlSoakSlot;
 
-/* The next soak this host may take, or -1 when none ever will (done, host lost, signal). */
-static int fleetNext(mhlSoakFleet *f, mhlFleetHost *h)
+/* A soak not on the host that lost it (fleet/work.c). */
+static bool soakFits(int i, const mhlFleetHost *h, void *opaque)
 {
-	int i = -1;
-
-	pthread_mutex_lock(&f->lock);
-	while (i < 0 && !mhlInterrupted) {
-		g_autofree char *lost = mhlFleetHostLost(h);
-		GList *l;
-
-		if (lost)
-			break;
-		for (l = f->pending.head; l && i < 0; l = l->next) {
-			mhlSoakJob *j = f->jobs->pdata[GPOINTER_TO_INT(l->data) - 1];
-
-			if (j->lost_on != h) {
-				i = GPOINTER_TO_INT(l->data) - 1;
-				g_queue_delete_link(&f->pending, l);
-				f->running++;
-			}
-		}
-		if (i < 0 && !f->running)
-			break;	/* only a running soak can come back to the list */
-		if (i < 0) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;	/* a signal or the host's end is seen within a second */
-			pthread_cond_timedwait(&f->cond, &f->lock, &ts);
-		}
-	}
-	pthread_mutex_unlock(&f->lock);
-	return i;
+	return ((mhlSoakJob *)((mhlSoakFleet *)opaque)->jobs->pdata[i])->lost_on != h;
 }
 
 /* One line in DIR/segments.jsonl: which seed ran where, which cycles, how it ended. */
@@ -201,12 +168,12 @@ static void segmentLog(mhlSoakFleet *f, const mhlSoakJob *j, const mhlFleetHost 
 	json_object_object_add(line, K_END, json_object_new_string(end));
 	json_object_object_add(line, MHL_K_REASON, j->out.why ? json_object_new_string(j->out.why) : NULL);
 	json_object_object_add(line, MHL_K_T, json_object_new_string(t));
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->work.lock);
 	if (mhlRecordAppend(f->segments, line) < 0) {
 		fprintf(stderr, "memhp-lab: warning: %s\n", mhlErrorLast());
 		mhlErrorReset();
 	}
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->work.lock);
 }
 
 /* Run (or resume) soak @j on @h: one segment; true when it is to go on elsewhere. */
@@ -253,20 +220,11 @@ static void *soakWorker(void *opaque)
 	mhlSoakFleet *f = slot->f;
 	int i = slot->first - 1;
 
-	while (i >= 0 || (i = fleetNext(f, slot->h)) >= 0) {
-		bool again = soakJobRun(f, slot->h, f->jobs->pdata[i]);
-
-		pthread_mutex_lock(&f->lock);
-		f->running--;
-		if (again && !mhlInterrupted)
-			g_queue_push_tail(&f->pending, GINT_TO_POINTER(i + 1));
-		pthread_cond_broadcast(&f->cond);
-		pthread_mutex_unlock(&f->lock);
+	while (i >= 0 || (i = mhlFleetWorkNext(&f->work, slot->h, soakFits, f)) >= 0) {
+		mhlFleetWorkEnd(&f->work, i, soakJobRun(f, slot->h, f->jobs->pdata[i]), slot->h);
 		i = -1;
 	}
-	pthread_mutex_lock(&f->lock);
-	pthread_cond_broadcast(&f->cond);	/* the others may now be the only ones left */
-	pthread_mutex_unlock(&f->lock);
+	mhlFleetWorkLeave(&f->work);
 	return NULL;
 }
 
@@ -280,7 +238,7 @@ static void fleetQueueRun(mhlSoakFleet *f, GPtrArray *hosts)
 	g_autoptr(GArray) slots = g_array_new(FALSE, TRUE, sizeof(mhlSoakSlot));
 	g_autofree pthread_t *threads = NULL;
 	guint i, n;
-	int k, more = 1;
+	int k, more = 1, started = 0;
 
 	for (k = 0; more; k++) {
 		more = 0;
@@ -292,23 +250,21 @@ static void fleetQueueRun(mhlSoakFleet *f, GPtrArray *hosts)
 
 				if (slots->len < f->jobs->len) {
 					s.first = (int)slots->len + 1;
-					f->running++;
+					started++;
 				}
 				g_array_append_val(slots, s);
 				more = 1;
 			}
 		}
 	}
-	g_queue_init(&f->pending);
-	for (i = slots->len; i < f->jobs->len; i++)
-		g_queue_push_tail(&f->pending, GINT_TO_POINTER(i + 1));
+	mhlFleetWorkInit(&f->work, started, (int)f->jobs->len, started);
 	n = slots->len;
 	threads = g_new0(pthread_t, MAX(n, 1));
 	for (i = 0; i < n; i++)
 		pthread_create(&threads[i], NULL, soakWorker, &g_array_index(slots, mhlSoakSlot, i));
 	for (i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
-	g_queue_clear(&f->pending);
+	mhlFleetWorkClear(&f->work);
 }
 
 /* ---- the parent directory: which soaks, over which hosts ---- */
@@ -607,7 +563,7 @@ int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs)
 	g_autoptr(GPtrArray) hosts = g_ptr_array_new_with_free_func((GDestroyNotify)mhlFleetHostFree);
 	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func(soakJobFree);
 	mhlSoakFleetPlan p = { .lock_fd = -1, .seeds = g_array_new(FALSE, FALSE, sizeof(guint64)) };
-	mhlSoakFleet f = { .o = o, .jobs = jobs, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	mhlSoakFleet f = { .o = o, .jobs = jobs };
 	int rc = MHL_EXIT_USAGE;
 
 	mhlSignalsInstall();

@@ -10,16 +10,12 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "util.h"
 
 typedef struct {
 	GPtrArray *jobs;
-	GQueue pending;		/* job indices + 1 */
-	int running;
-	pthread_mutex_t lock;	/* pending, running */
-	pthread_cond_t cond;	/* a job ended (maybe queued again) */
+	mhlFleetWork work;	/* which of them are pending (fleet/work.c) */
 	const mhlRunConfig *base;
 } mhlFleetQueue;
 
@@ -28,44 +24,11 @@ typedef struct {
 	mhlFleetHost *h;
 } mhlFleetSlot;
 
-static bool jobFits(const mhlJob *j, const mhlFleetHost *h)
+static bool jobFits(int i, const mhlFleetHost *h, void *opaque)
 {
+	const mhlJob *j = ((mhlFleetQueue *)opaque)->jobs->pdata[i];
+
 	return j->lost_on != h && mhlFleetHostHasLabels(h, j->s->host_labels);
-}
-
-/* The next job this host may take, or -1 when none ever will (done, host lost, signal). */
-static int fleetNext(mhlFleetQueue *q, mhlFleetHost *h)
-{
-	int i = -1;
-
-	pthread_mutex_lock(&q->lock);
-	while (i < 0 && !mhlInterrupted) {
-		g_autofree char *lost = mhlFleetHostLost(h);
-		GList *l;
-
-		if (lost)
-			break;
-		for (l = q->pending.head; l && i < 0; l = l->next) {
-			if (jobFits(q->jobs->pdata[GPOINTER_TO_INT(l->data) - 1], h)) {
-				i = GPOINTER_TO_INT(l->data) - 1;
-				g_queue_delete_link(&q->pending, l);
-				q->running++;
-			}
-		}
-		/* only a running job can come back to the list: with none running, nothing changes for us */
-		if (i < 0 && !q->running)
-			break;
-		if (i < 0) {
-			struct timespec ts;
-
-			/* a signal or the host's end is seen within a second */
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;
-			pthread_cond_timedwait(&q->cond, &q->lock, &ts);
-		}
-	}
-	pthread_mutex_unlock(&q->lock);
-	return i;
 }
 
 /* The kernel and guest image on @h; false (the host marked lost, the job back in the list) if not. */
@@ -125,37 +88,21 @@ static void *fleetWorker(void *opaque)
 	mhlFleetQueue *q = slot->q;
 	int i;
 
-	while ((i = fleetNext(q, slot->h)) >= 0) {
-		bool again = fleetJobRun(q, slot->h, i);
-
-		pthread_mutex_lock(&q->lock);
-		q->running--;
-		if (again && !mhlInterrupted)
-			g_queue_push_tail(&q->pending, GINT_TO_POINTER(i + 1));
-		else
-			slot->h->ran++;
-		pthread_cond_broadcast(&q->cond);
-		pthread_mutex_unlock(&q->lock);
-	}
-	/* a host that goes: the others may now be the only ones left for what is pending */
-	pthread_mutex_lock(&q->lock);
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	while ((i = mhlFleetWorkNext(&q->work, slot->h, jobFits, q)) >= 0)
+		mhlFleetWorkEnd(&q->work, i, fleetJobRun(q, slot->h, i), slot->h);
+	mhlFleetWorkLeave(&q->work);
 	return NULL;
 }
 
 void mhlQueueRunFleet(GPtrArray *hosts, const mhlRunConfig *base, GPtrArray *jobs)
 {
-	mhlFleetQueue q = { .jobs = jobs, .base = base, .lock = PTHREAD_MUTEX_INITIALIZER,
-			    .cond = PTHREAD_COND_INITIALIZER };
+	mhlFleetQueue q = { .jobs = jobs, .base = base };
 	g_autoptr(GArray) slots = g_array_new(FALSE, TRUE, sizeof(mhlFleetSlot));
 	g_autofree pthread_t *threads = NULL;
 	guint i, n;
 	int k;
 
-	g_queue_init(&q.pending);
-	for (i = 0; i < jobs->len; i++)
-		g_queue_push_tail(&q.pending, GINT_TO_POINTER(i + 1));
+	mhlFleetWorkInit(&q.work, 0, (int)jobs->len, 0);
 	for (i = 0; i < hosts->len; i++) {
 		mhlFleetHost *h = hosts->pdata[i];
 
@@ -168,5 +115,5 @@ void mhlQueueRunFleet(GPtrArray *hosts, const mhlRunConfig *base, GPtrArray *job
 		pthread_create(&threads[i], NULL, fleetWorker, &g_array_index(slots, mhlFleetSlot, i));
 	for (i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
-	g_queue_clear(&q.pending);
+	mhlFleetWorkClear(&q.work);
 }
