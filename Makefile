@@ -1,7 +1,8 @@
 # memhp-lab - one verb per target. See README.md.
 #
 #   make demo      deps + the demo's kernel (6.12) + guest image + orchestrator, then the demo scenario
-#   make check     the same setup, then every test (unit, bad input, integration)
+#   make check     the same setup, then the fast tier of the tests (CI's gate; PARTS=... for some)
+#   make check-full   every test: the fast tier and the long ones (soaks, fleet kills, kmemleak)
 #   make bench     measurements side by side, as ratios (tools/bench.sh)
 #   make conformance  the seed series' claims on both kernels, both policies
 #   make report-check the conformance report in headless Chromium (1366, 1920 px), screenshots into docs/
@@ -55,7 +56,7 @@ PIN_RDMA_LIBS := -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel kernel-kmemleak workloads orchestrator image demo-setup demo check bench conformance report-check stock image-debian unit-tests install clean
+.PHONY: all deps kernel kernel-kmemleak workloads orchestrator image demo-setup demo check check-full bench conformance report-check stock image-debian unit-tests install clean
 
 all: orchestrator image
 
@@ -153,8 +154,16 @@ $(B)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(ORCH_LIB) workloads
 
 unit-tests: $(B)/unit-tests
 
-check: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests
-	@tests/run.sh
+# The fast tier (CI's gate, at most 15 minutes warm) and the full tier
+# (everything: soaks, the fleet's host kills, the kmemleak flavour, the second
+# kernel's duplicates, long fuzzing). PARTS=... runs some parts alone
+# (tests/run.sh --list names them); docs/testing.md.
+PARTS ?=
+check: deps kernel image orchestrator unit-tests
+	@tests/run.sh $(PARTS)
+
+check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests
+	@tests/run.sh --full $(PARTS)
 
 bench: deps kernel image orchestrator
 	@tools/bench.sh

@@ -7,6 +7,7 @@
 # with pinned growing, the unplugged fraction never grows among trials whose
 # pins held (one 2 MiB block of slack), and once a pin fails every larger one
 # fails too. Prints the points; exit 1 if not monotone.
+plan 9
 capacity_monotone() {
 	jq -se '
 	  map(select(.parameters.pinned != null and .summary.reached_bytes != null)

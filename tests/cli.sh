@@ -1,6 +1,6 @@
 # tests/cli.sh - the command line as a user and a CI job meet it (issue 22),
 # sourced by tests/run.sh (uses its ok/lab_run helpers, $LAB, $B, $top,
-# $work and, when present, the demo run in $work/demo). One short guest
+# $work and the demo fixture). One short guest
 # trial, for the exec step; the rest boots nothing:
 # JSON from check, doctor and report --compare against docs/schemas/; the
 # exit status per command as docs/cli.md says; the man page and the bash
@@ -8,6 +8,7 @@
 # field list, conformance trial counts, where results go, file:line:column,
 # the environment, the limits) checked against what the code does.
 
+plan 31
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -192,11 +193,12 @@ expect_fail "run --keep with a matrix of several trials: refused, asking for --o
 	"--keep holds one guest, and the scenarios give 2 trials: pick one with --only" $LAB run --keep -o "$cli/keep2" scenarios/exec-selftests.yaml
 
 echo "# cli: docs that can drift, checked against what the code does"
-# With the demo run of tests/run.sh (this harness's record), also every
+# With the demo fixture (tests/lib.sh) (this harness's record), also every
 # top-level field the docs name must be in a record.
 recs="$(ls tests/data/*/*/trials.jsonl) $cli/exec/trials.jsonl"
 complete=
-[ -s "$work/demo/trials.jsonl" ] && recs="$work/demo/trials.jsonl $recs" complete=--complete
+demo=$(fixture demo)/run
+[ -s "$demo/trials.jsonl" ] && recs="$demo/trials.jsonl $recs" complete=--complete
 ok "docs/record.md names every field of real records (tests/data's, the exec trial's; the demo run's, and then no field the docs name is missing from them): top level, summary, each step kind" \
 	/usr/bin/python3 tests/record-fields.py $complete docs/record.md $recs
 head -n 1 tests/data/report/run/trials.jsonl | jq -c '.bogus_field = 1 | .steps[0].also_bogus = 2' >"$cli/undocumented.jsonl"

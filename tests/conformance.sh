@@ -4,6 +4,7 @@
 # (read-only pins of the zero page, split THPs, CMA placement) nothing else
 # in make check exercises. Each row of tools/conformance.sh's table is one
 # check; claim 5 has a row per split (mprotect, munmap).
+plan 28
 echo "# conformance: known deviations (tests/data/conformance: c3 on 6.1 under series, recorded)"
 # The table of a recorded run (--table-only), from the records' verdicts (the
 # trial judged the deviation declared in 3-migration-fails.yaml): xfail is

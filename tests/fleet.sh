@@ -4,6 +4,7 @@
 # the trial list, merged by report --merge into one run whose trial ids are
 # exactly the unsharded run's; what merge refuses.
 
+plan 29
 echo "# fleet: run --shard K/N, three shards side by side, report --merge"
 printf 'name: shards\nmatrix:\n  n: [1, 2, 3, 4, 5, 6]\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n' >"$work/shards.yaml"
 $LAB check --json "$work/shards.yaml" | jq -r '.files[0].trials[].id' >"$work/shards.all"

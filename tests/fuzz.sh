@@ -4,6 +4,7 @@
 # input and report stay in $work/fuzz/. `make fuzz FUZZ_SECONDS=600` runs them
 # longer. Uses run.sh's `ok` and $work.
 
+plan 10
 echo "# fuzz (tests/fuzz/: libFuzzer, ASan + UBSan; make fuzz runs them longer)"
 fuzz_s=${MHL_FUZZ_SECONDS:-8}
 [ "$fuzz_s" -le 20 ] 2>/dev/null || fuzz_s=20	# make check keeps each brief

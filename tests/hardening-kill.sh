@@ -3,6 +3,7 @@
 # guard, orchestrator/host/guard.c), and the cleanup of what dead runs left
 # touches only what is theirs (docs/security.md).
 
+plan 16
 echo "# hardening: kill -9 of memhp-lab at three moments of a -j 2 run leaves no QEMU 3 s later"
 cat >"$work/k9.yaml" <<'EOF'
 name: k9

@@ -2,6 +2,7 @@
 # artifacts: nothing in them is trusted) and the guest's text in them, as
 # `memhp-lab report` reads them. Sourced by tests/run.sh (its ok, lab, $LAB,
 # $work); no guest is booted. The records are tests/data/report's, edited.
+plan 13
 echo "# hardening: records of the wrong shape, guest text, console_log outside the run directory"
 hr=$work/hardening
 rm -rf "$hr" && mkdir -p "$hr"

@@ -1,10 +1,11 @@
 # tests/host.sh - the host side of elasticity (issue 21), sourced by
 # tests/run.sh (uses its ok/lab_run/lab_bg helpers, $LAB, $work and the demo
-# run in $work/demo): does the host get the memory back, from which backing,
+# fixture): does the host get the memory back, from which backing,
 # how fast; the plug path; the hugepage pool left as it was, a kill -9
 # included. Shipped scenarios: scenarios/host/*.yaml (docs/host.md).
 
 # The host's pool of 2 MiB pages, and hugetlbfs mounts of embedded roots.
+plan 14
 pool2m() { cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; }
 # hugetlbfs mounts of embedded roots whose run is gone (a run going on beside
 # this one keeps its own).
@@ -19,7 +20,8 @@ huge_mounts() {
 pool_before=$(pool2m)
 
 echo "# host: the demo's unplug, as the host sees it (QEMU's /proc/PID/smaps)"
-r=$work/demo/trials.jsonl
+demo=$(fixture demo)/run
+r=$demo/trials.jsonl
 ok "demo: QEMU's memory read from its /proc (embedded driver: host.source proc)" \
 	jq -e '.host.source == "proc" and .host.memory_backing == "anonymous"' "$r"
 ok "demo: the unplug's host side measured on node 1's backend: resident before > 0, 0 after" \
@@ -32,7 +34,7 @@ ok "demo: the host got back >= 90 % of what the backend held (summary), QEMU's R
 ok "demo report: the summary's 'host got back' cell, and the timeline's host series on its right axis" \
 	sh -c 'grep -q "<th>host got back</th>" "$1" && grep -qE "<td>[0-9]+ MiB \(([89][0-9]|100) %\)</td>" "$1" &&
 		grep -q "host: QEMU resident (right axis)" "$1" && grep -q "host: virtio-mem backends resident (right axis)" "$1"' \
-	_ "$work/demo/report/index.html"
+	_ "$demo/report/index.html"
 
 # hb NAME ONLY: scenarios/host/backings.yaml's trial matching ONLY into
 # $work/hb-NAME; r is its records (not in a subshell: lab_run counts checks).

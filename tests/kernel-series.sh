@@ -8,6 +8,7 @@
 
 # kseries NAME: run scenarios/kernel-NAME.yaml (its whole matrix) into
 # $work/ks-NAME; ks_rec FILTER: the record whose trial name matches FILTER.
+plan 50
 kseries() {
 	echo "# kernel series: scenarios/kernel-$1.yaml"
 	lab_run -o "$work/ks-$1" scenarios/kernel-$1.yaml >"$work/ks-$1.out" 2>&1

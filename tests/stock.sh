@@ -5,6 +5,7 @@
 # pinning trial on each, the online policy as shipped, and what such a
 # kernel cannot run refused before anything boots.
 
+plan 21
 echo "# stock kernels: kernel/package.sh refuses what is not a Debian kernel package name"
 expect_fail "package.sh: a name with shell in it" 1 "not a linux-image-\\* package name" \
 	kernel/package.sh 'linux-image-$(id)'

@@ -1,0 +1,50 @@
+# tests/basics.sh - the command line's bad input, and `make install` into a
+# temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
+plan 20
+echo "# bad input"
+expect_fail "no command" 2 'usage: memhp-lab' $LAB
+expect_fail "unknown command, naming every command" 2 \
+	"unknown command 'frobnicate' \(commands: run, soak, check, report, doctor, cleanup, help\)" $LAB frobnicate
+ok "--version and -V print 'memhp-lab VERSION'" \
+	sh -c '"$1" --version | grep -qx "memhp-lab [^ ][^ ]*" && [ "$("$1" -V)" = "$("$1" --version)" ]' _ "$LAB"
+expect_fail "unknown option" 2 "unknown option.*--bogus" $LAB run --bogus scenarios/demo.yaml
+expect_fail "missing scenario file" 2 "cannot open scenario '/nonexistent/s.yaml'" $LAB run /nonexistent/s.yaml
+printf 'name: x\nnodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 5M}\n' >"$work/bad.yaml"
+expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_mem" $LAB check "$work/bad.yaml"
+expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
+	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
+expect_fail "-c/--connect, virsh's name for --uri" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
+	$LAB run -o "$work/uri-c" -c 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
+expect_fail "LIBVIRT_DEFAULT_URI honoured as virsh does" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/env'" \
+	env LIBVIRT_DEFAULT_URI='qemu+unix:///system?socket=/nonexistent/env' $LAB run -o "$work/uri-env" scenarios/demo.yaml
+ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
+ok "check takes several files: every shipped scenario passes (scenarios/*.yaml scenarios/*/*.yaml)" \
+	$LAB check scenarios/*.yaml scenarios/*/*.yaml
+expect_fail "check of a good and a bad file: exit 2, the bad one named, the count said" 2 \
+	"check: 1 of 2 scenario file\(s\) refused" $LAB check scenarios/demo.yaml "$work/bad.yaml"
+expect_fail "soak --seed -1 (strtoull would wrap it to 2^64-1)" 2 "--seed '-1' is not a non-negative integer" \
+	$LAB soak --seed -1 scenarios/soak.yaml
+
+echo "# install: make install into a temporary DESTDIR; the installed memhp-lab finds its data from its prefix"
+inst=$work/inst
+share=$inst/usr/share/memhp-lab
+ILAB=$inst/usr/bin/memhp-lab
+ok "make install DESTDIR=\$work/inst PREFIX=/usr" make --no-print-directory B="$B" install DESTDIR="$inst" PREFIX=/usr
+ok "installed: bin/memhp-lab; share/memhp-lab/ with the guest image, domains/, scenarios/ (and subfolders), kernel's required.list files, docs" \
+	test -x "$ILAB" -a -s "$share/initramfs.cpio.gz" -a -s "$share/domains/numa-virtio-mem.xml" \
+	-a -s "$share/scenarios/demo.yaml" -a -s "$share/scenarios/capacity/zones.yaml" -a -s "$share/kernel/required.list" \
+	-a -s "$share/kernel/patches/6.12/required.list" -a -s "$share/kernel/patches/6.1/required.list" \
+	-a -s "$share/README.md" -a -s "$share/docs/architecture.md" -a -s "$inst/usr/share/doc/memhp-lab/README.md" \
+	-a -s "$inst/usr/share/doc/memhp-lab/docs/architecture.md"
+ok "installed memhp-lab --version is build/memhp-lab's" sh -c '[ "$("$1" --version)" = "$("$2" --version)" ]' _ "$ILAB" "$LAB"
+ok "installed memhp-lab checks the installed scenarios/demo.yaml (run from /)" \
+	sh -c 'cd / && "$1" check "$2"' _ "$ILAB" "$share/scenarios/demo.yaml"
+timed "$ok_timeout" sh -c 'cd / && exec "$1" doctor' _ "$ILAB" >"$work/inst-doctor.out" 2>&1
+sed 's/^/#   /' "$work/inst-doctor.out"
+ok "installed doctor: the guest image found in the prefix" \
+	grep -qx "ok   guest image  *$share/initramfs.cpio.gz" "$work/inst-doctor.out"
+ok "installed doctor: the domain template found in the prefix" \
+	grep -qx "ok   domain template  *$share/domains/numa-virtio-mem.xml" "$work/inst-doctor.out"
+ok "installed doctor: both kernels pass against the prefix's kernel/required.list" \
+	sh -c 'grep -q "^ok   kernel 6.12 " "$1" && grep -q "^ok   kernel 6.1 " "$1"' _ "$work/inst-doctor.out"
+

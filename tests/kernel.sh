@@ -1,0 +1,51 @@
+# tests/kernel.sh - the built kernels and the series as files: every required
+# option in each config, checkpatch.pl --strict per patch, a MAINTAINERS entry
+# for each file the series adds, and (full tier, and 6.12 in the fast tier)
+# kernel/bisect-check.sh: every prefix of the series builds. No guest.
+plan 19
+art612=$(art 6.12)
+art61=$(art 6.1)
+
+echo "# kernel config check (kernel/build.sh --check-config)"
+for k in 6.12 6.1; do
+	kcfg=$(cat "$cache/kernel/$k/current")/config
+	ok "the built $k kernel's config has every required option and the series' own" \
+		kernel/build.sh --check-config "$kcfg" kernel/patches/$k/required.list
+done
+kcfg=$art612/config
+grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$kcfg" >"$work/config.missing"
+expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1 \
+	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
+ok "the artifacts' gup_test.h are identical (one memhp-pin for both kernels)" \
+	cmp "$art612/include/gup_test.h" "$art61/include/gup_test.h"
+series61=$(sed -e 's/#.*//' kernel/patches/6.1/series | awk 'NF { print $1 }' | jq -R . | jq -sc .)
+ok "identity.json names the series' patch files, in order (6.1: $(echo "$series61" | jq length))" \
+	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 5 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
+
+echo "# kernel patches: checkpatch.pl --strict from the extracted tree, each patch in series order"
+# FILE_PATH_CHANGES ("added ... file(s), does MAINTAINERS need updating?")
+# fires on every new file whether an entry covers it or not: instead, each
+# file the series adds must have a maintainer of its own entry (not THE REST).
+for k in 6.12 6.1; do
+	ksrc=$(ls -d "$cache"/kernel/$k/src-*/ | head -n 1)
+	for p in $(sed -e 's/#.*//' kernel/patches/$k/series); do
+		(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q --ignore FILE_PATH_CHANGES "$top/kernel/patches/$k/$p") >"$work/cp.out" 2>&1
+		rc=$?
+		ok "checkpatch --strict: 0 errors, 0 warnings, 0 checks: $k/$p" test "$rc" = 0 -a ! -s "$work/cp.out"
+		[ "$rc" = 0 ] || sed 's/^/#   /' "$work/cp.out" | head -n 20
+	done
+	added=$(for p in $(sed -e 's/#.*//' kernel/patches/$k/series); do
+		awk '/^--- \/dev\/null/ { getline; sub(/^\+\+\+ b\//, ""); print }' "kernel/patches/$k/$p"; done)
+	ok "$k: every file the series adds has a MAINTAINERS entry of its own (get_maintainer.pl): ${added:-none}" \
+		sh -c 'cd "$1" && shift && for f; do perl scripts/get_maintainer.pl --nogit --nogit-fallback --nol -f "$f" | grep "(maintainer:" | grep -qv "THE REST" || exit 1; done' _ "$ksrc" $added
+done
+
+echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"
+for k in 6.12 6.1; do
+	kernel/bisect-check.sh $k >"$work/bisect.out" 2>&1
+	rc=$?
+	sed 's/^/#   /' "$work/bisect.out"
+	ok "$k: every prefix of the series and the series with its options off build with -Werror" \
+		test "$rc" = 0 -a "$(grep -c '^ok ' "$work/bisect.out")" = $(( $(grep -c '^0' kernel/patches/$k/series) + 1 ))
+done
+

@@ -1,0 +1,13 @@
+# tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
+# tests/unit/*.c) and the layout rule of docs/architecture.md. No guest.
+plan 2
+echo "# unit tests (build/unit-tests)"
+timed "$ok_timeout" $B/unit-tests >"$work/unit.ktap"
+sed 's/^/  /' "$work/unit.ktap"
+up=$(grep -c '^ok ' "$work/unit.ktap"); uf=$(grep -c '^not ok ' "$work/unit.ktap")
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/unit.ktap")
+ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = "$plan"
+
+echo "# layout (docs/architecture.md: cli -> scenario -> trial (host + guest) -> record -> reports)"
+ok "reports/ includes no header of orchestrator/trial/, guest/ or host/: it renders records" \
+	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host)/" reports/*.c reports/*.h'
