@@ -259,4 +259,5 @@ static const unitCase cases[] = {
 
 static const unitTable tables[] = { UNIT_CASES(cases) };
 
-const unitModule unitCensus = UNIT_MODULE("census", censusSetup, censusTeardown, tables);
+/* chained: -t census/CASE runs the cases before CASE too */
+const unitModule unitCensus = UNIT_MODULE_CHAINED("census", censusSetup, censusTeardown, tables);

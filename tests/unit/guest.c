@@ -383,11 +383,14 @@ static const struct jsonCheckRow {
 static bool jsonCheckJudge(const void *row, GString *desc)
 {
 	const struct jsonCheckRow *r = row;
-	g_autoptr(json_object) out = json_tokener_parse(r->json);
+	g_autoptr(json_object) out = NULL;
 	int rc;
 	bool infra;
 
 	g_string_printf(desc, "guest JSON: %s%s", r->what, r->why ? " (an error naming the field)" : "");
+	if (unitListing)
+		return true;
+	out = json_tokener_parse(r->json);
 	mhlAgentFailedReset();
 	rc = mhlAgentJSONCheck(out, pinRows, G_N_ELEMENTS(pinRows), "pin 'p' (gup)");
 	infra = mhlAgentFailedReset();

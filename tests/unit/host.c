@@ -25,10 +25,13 @@ static const guestRow guestRows[] = {
 static bool guestJudge(const void *row, GString *desc)
 {
 	const guestRow *r = row;
-	bool got = mhlQemuIsRunGuest(r->cmdline, r->tag);
+	bool got;
 
 	g_string_printf(desc, "cleanup of run %s: '%.60s' is %s guest", r->tag, r->cmdline,
 			r->ours ? "its" : "not its");
+	if (unitListing)
+		return true;
+	got = mhlQemuIsRunGuest(r->cmdline, r->tag);
 	return unitExpect(got == r->ours);
 }
 

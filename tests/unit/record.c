@@ -23,26 +23,33 @@
 
 /* ---- appending ---- */
 
-static char *appendPath(void)
+/* Two records appended to a file of its own under the scratch directory, NAME.jsonl. */
+static char *twoAppended(const char *name)
 {
-	return g_build_filename(unitTmpdir, "trials.jsonl", NULL);
+	g_autofree char *path = g_strdup_printf("%s/%s.jsonl", unitTmpdir, name);
+	g_autoptr(json_object) a = json_tokener_parse("{\"trial\":\"a\",\"v\":\"x/y\"}");
+	g_autoptr(json_object) b = json_tokener_parse("{\"trial\":\"b\"}");
+
+	if (mhlRecordAppend(path, a) < 0 || mhlRecordAppend(path, b) < 0)
+		return NULL;
+	return g_steal_pointer(&path);
 }
 
 static bool twoAppends(void)
 {
-	g_autofree char *path = appendPath();
-	g_autoptr(json_object) a = json_tokener_parse("{\"trial\":\"a\",\"v\":\"x/y\"}");
-	g_autoptr(json_object) b = json_tokener_parse("{\"trial\":\"b\"}");
+	g_autofree char *path = twoAppended("two");
 
-	return unitExpect(mhlRecordAppend(path, a) == 0 && mhlRecordAppend(path, b) == 0);
+	return unitExpect(path != NULL);
 }
 
 static bool completeLines(void)
 {
-	g_autofree char *path = appendPath();
+	g_autofree char *path = twoAppended("complete");
 	g_autofree char *content = NULL;
 	g_auto(GStrv) lines = NULL;
 
+	if (!unitExpect(path))
+		return false;
 	g_file_get_contents(path, &content, NULL, NULL);
 	lines = g_strsplit(content ? content : "", "\n", -1);
 	return unitExpect(g_strv_length(lines) == 3 && !strcmp(lines[0], "{\"trial\":\"a\",\"v\":\"x/y\"}") &&
@@ -203,9 +210,12 @@ static const struct textRow {
 static bool textJudge(const void *row, GString *desc)
 {
 	const struct textRow *r = row;
-	g_autofree char *got = mhlTextClean(r->in, r->len, r->max, r->multiline);
+	g_autofree char *got = NULL;
 
 	g_string_printf(desc, "text: %s", r->what);
+	if (unitListing)
+		return true;
+	got = mhlTextClean(r->in, r->len, r->max, r->multiline);
 	if (strcmp(got, r->want))
 		unitDiag("got '%s', want '%s'", got, r->want);
 	return unitExpect(!strcmp(got, r->want));
@@ -330,11 +340,15 @@ static const struct verdictRow {
 static bool verdictJudge(const void *row, GString *desc)
 {
 	const struct verdictRow *v = row;
-	g_autoptr(json_object) rec = json_tokener_parse(v->json);
-	mhlVerdict got = mhlVerdictOf(rec);
+	g_autoptr(json_object) rec = NULL;
+	mhlVerdict got;
 
 	g_string_printf(desc, "record: verdict %s is %s", v->what,
 			v->want < MHL_VERDICT_LAST ? mhlVerdictNames[v->want] : "none (MHL_VERDICT_LAST)");
+	if (unitListing)
+		return true;
+	rec = json_tokener_parse(v->json);
+	got = mhlVerdictOf(rec);
 	if (got != v->want)
 		unitDiag("got %d", got);
 	return unitExpect(rec && got == v->want);
@@ -506,6 +520,19 @@ static const struct shapeRow {
 
 static mhlRun *shaped;
 
+/* shapeLines loaded once, by whichever of its cases runs first. */
+static void shapedLoad(void)
+{
+	g_autofree char *dir = NULL;
+
+	if (shaped)
+		return;
+	dir = g_build_filename(unitTmpdir, "shapes", NULL);
+	g_mkdir_with_parents(dir, 0755);
+	g_free(unitWriteTmp("shapes/trials.jsonl", shapeLines));
+	shaped = mhlRunLoad(dir);
+}
+
 static bool shapeJudge(const void *row, GString *desc)
 {
 	const struct shapeRow *r = row;
@@ -513,13 +540,9 @@ static bool shapeJudge(const void *row, GString *desc)
 	mhlRunBad *b;
 
 	g_string_printf(desc, "record: mhlRunLoad names line %d: %s", r->line, r->why);
-	if (!shaped) {
-		g_autofree char *dir = g_build_filename(unitTmpdir, "shapes", NULL);
-
-		g_mkdir_with_parents(dir, 0755);
-		g_free(unitWriteTmp("shapes/trials.jsonl", shapeLines));
-		shaped = mhlRunLoad(dir);
-	}
+	if (unitListing)
+		return true;
+	shapedLoad();
 	b = shaped && i < shaped->bad->len ? shaped->bad->pdata[i] : NULL;
 	if (b && (b->line != r->line || strcmp(b->why, r->why)))
 		unitDiag("line %d: %s", b->line, b->why);
@@ -528,6 +551,7 @@ static bool shapeJudge(const void *row, GString *desc)
 
 static bool shapeKeepsRest(void)
 {
+	shapedLoad();
 	return unitExpect(shaped && shaped->trials->len == 2 && shaped->bad->len == G_N_ELEMENTS(shapes) &&
 			  !strcmp(mhlJStr(shaped->trials->pdata[1], MHL_K_TRIAL, ""), "good2"));
 }

@@ -226,11 +226,16 @@ static const struct scenarioError {
 static bool scenarioErrorJudge(const void *row, GString *desc)
 {
 	const struct scenarioError *c = row;
-	g_autofree char *path = unitWriteTmp("s.yaml", c->yaml);
-	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
-	const char *msg = mhlErrorLast();
+	g_autofree char *path = NULL;
+	g_autoptr(mhlScenario) s = NULL;
+	const char *msg;
 
 	g_string_printf(desc, "scenario error: %s -> '%s'", c->desc, c->want);
+	if (unitListing)
+		return true;
+	path = unitWriteTmp("s.yaml", c->yaml);
+	s = mhlScenarioLoad(path);
+	msg = mhlErrorLast();
 	if (s || !strstr(msg, c->want))
 		unitDiag("  got: %s", msg);
 	return unitExpect(!s && strstr(msg, path) && strstr(msg, c->want));

@@ -51,6 +51,8 @@ static bool shardParseJudge(const void *row, GString *desc)
 
 	g_string_printf(desc, "--shard %s%s%s: %s", c->arg, *c->env ? " with " : "", c->env,
 			c->n ? "accepted" : "refused");
+	if (unitListing)
+		return true;
 	for (e = (char **)engineVars; *e; e++)
 		g_unsetenv(*e);
 	for (e = env; *e; e++) {

@@ -22,10 +22,13 @@ static bool sizeParseJudge(const void *row, GString *desc)
 	const struct sizeParse *c = row;
 	uint64_t got = 0;
 	char buf[32];
-	int rc = mhl_size_parse(c->in, &got);
+	int rc;
 
 	g_string_printf(desc, "size '%s' parses to %s", c->in,
 			c->rc ? "an error" : mhl_size_format(c->want, buf, sizeof(buf)));
+	if (unitListing)
+		return true;
+	rc = mhl_size_parse(c->in, &got);
 	if (rc != c->rc || (!rc && got != c->want))
 		unitDiag("got rc %d, %" G_GUINT64_FORMAT, rc, got);
 	return unitExpect(rc == c->rc && (rc || got == c->want));
@@ -44,9 +47,12 @@ static bool sizeFormatJudge(const void *row, GString *desc)
 {
 	const struct sizeFormat *c = row;
 	char buf[32];
-	const char *got = mhl_size_format(c->bytes, buf, sizeof(buf));
+	const char *got;
 
 	g_string_printf(desc, "%s formats as %s", c->what, c->want);
+	if (unitListing)
+		return true;
+	got = mhl_size_format(c->bytes, buf, sizeof(buf));
 	if (strcmp(got, c->want))
 		unitDiag("got %s", got);
 	return unitExpect(!strcmp(got, c->want));

@@ -22,9 +22,12 @@ static const struct {
 static bool quantileJudge(const void *row, GString *desc)
 {
 	const __typeof__(quantiles[0]) *q = row;
-	double got = mhlTrendTQuantile(0.95, q->df);
+	double got;
 
 	g_string_printf(desc, "trend: the 95 %% t quantile with %g degrees of freedom is %.4f", q->df, q->want);
+	if (unitListing)
+		return true;
+	got = mhlTrendTQuantile(0.95, q->df);
 	if (fabs(got - q->want) > 5e-4) {
 		unitDiag("got %.6f", got);
 		return unitExpect(false);

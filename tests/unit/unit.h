@@ -15,8 +15,16 @@
 #include <glib.h>
 #include <stdbool.h>
 
-/* Judge @row (one element of the table): true when it holds; its description into @desc. */
+/*
+ * Judge @row (one element of the table): true when it holds; its description
+ * into @desc. The description comes from the row alone and is written first:
+ * while unitListing is set (-l, -t) the judge returns right after writing it,
+ * checking nothing.
+ */
 typedef bool (*unitJudge)(const void *row, GString *desc);
+
+/* Set while the runner asks a judge only for its row's description. */
+extern bool unitListing;
 
 typedef struct {
 	const void *rows;
@@ -39,7 +47,10 @@ bool unitCaseJudge(const void *row, GString *desc);
 /*
  * A module under test: its tables in order. @setup (optional) prepares what
  * the rows share; when it fails every row still runs (and fails on its own),
- * so the plan holds. @teardown (optional) runs after the last row.
+ * so the plan holds. @teardown (optional) runs after the last row. A module
+ * whose rows build on each other (@chained: each needs the rows before it,
+ * as census's fake files, then a census, then its counts) runs every row
+ * before a row that -t selects too; in any other module a row stands alone.
  */
 typedef struct {
 	const char *name;
@@ -47,10 +58,13 @@ typedef struct {
 	void (*teardown)(void);
 	const unitTable *tables;
 	size_t ntables;
+	bool chained;
 } unitModule;
 
 #define UNIT_MODULE(name, setup, teardown, tables) \
-	{ (name), (setup), (teardown), (tables), G_N_ELEMENTS(tables) }
+	{ (name), (setup), (teardown), (tables), G_N_ELEMENTS(tables), false }
+#define UNIT_MODULE_CHAINED(name, setup, teardown, tables) \
+	{ (name), (setup), (teardown), (tables), G_N_ELEMENTS(tables), true }
 
 /* The modules (one file each under tests/unit/). */
 extern const unitModule unitSize, unitCensus, unitAgent, unitGuest, unitDomain, unitUtil, unitRecord,
