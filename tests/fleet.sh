@@ -4,7 +4,7 @@
 # the trial list, merged by report --merge into one run whose trial ids are
 # exactly the unsharded run's; what merge refuses.
 
-plan 29
+plan 20 full 29
 echo "# fleet: run --shard K/N, three shards side by side, report --merge"
 printf 'name: shards\nmatrix:\n  n: [1, 2, 3, 4, 5, 6]\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n' >"$work/shards.yaml"
 $LAB check --json "$work/shards.yaml" | jq -r '.files[0].trials[].id' >"$work/shards.all"
@@ -67,7 +67,7 @@ echo "# fleet: run --host/--hosts over two libvirt hosts that share no path: upl
 fl_hide=("$(realpath "$B")" "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}")
 touch "$work/fleet-paths"
 fl_a=$(fleet_host_start "$work/hosts/a" unix "${fl_hide[@]}")
-fl_b=$(fleet_host_start "$work/hosts/b" tcp "${fl_hide[@]}")
+fl_b=$(fleet_host_start "$work/hosts/b" tcp "${fl_hide[@]}") fl_bdir=$work/hosts/b
 ok "two libvirt hosts answer (UNIX socket; TCP over a veth pair from their own network namespace), and neither sees the orchestrator's binary, kernel cache or run directories" \
 	bash -c '[ -n "$1" ] && [ -n "$2" ] && for d in a b; do p=$(cat "$3/hosts/$d/ns.pid") &&
 		nsenter -t "$p" -m test ! -e "$4" -a ! -e "$3/fleet-paths" -a ! -e "$5/kernel" || exit 1; done' \
@@ -95,8 +95,9 @@ ok "sysrq-c on the TCP host (host_labels: [tcp]): error, its reason the panic li
 	bash -c 'jq -se ".[] | select(.trial == \"fleet-crash\") | .verdict == \"error\" and .domain.uri == \$b and
 		(.reason | test(\"Kernel panic - not syncing: sysrq triggered crash \\\\(.*fleet-crash.console.log:[0-9]+\\\\)\"))" \
 		--arg b "$2" "$1/trials.jsonl" >/dev/null' _ "$work/fl1" "$fl_b"
-# A host dies mid-trial: its namespace killed (daemon and QEMU) once its guest runs.
+# A host dies mid-trial (full tier): its namespace killed (daemon and QEMU) once its guest runs.
 printf 'name: fleet-kill\nmatrix:\n  n: [1, 2]\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n  - wait: {seconds: 8}\n' >"$work/fleet-kill.yaml"
+if full; then
 t0=$EPOCHSECONDS
 lab_bg run -j 1 -o "$work/fl2" --host "$fl_a" --host "$fl_b" "$work/fleet-kill.yaml" 2>"$work/fl2.err" >/dev/null
 for _ in $(seq 1 1200); do
@@ -113,8 +114,10 @@ ok "a host killed mid-trial: its trial recorded as error naming the host (requeu
 		(.[0].reason | contains(\$b) and contains(\"went away during the trial\")) and (.[0].domain.uri == \$b))
 		and (map(select(.requeued | not)) | length == 2 and all(.verdict == \"pass\" and .domain.uri == \$a))" \
 		--arg a "$3" --arg b "$4" "$1/trials.jsonl" >/dev/null' _ "$work/fl2" "$fl2" "$fl_a" "$fl_b"
+# host b is gone: a new one in its place
+fl_b=$(fleet_host_start "$work/hosts/b2" tcp "${fl_hide[@]}") fl_bdir=$work/hosts/b2
+fi
 # A fleet run killed with SIGKILL: its guests die with its connection (autodestroy); --resume finishes it.
-fl_b=$(fleet_host_start "$work/hosts/b2" tcp "${fl_hide[@]}")
 printf 'hosts:\n  - uri: "%s"\n  - uri: "%s"\n' "$fl_a" "$fl_b" >"$work/hosts2.yaml"
 lab_bg run -j 1 -o "$work/fl3" --hosts "$work/hosts2.yaml" "$work/fleet-kill.yaml" 2>"$work/fl3.err" >/dev/null
 for _ in $(seq 1 1200); do [ "$(grep -c ": step 1/2" "$work/fl3.err")" = 2 ] && break; kill -0 "$lab_pid" 2>/dev/null || break; sleep 0.1; done
@@ -134,11 +137,12 @@ expect_fail "run --host: a trial whose host_labels no host has is refused before
 	"trial 'fleet-crash' asks for a host with host_labels \\[tcp\\], and no host given has them all" \
 	$LAB run --host "$fl_a" -o "$work/fl-bad2" "$work/fleet-crash.yaml"
 
-# --- Soaks over hosts (issue 18, item 4): a soak per seed, one per host slot, side by side ---
+# --- Soaks over hosts (issue 18, item 4; full tier): a soak per seed, one per host slot, side by side ---
 # fs1: seeds 1 and 2, a host each (slots: 1), 3 cycles each. At the same time
 # fs2: seed 3 on host c, which is killed after the first checkpoint (the soak
 # goes on at cycle 2 on host a, a new segment), then memhp-lab itself is
 # killed, and `soak --resume DIR` finishes it over the hosts it recorded.
+if full; then
 echo "# fleet: soak --hosts, seeds 1 and 2 side by side on two hosts; a soak whose host dies, killed, soak --resume DIR"
 fl_c=$(fleet_host_start "$work/hosts/c" unix "${fl_hide[@]}")
 printf 'hosts:\n  - uri: "%s"\n    slots: 1\n  - uri: "%s"\n    slots: 1\n' "$fl_a" "$fl_b" >"$work/hosts-soak.yaml"
@@ -197,5 +201,6 @@ expect_fail "soak --resume DIR of soaks that are all over is refused before anyt
 expect_fail "soak --seeds without --host/--hosts is refused" 2 \
 	"--seeds runs one soak per seed over hosts: give --host or --hosts" $LAB soak --seeds 1,2 --cycles 1 scenarios/soak.yaml
 fleet_host_kill "$work/hosts/c"
+fi
 fleet_host_kill "$work/hosts/a"
-fleet_host_kill "$work/hosts/b2"
+fleet_host_kill "$fl_bdir"

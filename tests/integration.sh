@@ -2,7 +2,7 @@
 # field by field (the demo fixture), the seed series' A/B on both kernels,
 # two holders, gup_test's not-pinnable count, a user's own kernel, SIGTERM
 # mid-trial and a guest that panics at boot.
-plan 82
+plan 66 full 82
 art612=$(art 6.12)
 
 echo "# integration: the demo scenario on the real guest (TCG unless KVM really boots)"
@@ -38,8 +38,11 @@ ok "no QEMU process remains" no_qemu
 
 # A/B of the seed series on one kernel: the same pin, then a full unplug, under
 # pin_policy series and baseline (the series' pin-in-place test switch).
+# The fast tier: both policies on 6.12, the series on 6.1 (both kernels boot);
+# the full tier adds 6.1 under baseline, and 6.1's two holders.
 for k in 6.12 6.1; do
 	for pol in series baseline; do
+		[ "$k/$pol" = 6.1/baseline ] && ! full && continue
 		echo "# integration: kernel $k, pin_policy $pol (scenarios/pin-policy-ab.yaml)"
 		out=$work/ab-$k-$pol
 		lab_run -o "$out" --kernel $k --pin-policy $pol scenarios/pin-policy-ab.yaml >"$out.out" 2>&1
@@ -69,6 +72,7 @@ for k in 6.12 6.1; do
 		ok "$k $pol: console clean" console_clean "$r"
 	done
 
+	[ $k = 6.1 ] && ! full && continue
 	echo "# integration: kernel $k, two gup_test holders at once (scenarios/two-holders.yaml)"
 	out=$work/two-$k
 	lab_run -o "$out" --kernel $k scenarios/two-holders.yaml >"$out.out" 2>&1
@@ -83,7 +87,9 @@ done
 ok "no QEMU process remains after the kernel matrix" no_qemu
 
 echo "# gup_test's count of pinned pages that are not pinnable (patch 0004), from the pin benchmark"
-for k in 6.12 6.1; do
+bench_kvers=6.12
+full && bench_kvers="6.12 6.1"
+for k in $bench_kvers; do
 	for pol in series baseline; do
 		out=$work/bench-$k-$pol
 		lab run -o "$out" --kernel $k --pin-policy $pol scenarios/bench-pin.yaml >"$out.out" 2>&1

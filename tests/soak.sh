@@ -7,7 +7,7 @@
 # (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
-plan 27
+plan 26 full 27
 soak_checkpoints_ok() {
 	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
 	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
@@ -41,13 +41,16 @@ ok "soak: it ran for its duration, not longer than one cycle past it" \
 ok "soak: JUnit and KTAP reports carry the soak" \
 	sh -c "grep -q 'soak:soak:seed=42' '$work/soak/report/junit.xml' && grep -q '^ok 1 soak:soak:seed=42' '$work/soak/report/results.ktap'"
 
-# The kmemleak kernel's soak, with the kernel's own leak sample loaded and
-# unloaded each cycle, runs beside the next three (a guest on each core); judged below.
+# The kmemleak kernel's soak (full tier: make check-full builds that flavour),
+# with the kernel's own leak sample loaded and unloaded each cycle, runs beside
+# the next three (a guest on each core); judged below.
+if full; then
 sed 's/^name: soak-kmemleak$/name: soak-kmemleak-test/; s/^  every: 3$/  every: 3\n  leak: kmemleak-test/' \
 	scenarios/soak-kmemleak.yaml >"$work/soak-kmemleak-test.yaml"
 (tmo "$run_timeout" $LAB soak -q --cycles 4 --seed 7 -o "$work/soakm" "$work/soak-kmemleak-test.yaml" >"$work/soakm.out" 2>&1
  echo $? >"$work/soakm.rc") &
 soakm_job=$!
+fi
 
 echo "# soak: SIGKILL mid-soak, then --resume"
 lab_bg soak -q --cycles 8 --seed 5 -o "$work/soakr" scenarios/soak.yaml >"$work/soakr.out" 2>&1
@@ -87,6 +90,7 @@ rc=$?
 ok "soak finding: exit 1, the record fails naming the unplug that did not converge" \
 	sh -c "test $rc = 1 && jq -e '.verdict == \"fail\" and (.reason | test(\"unplug_not_converged\"))' '$work/soakk/trials.jsonl'"
 
+if full; then
 echo "# soak: on the kernel with kmemleak (kernel: {version: 6.12, debug: kmemleak}; make kernel-kmemleak)"
 wait "$soakm_job"
 rcm=$(cat "$work/soakm.rc" 2>/dev/null || echo lost)
@@ -105,6 +109,7 @@ soak_kmemleak_ok() {	# the report's entries are the record's tally; the sample m
 }
 ok "kmemleak: 4 cycles on the 6.12 kmemleak kernel, the kernel's kmemleak-test module loaded and unloaded each: exit 1, >= 40 objects, the record's tally is the report's (kmemleak-segment0.txt), one kmemleak finding naming kmemleak_test_init, the soak page's table" \
 	soak_kmemleak_ok
+fi
 mkdir -p "$work/nocache"
 expect_fail "kmemleak: a flavour not built yet is refused, naming the make target" 2 \
 	"no kernel 6.12 with debug: kmemleak built yet .*run 'make kernel-kmemleak'" \

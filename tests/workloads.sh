@@ -6,7 +6,7 @@
 # device is unplugged, and the record must show the pin, no pinned page in
 # ZONE_MOVABLE, intact I/O or DMA after the unplug, and the unplug reaching
 # its request.
-plan 101
+plan 90 full 101
 PIN=$B/memhp-pin
 
 echo "# workloads: memhp-pin's bad input (on this host: one JSON object with \"error\", exit non-zero)"
@@ -163,7 +163,8 @@ ok "enomem: the 640 MiB pin of 4 KiB pages ends its holder by SIGKILL (the OOM k
 ok "enomem: nothing leaked - a 64 MiB pin then succeeds out of ZONE_MOVABLE and the unplug reaches 0" \
 	jq -e "($(st small pin).workload | .ok and .census_after.by_zone.Movable == 0) and $(st "" resize).reached_bytes == 0" "$r"
 ok "enomem: pins balanced after the release" jq -e "$balanced" "$r"
-# The same paths on the other tree (Debian 12's own 6.1).
+# The same paths on the other tree (Debian 12's own 6.1): full tier.
+if full; then
 for f in pin-io-uring pin-vfio pin-vfio-noiommu; do
 	echo "# integration: workloads on 6.1, scenarios/$f.yaml"
 	lab run --kernel 6.1 -o "$work/61-$f" "scenarios/$f.yaml" >"$work/61-$f.out" 2>&1
@@ -181,15 +182,19 @@ ok "6.1 vfio: mapped out of ZONE_MOVABLE, DMA 4 of 4 pages after the unplug to 0
 r=$work/61-pin-vfio-noiommu/trials.jsonl
 ok "6.1 vfio-noiommu: nothing pinned, pages moved by the unplug, the device reads other bytes" \
 	jq -e "$(st raw0 pin).workload.pinned == false and ($(st raw0 check).workload | .pages_moved_since_pin > 0 and .io.pages_bad > 0)" "$r"
-# RDMA: a 64 MiB MR with soft-RoCE under the series on both kernels (side by
-# side) and under baseline on 6.12, at the same time.
+fi
+# RDMA: a 64 MiB MR with soft-RoCE under the series on 6.12 (and 6.1 in the
+# full tier, side by side) and under baseline on 6.12, at the same time.
+rdma_kvers="6.12" rdma_only='pin-rdma:kernel=6.12,policy=series'
+full && rdma_kvers="6.12 6.1" rdma_only='pin-rdma:*series'
+
 echo "# integration: workloads, scenarios/pin-rdma.yaml (series on 6.12 and 6.1, baseline on 6.12)"
 lab_bg run -q -o "$work/rdma-base" --only 'pin-rdma:kernel=6.12,policy=baseline' scenarios/pin-rdma.yaml >"$work/rdma-base.out" 2>&1
 rdma_base_job=$lab_job rdma_base_t0=$lab_t0 rdma_base_cmd=$lab_cmd
-lab run -q -j 2 -o "$work/rdma" --only 'pin-rdma:*series' scenarios/pin-rdma.yaml >"$work/rdma.out" 2>&1
+lab run -q -j 2 -o "$work/rdma" --only "$rdma_only" scenarios/pin-rdma.yaml >"$work/rdma.out" 2>&1
 lab_job=$rdma_base_job lab_t0=$rdma_base_t0 lab_cmd=$rdma_base_cmd
 lab_wait
-for k in 6.12 6.1; do
+for k in $rdma_kvers; do
 	r=$work/rdma/trials.jsonl.$k
 	jq -c "select(.parameters.kernel == \"$k\")" "$work/rdma/trials.jsonl" >"$r" 2>/dev/null
 	ok "rdma $k series: verdict pass, the record names linux-source-$k" \
