@@ -228,23 +228,26 @@ results_dir() {
 }
 ok "a plain run writes to results/<name>-<YYYYmmdd-HHMMSS>/ under the current directory, as README and docs/cli.md say" \
 	results_dir "$(realpath "$LAB")" "$top"
-# Errors about a part of the file: each must name file:line:column (docs/scenarios.md).
-i=0
-for body in 'nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n' \
-	'nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n' \
-	'nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n' \
-	'nodes:\n  - memory: 1G\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 1G}\nsteps:\n  - expect: {unplug: reached}\n' \
-	'nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - resize: {node: 1, requested: 0}\n' \
-	'nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 1M, requested: 0}\n' \
-	'name: "a b"\nnodes:\n  - memory: 1G\n' \
-	'nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: p, size: 2M, fails_with: SIGFOO}\n' \
-	'nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M}\n  - pin: {id: a, size: 1M}\n'; do
+# Errors about a part of the file: each must name file:line:column (docs/scenarios.md),
+# the line and column of that part: each case is "LINE:COL BODY".
+i=0 at=
+for t in '4:5 nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n' \
+	'4:5 nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n' \
+	'5:5 nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n' \
+	'6:5 nodes:\n  - memory: 1G\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 1G}\nsteps:\n  - expect: {unplug: reached}\n' \
+	'5:5 nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - resize: {node: 1, requested: 0}\n' \
+	'3:17 nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 1M, requested: 0}\n' \
+	'1:7 name: "a b"\nnodes:\n  - memory: 1G\n' \
+	'4:40 nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: p, size: 2M, fails_with: SIGFOO}\n' \
+	'6:5 nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M}\n  - pin: {id: a, size: 1M}\n'; do
 	i=$((i + 1))
-	printf "$body" >"$cli/pos-$i.yaml"
+	printf "${t#* }" >"$cli/pos-$i.yaml"
+	at="$at\"${t%% *}\","
 done
 $LAB check --json "$cli"/pos-*.yaml >"$cli/pos.json" 2>/dev/null
-ok "check names file:line:column for each of $i errors about a part of the file (a node, a step and the steps before it, a value)" \
-	jq -e --argjson n "$i" '.refused == $n and all(.files[]; .error | test("^[^:]+/pos-[0-9]+\\.yaml:[0-9]+:[0-9]+: "))' "$cli/pos.json"
+ok "check names file:line:column for each of $i errors about a part of the file, the line and column of that part (a node, a step and the steps before it, a value)" \
+	jq -e --argjson n "$i" --argjson at "[${at%,}]" '.refused == $n and
+		[.files[] | .path as $p | .error | select(startswith($p + ":")) | ltrimstr($p + ":") | capture("^(?<at>[0-9]+:[0-9]+): ").at] == $at' "$cli/pos.json"
 env_documented() {
 	local v man
 	man=$(MANWIDTH=200 man -l "$man1" 2>/dev/null | sed -n '/^ENVIRONMENT/,/^FILES/p')
