@@ -97,7 +97,9 @@ ok "report: results.ktap and index.html are valid UTF-8 without control characte
 	fit_all "$d/report/results.ktap" "$d/report/index.html"
 
 # console_log names a file outside the run directory: only RUN_DIR/<basename> is
-# read, a regular file or a link that stays inside RUN_DIR.
+# read, a regular file or a link that stays inside RUN_DIR. Each of the three
+# names the secret: as it is, through a link, and as a path that starts with
+# RUN_DIR and climbs out of it with "..".
 d=$hr/outside
 mkdir -p "$d/logs"
 printf '[    1.000000] Kernel panic - SECRET-OUTSIDE-1\nSECRET-OUTSIDE-2\n' >"$hr/secret.log"
@@ -108,13 +110,15 @@ f='.console_findings = [{"line": 1, "kind": "panic", "text": "[    1.000000] Ker
 {
 	rec panic ".trial = \"abs\" | .console_log = \"$hr/secret.log\" | $f"
 	rec panic ".trial = \"link\" | .console_log = \"/elsewhere/link.console.log\" | $f"
-	rec panic ".trial = \"dotdot\" | .console_log = \"$d/..\" | $f"
+	rec panic ".trial = \"dotdot\" | .console_log = \"$d/logs/../../secret.log\" | $f"
 	rec panic ".trial = \"inside\" | .console_log = \"/elsewhere/inside.console.log\" | $f"
 } >"$d/trials.jsonl"
 lab report "$d" >"$d.out" 2>"$d.err"
 rc=$?
-ok "report: a console_log outside the run directory (absolute, a link out, ..) is not read" \
-	sh -c 'test "$1" = 0 && ! grep -rq "SECRET-OUTSIDE" "$2/report" && ! grep -q "secret.log" "$2/report/kcidb.json"' \
+ok "report: a console_log outside the run directory (absolute, a link out, RUN_DIR/logs/../../) is not read: each trial rendered with its finding's text only" \
+	sh -c 'test "$1" = 0 && ! grep -rq "SECRET-OUTSIDE" "$2/report" && ! grep -q "secret.log" "$2/report/kcidb.json" &&
+		jq -e "[.tests[] | select(.path | IN(\"memhp.panic.abs\", \"memhp.panic.link\", \"memhp.panic.dotdot\")) |
+			(has(\"log_url\") | not) and .log_excerpt == \"[    1.000000] Kernel panic\n\"] == [true, true, true]" "$2/report/kcidb.json" >/dev/null' \
 	_ "$rc" "$d"
 ok "report: a console log linked within the run directory is read (excerpt, log_url)" /usr/bin/python3 -c '
 import json, sys
