@@ -155,10 +155,38 @@ echo "# tools/report-check.sh: $(( (t1 - t0) / 1000000 )) ms"
 ok "tools/report-check.sh: the conformance report at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, the grid first with its XFAIL" \
 	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 12 ]' _ "$rc" "$rd/report-check.out"
 
-mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters = {pin_size} | del(.pin_policy)' \
+# The four pinning trials with pin_size their one parameter: two values, two trials each.
+mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters |= {pin_size} | del(.pin_policy)' \
 	"$rd/run/trials.jsonl" >"$rd/axis1/trials.jsonl"
 lab report --format html "$rd/axis1" >/dev/null 2>&1
-ok "one parameter axis: grouped bars instead of the heatmap, their height the share of the asked unplug done" grep -q "share of the asked unplug done per trial, grouped by parameter value" "$rd/axis1/report/index.html"
+grouped_bars() {	# FILE: its matrix plot (p1) is bars in a cluster per value, each as high as its label's share, the shares the records'
+	perl - "$1" <<-'EOF'
+	undef $/; $_ = <>;
+	my ($fig) = /(<figure class=plot data-plot=.p1.*?<\/figure>)/s or die "no plot p1\n";
+	$fig =~ /<text>unplug outcome: share of the asked unplug done per trial, grouped by parameter value<\/text>/ or die "p1 is not the grouped bars\n";
+	$fig !~ /across the matrix|cblabel|palette/ or die "p1 is a heatmap\n";
+	# the y tic labels 0 and 100 (anchored end), the x tic labels (anchored middle)
+	my %ty; $ty{$2} = $1 while $fig =~ /translate\([0-9.]+,([0-9.]+)\)[^>]*text-anchor="end">\s*<text><tspan[^>]*> (0|100)<\/tspan>/g;
+	my $scale = (($ty{0} // 0) - ($ty{100} // 0)) / 100 or die "no y tics 0 and 100\n";
+	my %tx; $tx{$2} = $1 while $fig =~ /translate\(([0-9.]+),[0-9.]+\)[^>]*text-anchor="middle">\s*<text>([^<]*)<\/text>/g;
+	my ($boxes) = $fig =~ /<title>gnuplot_plot_1<\/title>(.*?)<title>gnuplot_plot_2/s;
+	my (@bars, @labels);
+	push @bars, [($1 + $3) / 2, ($2 - $4) / $scale] while $boxes =~ /<polygon[^>]*points = .([0-9.]+),([0-9.]+) ([0-9.]+),\2 \3,([0-9.]+) /g;
+	push @labels, [$1, $2, $3] while $fig =~ /<text>([^:<]+): ([0-9.]+) % \([0-9.]+ MiB left\), (\w+)<\/text>/g;
+	my %want = ("series-256" => [100, "pass", "256MiB"], "baseline-256" => [75, "fail", "256MiB"],
+		    "series-512" => [100, "pass", "512MiB"], "baseline-512" => [50, "fail", "512MiB"]);
+	@bars == 4 && @labels == 4 or die scalar(@bars) . " bars, " . scalar(@labels) . " labels, not 4\n";
+	for my $i (0 .. 3) {
+		my ($t, $pct, $v) = @{$labels[$i]}; my ($x, $h) = @{$bars[$i]}; my $w = $want{$t} or die "a label of '$t'\n";
+		$pct == $w->[0] && $v eq $w->[1] or die "$t: labelled $pct % $v, not $w->[0] % $w->[1]\n";
+		abs($h - $pct) < 1 or die "$t: its bar is $h % high, its share $pct %\n";
+		my ($near) = sort { abs($tx{$a} - $x) <=> abs($tx{$b} - $x) } grep { !/ / && $_ ne "pin_size" } keys %tx;
+		$near eq $w->[2] or die "$t: its bar is in the cluster of '$near', not of $w->[2]\n";
+	}
+	EOF
+}
+ok "one parameter axis: grouped bars instead of the heatmap, a cluster per value (256MiB, 512MiB), each bar as high as its trial's share of the asked unplug done (100, 75, 100, 50 %)" \
+	grouped_bars "$rd/axis1/report/index.html"
 
 echo "# reports: a step skipped under another pin_policy is SKIP in every format (it was 'ok')"
 rm -rf "$rd/skip" && mkdir -p "$rd/skip"
