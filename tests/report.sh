@@ -122,9 +122,34 @@ ok "--compare lists the regressions first" sh -c 'sed -n 3,4p "$1" | grep -c "^ 
 chrome() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@"; }
 chrome --window-size=1280,2400 --screenshot="$rd/shot.png" "file://$R/index.html" >/dev/null 2>&1
 png_wh() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%d %d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }'; }
-ok "chromium: screenshot is a 1280x2400 PNG of more than 50 kB" \
-	test "$(head -c 8 "$rd/shot.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a -a \
-	"$(png_wh "$rd/shot.png")" = "1280 2400" -a "$(stat -c %s "$rd/shot.png" 2>/dev/null || echo 0)" -gt 50000
+# What the screenshot shows, counted by Chromium: its pixels of the colours the
+# page paints (within 3 per channel): the census's node 1 Movable rgb(142, 36, 170)
+# at fill-opacity 0.85 on white (#9f45b7), the pass #c8e6c9 and fail #ef9a9a cells.
+cat >"$rd/pixels.html" <<EOF
+<!DOCTYPE html><html><body><pre id=out>pending</pre>
+<script>
+var img = new Image();
+img.onload = function () {
+  var c = document.createElement('canvas'), want = ['9f45b7', 'c8e6c9', 'ef9a9a'], n = [0, 0, 0], d, i, k, rgb;
+  c.width = img.width; c.height = img.height;
+  c.getContext('2d').drawImage(img, 0, 0);
+  d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  rgb = want.map(function (h) { return [0, 2, 4].map(function (j) { return parseInt(h.substr(j, 2), 16); }); });
+  for (i = 0; i < d.length; i += 4)
+    for (k = 0; k < 3; k++)
+      if (Math.abs(d[i] - rgb[k][0]) <= 3 && Math.abs(d[i + 1] - rgb[k][1]) <= 3 && Math.abs(d[i + 2] - rgb[k][2]) <= 3) n[k]++;
+  document.getElementById('out').textContent = 'size ' + c.width + ' ' + c.height + '\n' +
+    want.map(function (h, k) { return h + ' ' + n[k]; }).join('\n') + '\nend';
+};
+img.onerror = function () { document.getElementById('out').textContent = 'no image'; };
+img.src = 'file://$rd/shot.png';
+</script></body></html>
+EOF
+chrome --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$rd/pixels.html" 2>/dev/null >"$rd/pixels.out"
+ok "chromium: the screenshot is a 1280x2400 PNG that shows the report painted: the census's node 1 Movable, pass and fail cells, over 1000 px each" \
+	sh -c '[ "$(head -c 8 "$1/shot.png" 2>/dev/null | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ] && [ "$2" = "1280 2400" ] &&
+		grep -q ">size 1280 2400$" "$1/pixels.out" && grep -q "^end</pre>" "$1/pixels.out" &&
+		awk "\$1 ~ /^(9f45b7|c8e6c9|ef9a9a)\$/ && \$2 >= 1000 { n++ } END { exit n != 3 }" "$1/pixels.out"' _ "$rd" "$(png_wh "$rd/shot.png")"
 cat >"$rd/probe.html" <<EOF
 <!DOCTYPE html><html><body><iframe id=f src="file://$R/index.html" width=1280 height=2400></iframe><pre id=out>pending</pre>
 <script>
