@@ -96,8 +96,22 @@ lab_wait >/dev/null 2>&1
 ok "killed run: one record, two trials started (started.jsonl), run.json names the scenario" \
 	sh -c "test \$(wc -l <'$work/k9r/trials.jsonl') = 1 && test \$(wc -l <'$work/k9r/started.jsonl') = 2 && jq -e '.scenarios == [\"$work/k9r.yaml\"]' '$work/k9r/run.json' >/dev/null"
 lab report "$work/k9r" >"$work/k9r-report.out" 2>&1
-ok "report of the killed run: the second trial is 'lost' in every format" \
-	sh -c "grep -q 'not ok 2 k9r:size=96MiB # ERROR lost' '$work/k9r/report/results.ktap' && jq -e '[.tests[] | select(.status == \"MISS\")] | length >= 1' '$work/k9r/report/kcidb.json' >/dev/null && grep -q 'lost' '$work/k9r/report/index.html'"
+k9r_lost() {	# RUN_DIR/report: k9r:size=96MiB lost, k9r:size=64MiB passed, in KTAP, JUnit, KCIDB and HTML
+	local r=$1/report
+	grep -q '^ok 1 k9r:size=64MiB$' "$r/results.ktap" && grep -q '^not ok 2 k9r:size=96MiB # ERROR lost: the trial started' "$r/results.ktap" ||
+		{ echo "KTAP: $(grep 'k9r:' "$r/results.ktap")"; return 1; }
+	[ "$(xmllint --xpath 'string(//testcase[@name="k9r:size=96MiB"]/error/@type)' "$r/junit.xml")" = lost ] &&
+		[ "$(xmllint --xpath 'count(//testcase[@name="k9r:size=64MiB"]/*[self::error or self::failure or self::skipped])' "$r/junit.xml")" = 0 ] &&
+		[ "$(xmllint --xpath 'string(/testsuites/@errors)' "$r/junit.xml")" = 1 ] || { echo "JUnit: 96MiB not the one error of type lost"; return 1; }
+	jq -e '[.tests[] | select(.path | test("^memhp\\.k9r\\.k9r_size_(64|96)MiB$")) | [.path, .status, .misc.verdict]] ==
+		[["memhp.k9r.k9r_size_64MiB", "PASS", "pass"], ["memhp.k9r.k9r_size_96MiB", "MISS", "lost"]]' "$r/kcidb.json" >/dev/null ||
+		{ echo "KCIDB: not 64MiB PASS and 96MiB MISS (lost)"; return 1; }
+	grep -q "^<tr><td><a href='#t2'>k9r:size=96MiB</a></td><td>k9r</td><td class=lost>lost</td>" "$r/index.html" &&
+		grep -q "^<h3>k9r:size=96MiB: <span class=lost>lost</span></h3>" "$r/index.html" &&
+		grep "class='headline" "$r/index.html" | grep -q "<b>1 lost " || { echo "HTML: k9r:size=96MiB's row and section not lost"; return 1; }
+}
+ok "report of the killed run: the second trial (k9r:size=96MiB) is 'lost' in every format (KTAP ERROR lost, JUnit error type lost, KCIDB MISS, HTML row and section), the first passed" \
+	k9r_lost "$work/k9r"
 lab run --resume "$work/k9r" >"$work/k9r-resume.out" 2>&1
 rc=$?
 ok "run --resume: exit 0, ran only the trial without a record (1 of 2), now both recorded once" \
