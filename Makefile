@@ -73,12 +73,21 @@ kernel-kmemleak: deps
 $(B):
 	@mkdir -p $@
 
-orchestrator: $(B)/memhp-lab
+orchestrator: $(B)/memhp-lab $(B)/memhp-kmod
 
 $(B)/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
 	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
+
+# What kernel/package.sh asks of a package or modules tree, read as data in C
+# (orchestrator/host/kmod.c): its archive's members, modules.dep, files opened
+# without following a link.
+KMOD_SRC := kernel/memhp-kmod.c orchestrator/host/kmod.c lib/util.c
+$(B)/memhp-kmod: $(KMOD_SRC) orchestrator/host/kmod.h lib/util.h | $(B)
+	@echo "[cc] $@"
+	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
+		-o $@ $(KMOD_SRC) $$(pkg-config --libs $(PKGS))
 
 # The workload compiles against the kernel's own gup_test.h from the artifact;
 # one binary (and one initramfs) serves every kernel, so their headers must agree.

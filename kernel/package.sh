@@ -26,12 +26,22 @@
 #   config, modules}): DIR is its lib/modules/RELEASE tree with modules.dep
 #   (make modules_install, or depmod); only modules.cpio.gz and modules.list
 #   are made, in $MEMHP_CACHE/kernel/modules/<release>_<hash>/.
+#
+# Every byte of a package and of a modules tree is data (issue 30,
+# docs/security.md): build/memhp-kmod (kernel/memhp-kmod.c; MEMHP_KMOD names
+# another) checks the package's archive before dpkg-deb extracts it (no
+# absolute name, no '..', no link out of it, no device node), reads
+# modules.dep in C, and copies out only regular files reached without
+# following a link. No text of the package goes into a sed, awk or shell
+# program, and nothing is written outside $MEMHP_CACHE.
 set -euo pipefail
 
 die() { echo "Error: $*" >&2; exit 1; }
 say() { echo "[kernel package] $*" >&2; }
 
 usage="usage: kernel/package.sh NAME[=VERSION] | --deb PATH | --modules DIR --config FILE"
+kmod=${MEMHP_KMOD:-$(dirname "$0")/../build/memhp-kmod}
+[ -x "$kmod" ] || die "$kmod is missing: make build/memhp-kmod (or set MEMHP_KMOD)"
 mode=apt
 case ${1:-} in
 --deb)
@@ -66,45 +76,35 @@ esac
 # would replace the /lib -> usr/lib link of a merged-/usr root (guest:
 # debian) when the kernel unpacks it over the guest image. Its version is in
 # identity.json (cpio_layout); a cache entry of another layout is remade.
-layout=usr-lib-modules
+# -v2: made from a checked archive and modules.dep (issue 30); entries of
+# the script before, which trusted both, are remade.
+layout=usr-lib-modules-v2
 
 # modules_cpio MODDIR RELEASE CONFIG WHO: the modules the guest needs, by
 # config option (=m means a module to load), each after its dependencies
-# (MODDIR/modules.dep), copied (decompressed: busybox insmod takes plain .ko)
-# into $work/modules.cpio.gz, their names in load order in $work/modules.list.
+# (MODDIR/modules.dep, read by memhp-kmod order), copied (decompressed:
+# busybox insmod takes plain .ko) into $work/modules.cpio.gz, their names in
+# load order in $work/modules.list. A path memhp-kmod prints is letters,
+# digits, '.', '_', '+', '-' and '/' with no '..'; each file is a regular one
+# under MODDIR reached without following a link (memhp-kmod cat).
 modules_cpio() {
-	local mods=$1 release=$2 config=$3 who=$4 m alt path p f
-	local dep=$mods/modules.dep
-	local -a want=() order=()
-	local -A seen=()
-	for pair in VIRTIO_PCI:virtio_pci VIRTIO_CONSOLE:virtio_console VIRTIO_MEM:virtio_mem \
-		VFIO:vfio VFIO_IOMMU_TYPE1:vfio_iommu_type1 VFIO_PCI:vfio-pci; do
-		grep -qx "CONFIG_${pair%%:*}=m" "$config" && want+=("${pair#*:}")
-	done
-	add() {	# add PATH: its dependencies first
-		local path=$1 d
-		[ -n "${seen[$path]:-}" ] && return
-		seen[$path]=1
-		for d in $(grep -F "$path:" "$dep" | sed -n "s|^$path: *||p"); do add "$d"; done
-		order+=("$path")
-	}
-	for m in "${want[@]}"; do
-		alt=${m//-/_}
-		path=$(grep -E "(^|/)(${m}|${alt})\.ko(\.xz|\.zst|\.gz)?:" "$dep" | sed -n 1p | cut -d: -f1)
-		[ -n "$path" ] || die "$who: its config says module $m, but $dep has no $m.ko"
-		add "$path"
-	done
+	local mods=$1 release=$2 config=$3 who=$4 p f out
+	local -a order=() unpack=()
+	out=$("$kmod" order "$mods" "$config") || die "$who: its modules.dep is refused (above)"
+	mapfile -t order <<<"$out"
+	[ -n "$out" ] || order=()
 	mkdir -p "$work/cpio/usr/lib/modules/$release"
 	: >"$work/modules.list"
 	for p in "${order[@]}"; do
-		[ -f "$mods/$p" ] || die "$who: $dep names $p, which $mods lacks"
-		f=$(basename "$p")
+		f=${p##*/}
 		case $f in
-		*.ko.xz) xz -dc "$mods/$p" >"$work/cpio/usr/lib/modules/$release/${f%.xz}"; f=${f%.xz};;
-		*.ko.zst) zstd -q -dc "$mods/$p" >"$work/cpio/usr/lib/modules/$release/${f%.zst}"; f=${f%.zst};;
-		*.ko.gz) gzip -dc "$mods/$p" >"$work/cpio/usr/lib/modules/$release/${f%.gz}"; f=${f%.gz};;
-		*) cp "$mods/$p" "$work/cpio/usr/lib/modules/$release/";;
+		*.ko.xz) unpack=(xz -dc) f=${f%.xz};;
+		*.ko.zst) unpack=(zstd -q -dc) f=${f%.zst};;
+		*.ko.gz) unpack=(gzip -dc) f=${f%.gz};;
+		*) unpack=(cat);;
 		esac
+		"$kmod" cat "$mods" "$p" | "${unpack[@]}" >"$work/cpio/usr/lib/modules/$release/$f" ||
+			die "$who: module $p cannot be copied (above)"
 		echo "$f" >>"$work/modules.list"
 	done
 	cp "$work/modules.list" "$work/cpio/usr/lib/modules/$release/memhp-modules"
@@ -113,14 +113,16 @@ modules_cpio() {
 }
 
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
-work=$(mktemp -d)
+# The work directory is in the cache too: nothing is written outside it.
+mkdir -p "$cache/kernel"
+work=$(mktemp -d "$cache/kernel/.package-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-
 if [ "$mode" = modules ]; then
 	release=$(basename "$moddir")
 	[[ $release =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] ||
 		die "kernel modules '$moddir': '$release' does not look like a kernel release (lib/modules/RELEASE)"
-	sum=$(cat "$moddir/modules.dep" "$modconfig" | sha256sum | cut -c1-16)
+	sum=$({ "$kmod" cat "$moddir" modules.dep && cat -- "$modconfig"; } | sha256sum | cut -c1-16) ||
+		die "kernel modules '$moddir': its modules.dep is refused (above)"
 	dir=$cache/kernel/modules/${release}_$sum
 	if [ -s "$dir/modules.cpio.gz" ] && jq -e --arg l "$layout" '.cpio_layout == $l' "$dir/identity.json" >/dev/null 2>&1; then
 		say "cached: $dir"
@@ -142,12 +144,14 @@ if [ "$mode" = modules ]; then
 fi
 
 if [ "$mode" = deb ]; then
-	real=$(dpkg-deb -f "$debpath" Package 2>/dev/null) || die "kernel deb '$debpath': not a Debian package (dpkg-deb -f failed)"
-	pkgver=$(dpkg-deb -f "$debpath" Version)
+	# Everything from this copy: what was checked is what is extracted.
+	cp -- "$debpath" "$work/kernel.deb"
+	real=$(dpkg-deb -f "$work/kernel.deb" Package 2>/dev/null) || die "kernel deb '$debpath': not a Debian package (dpkg-deb -f failed)"
+	pkgver=$(dpkg-deb -f "$work/kernel.deb" Version)
 	[[ $real =~ ^linux-image-[a-z0-9][a-z0-9.+-]*$ ]] ||
 		die "kernel deb '$debpath': package '${real:0:80}' is not a linux-image-* package"
 	[[ $pkgver =~ ^[0-9][A-Za-z0-9.+~:-]*$ ]] || die "kernel deb '$debpath': '${pkgver:0:80}' is not a Debian version"
-	key="${real}_${pkgver//:/%}_$(sha256sum "$debpath" | cut -c1-16)"
+	key="${real}_${pkgver//:/%}_$(sha256sum "$work/kernel.deb" | cut -c1-16)"
 else
 	# A meta package (linux-image-cloud-amd64) names the image it depends on.
 	show=$(apt-cache show "$spec" 2>/dev/null) ||
@@ -163,6 +167,8 @@ else
 	fi
 	pkgver=$(apt-cache show "$spec" 2>/dev/null | sed -n 's/^Version: //p' | sed -n 1p)
 	[ -n "$pkgver" ] || die "kernel package '$spec': apt has no such version"
+	[[ $real =~ ^linux-image-[a-z0-9][a-z0-9.+-]*$ ]] && [[ $pkgver =~ ^[0-9][A-Za-z0-9.+~:-]*$ ]] ||
+		die "kernel package '$spec': apt names '${real:0:80}' version '${pkgver:0:80}', not a linux-image-* package and a Debian version"
 	key="${real}_${pkgver//:/%}"
 fi
 dir=$cache/kernel/pkg/$key
@@ -173,37 +179,53 @@ if [ -s "$dir/bzImage" ] && [ -s "$dir/modules.cpio.gz" ] &&
 	exit 0
 fi
 
-if [ "$mode" = deb ]; then
-	cp "$debpath" "$work/kernel.deb"
-else
+if [ "$mode" = apt ]; then
 	say "fetch: apt-get download $real=$pkgver"
-	(cd "$work" && apt-get -q -o APT::Sandbox::User=root download "$real=$pkgver" >&2) ||
+	mkdir "$work/apt"
+	(cd "$work/apt" && apt-get -q -o APT::Sandbox::User=root download "$real=$pkgver" >&2) ||
 		die "apt-get download $real=$pkgver failed (see above)"
+	mv -- "$work"/apt/*.deb "$work/kernel.deb"
 fi
-deb=$(ls "$work"/*.deb)
-say "extract: $(basename "$deb")"
+deb=$work/kernel.deb
+if [ "$mode" = deb ]; then who="kernel deb '$debpath'"; else who="kernel package $real"; fi
+# Every member checked before any is extracted: no absolute name, no '..', no
+# link out of the root, no device node (memhp-kmod members names the first).
+dpkg-deb --fsys-tarfile "$deb" | "$kmod" members "$who" || die "$who: its archive is refused (above)"
+say "extract: $real $pkgver"
+mkdir "$work/root"
 dpkg-deb -x "$deb" "$work/root"
-release=$(ls "$work/root/lib/modules" 2>/dev/null | sed -n 1p)
-[ -n "$release" ] || die "$deb has no lib/modules/RELEASE: not a modular kernel image package"
-vmlinuz=$work/root/boot/vmlinuz-$release
-config=$work/root/boot/config-$release
-[ -s "$vmlinuz" ] && [ -s "$config" ] || die "$deb lacks boot/vmlinuz-$release or boot/config-$release"
+mapfile -t releases < <(ls -A "$work/root/lib/modules" 2>/dev/null)
+[ ${#releases[@]} = 1 ] ||
+	die "$who: expected one lib/modules/RELEASE, found ${#releases[@]}: not a modular kernel image package"
+release=${releases[0]}
+[[ $release =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] ||
+	die "$who: lib/modules/'${release:0:80}' does not look like a kernel release"
 mods=$work/root/lib/modules/$release
+[ -d "$mods" ] && [ ! -L "$mods" ] || die "$who: lib/modules/$release is not a directory"
+# boot/: regular files of the package only (a link to the host's files is never followed)
+for f in vmlinuz config; do
+	"$kmod" cat "$work/root/boot" "$f-$release" >"$work/$f" && [ -s "$work/$f" ] ||
+		die "$who: boot/$f-$release: not a regular non-empty file of the package"
+done
+if [ -e "$work/root/boot/System.map-$release" ] || [ -L "$work/root/boot/System.map-$release" ]; then
+	"$kmod" cat "$work/root/boot" "System.map-$release" >"$work/System.map" ||
+		die "$who: boot/System.map-$release: not a regular file of the package"
+fi
 
 say "modules: depmod for $release (reads the files; loads nothing)"
 # Debian 12's 6.12 packages compress modules; busybox insmod takes plain .ko.
-find "$mods" -name '*.ko.xz' -exec xz -d {} + 2>/dev/null || true
-find "$mods" -name '*.ko.zst' -exec zstd -q -d --rm {} + 2>/dev/null || true
+find "$mods/" -type f -name '*.ko.xz' -exec xz -d -- {} + 2>/dev/null || true
+find "$mods/" -type f -name '*.ko.zst' -exec zstd -q -d --rm -- {} + 2>/dev/null || true
 depmod -b "$work/root" "$release"
 
-modules_cpio "$mods" "$release" "$config" "$real"
+modules_cpio "$mods" "$release" "$work/config" "$who"
 
 mkdir -p "$dir.tmp"
-cp "$vmlinuz" "$dir.tmp/bzImage"
-cp "$config" "$dir.tmp/config"
-cp "$work/root/boot/System.map-$release" "$dir.tmp/System.map" 2>/dev/null || true
+cp "$work/vmlinuz" "$dir.tmp/bzImage"
+cp "$work/config" "$dir.tmp/config"
+[ ! -f "$work/System.map" ] || cp "$work/System.map" "$dir.tmp/System.map"
 cp "$work/modules.cpio.gz" "$work/modules.list" "$dir.tmp/"
-sum=$(sha256sum "$config" | cut -c1-16)
+sum=$(sha256sum "$work/config" | cut -c1-16)
 jq -n --arg pkg "$real" --arg ver "$pkgver" --arg rel "$release" --arg sum "$sum" \
 	--argjson mods "$(jq -R . <"$work/modules.list" | jq -s .)" \
 	--arg layout "$layout" '{source_package: $pkg, source_version: $ver, release: $rel, kind: "package",

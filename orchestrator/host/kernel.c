@@ -14,28 +14,16 @@
 #include "record/record.h"
 #include "util.h"
 
-/* @opt's value in @config: 'y', 'm', or 0 when it is not set. */
-char mhlKconfigValue(const char *config, const char *opt)
+/* What a modular kernel may have as modules: the guest's init loads them (host/kmod.h). */
+static bool moduleOk(const char *opt)
 {
-	g_autofree char *want = g_strdup_printf("CONFIG_%s=", opt);
-	size_t n = strlen(want);
-	const char *p;
+	size_t i;
 
-	for (p = config; (p = strstr(p, want)); p += n)
-		if ((p == config || p[-1] == '\n') && (p[n] == 'y' || p[n] == 'm') &&
-		    (p[n + 1] == '\n' || !p[n + 1]))
-			return p[n];
-	return 0;
+	for (i = 0; i < mhlKmodNWanted; i++)
+		if (!strcmp(opt, mhlKmodWanted[i].opt))
+			return true;
+	return false;
 }
-
-/*
- * What a modular kernel may have as modules: the guest's init loads them
- * from the cpio kernel/package.sh makes (virtio, vfio). The rest of the
- * required list must be built in.
- */
-static const char *const moduleOk[] = {
-	"VIRTIO_PCI", "VIRTIO_CONSOLE", "VIRTIO_MEM", "VFIO", "VFIO_PCI", "VFIO_IOMMU_TYPE1", NULL
-};
 
 /*
  * What only some steps need (a capability, not a requirement, of a kernel
@@ -156,7 +144,7 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 		if (!*opt || *opt == '#' || isCapability(opt))
 			continue;
 		v = mhlKconfigValue(config, opt);
-		if (v == 'y' || (v == 'm' && modules && g_strv_contains(moduleOk, opt)))
+		if (v == 'y' || (v == 'm' && modules && moduleOk(opt)))
 			continue;
 		g_string_append_printf(missing, "%sCONFIG_%s%s", missing->len ? " " : "", opt,
 				       v == 'm' ? " (a module, but the lab needs it built in)" : "");
@@ -185,6 +173,22 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 }
 
 /*
+ * package.sh's environment: MEMHP_KMOD, the memhp-kmod beside this
+ * memhp-lab (build/), unless the environment names one.
+ */
+static char **kmodEnv(void)
+{
+	char **env = g_get_environ();
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL), *dir = NULL, *kmod = NULL;
+
+	if (g_environ_getenv(env, "MEMHP_KMOD") || !exe)
+		return env;
+	dir = g_path_get_dirname(exe);
+	kmod = g_build_filename(dir, "memhp-kmod", NULL);
+	return access(kmod, X_OK) == 0 ? g_environ_setenv(env, "MEMHP_KMOD", kmod, TRUE) : env;
+}
+
+/*
  * kernel/package.sh with @a1 [@a2 @a3 @a4] (a package name; --deb PATH;
  * --modules DIR --config FILE): the artifact directory it prints last, or
  * NULL + mhlError. @what names it in messages.
@@ -204,6 +208,7 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 	g_autofree char *out = NULL, *memo = g_strjoin("\n", script, a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", NULL);
 	g_autoptr(GError) err = NULL;
 	const char *argv[] = { script, a1, a2, a3, a4, NULL };
+	g_auto(GStrv) envp = kmodEnv();
 	const char *hit;
 	char *nl;
 	int status = 0;
@@ -217,7 +222,7 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 		return g_strdup(hit);
 
 	/* argv, no shell: the name was checked by the scenario loader and goes to apt as one word */
-	if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, &out,
+	if (!g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, &out,
 			  NULL, &status, &err)) {
 		mhlError("cannot run %s: %s", script, err->message);
 		return NULL;

@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <json-c/json.h>
 
+#include "host/kmod.h"
 #include "scenario/scenario.h"
 
 /*
@@ -12,9 +13,6 @@
  * comments) that @config does not set to =y, space-separated; NULL if none.
  */
 char *mhlKconfigMissing(const char *config, const char *required);
-
-/* @opt's value in @config (without CONFIG_): 'y', 'm', or 0 when not set. */
-char mhlKconfigValue(const char *config, const char *opt);
 
 /*
  * Resolve the scenario's kernel: an artifact of kernel/build.sh ("6.12", "6.1",
