@@ -3,6 +3,8 @@
  * Sen's interval (trend.h). The t distribution's CDF is the regularized
  * incomplete beta function (a continued fraction, Lentz's method); its
  * quantile is found by bisection, which is all a soak's few fits need.
+ * mhlTrendSums is the least-squares fit as running sums, for series that
+ * take a point per cycle for as long as a soak runs.
  */
 #include <glib.h>
 
@@ -126,6 +128,42 @@ int mhlTrendLeastSquares(const double *x, const double *y, size_t n, mhlTrendFit
 	}
 	f->se = sqrt(sse / (double)(n - 2) / sxx);
 	t = mhlTrendTQuantile(MHL_TREND_LEVEL, (double)(n - 2));
+	f->lo = f->slope - t * f->se;
+	f->hi = f->slope + t * f->se;
+	return 0;
+}
+
+void mhlTrendSumsAdd(mhlTrendSums *s, double x, double y)
+{
+	double dx, dy;
+
+	if (!isfinite(x) || !isfinite(y)) {
+		s->bad = true;
+		return;
+	}
+	s->n++;
+	dx = x - s->mx;
+	dy = y - s->my;
+	s->mx += dx / (double)s->n;
+	s->my += dy / (double)s->n;
+	s->sxx += dx * (x - s->mx);
+	s->sxy += dx * (y - s->my);
+	s->syy += dy * (y - s->my);
+}
+
+int mhlTrendSumsFit(const mhlTrendSums *s, mhlTrendFit *f)
+{
+	double sse, t;
+
+	if (s->n < MHL_TREND_MIN_POINTS || s->bad || s->sxx <= 0)
+		return -1;
+	f->n = s->n;
+	f->robust = false;
+	f->slope = s->sxy / s->sxx;
+	f->intercept = s->my - f->slope * s->mx;
+	sse = MAX(s->syy - f->slope * s->sxy, 0);	/* the residuals' sum of squares */
+	f->se = sqrt(sse / (double)(s->n - 2) / s->sxx);
+	t = mhlTrendTQuantile(MHL_TREND_LEVEL, (double)(s->n - 2));
 	f->lo = f->slope - t * f->se;
 	f->hi = f->slope + t * f->se;
 	return 0;

@@ -36,6 +36,23 @@ double mhlTrendTCdf(double t, double df);
  */
 int mhlTrendLeastSquares(const double *x, const double *y, size_t n, mhlTrendFit *f);
 
+/*
+ * The same least-squares fit kept as running sums, for a series that grows
+ * by a point per soak cycle: Welford's updates of the means and the
+ * co-moments, in constant memory however many points are added (a soak's
+ * judgement never holds its points).
+ */
+typedef struct {
+	size_t n;		/* points added */
+	double mx, my;		/* their means */
+	double sxx, sxy, syy;	/* sums of (x - mx)^2, (x - mx)(y - my), (y - my)^2 */
+	bool bad;		/* a value that is not finite was added: no fit */
+} mhlTrendSums;
+
+void mhlTrendSumsAdd(mhlTrendSums *s, double x, double y);
+/* The fit of the points added; -1 as mhlTrendLeastSquares. */
+int mhlTrendSumsFit(const mhlTrendSums *s, mhlTrendFit *f);
+
 /* The Theil-Sen slope and Sen's interval; -1 as mhlTrendLeastSquares. */
 int mhlTrendTheilSen(const double *x, const double *y, size_t n, mhlTrendFit *f);
 

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "soak/trend.h"
 #include "unit.h"
@@ -109,6 +110,44 @@ static bool senBinned(void)
 			  f.lo <= -0.49 && f.hi >= -0.51 && f.hi - f.lo < 0.05);
 }
 
+/* Running sums fit what least squares over all the points fits: the hand-computed line, and a long soak's RSS. */
+static bool sumsAsLeastSquares(void)
+{
+	enum { N = 100000 };
+	static const double y10[] = { 2.1, 3.9, 6.2, 7.8, 10.1, 12.2, 13.8, 16.1, 18.0, 20.2 };
+	g_autofree double *x = g_new(double, N), *y = g_new(double, N);
+	mhlTrendSums s = { 0 }, l = { 0 };
+	mhlTrendFit a, b, c, d;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		mhlTrendSumsAdd(&s, X10[i], y10[i]);
+	for (i = 0; i < N; i++) {
+		x[i] = i + 1;
+		y[i] = 27e6 + 411.0 * i + 4096.0 * (i % 5) - 8192;	/* bytes: 411 B a cycle under a 4 KiB saw */
+		mhlTrendSumsAdd(&l, x[i], y[i]);
+	}
+	if (mhlTrendSumsFit(&s, &a) < 0 || mhlTrendLeastSquares(X10, y10, 10, &b) < 0 ||
+	    mhlTrendSumsFit(&l, &c) < 0 || mhlTrendLeastSquares(x, y, N, &d) < 0)
+		return unitExpect(false);
+	if (fabs(a.slope - b.slope) > 1e-12 || fabs(a.se - b.se) > 1e-9 || fabs(a.lo - b.lo) > 1e-9 ||
+	    fabs(a.intercept - b.intercept) > 1e-9 || a.n != 10 || a.robust ||
+	    fabs(c.slope - d.slope) > 1e-9 * d.slope || fabs(c.se - d.se) > 1e-6 * d.se ||
+	    fabs(c.intercept - d.intercept) > 1e-6 * d.intercept || fabs(c.slope - 411) > 0.01) {
+		unitDiag("sums: slope %.9g se %.9g, %.9g se %.9g; all points: slope %.9g se %.9g, %.9g se %.9g",
+			 a.slope, a.se, c.slope, c.se, b.slope, b.se, d.slope, d.se);
+		return unitExpect(false);
+	}
+	/* a NaN, fewer points than a fit needs, all x equal: no fit */
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 5; i++)
+		mhlTrendSumsAdd(&s, i, i == 2 ? NAN : i);
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < 5; i++)
+		mhlTrendSumsAdd(&l, 4, i);
+	return unitExpect(mhlTrendSumsFit(&s, &a) < 0 && mhlTrendSumsFit(&l, &a) < 0);
+}
+
 static bool refused(void)
 {
 	static const double same[] = { 4, 4, 4, 4, 4 }, y5[] = { 1, 2, 3, 4, 5 };
@@ -138,6 +177,8 @@ static const unitCase cases[] = {
 	{ "trend: Theil-Sen finds a swinging decline, significant downward only", senDecline },
 	{ "trend: Theil-Sen on 5000 points (binned) keeps the slope -0.5 with a narrow interval", senBinned },
 	{ "trend: too few points, all x equal or a NaN: no fit", refused },
+	{ "trend: running sums fit as least squares over every point does (the hand-computed line; 100000 points of 411 B/cycle on 27 MB); a NaN or all x equal: no fit",
+	  sumsAsLeastSquares },
 };
 
 static const unitTable tables[] = {
