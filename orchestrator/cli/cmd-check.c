@@ -1,4 +1,8 @@
-/* cmd-check.c - `memhp-lab check SCENARIO...`: validate scenarios without booting. */
+/*
+ * cmd-check.c - `memhp-lab check SCENARIO...`: validate scenarios without
+ * booting; with --resolve, also fetch and unpack their kernel packages to
+ * list what those cannot run.
+ */
 #include <glib.h>
 
 #include "cli/cli.h"
@@ -14,6 +18,7 @@
 
 const mhlOpt mhlCmdCheckOpts[] = {
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: each file, its trials (docs/schemas/check.schema.json)" },
+	{ "resolve", 0, MHL_LONG_ONLY + 'R', NULL, "also fetch and unpack each kernel: {package}, {deb} and {modules} (kernel/package.sh: apt, dpkg-deb, cached in $MEMHP_CACHE) to list the steps it cannot run; without it check reads no package or modules tree and says that the skips are not listed" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -36,21 +41,46 @@ static json_object *checkTrialJson(const mhlScenario *s)
 }
 
 /*
+ * Why the skips of trial @s are not listed without --resolve: its kernel is
+ * a package, a .deb or a modules tree, which only kernel/package.sh reads
+ * (apt, dpkg-deb: untrusted bytes, docs/security.md); NULL when its config
+ * is read as it is (the lab's kernels, a prebuilt one without modules).
+ */
+static char *checkUnresolved(const mhlScenario *s)
+{
+	if (!strcmp(s->kernel, "package"))
+		return g_strdup_printf("kernel {%s: %s} is fetched and unpacked only with --resolve",
+				       s->kernel_deb ? "deb" : "package", s->kernel_deb ? s->kernel_deb : s->kernel_package);
+	if (!strcmp(s->kernel, "prebuilt") && s->kernel_modules)
+		return g_strdup_printf("kernel {modules: %s} is read only with --resolve", s->kernel_modules);
+	return NULL;
+}
+
+/*
  * What a kernel that is not the lab's (a Debian package, a prebuilt one)
  * cannot run of trial @s: a line per skipped step, or with @t (--json) its
- * "skips" array. The lab's own kernels have every capability. A package is
- * fetched (cached) to read its config; nothing boots. 0, or -1 printed.
+ * "skips" array. The lab's own kernels have every capability. With
+ * @resolve, a package is fetched (cached) to read its config and a modules
+ * tree read; without it, a line (or "skips_not_listed") says they were not.
+ * Nothing boots. 0, or -1 printed.
  */
-static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_object *t)
+static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_object *t, bool resolve)
 {
 	g_autoptr(GPtrArray) skips = NULL;
 	g_autoptr(json_object) id = NULL;
-	g_autofree char *image = NULL;
+	g_autofree char *image = NULL, *unresolved = resolve ? NULL : checkUnresolved(s);
 	json_object *arr = NULL;
 	guint i;
 
 	if (strcmp(s->kernel, "package") && strcmp(s->kernel, "prebuilt"))
 		return 0;
+	if (unresolved) {
+		if (t)
+			json_object_object_add(t, "skips_not_listed", json_object_new_string(unresolved));
+		else
+			printf("    skips not listed: %s\n", unresolved);
+		return 0;
+	}
 	if (!(image = mhlKernelResolve(s, paths->cache, NULL, paths->datadir, &id, &skips))) {
 		fprintf(stderr, "error: %s: trial '%s': %s\n", s->path, s->name, mhlErrorLast());
 		mhlErrorReset();
@@ -85,7 +115,7 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
  * One file: its line, and the trials of its matrix; with @files (--json) an
  * object for it there instead. 0, or -1 with the error printed.
  */
-static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files)
+static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files, bool resolve)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
 	json_object *f = files ? json_object_new_object() : NULL, *trials;
@@ -115,7 +145,7 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 			json_object *t = checkTrialJson(all->pdata[i]);
 
 			json_object_array_add(trials, t);
-			if (checkSkips(all->pdata[i], paths, t) < 0)
+			if (checkSkips(all->pdata[i], paths, t, resolve) < 0)
 				return -1;
 		}
 		return 0;
@@ -134,7 +164,7 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		if (d)
 			printf("    XFAIL expected (line %d)%s%s%s: %s\n", d->line, d->match ? ", a failure matching /" : "",
 			       d->match ? d->match : "", d->match ? "/" : "", d->reason);
-		if (checkSkips(all->pdata[i], paths, NULL) < 0)
+		if (checkSkips(all->pdata[i], paths, NULL, resolve) < 0)
 			return -1;
 	}
 	return 0;
@@ -156,7 +186,7 @@ int mhlCmdCheck(int argc, char **argv)
 	}
 	/* every file, each with its own verdict (check scenarios/NAME.yaml ...) */
 	for (i = first; i < argc; i++)
-		bad += checkOne(argv[i], paths, files) < 0;
+		bad += checkOne(argv[i], paths, files, g_hash_table_contains(vals, "resolve")) < 0;
 	if (out) {
 		size_t k, ntrials = 0;
 
