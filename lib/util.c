@@ -1,11 +1,15 @@
 #include "util.h"
 
 #include <libvirt/virterror.h>
+#include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Per thread: trials run in parallel (-j), each reports its own first error. */
@@ -146,4 +150,60 @@ static int mhlRemoveEntry(const char *path, const struct stat *sb, int flag, str
 int mhlRemoveTree(const char *path)
 {
 	return nftw(path, mhlRemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *mhlRealPath(const char *p)
+{
+	char *real, *out;
+
+	if (!p)
+		return NULL;
+	if (!(real = realpath(p, NULL)))
+		return g_canonicalize_filename(p, NULL);
+	out = g_strdup(real);
+	free(real);
+	return out;
+}
+
+int mhlRunDirPath(const char *rundir, const char *what, const char *path, bool dir, bool yaml)
+{
+	g_autofree char *cut = g_strndup(path, 200), *q = g_strescape(cut, NULL);
+	g_autofree char *real = NULL, *root = NULL;
+	struct stat st;
+	size_t i, n;
+
+	for (i = 0; path[i]; i++)
+		if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f) {
+			mhlError("%s '%s': a control character in the path", what, q);
+			return -1;
+		}
+	if (!g_path_is_absolute(path) || strlen(path) >= PATH_MAX) {
+		mhlError("%s '%s': not an absolute path (run and soak write the real path of what they were given)",
+			 what, q);
+		return -1;
+	}
+	if (!(real = realpath(path, NULL))) {
+		mhlError("%s '%s': %s", what, q, g_strerror(errno));
+		return -1;
+	}
+	if (strcmp(real, path)) {
+		mhlError("%s '%s': not its own real path (a symbolic link, '.', '..' or '//' on the way); a resumed run follows none",
+			 what, q);
+		return -1;
+	}
+	if (stat(real, &st) < 0 || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+		mhlError("%s '%s': not a %s", what, q, dir ? "directory" : "regular file");
+		return -1;
+	}
+	if (yaml && !g_str_has_suffix(real, ".yaml") && !g_str_has_suffix(real, ".yml")) {
+		mhlError("%s '%s': not a scenario file (.yaml or .yml)", what, q);
+		return -1;
+	}
+	if (rundir && (root = realpath(rundir, NULL)) && g_str_has_prefix(real, root) &&
+	    ((n = strlen(root)) == 1 || real[n] == '/' || !real[n])) {
+		mhlError("%s '%s': inside the run directory '%s' that names it; a run directory is data, never a scenario, kernel or hosts file that a resumed run loads",
+			 what, q, root);
+		return -1;
+	}
+	return 0;
 }

@@ -45,6 +45,20 @@ char *mhlFileRead(const char *path, gsize *len);
 /* Remove a directory tree we created (no links followed). 0 or -1 + errno. */
 int mhlRemoveTree(const char *path);
 
+/* @p's real path (realpath(3): what a resumed run accepts); if it has none, @p made absolute. NULL for NULL. */
+char *mhlRealPath(const char *p);
+
+/*
+ * A path that a run directory from elsewhere names (run.json, soak.json:
+ * data, docs/security.md), held to what a resumed run may trust: absolute
+ * and its own real path (realpath(3) gives it back unchanged: no '.', '..',
+ * '//' or symbolic link on the way), no control character, outside
+ * @rundir (the directory the user named; NULL: none), a regular file
+ * (with @dir a directory), with @yaml named .yaml or .yml. 0, or -1 +
+ * mhlError naming @what (e.g. "'DIR/run.json': scenarios[0]").
+ */
+int mhlRunDirPath(const char *rundir, const char *what, const char *path, bool dir, bool yaml);
+
 /* Replace each @KEY@ in tmpl with the value from the NULL-terminated pairs. */
 char *mhlTemplateExpand(const char *tmpl, const char *const *pairs, const char *name);
 

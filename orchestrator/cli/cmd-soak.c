@@ -84,7 +84,7 @@ int mhlCmdSoak(int argc, char **argv)
 		mhlCmdUsage(stdout, mhlCmdFind("soak"));
 		return MHL_EXIT_PASS;
 	}
-	o.resume = g_hash_table_lookup(vals, "resume");
+	o.resume = o.untrusted = g_hash_table_lookup(vals, "resume");
 	if (argc - first != (o.resume ? 0 : 1)) {
 		mhlError("soak: expected %s (see 'memhp-lab soak --help')",
 			 o.resume ? "no SCENARIO with --resume" : "one SCENARIO");

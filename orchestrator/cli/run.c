@@ -362,9 +362,9 @@ static void runPrint(const mhlRunOptions *o, GPtrArray *jobs, const char *record
 }
 
 /*
- * RUN_DIR/run.json: what `run` was asked to do (absolute scenario paths,
- * --kernel, --pin-policy, --kernel-dir, --only), so that --resume runs the
- * same trials. Written before any trial starts.
+ * RUN_DIR/run.json: what `run` was asked to do (the real paths of the
+ * scenarios, --kernel, --pin-policy, --kernel-dir, --only), so that
+ * --resume runs the same trials. Written before any trial starts.
  */
 static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *outdir)
 {
@@ -372,14 +372,14 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	g_autoptr(json_object) run = json_object_new_object();
 	g_autoptr(GError) err = NULL;
 	json_object *list = json_object_new_array();
-	g_autofree char *hosts_file = o->hosts_file ? g_canonicalize_filename(o->hosts_file, NULL) : NULL;
+	g_autofree char *hosts_file = mhlRealPath(o->hosts_file), *kernel_dir = mhlRealPath(o->kernel_dir);
 	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only", "hosts", "hosts_file" };
-	const char *const vals[] = { o->kernel, o->pin_policy, o->kernel_dir, o->only, o->hosts, hosts_file };
+	const char *const vals[] = { o->kernel, o->pin_policy, kernel_dir, o->only, o->hosts, hosts_file };
 	size_t k;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		g_autofree char *abs = g_canonicalize_filename(scenarios[i], NULL);
+		g_autofree char *abs = mhlRealPath(scenarios[i]);
 
 		json_object_array_add(list, json_object_new_string(abs));
 	}
@@ -404,7 +404,13 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	return 0;
 }
 
-/* What --resume RUN_DIR resumes: run.json read back into @o and @scenarios (untrusted: types checked). */
+/*
+ * What --resume RUN_DIR resumes: run.json read back into @o and @scenarios.
+ * RUN_DIR is data (docs/security.md, "Run directories"): types checked, and
+ * every path it names held to mhlRunDirPath (absolute, its own real path, a
+ * regular file or directory outside RUN_DIR, a scenario a .yaml file); the
+ * scenarios then load and the options are checked as a plain run's are.
+ */
 static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **keep)
 {
 	g_autofree char *path = g_build_filename(o->resume, "run.json", NULL), *text = NULL;
@@ -423,11 +429,27 @@ static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **k
 	for (i = 0; i < json_object_array_length(list); i++) {
 		json_object *e = json_object_array_get_idx(list, i);
 
+		g_autofree char *what = g_strdup_printf("run: --resume: '%s': scenarios[%zu]", path, i);
+
 		if (!json_object_is_type(e, json_type_string)) {
-			mhlError("run: --resume: '%s': scenarios[%zu] is not a path", path, i);
+			mhlError("%s is not a path", what);
 			return -1;
 		}
+		if (mhlRunDirPath(o->resume, what, json_object_get_string(e), false, true) < 0)
+			return -1;
 		g_ptr_array_add(scenarios, (char *)json_object_get_string(e));
+	}
+	for (i = 0; i < 6; i++) {
+		const char *const key[] = { "kernel_dir", "hosts_file", "hosts", "kernel", "pin_policy", "only" };
+		g_autofree char *what = g_strdup_printf("run: --resume: '%s': %s", path, key[i]);
+		json_object *v = mhlJ(run, key[i]);
+
+		if (v && !json_object_is_type(v, json_type_string)) {
+			mhlError("%s is not a string", what);
+			return -1;
+		}
+		if (v && i < 2 && mhlRunDirPath(o->resume, what, json_object_get_string(v), i == 0, false) < 0)
+			return -1;
 	}
 	o->kernel = mhlJStr(run, "kernel", NULL);
 	o->pin_policy = mhlJStr(run, "pin_policy", NULL);

@@ -126,11 +126,18 @@ json_object *mhlSoakMetaLoad(const char *outdir)
 	return meta;
 }
 
+int mhlSoakScenarioTrusted(const char *rundir, const char *metadir, const char *scenario)
+{
+	g_autofree char *what = g_strdup_printf("soak: --resume: '%s/soak.json': scenario", metadir);
+
+	return mhlRunDirPath(rundir, what, scenario, false, true);
+}
+
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
 			       guint64 seed, double duration, int cycles)
 {
 	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
-	g_autofree char *abs = g_canonicalize_filename(scenario, NULL);
+	g_autofree char *abs = mhlRealPath(scenario);	/* what --resume accepts */
 	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
 	g_autofree char *started = g_date_time_format_iso8601(now);
 	g_autoptr(json_object) meta = json_object_new_object();

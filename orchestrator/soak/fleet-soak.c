@@ -317,7 +317,7 @@ static int fleetMetaWrite(mhlSoakFleetPlan *p, const mhlSoakFleetOptions *o)
 	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
 	g_autofree char *started = g_date_time_format_iso8601(now);
 	g_autoptr(GError) err = NULL;
-	g_autofree char *scenario = g_canonicalize_filename(o->base.scenario, NULL);
+	g_autofree char *scenario = mhlRealPath(o->base.scenario);	/* what --resume accepts */
 	json_object *seeds = json_object_new_array();
 	guint i;
 
@@ -362,7 +362,7 @@ static int fleetPlanNew(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 	}
 	p->segdir = g_strdup(p->dir);
 	p->hosts = g_strdup(o->hosts);
-	p->hosts_file = o->hosts_file ? g_canonicalize_filename(o->hosts_file, NULL) : NULL;
+	p->hosts_file = mhlRealPath(o->hosts_file);
 	return 0;
 }
 
@@ -390,6 +390,8 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 		parent = g_path_get_dirname(p->dir);
 		if ((p->meta = fleetMetaLoad(parent)))
 			p->segdir = g_steal_pointer(&parent);
+		if (mhlSoakScenarioTrusted(p->dir, p->dir, mhlJStr(one, MHL_K_SCENARIO, "")) < 0)
+			return -1;
 		p->s = mhlScenarioLoad(mhlJStr(one, MHL_K_SCENARIO, ""));
 	} else {
 		for (seeds = mhlJ(p->meta, K_SEEDS), i = 0; i < json_object_array_length(seeds); i++) {
@@ -400,12 +402,20 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 		if (fleetLock(p) < 0)
 			return -1;
 		p->segdir = g_strdup(p->dir);
+		if (mhlSoakScenarioTrusted(p->dir, p->dir, mhlJStr(p->meta, MHL_K_SCENARIO, "")) < 0)
+			return -1;
 		p->s = mhlScenarioLoad(mhlJStr(p->meta, MHL_K_SCENARIO, ""));
 	}
 	if (!p->s)
 		return -1;
 	p->hosts = g_strdup(o->hosts || o->hosts_file ? o->hosts : mhlJStr(p->meta, K_HOSTS, NULL));
 	p->hosts_file = g_strdup(o->hosts || o->hosts_file ? o->hosts_file : mhlJStr(p->meta, K_HOSTS_FILE, NULL));
+	if (!o->hosts && !o->hosts_file && p->hosts_file) {
+		g_autofree char *what = g_strdup_printf("soak: --resume: '%s/soak.json': hosts_file", p->dir);
+
+		if (mhlRunDirPath(p->dir, what, p->hosts_file, false, false) < 0)
+			return -1;
+	}
 	if (!p->hosts && !p->hosts_file) {
 		mhlError("soak: --resume '%s': no hosts recorded; name them with --host or --hosts", p->dir);
 		return -1;

@@ -18,6 +18,12 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st);
 
 /* OUTDIR/soak.json of a soak to resume; NULL + mhlError. */
 json_object *mhlSoakMetaLoad(const char *outdir);
+/*
+ * The scenario a soak.json in @metadir names, from a directory that is data
+ * (--resume, docs/security.md): mhlRunDirPath outside @rundir, a .yaml
+ * file. 0, or -1 + mhlError.
+ */
+int mhlSoakScenarioTrusted(const char *rundir, const char *metadir, const char *scenario);
 /* Create OUTDIR and its soak.json for a new soak; NULL + mhlError (one is there already, ...). */
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
 			       guint64 seed, double duration, int cycles);

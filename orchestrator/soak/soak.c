@@ -574,6 +574,8 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		    !(p->meta = mhlSoakMetaLoad(p->outdir)))
 			return MHL_EXIT_USAGE;
 		scenario = mhlJStr(p->meta, MHL_K_SCENARIO, NULL);
+		if (scenario && mhlSoakScenarioTrusted(o->untrusted ? o->untrusted : p->outdir, p->outdir, scenario) < 0)
+			return MHL_EXIT_USAGE;
 		p->seed = g_ascii_strtoull(mhlJStr(p->meta, "seed", "0"), NULL, 10);
 		p->duration = mhlJDbl(p->meta, "duration_s", 0);
 		p->cycles_max = (int)mhlJInt(p->meta, MHL_K_CYCLES, 0);

@@ -14,6 +14,12 @@ typedef struct {
 	const char *scenario;	/* the guest: nodes, kernel, pin_policy, cmdline; steps unused */
 	const char *outdir;	/* -o DIR (new soak) */
 	const char *resume;	/* --resume RUN_DIR: continue after its last checkpoint */
+	/*
+	 * The directory --resume named (a soak's, or a fleet soak's parent of
+	 * seed-S/): data from elsewhere; the scenario its soak.json names must
+	 * pass mhlRunDirPath outside it. NULL: a soak this run began.
+	 */
+	const char *untrusted;
 	double duration_s;	/* soak time (segments' time, not the gaps between them); 0: until cycles */
 	int cycles;		/* at most this many cycles (0: no limit) */
 	guint64 seed;
