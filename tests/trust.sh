@@ -1,0 +1,146 @@
+# tests/trust.sh - trust, round 2 (issue 30; docs/security.md): packages,
+# .debs, modules trees and run directories are data, never a command on the
+# host. A modules.dep or a package's file names reach no sed or shell program
+# (kernel/package.sh reads them through build/memhp-kmod); a .deb whose
+# members leave its root (absolute or '..' links, '..' names, devices) is
+# refused before it is extracted, naming the member; a modules tree's
+# '../' paths and links are never followed; `check` reads no package unless
+# --resolve; `run --resume` and `soak --resume` load no scenario, kernel or
+# hosts file that lies inside the run directory or is not its own real path.
+# Every reproducer below tries to create the same marker file; the last check
+# says none did. Nothing boots: each is refused before a guest would start.
+# Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
+plan 20
+
+echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
+export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
+export MEMHP_CACHE=$work/cache	# this part's own kernel cache: what it may hold is checked below
+export MEMHP_KMOD=$top/$B/memhp-kmod	# kernel/package.sh's reader of packages and modules trees
+trel=9.9.9-trust	# the release of every tree and package here
+secret=trust-secret-$RANDOM$RANDOM	# a host file's content that must not reach the cache
+echo "$secret" >"$work/secret"
+# The lab's required options built in, virtio_pci a module: the only module a
+# tree or package here has to bring.
+grep -v '^#' kernel/required.list | sed -e '/^$/d' -e 's/^/CONFIG_/' -e 's/$/=y/' -e 's/^CONFIG_VIRTIO_PCI=y$/CONFIG_VIRTIO_PCI=m/' \
+	>"$work/config"
+echo bzimage >"$work/bzImage"
+# trust_scn KERNEL-MAP: a scenario of one virtio-mem guest on that kernel (soak takes it too)
+trust_scn() {
+	printf 'name: trust\nkernel: %s\nnodes:\n  - memory: 512MiB\n    cpus: 1\n  - memory: 128MiB\n    cpus: 1\n    virtio_mem: {size: 256MiB, block: 2MiB, requested: 256MiB}\nsteps:\n  - snapshot:\n' "$1"
+}
+# trust_tree DIR: a lib/modules/RELEASE tree DIR/$trel with kernel/ (its modules.dep is the caller's)
+trust_tree() { mkdir -p "$1/$trel/kernel"; }
+# trust_debroot DIR: a linux-image package's tree: control, boot/vmlinuz and config, lib/modules/RELEASE/kernel/
+trust_debroot() {
+	mkdir -p "$1/DEBIAN" "$1/boot" "$1/lib/modules/$trel/kernel"
+	printf 'Package: linux-image-%s\nVersion: 1.0\nArchitecture: all\nMaintainer: memhp-lab <lab@localhost>\nDescription: trust test package\n' \
+		"$trel" >"$1/DEBIAN/control"
+	echo bzimage >"$1/boot/vmlinuz-$trel"
+	cp "$work/config" "$1/boot/config-$trel"
+}
+trust_deb() { dpkg-deb --root-owner-group -b "$1" "$2" >/dev/null; }
+# no_secret: no file of the cache (decompressed if gzip) holds the secret
+no_secret() {
+	! { find "$MEMHP_CACHE" -type f ! -name '*.gz' -exec cat -- {} + 2>/dev/null
+	    find "$MEMHP_CACHE" -type f -name '*.gz' -exec zcat -- {} + 2>/dev/null; } | grep -qF "$secret"
+}
+
+# The well-formed tree and package: what is refused below is their shape, not theirs.
+trust_tree "$work/good-tree"
+echo junk >"$work/good-tree/$trel/kernel/virtio_pci.ko"
+echo 'kernel/virtio_pci.ko:' >"$work/good-tree/$trel/modules.dep"
+trust_debroot "$work/good-deb"
+echo junk | xz >"$work/good-deb/lib/modules/$trel/kernel/virtio_pci.ko.xz"
+trust_deb "$work/good-deb" "$work/good.deb"
+
+# 1: a modules.dep line whose path holds a sed program (the s command ends at '|', 'e' runs a shell)
+trust_tree "$work/tree1"
+printf '%s\n' 'x|touch $MHL_TRUST_MARKER|e;s|/virtio_pci.ko:' >"$work/tree1/$trel/modules.dep"
+trust_scn "{bzimage: $work/bzImage, config: $work/config, modules: $work/tree1/$trel}" >"$work/scn1.yaml"
+# 2: a package whose module file name depmod writes into modules.dep ('|', ';', '$', spaces)
+trust_debroot "$work/deb2"
+mkdir -p "$work/deb2/lib/modules/$trel/kernel/a|touch \$MHL_TRUST_MARKER|e;s|"
+echo junk >"$work/deb2/lib/modules/$trel/kernel/a|touch \$MHL_TRUST_MARKER|e;s|/virtio_pci.ko"
+trust_deb "$work/deb2" "$work/deb2.deb"
+trust_scn "{deb: $work/deb2.deb}" >"$work/scn2.yaml"
+# 3: packages whose links lead out of their root: lib/modules to a directory
+# of the host, System.map and a module to a host file
+mkdir -p "$work/victim/$trel/kernel"
+echo junk | xz >"$work/victim/$trel/kernel/virtio_pci.ko.xz"
+trust_debroot "$work/deb3a"
+rm -r "$work/deb3a/lib/modules" && ln -s "$work/victim" "$work/deb3a/lib/modules"
+trust_deb "$work/deb3a" "$work/deb3a.deb"
+trust_debroot "$work/deb3b"
+echo junk >"$work/deb3b/lib/modules/$trel/kernel/virtio_pci.ko"
+ln -s "$work/secret" "$work/deb3b/boot/System.map-$trel"
+trust_deb "$work/deb3b" "$work/deb3b.deb"
+trust_debroot "$work/deb3c"
+ln -s "$work/secret" "$work/deb3c/lib/modules/$trel/kernel/virtio_pci.ko"
+trust_deb "$work/deb3c" "$work/deb3c.deb"
+# 4: modules trees that name a host file: a '..' dependency, a module that is a link
+trust_tree "$work/tree4a"
+echo junk >"$work/tree4a/$trel/kernel/virtio_pci.ko"
+echo 'kernel/virtio_pci.ko: ../../secret' >"$work/tree4a/$trel/modules.dep"
+trust_tree "$work/tree4b"
+ln -s "$work/secret" "$work/tree4b/$trel/kernel/virtio_pci.ko"
+echo 'kernel/virtio_pci.ko:' >"$work/tree4b/$trel/modules.dep"
+
+echo "# trust: modules.dep is data (finding 1: a modules tree; 2: a package's file names through depmod)"
+expect_fail "package.sh --modules: a modules.dep path holding a sed program ('x|touch ...|e;s|...') is refused at its line" 1 \
+	"modules.dep:1: module path 'x\\|touch" kernel/package.sh --modules "$work/tree1/$trel" --config "$work/config"
+ok "check of a kernel: {modules} scenario reads no modules tree without --resolve: exit 0, it says the skips are not listed" \
+	sh -c '"$1" check "$2" >"$3" 2>&1 && grep -q "skips not listed: kernel {modules: .*} is read only with --resolve" "$3"' \
+	_ "$LAB" "$work/scn1.yaml" "$work/check1.out"
+expect_fail "check --resolve of that scenario: refused, naming modules.dep:1" 2 \
+	"modules.dep:1: module path 'x\\|touch" $LAB check --resolve "$work/scn1.yaml"
+expect_fail "run of that scenario: refused before anything boots, naming modules.dep:1" 2 \
+	"modules.dep:1: module path 'x\\|touch" $LAB run -q -o "$work/run1" "$work/scn1.yaml"
+expect_fail "package.sh --deb: a module named 'a|touch \$M|e;s|/virtio_pci.ko' in the package: depmod's line for it is refused" 1 \
+	"modules.dep:[0-9]+: module path 'kernel/a\\|touch" kernel/package.sh --deb "$work/deb2.deb"
+expect_fail "check --resolve of a kernel: {deb} scenario with that package: refused the same way" 2 \
+	"modules.dep:[0-9]+: module path 'kernel/a\\|touch" $LAB check --resolve "$work/scn2.yaml"
+ok "check --help says what --resolve fetches and unpacks, and that check reads no package without it" \
+	sh -c '"$1" check --help | grep -q -- "--resolve" && "$1" check --help | grep -q "without it check reads no package"' _ "$LAB"
+
+echo "# trust: a package's archive is checked before it is extracted (finding 3)"
+expect_fail "package.sh --deb: a package whose lib/modules is a link to a host directory: refused naming the member" 1 \
+	"member './lib/modules'.*symbolic link to an absolute path" kernel/package.sh --deb "$work/deb3a.deb"
+ok "the host directory it linked to is untouched: its .ko.xz still compressed, no modules.dep written into it" \
+	sh -c '[ -f "$1/kernel/virtio_pci.ko.xz" ] && [ ! -e "$1/kernel/virtio_pci.ko" ] && [ ! -e "$1/modules.dep" ]' \
+	_ "$work/victim/$trel"
+expect_fail "package.sh --deb: boot/System.map a link to a host file: refused naming the member" 1 \
+	"member './boot/System.map-$trel'.*symbolic link to an absolute path" kernel/package.sh --deb "$work/deb3b.deb"
+expect_fail "package.sh --deb: a module that is a link to a host file: refused naming the member" 1 \
+	"member './lib/modules/$trel/kernel/virtio_pci.ko'.*symbolic link to an absolute path" kernel/package.sh --deb "$work/deb3c.deb"
+ok "package.sh --deb: a well-formed package still makes its modules cpio (virtio_pci.ko in it, decompressed)" \
+	sh -c 'd=$(kernel/package.sh --deb "$1" 2>/dev/null) && zcat "$d/modules.cpio.gz" | cpio -t --quiet | grep -qx "usr/lib/modules/$2/virtio_pci.ko"' \
+	_ "$work/good.deb" "$trel"
+
+echo "# trust: a modules tree gives only regular files under it (finding 4)"
+expect_fail "package.sh --modules: a modules.dep dependency '../../secret' is refused ('..')" 1 \
+	"modules.dep:1: dependency '../../secret' of 'kernel/virtio_pci.ko': a '.' or '..' component" \
+	kernel/package.sh --modules "$work/tree4a/$trel" --config "$work/config"
+expect_fail "package.sh --modules: a module that is a link to a host file is not followed" 1 \
+	"kernel/virtio_pci.ko': a symbolic link" kernel/package.sh --modules "$work/tree4b/$trel" --config "$work/config"
+ok "package.sh --modules: a well-formed tree still makes its modules cpio" \
+	sh -c 'd=$(kernel/package.sh --modules "$1" --config "$2" 2>/dev/null) && zcat "$d/modules.cpio.gz" | cpio -t --quiet | grep -q "/virtio_pci.ko$"' \
+	_ "$work/good-tree/$trel" "$work/config"
+ok "no file of \$MEMHP_CACHE holds the host file's content (System.map, modules cpios)" no_secret
+
+echo "# trust: a run directory is data (finding 5: run --resume, soak --resume)"
+mkdir -p "$work/r5" "$work/r5k" "$work/s5"
+trust_scn "{bzimage: $work/bzImage, config: $work/config, modules: $work/tree1/$trel}" >"$work/r5/evil.yaml"
+printf '{"scenarios": ["%s"]}\n' "$work/r5/evil.yaml" >"$work/r5/run.json"
+expect_fail "run --resume: run.json naming a scenario inside the run directory: refused before it is loaded" 2 \
+	"run.json': scenarios\\[0\\] '.*/r5/evil.yaml': inside the run directory" $LAB run --resume "$work/r5"
+printf '{"scenarios": ["%s"], "kernel_dir": "%s"}\n' "$(realpath scenarios/demo.yaml)" "$work/r5k" >"$work/r5k/run.json"
+expect_fail "run --resume: a kernel_dir inside the run directory: refused (a resumed run boots no kernel the directory brings)" 2 \
+	"run.json': kernel_dir '.*/r5k': inside the run directory" $LAB run --resume "$work/r5k"
+trust_scn "{bzimage: $work/bzImage, config: $work/config, modules: $work/tree1/$trel}" >"$work/s5/evil.yaml"
+printf '{"trial": "soak:trust:seed=1", "scenario": "%s", "seed": "1", "duration_s": 0, "cycles": 1, "started": "2026-01-01T00:00:00Z"}\n' \
+	"$work/s5/evil.yaml" >"$work/s5/soak.json"
+expect_fail "soak --resume: soak.json naming a scenario inside the run directory: refused before it is loaded" 2 \
+	"soak.json': scenario '.*/s5/evil.yaml': inside the run directory" $LAB soak --resume "$work/s5"
+
+ok "no reproducer ran a command: the marker file does not exist" test ! -e "$MHL_TRUST_MARKER"
+unset trel secret
