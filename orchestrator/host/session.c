@@ -98,6 +98,17 @@ static bool rootOurs(const char *root, const char *own)
 	       st.st_uid == geteuid();
 }
 
+bool mhlEmbedRootStale(const char *root, long *pid)
+{
+	g_autofree char *name = g_path_get_basename(root);
+	g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
+	g_autofree char *text = NULL;
+
+	*pid = -1;
+	return g_str_has_prefix(name, "mhl-") && rootOurs(root, own) &&
+	       g_file_get_contents(own, &text, NULL, NULL) && !ownerAlive(text, pid);
+}
+
 /*
  * An embedded root whose owner died (SIGKILL, a crash) is removed at the next
  * start, with the QEMU processes of its guests it left (the run's guard
@@ -112,12 +123,9 @@ void mhlStaleRootsClean(void)
 	mhlHugePoolStaleClean();
 	while (d && (e = g_dir_read_name(d))) {
 		g_autofree char *root = g_build_filename("/tmp", e, NULL);
-		g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
-		g_autofree char *text = NULL;
 		long pid;
 
-		if (!g_str_has_prefix(e, "mhl-") || !rootOurs(root, own) ||
-		    !g_file_get_contents(own, &text, NULL, NULL) || ownerAlive(text, &pid))
+		if (!mhlEmbedRootStale(root, &pid))
 			continue;
 		mhlRootKillGuests(root, pid, true);
 		fprintf(stderr, "memhp-lab: removing %s, left by run %ld that is gone\n", root, pid);

@@ -19,6 +19,13 @@ typedef struct {
 int mhlLibvirtStart(const char *outdir);
 /* Remove embedded roots (and their QEMU processes) whose owner process is gone. */
 void mhlStaleRootsClean(void);
+/*
+ * Whether @root is an embedded root a run of ours left and may be removed:
+ * named mhl-*, a directory (not a link) of ours with mode 0700 holding a
+ * regular owner.pid of ours, whose process ("PID STARTTIME", or an older
+ * root's "PID") runs no more. *pid: the owner's, or -1.
+ */
+bool mhlEmbedRootStale(const char *root, long *pid);
 /* A private root for qemu:///embed with our qemu.conf and owner.pid; NULL + mhlError. */
 char *mhlEmbedRootCreate(void);
 

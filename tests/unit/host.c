@@ -1,7 +1,21 @@
-/* tests/unit/host.c - the host side (orchestrator/host/): which QEMU a dead run's cleanup may kill. */
+/*
+ * tests/unit/host.c - the host side (orchestrator/host/): what the cleanup of
+ * a dead run may touch: which QEMU it kills, which embedded roots it
+ * removes, which domains of a daemon it destroys (on libvirt's test driver).
+ */
 #include <glib.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "host/guard.h"
+#include "host/session.h"
 #include "unit.h"
 
 typedef struct {
@@ -35,6 +49,180 @@ static bool guestJudge(const void *row, GString *desc)
 	return unitExpect(got == r->ours);
 }
 
-static const unitTable tables[] = { UNIT_TABLE(guestRows, guestJudge) };
+/* ---- which embedded roots (/tmp/mhl-*) the cleanup removes ---- */
+
+#define DEAD_PID "999999999"	/* past any pid_max: no process */
+
+typedef enum {
+	ROOT_OWNER,		/* 0700, owner.pid holding @owner */
+	ROOT_OPEN,		/* 0755, owner.pid of a dead run */
+	ROOT_LINK,		/* a link to a root of a dead run */
+	ROOT_OWNER_LINK,	/* 0700, owner.pid a link to a file naming a dead run */
+	ROOT_NO_OWNER,		/* 0700, no owner.pid */
+} rootKind;
+
+static const struct rootRow {
+	const char *name, *what;
+	rootKind kind;
+	const char *owner;	/* ROOT_OWNER: owner.pid; "@self" our pid and start time, "@pid" our pid alone,
+				 * "@reused" our pid with another start time */
+	bool stale;
+} roots[] = {
+	{ "mhl-dead", "of a run that is gone", ROOT_OWNER, DEAD_PID " 12345\n", true },
+	{ "mhl-self", "of this process (pid and start time)", ROOT_OWNER, "@self", false },
+	{ "mhl-old", "of this process (an older root: pid alone)", ROOT_OWNER, "@pid", false },
+	{ "mhl-reused", "whose pid runs another process now (start time differs)", ROOT_OWNER, "@reused", true },
+	{ "mhl-open", "of mode 0755 (not made by g_mkdtemp)", ROOT_OPEN, NULL, false },
+	{ "mhl-link", "that is a link to a dead run's root", ROOT_LINK, NULL, false },
+	{ "mhl-ownlink", "whose owner.pid is a link", ROOT_OWNER_LINK, NULL, false },
+	{ "mhl-noowner", "without owner.pid", ROOT_NO_OWNER, NULL, false },
+	{ "other-dead", "not named mhl-*", ROOT_OWNER, DEAD_PID " 12345\n", false },
+};
+
+/* This process's start time, field 22 of /proc/self/stat. */
+static unsigned long long selfStartTime(void)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) f = NULL;
+
+	if (!g_file_get_contents("/proc/self/stat", &text, NULL, NULL) || !strrchr(text, ')'))
+		return 0;
+	f = g_strsplit(strrchr(text, ')') + 2, " ", -1);	/* from field 3 */
+	return g_strv_length(f) > 19 ? g_ascii_strtoull(f[19], NULL, 10) : 0;
+}
+
+/* @r's directory under a directory of its own in the scratch directory; its path. */
+static char *rootMake(const struct rootRow *r)
+{
+	g_autofree char *base = g_build_filename(unitTmpdir, "roots", r->name, NULL);
+	g_autofree char *owner = NULL, *target = NULL;
+	char *root = g_build_filename(base, r->name, NULL);
+	g_autofree char *own = g_build_filename(root, "owner.pid", NULL);
+
+	g_mkdir_with_parents(base, 0755);
+	if (r->kind == ROOT_LINK) {
+		target = g_build_filename(base, "mhl-target", NULL);
+		g_mkdir(target, 0700);
+		owner = g_build_filename(target, "owner.pid", NULL);
+		g_file_set_contents(owner, DEAD_PID " 12345\n", -1, NULL);
+		if (symlink(target, root) < 0)
+			unitDiag("symlink %s: %s", root, g_strerror(errno));
+		return root;
+	}
+	g_mkdir(root, r->kind == ROOT_OPEN ? 0755 : 0700);
+	chmod(root, r->kind == ROOT_OPEN ? 0755 : 0700);	/* whatever the umask */
+	if (r->kind == ROOT_NO_OWNER)
+		return root;
+	if (r->kind == ROOT_OWNER_LINK) {
+		target = g_build_filename(base, "pidfile", NULL);
+		g_file_set_contents(target, DEAD_PID " 12345\n", -1, NULL);
+		if (symlink(target, own) < 0)
+			unitDiag("symlink %s: %s", own, g_strerror(errno));
+		return root;
+	}
+	if (!g_strcmp0(r->owner, "@self"))
+		owner = g_strdup_printf("%d %llu\n", (int)getpid(), selfStartTime());
+	else if (!g_strcmp0(r->owner, "@pid"))
+		owner = g_strdup_printf("%d\n", (int)getpid());
+	else if (!g_strcmp0(r->owner, "@reused"))
+		owner = g_strdup_printf("%d %llu\n", (int)getpid(), selfStartTime() + 1);
+	else
+		owner = g_strdup(r->owner ? r->owner : DEAD_PID " 12345\n");
+	g_file_set_contents(own, owner, -1, NULL);
+	return root;
+}
+
+static bool rootJudge(const void *row, GString *desc)
+{
+	const struct rootRow *r = row;
+	g_autofree char *root = NULL;
+	long pid = 0;
+	bool got;
+
+	g_string_printf(desc, "cleanup: an embedded root %s is %s", r->what, r->stale ? "removed" : "left alone");
+	if (unitListing)
+		return true;
+	root = rootMake(r);
+	got = mhlEmbedRootStale(root, &pid);
+	if (got != r->stale)
+		unitDiag("%s: %s (owner pid %ld)", root, got ? "stale" : "not stale", pid);
+	return unitExpect(got == r->stale && (!got || pid > 0));
+}
+
+/* ---- which domains of a daemon the cleanup destroys ---- */
+
+/* libvirt's errors (a destroyed domain looked up) are expected here, not printed. */
+static void libvirtQuiet(void *data, virErrorPtr err)
+{
+	(void)data;
+	(void)err;
+}
+
+static bool domainCreate(virConnectPtr conn, const char *name)
+{
+	g_autofree char *xml = g_strdup_printf("<domain type='test'><name>%s</name><memory>1024</memory>"
+					       "<os><type>hvm</type></os></domain>", name);
+	virDomainPtr dom = virDomainCreateXML(conn, xml, 0);
+
+	if (dom)
+		virDomainFree(dom);
+	return dom != NULL;
+}
+
+static bool domainActive(virConnectPtr conn, const char *name)
+{
+	virDomainPtr dom = virDomainLookupByName(conn, name);
+	bool active = dom && virDomainIsActive(dom) == 1;
+
+	if (dom)
+		virDomainFree(dom);
+	return active;
+}
+
+/*
+ * On libvirt's test driver: memhp-<trial>-<pid>-<n> of a pid that runs no
+ * more is destroyed; a live run's, another name's and a name without the
+ * run's number are left.
+ */
+static bool deadRunDomains(void)
+{
+	g_autofree char *live = g_strdup_printf("memhp-b-%d-0", (int)getpid());
+	static const char *const kept[] = { "other-" DEAD_PID "-0", "memhp-c-" DEAD_PID, "memhp-d-x" DEAD_PID "-0",
+					    "memhp-e-" DEAD_PID "-", "test" };
+	virConnectPtr conn = virConnectOpen("test:///default");
+	bool ok = conn != NULL;
+	size_t i;
+	int gone = -2;
+
+	if (!ok)
+		return unitExpect(false);
+	virConnSetErrorFunc(conn, NULL, libvirtQuiet);
+	ok = domainCreate(conn, "memhp-a-" DEAD_PID "-0") && domainCreate(conn, "memhp-k9_size_64MiB-ab-" DEAD_PID "-3") &&
+	     domainCreate(conn, live);
+	for (i = 0; ok && i + 1 < G_N_ELEMENTS(kept); i++)
+		ok = domainCreate(conn, kept[i]);
+	if (ok)
+		gone = mhlDeadRunDomainsDestroy(conn, true);
+	ok = ok && gone == 2 && !domainActive(conn, "memhp-a-" DEAD_PID "-0") &&
+	     !domainActive(conn, "memhp-k9_size_64MiB-ab-" DEAD_PID "-3") && domainActive(conn, live);
+	for (i = 0; ok && i < G_N_ELEMENTS(kept); i++)
+		if (!(ok = domainActive(conn, kept[i])))
+			unitDiag("domain %s destroyed", kept[i]);
+	if (gone != 2)
+		unitDiag("destroyed %d domain(s), want 2", gone);
+	virConnectClose(conn);
+	return unitExpect(ok);
+}
+
+static const unitCase cases[] = {
+	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other (test:///default)",
+	  deadRunDomains },
+};
+
+static const unitTable tables[] = {
+	UNIT_TABLE(guestRows, guestJudge),
+	UNIT_TABLE(roots, rootJudge),
+	UNIT_CASES(cases),
+};
 
 const unitModule unitHost = UNIT_MODULE("host", NULL, NULL, tables);
