@@ -40,14 +40,14 @@ ok "capacity grid: online_kernel stops short by at least the pin at 50% (256 MiB
 ok "capacity report: one sentence per policy and a frontier plot with drawn paths" \
 	sh -c "grep -c '^<li>capacity-grid (policy=online_\(movable\|kernel\)): ' '$work/cap/report/index.html' | grep -qx 2 && sed -n '/id=capacity/,/<\/figure>/p' '$work/cap/report/index.html' | grep -q '<path'"
 fi
-ok "capacity: the recorded sweep's frontier (tests/data/capacity/run) is monotone" \
+ok "oracle: capacity: the recorded sweep's frontier (tests/data/capacity/run) is monotone" \
 	capacity_monotone tests/data/capacity/run/trials.jsonl
 # The monotone check can fail: the same records with one short unplug made worse than its neighbour.
 r=tests/data/capacity/run/trials.jsonl
 jq -c 'if .parameters.policy == "online_kernel" and .parameters.pinned == "128MiB" then .summary.reached_bytes = 400000000 else . end' \
 	"$r" >"$work/cap-bad.jsonl"
 capacity_not_monotone() { ! capacity_monotone "$@"; }
-ok "capacity: the monotone check rejects a frontier that goes up again" \
+ok "oracle: capacity: the monotone check rejects a frontier that goes up again" \
 	capacity_not_monotone "$work/cap-bad.jsonl"
 rm -rf "$work/capgold" && cp -r tests/data/capacity/run "$work/capgold"
 lab report "$work/capgold" --format html >/dev/null 2>&1

@@ -39,7 +39,7 @@ check_mixed() {
 ok "check --json of a good and a bad file: exit 2, valid JSON, the bad one's error at file:line:column, the good one's trial with kernel and policy" \
 	check_mixed "$rc" "$cli/check2.json" "$cli/bad.yaml"
 jq '.files[0].trials[0] |= del(.kernel)' "$cli/check2.json" >"$cli/check-bad-shape.json"
-ok "the check schema refuses a trial without its kernel (the schema can fail)" \
+ok "oracle: the check schema refuses a trial without its kernel (the schema can fail)" \
 	schema_refuses "$cli/check-bad-shape.json" check
 
 echo "# cli: doctor --json (docs/schemas/doctor.schema.json)"
@@ -75,7 +75,7 @@ report_plain() {
 }
 ok "report --json without --compare: exit 0, valid, compare null, the two files asked for" report_plain "$rc" "$cli/report2.json"
 jq '.compare.rows[0].rank = "worse"' "$cli/report.json" >"$cli/report-bad.json"
-ok "the report schema refuses a rank outside its five (the schema can fail)" schema_refuses "$cli/report-bad.json" report
+ok "oracle: the report schema refuses a rank outside its five (the schema can fail)" schema_refuses "$cli/report-bad.json" report
 
 echo "# cli: exit status per command, as docs/cli.md says"
 exits_documented() {
@@ -206,7 +206,7 @@ demo=$(fixture demo)/run
 ok "docs/record.md names every field of real records (tests/data's, the exec trial's; the demo run's, and then no field the docs name is missing from them): top level, summary, each step kind" \
 	/usr/bin/python3 tests/record-fields.py $complete docs/record.md $recs
 head -n 1 tests/data/report/run/trials.jsonl | jq -c '.bogus_field = 1 | .steps[0].also_bogus = 2' >"$cli/undocumented.jsonl"
-ok "tests/record-fields.py names a field the docs do not (a top-level one and a step's)" \
+ok "oracle: tests/record-fields.py names a field the docs do not (a top-level one and a step's)" \
 	sh -c '! /usr/bin/python3 tests/record-fields.py docs/record.md "$1" >"$2" && grep -q "bogus_field" "$2" && grep -q "also_bogus" "$2"' \
 	_ "$cli/undocumented.jsonl" "$cli/undocumented.out"
 conf_counts() {

@@ -143,7 +143,7 @@ ok "oracle: it saw the unplugged device (current 0) while the pin was held (befo
 	  | ($req | type) == "number" and ($rel | type) == "number" and ($look | type) == "number"
 	    and (map(select(.requested_kib == 0 and .current_kib == 0 and .t + ($req - $look) < $rel)) | length) >= 1' \
 	"$work/ld/oracle.jsonl"
-ok "the test's libvirtd is gone (it ran: its log is there)" \
+ok "oracle: the test's libvirtd is gone (it ran: its log is there)" \
 	sh -c "test -s '$work/ld/libvirtd.log' && ! pgrep -f '[l]ibvirtd -d -p $work/ld/libvirtd.pid' >/dev/null"
 
 echo "# orchestrator: doctor"

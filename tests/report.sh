@@ -63,7 +63,7 @@ done
 # KTAP: our checker of ktap.rst's rules, and the kernel's own parser (kunit.py, from the 6.12 source).
 ok "KTAP follows ktap.rst (tests/ktap-check.awk, strict)" awk -v strict=1 -f tests/ktap-check.awk "$R/results.ktap"
 printf 'KTAP version 1\n1..2\n  KTAP version 1\n  1..1\n  not ok 1 step\nok 1 trial\nok 3 x # ERROR y\n' >"$rd/bad.ktap"
-ok "the KTAP checker refuses a passing parent of a failed subtest" \
+ok "oracle: the KTAP checker refuses a passing parent of a failed subtest" \
 	sh -c '! awk -f tests/ktap-check.awk "$1" >"$1.out"; grep -q "although one of its subtests failed" "$1.out"' _ "$rd/bad.ktap"
 ok "KTAP: one result per trial, TIMEOUT for the stuck unplug, ERROR for error and interrupted" \
 	test "$(grep -cE '^(not )?ok [0-9]' "$R/results.ktap")" = 6 -a \
@@ -94,7 +94,7 @@ kv() { /usr/bin/python3 -m jsonschema -i "$1" tests/schema/kcidb-v5-subset.schem
 ok "kcidb.json validates against tests/schema/kcidb-v5-subset.schema.json" kv "$R/kcidb.json"
 jq '.tests[0].status = "BROKEN"' "$R/kcidb.json" >"$rd/kcidb-bad.json"
 kv_refuses() { ! kv "$1"; }
-ok "the KCIDB schema refuses a test status outside the v5 set" kv_refuses "$rd/kcidb-bad.json"
+ok "oracle: the KCIDB schema refuses a test status outside the v5 set" kv_refuses "$rd/kcidb-bad.json"
 ok "kcidb: every test names a build, every build a checkout" jq -e \
 	'([.builds[].id] as $b | all(.tests[]; .build_id as $x | $b | index($x))) and
 	 ([.checkouts[].id] as $c | all(.builds[]; .checkout_id as $x | $c | index($x)))' "$R/kcidb.json"
@@ -168,7 +168,7 @@ console_errors() { chrome --enable-logging=stderr --v=0 --virtual-time-budget=30
 no_console_errors() { ! console_errors "$1"; }
 ok "chromium: no console errors on index.html" no_console_errors "$R/index.html"
 sed 's|</body>|<script>noSuchFunction()</script></body>|' "$R/index.html" >"$R/broken.html"
-ok "chromium: the console check sees an error when there is one" console_errors "$R/broken.html"
+ok "oracle: chromium: the console check sees an error when there is one" console_errors "$R/broken.html"
 rm -f "$R/broken.html"
 
 t0=$(date +%s%N)
