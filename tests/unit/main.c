@@ -27,7 +27,7 @@
 static const unitModule *const modules[] = {
 	&unitSize, &unitCensus, &unitAgent, &unitGuest, &unitDomain, &unitUtil, &unitRecord,
 	&unitScenario, &unitRun, &unitKernel, &unitSoak, &unitHost, &unitHostMem, &unitCapacity,
-	&unitTrend, &unitShard,
+	&unitTrend, &unitShard, &unitReport,
 };
 
 enum { EXIT_USAGE = 2 };

@@ -1,0 +1,288 @@
+/*
+ * tests/unit/report.c - the reports (reports/) of a small run of one trial
+ * per verdict, rendered into the scratch directory: KTAP compared in full,
+ * JUnit XML line by line, KCIDB's status and waiver per test, and the HTML
+ * and every format checked for a record's text escaped (a record may come
+ * from elsewhere); with the helpers that escape (mhlHtmlf, the gnuplot
+ * strings, the identifiers). What tests/report.sh checks on a real run, on
+ * records small enough to read here.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <string.h>
+
+#include "reports/report.h"
+#include "unit.h"
+#include "util.h"
+
+/* One trial of each verdict a record holds, and a "lost" one, which no record may hold (line 7). */
+static const char runLines[] =
+	"{\"trial\":\"passes\",\"verdict\":\"pass\",\"scenario\":\"scenarios/u.yaml\","
+	"\"steps\":[{\"step\":\"pin\",\"id\":\"p\",\"ok\":true,\"line\":5}]}\n"
+	"{\"trial\":\"fails\",\"verdict\":\"fail\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"pins failed\","
+	"\"steps\":[{\"step\":\"pin\",\"id\":\"p\",\"ok\":false,\"line\":5,\"error\":\"1 pin failed\"}]}\n"
+	"{\"trial\":\"errs\",\"verdict\":\"error\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"the guest stopped\"}\n"
+	"{\"trial\":\"skips\",\"verdict\":\"skip\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"other-kernel: 6.1 only\"}\n"
+	"{\"trial\":\"known\",\"verdict\":\"xfail\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"known deviation: c3\","
+	"\"steps\":[{\"step\":\"pin\",\"id\":\"p\",\"ok\":true,\"line\":5},"
+	"{\"step\":\"expect\",\"ok\":false,\"line\":9,\"error\":\"expect at line 9: pins_failed 1, wanted 0\"}]}\n"
+	"{\"trial\":\"unexpected\",\"verdict\":\"xpass\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"known deviation: c3\"}\n"
+	"{\"trial\":\"gone\",\"verdict\":\"lost\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"no record\"}\n"
+	"{\"trial\":\"x<&>\\\"'#y\",\"verdict\":\"interrupted\",\"scenario\":\"scenarios/u.yaml\",\"reason\":\"SIGINT <b>\"}\n";
+
+static mhlRun *run;
+static char *reportDir;
+static char *texts[MHL_REPORT_LAST];	/* each format rendered once, by the first row that reads it */
+
+static void reportSetup(void)
+{
+	g_autofree char *dir = g_build_filename(unitTmpdir, "report-run", NULL);
+
+	g_mkdir_with_parents(dir, 0755);
+	g_free(unitWriteTmp("report-run/trials.jsonl", runLines));
+	run = mhlRunLoad(dir);
+	reportDir = g_build_filename(dir, "report", NULL);
+	g_mkdir_with_parents(reportDir, 0755);
+	g_setenv("MEMHP_GNUPLOT", "/bin/true", TRUE);	/* no plots drawn: "plot missing" notes */
+}
+
+static void reportTeardown(void)
+{
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(texts); i++)
+		g_clear_pointer(&texts[i], g_free);
+	g_clear_pointer(&run, mhlRunFree);
+	g_clear_pointer(&reportDir, g_free);
+	g_unsetenv("MEMHP_GNUPLOT");
+}
+
+/* @format of the run, rendered (once); NULL after a diagnostic. */
+static const char *rendered(mhlReportFormat format)
+{
+	mhlReportOpts opts = { .formats = 1u << format, .origin = "memhp" };
+	g_autofree char *path = NULL;
+
+	if (texts[format])
+		return texts[format];
+	if (!run || mhlReportWrite(run, &opts) < 0) {
+		unitDiag("%s", run ? mhlErrorLast() : "the run did not load");
+		return NULL;
+	}
+	path = g_build_filename(reportDir, mhlReportFormatFiles[format], NULL);
+	if (!g_file_get_contents(path, &texts[format], NULL, NULL))
+		unitDiag("no %s", path);
+	return texts[format];
+}
+
+/* Whether @text has @line as one whole line. */
+static bool hasLine(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p;
+
+	for (p = text; p && (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/* ---- KTAP: the whole file ---- */
+
+static const char ktapWant[] =
+	"KTAP version 1\n"
+	"# memhp-lab run report-run: 7 trial record(s), 1 unreadable line(s)\n"
+	"# report-run: 7 trial(s): 1 pass, 1 fail, 1 error, 1 skip, 1 xfail, 1 xpass, 1 interrupted, unreadable lines"
+	" | kernel \xe2\x80\x93 | policy \xe2\x80\x93 | host \xe2\x80\x93 (\xe2\x80\x93) | accel \xe2\x80\x93"
+	" | wall \xe2\x80\x93\n"
+	"1..8\n"
+	"  KTAP version 1\n"
+	"  # Subtest: passes\n"
+	"  1..1\n"
+	"  ok 1 pin p\n"
+	"# passes: kernel unknown, pin_policy -, -\n"
+	"ok 1 passes\n"
+	"  KTAP version 1\n"
+	"  # Subtest: fails\n"
+	"  1..1\n"
+	"  # 1 pin failed\n"
+	"  not ok 1 pin p\n"
+	"# fails: kernel unknown, pin_policy -, -\n"
+	"# pins failed\n"
+	"not ok 2 fails\n"
+	"# errs: kernel unknown, pin_policy -, -\n"
+	"not ok 3 errs # ERROR the guest stopped\n"
+	"# skips: kernel unknown, pin_policy -, -\n"
+	"ok 4 skips # SKIP other-kernel: 6.1 only\n"
+	"  KTAP version 1\n"
+	"  # Subtest: known\n"
+	"  1..2\n"
+	"  ok 1 pin p\n"
+	"  ok 2 expect # XFAIL expect at line 9: pins_failed 1, wanted 0\n"
+	"# known: kernel unknown, pin_policy -, -\n"
+	"ok 5 known # XFAIL known deviation: c3\n"
+	"# unexpected: kernel unknown, pin_policy -, -\n"
+	"not ok 6 unexpected # XPASS known deviation: c3\n"
+	"# x<&>\"' y: kernel unknown, pin_policy -, -\n"
+	"not ok 7 x<&>\"' y # ERROR interrupted: SIGINT <b>\n"
+	"not ok 8 trials.jsonl line 7 # ERROR trial 'gone': verdict 'lost' is not pass, fail, error or interrupted\n";
+
+static bool ktapWhole(void)
+{
+	const char *got = rendered(MHL_REPORT_KTAP);
+	g_auto(GStrv) a = g_strsplit(got ? got : "", "\n", -1), b = g_strsplit(ktapWant, "\n", -1);
+	size_t i;
+
+	for (i = 0; a[i] && b[i] && !strcmp(a[i], b[i]); i++)
+		;
+	if (a[i] || b[i])
+		unitDiag("results.ktap line %zu: got '%s', want '%s'", i + 1, a[i] ? a[i] : "(end)",
+			 b[i] ? b[i] : "(end)");
+	return unitExpect(got && !a[i] && !b[i]);
+}
+
+/* ---- JUnit XML and KTAP: lines that must be there ---- */
+
+static const struct lineRow {
+	mhlReportFormat format;
+	const char *what, *line;
+} lines[] = {
+	{ MHL_REPORT_KTAP, "an expected failure is ok with an XFAIL directive",
+	  "ok 5 known # XFAIL known deviation: c3" },
+	{ MHL_REPORT_KTAP, "an expected failure's failed step is ok with an XFAIL directive",
+	  "  ok 2 expect # XFAIL expect at line 9: pins_failed 1, wanted 0" },
+	{ MHL_REPORT_KTAP, "an unexpected pass is not ok with an XPASS directive",
+	  "not ok 6 unexpected # XPASS known deviation: c3" },
+	{ MHL_REPORT_KTAP, "a skip is ok with a SKIP directive", "ok 4 skips # SKIP other-kernel: 6.1 only" },
+	{ MHL_REPORT_KTAP, "a '#' in a trial id is no directive", "not ok 7 x<&>\"' y # ERROR interrupted: SIGINT <b>" },
+	{ MHL_REPORT_JUNIT, "the counters: xpass a failure, xfail and skip skipped, error, interrupted and the bad line errors",
+	  "<testsuites name=\"memhp-lab report-run\" tests=\"8\" failures=\"2\" errors=\"3\" skipped=\"2\" time=\"0.000\">" },
+	{ MHL_REPORT_JUNIT, "an expected failure is <skipped> with its reason",
+	  "      <skipped message=\"known deviation: c3\" type=\"xfail\">known deviation: c3" },
+	{ MHL_REPORT_JUNIT, "an unexpected pass is a <failure>",
+	  "      <failure message=\"known deviation: c3\" type=\"xpass\">known deviation: c3" },
+	{ MHL_REPORT_JUNIT, "a skip is <skipped>",
+	  "      <skipped message=\"other-kernel: 6.1 only\" type=\"skip\">other-kernel: 6.1 only" },
+	{ MHL_REPORT_JUNIT, "a trial id with < & > \" is escaped in an attribute",
+	  "    <testcase name=\"x&lt;&amp;&gt;&quot;'#y\" classname=\"memhp.u\" time=\"0.000\">" },
+	{ MHL_REPORT_JUNIT, "a reason with <b> is escaped in an attribute and in the text",
+	  "      <error message=\"SIGINT &lt;b&gt;\" type=\"interrupted\">SIGINT &lt;b&gt;" },
+};
+
+static bool lineJudge(const void *row, GString *desc)
+{
+	const struct lineRow *r = row;
+	const char *got;
+
+	g_string_printf(desc, "report: %s: %s", mhlReportFormatFiles[r->format], r->what);
+	if (unitListing)
+		return true;
+	got = rendered(r->format);
+	if (got && !hasLine(got, r->line))
+		unitDiag("no line '%s' in:\n%s", r->line, got);
+	return unitExpect(got && hasLine(got, r->line));
+}
+
+/* ---- KCIDB: each test's status and waiver ---- */
+
+static const struct kcidbRow {
+	const char *id, *status;
+	bool waived;
+} kcidbRows[] = {
+	{ "memhp:passes", "PASS", false },
+	{ "memhp:fails", "FAIL", false },
+	{ "memhp:errs", "ERROR", false },
+	{ "memhp:skips", "SKIP", false },
+	{ "memhp:known", "FAIL", true },
+	{ "memhp:known.s2_expect", "FAIL", true },
+	{ "memhp:known.s1_pin_p", "PASS", false },
+	{ "memhp:unexpected", "PASS", false },
+	{ "memhp:x______y", "MISS", false },	/* the id made of [A-Za-z0-9_-] */
+};
+
+static bool kcidbJudge(const void *row, GString *desc)
+{
+	const struct kcidbRow *r = row;
+	g_autoptr(json_object) doc = NULL;
+	json_object *tests, *t = NULL;
+	const char *got;
+	size_t i;
+
+	g_string_printf(desc, "report: kcidb.json: test %s is %s%s", r->id, r->status, r->waived ? ", waived" : "");
+	if (unitListing)
+		return true;
+	if (!(got = rendered(MHL_REPORT_KCIDB)) || !(doc = json_tokener_parse(got)) ||
+	    !json_object_object_get_ex(doc, "tests", &tests))
+		return unitExpect(false);
+	for (i = 0; i < json_object_array_length(tests) && !t; i++)
+		if (!strcmp(mhlJStr(json_object_array_get_idx(tests, i), "id", ""), r->id))
+			t = json_object_array_get_idx(tests, i);
+	if (!t)
+		return unitExpect(false);
+	if (strcmp(mhlJStr(t, "status", ""), r->status) || mhlJBool(t, "waived", false) != r->waived)
+		unitDiag("got %s", json_object_to_json_string(t));
+	return unitExpect(!strcmp(mhlJStr(t, "status", ""), r->status) && mhlJBool(t, "waived", false) == r->waived);
+}
+
+/* ---- HTML ---- */
+
+/* The record's text is in index.html, escaped, and never as markup. */
+static bool htmlRecordEscaped(void)
+{
+	const char *got = rendered(MHL_REPORT_HTML);
+
+	if (got && (strstr(got, "x<&>") || strstr(got, "SIGINT <b>")))
+		unitDiag("a record's text as markup in index.html");
+	return unitExpect(got && strstr(got, "x&lt;&amp;&gt;&quot;&apos;#y") && strstr(got, "SIGINT &lt;b&gt;") &&
+			  !strstr(got, "x<&>") && !strstr(got, "SIGINT <b>"));
+}
+
+static bool htmlfEscapes(void)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	mhlHtmlf(out, "<td>%s</td><td>%d</td>", "<a href=\"x\">&'", 3);
+	if (strcmp(out->str, "<td>&lt;a href=&quot;x&quot;&gt;&amp;&apos;</td><td>3</td>"))
+		unitDiag("got %s", out->str);
+	return unitExpect(!strcmp(out->str, "<td>&lt;a href=&quot;x&quot;&gt;&amp;&apos;</td><td>3</td>"));
+}
+
+/* ---- the other escapes ---- */
+
+static bool gnuplotQuoted(void)
+{
+	g_autofree char *a = mhlGnuplotString("it's `rm -rf` \"$x\"\nnext");
+	g_autofree char *b = mhlGnuplotString(NULL);
+
+	if (strcmp(a, "'it''s `rm -rf` \"$x\" next'") || strcmp(b, "''"))
+		unitDiag("got %s and %s", a, b);
+	return unitExpect(!strcmp(a, "'it''s `rm -rf` \"$x\" next'") && !strcmp(b, "''"));
+}
+
+static bool identSafe(void)
+{
+	g_autofree char *a = mhlReportIdent("c3:kernel=6.1,policy=series/../x y");
+	g_autofree char *b = mhlReportIdent("");
+
+	if (strcmp(a, "c3_kernel_6_1_policy_series____x_y") || strcmp(b, "_"))
+		unitDiag("got %s and %s", a, b);
+	return unitExpect(!strcmp(a, "c3_kernel_6_1_policy_series____x_y") && !strcmp(b, "_"));
+}
+
+static const unitCase cases[] = {
+	{ "report: results.ktap of one trial per verdict, line by line", ktapWhole },
+	{ "report: index.html: a record's < & > \" ' are escaped, never markup", htmlRecordEscaped },
+	{ "report: mhlHtmlf escapes its %s arguments (< > & \" '), not its format", htmlfEscapes },
+	{ "report: a gnuplot string is single-quoted (' doubled, a line end a space): nothing substituted",
+	  gnuplotQuoted },
+	{ "report: an identifier keeps [A-Za-z0-9_-] only; an empty one is '_'", identSafe },
+};
+
+static const unitTable tables[] = {
+	UNIT_CASES(cases),
+	UNIT_TABLE(lines, lineJudge),
+	UNIT_TABLE(kcidbRows, kcidbJudge),
+};
+
+const unitModule unitReport = UNIT_MODULE("report", reportSetup, reportTeardown, tables);
