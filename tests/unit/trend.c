@@ -95,6 +95,80 @@ static bool senDecline(void)
 			  mhlTrendSignificant(&f, -1) && !mhlTrendSignificant(&f, +1));
 }
 
+/*
+ * Sen's interval by hand. With x = 1..10 every pairwise slope is
+ * (y_j - y_i) / (j - i): N = 45 of them. Var S = n(n-1)(2n+5)/18 =
+ * 10 * 9 * 25 / 18 = 125 and C = z * sqrt(Var S) = 1.959964 * 11.180340 =
+ * 21.9131 (z the normal 97.5 % quantile); the interval is the sorted
+ * slopes at the ranks, counted from 0, floor((N - C) / 2) = floor(11.54) = 11
+ * and ceil((N + C) / 2) = ceil(33.46) = 34, the slope their median, rank 22.
+ * (Var S over 9 instead: C = 30.99, ranks 7 and 38.) Below, each series'
+ * 45 slopes sorted, ranks 11, 22 and 34 in brackets.
+ */
+static bool senExpect(const double *y, double slope, double lo, double hi)
+{
+	mhlTrendFit f;
+
+	if (mhlTrendTheilSen(X10, y, 10, &f) < 0)
+		return unitExpect(false);
+	if (fabs(f.slope - slope) > 1e-12 || fabs(f.lo - lo) > 1e-12 || fabs(f.hi - hi) > 1e-12) {
+		unitDiag("slope %.15g CI %.15g..%.15g, want %.15g CI %.15g..%.15g", f.slope, f.lo, f.hi, slope, lo, hi);
+		return unitExpect(false);
+	}
+	return true;
+}
+
+/*
+ * -11 -9 -9 -8 -7 -17/3 -16/3 -16/3 -24/5 -14/3 -22/5 [-21/5] -29/7 -29/7 -4
+ * -4 -34/9 -15/4 -11/3 -7/2 -7/2 -7/2 [-7/2] -7/2 -7/2 -27/8 -10/3 -13/4 -13/4
+ * -13/4 -3 -3 -3 -19/7 [-5/2] -5/2 -12/5 -11/5 -5/3 -5/3 -4/3 2 2 3 3:
+ * slope -3.5, interval -4.2..-2.5 (over 9: -16/3..-5/3); the intercept the
+ * median of y_i + 3.5 x_i: 99 100 100 100 101 | 103.5 105.5 105.5 105.5 106.5,
+ * (101 + 103.5) / 2 = 102.25.
+ */
+static bool senDeclineByHand(void)
+{
+	static const double y[] = { 100, 93, 95, 86, 88, 79, 82, 71, 74, 66 };
+	mhlTrendFit f;
+
+	if (!senExpect(y, -3.5, -4.2, -2.5) || mhlTrendTheilSen(X10, y, 10, &f) < 0)
+		return false;
+	if (fabs(f.intercept - 102.25) > 1e-12)
+		unitDiag("intercept %.15g", f.intercept);
+	return unitExpect(fabs(f.intercept - 102.25) < 1e-12 && f.se == 0 && f.robust && f.n == 10 &&
+			  mhlTrendSignificant(&f, -1) && !mhlTrendSignificant(&f, +1));
+}
+
+/*
+ * y = 0 2 6 6 8 5 4 5 9 8: -3 -2 -1 -1 -1 -2/3 -1/2 -1/2 -1/3 -1/4 -1/5 [0] 0
+ * 0 1/4 2/7 1/3 2/5 1/2 1/2 3/5 2/3 [5/7] 3/4 3/4 3/4 8/9 1 1 1 1 9/8 4/3 4/3
+ * [3/2] 2 2 2 2 2 2 5/2 3 4 4: slope 5/7, interval 0..1.5 (over 9: -0.5..2).
+ * Its lower end is 0 exactly: the interval does not exclude 0, no growth.
+ */
+static bool senLoZero(void)
+{
+	static const double y[] = { 0, 2, 6, 6, 8, 5, 4, 5, 9, 8 };
+	mhlTrendFit f;
+
+	return senExpect(y, 5.0 / 7, 0, 1.5) && mhlTrendTheilSen(X10, y, 10, &f) == 0 &&
+	       unitExpect(f.lo == 0 && !mhlTrendSignificant(&f, +1) && !mhlTrendSignificant(&f, -1));
+}
+
+/*
+ * y = 5 8 7 9 1 7 3 4 0 0: -8 -4 -4 -3 -7/3 -7/3 -2 -2 -9/5 -7/4 -3/2 [-3/2]
+ * -3/2 -5/4 -7/6 -8/7 -1 -1 -1 -1 -1 -1 [-1] -1 -2/3 -5/8 -3/5 -5/9 -1/3 -1/4
+ * -1/4 -1/5 -1/7 0 [0] 2/5 1/2 1 1 1 1 4/3 2 3 6: slope -1, interval -1.5..0
+ * (over 9: -2..1). Its upper end is 0 exactly: no decline.
+ */
+static bool senHiZero(void)
+{
+	static const double y[] = { 5, 8, 7, 9, 1, 7, 3, 4, 0, 0 };
+	mhlTrendFit f;
+
+	return senExpect(y, -1, -1.5, 0) && mhlTrendTheilSen(X10, y, 10, &f) == 0 &&
+	       unitExpect(f.hi == 0 && !mhlTrendSignificant(&f, -1) && !mhlTrendSignificant(&f, +1));
+}
+
 static bool senBinned(void)
 {
 	enum { N = 5000 };
@@ -167,6 +241,29 @@ static bool cdfSymmetric(void)
 			  fabs(mhlTrendTCdf(-2.3646, 7) - 0.025) < 1e-4);
 }
 
+/* An interval is significant on a side only when it excludes 0 there: an end at 0 is not. */
+static const struct {
+	double lo, hi;
+	int sign;
+	bool want;
+} significances[] = {
+	{ 0, 1, +1, false }, { 1e-300, 1, +1, true }, { -1e-300, 1, +1, false }, { 0, 1, -1, false },
+	{ -1, 0, -1, false }, { -1, -1e-300, -1, true }, { -1, 1e-300, -1, false }, { -1, 0, +1, false },
+	{ -1, 1, +1, false }, { -1, 1, -1, false },
+};
+
+static bool significanceJudge(const void *row, GString *desc)
+{
+	const __typeof__(significances[0]) *r = row;
+	mhlTrendFit f = { .n = 10, .lo = r->lo, .hi = r->hi, .slope = (r->lo + r->hi) / 2 };
+
+	g_string_printf(desc, "trend: the interval %g..%g is %ssignificant %s", r->lo, r->hi, r->want ? "" : "not ",
+			r->sign > 0 ? "growth" : "decline");
+	if (unitListing)
+		return true;
+	return unitExpect(mhlTrendSignificant(&f, r->sign) == r->want);
+}
+
 static const unitCase cases[] = {
 	{ "trend: the t CDF is 0.5 at 0 and 0.975 at t(0.95, 7) = 2.3646, symmetric", cdfSymmetric },
 	{ "trend: least squares on an exact line: slope 2, intercept 3, no error, significant growth only",
@@ -176,6 +273,10 @@ static const unitCase cases[] = {
 	{ "trend: Theil-Sen ignores an outlier least squares follows", senOutlier },
 	{ "trend: Theil-Sen finds a swinging decline, significant downward only", senDecline },
 	{ "trend: Theil-Sen on 5000 points (binned) keeps the slope -0.5 with a narrow interval", senBinned },
+	{ "trend: Theil-Sen's slope, intercept and Sen's interval match the hand computation (decline)",
+	  senDeclineByHand },
+	{ "trend: Sen's interval 0..1.5 by hand: its lower end exactly 0 is no growth", senLoZero },
+	{ "trend: Sen's interval -1.5..0 by hand: its upper end exactly 0 is no decline", senHiZero },
 	{ "trend: too few points, all x equal or a NaN: no fit", refused },
 	{ "trend: running sums fit as least squares over every point does (the hand-computed line; 100000 points of 411 B/cycle on 27 MB); a NaN or all x equal: no fit",
 	  sumsAsLeastSquares },
@@ -184,6 +285,7 @@ static const unitCase cases[] = {
 static const unitTable tables[] = {
 	UNIT_TABLE(quantiles, quantileJudge),
 	UNIT_CASES(cases),
+	UNIT_TABLE(significances, significanceJudge),
 };
 
 const unitModule unitTrend = UNIT_MODULE("trend", NULL, NULL, tables);
