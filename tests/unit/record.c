@@ -205,6 +205,24 @@ static const struct textRow {
 	{ "cut between two characters, with ...", "\xc3\xa9\xc3\xa9\xc3\xa9", -1, 5, false, "\xc3\xa9..." },
 	{ "cut: a character never split", "a\xc3\xa9\xc3\xa9\xc3\xa9", -1, 5, false, "a..." },
 	{ "NULL is empty", NULL, -1, 0, false, "" },
+	/* the fast path (printable ASCII, nothing to clean) must not take a DEL or a control for text */
+	{ "DEL alone dropped", "\x7f", -1, 0, false, "" },
+	{ "DEL alone dropped from multiline text", "\x7f", -1, 0, true, "" },
+	{ "DEL among ASCII text dropped", "a\x7f" "b", -1, 0, false, "ab" },
+	{ "DEL at the end of a line kept short of max dropped", "abc\x7f", -1, 8, false, "abc" },
+	{ "C0 controls but tab and newline dropped",
+	  "a\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18"
+	  "\x19\x1a\x1c\x1d\x1e\x1f" "b", -1, 0, false, "ab" },
+	{ "a CR alone dropped, in multiline text too", "a\rb", -1, 0, true, "ab" },
+	{ "a BEL alone dropped", "\a", -1, 0, false, "" },
+	{ "space and tilde kept (the printable ends)", " ~", -1, 0, false, " ~" },
+	{ "a cut UTF-8 sequence at the end is U+FFFD", "a\xc3", -1, 0, false, "a\xef\xbf\xbd" },
+	{ "a lone continuation byte is U+FFFD", "\x80" "a", -1, 0, false, "\xef\xbf\xbd" "a" },
+	{ "an overlong '/' is two U+FFFD", "\xc0\xaf", -1, 0, false, "\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "a UTF-16 surrogate is three U+FFFD", "\xed\xa0\x80", -1, 0, false,
+	  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+	{ "past U+10FFFF is U+FFFD per byte", "\xf4\x90\x80\x80", -1, 0, false,
+	  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
 };
 
 static bool textJudge(const void *row, GString *desc)
@@ -332,6 +350,12 @@ static const struct verdictRow {
 	{ "'fail'", "{\"trial\":\"t\",\"verdict\":\"fail\"}", MHL_VERDICT_FAIL },
 	{ "'error'", "{\"trial\":\"t\",\"verdict\":\"error\"}", MHL_VERDICT_ERROR },
 	{ "'interrupted'", "{\"trial\":\"t\",\"verdict\":\"interrupted\"}", MHL_VERDICT_INTERRUPTED },
+	{ "'skip'", "{\"trial\":\"t\",\"verdict\":\"skip\"}", MHL_VERDICT_SKIP },
+	{ "'xfail'", "{\"trial\":\"t\",\"verdict\":\"xfail\"}", MHL_VERDICT_XFAIL },
+	{ "'xpass'", "{\"trial\":\"t\",\"verdict\":\"xpass\"}", MHL_VERDICT_XPASS },
+	{ "'lost'", "{\"trial\":\"t\",\"verdict\":\"lost\"}", MHL_VERDICT_LOST },
+	{ "'Pass' (another case)", "{\"trial\":\"t\",\"verdict\":\"Pass\"}", MHL_VERDICT_LAST },
+	{ "'pas' (a prefix)", "{\"trial\":\"t\",\"verdict\":\"pas\"}", MHL_VERDICT_LAST },
 	{ "'bogus'", "{\"trial\":\"t\",\"verdict\":\"bogus\"}", MHL_VERDICT_LAST },
 	{ "missing", "{\"trial\":\"t\"}", MHL_VERDICT_LAST },
 	{ "a number", "{\"trial\":\"t\",\"verdict\":1}", MHL_VERDICT_LAST },
@@ -352,6 +376,58 @@ static bool verdictJudge(const void *row, GString *desc)
 	if (got != v->want)
 		unitDiag("got %d", got);
 	return unitExpect(rec && got == v->want);
+}
+
+/* Which verdicts let a run succeed (mhlVerdictOk): pass, skip and xfail; an xpass fails the run. */
+static const struct verdictOkRow {
+	mhlVerdict v;
+	bool ok;
+} verdictOks[] = {
+	{ MHL_VERDICT_PASS, true }, { MHL_VERDICT_FAIL, false }, { MHL_VERDICT_ERROR, false },
+	{ MHL_VERDICT_SKIP, true }, { MHL_VERDICT_XFAIL, true }, { MHL_VERDICT_XPASS, false },
+	{ MHL_VERDICT_INTERRUPTED, false }, { MHL_VERDICT_LOST, false }, { MHL_VERDICT_LAST, false },
+};
+
+static bool verdictOkJudge(const void *row, GString *desc)
+{
+	const struct verdictOkRow *r = row;
+
+	g_string_printf(desc, "record: verdict %s %s a run succeed", r->v < MHL_VERDICT_LAST ? mhlVerdictNames[r->v] :
+			"none (MHL_VERDICT_LAST)", r->ok ? "lets" : "does not let");
+	if (unitListing)
+		return true;
+	return unitExpect(mhlVerdictOk(r->v) == r->ok);
+}
+
+/* The names are the record's words, each verdict's own. */
+static bool verdictNames(void)
+{
+	static const char *const want[MHL_VERDICT_LAST] = {
+		[MHL_VERDICT_PASS] = "pass", [MHL_VERDICT_FAIL] = "fail", [MHL_VERDICT_ERROR] = "error",
+		[MHL_VERDICT_SKIP] = "skip", [MHL_VERDICT_XFAIL] = "xfail", [MHL_VERDICT_XPASS] = "xpass",
+		[MHL_VERDICT_INTERRUPTED] = "interrupted", [MHL_VERDICT_LOST] = "lost",
+	};
+	int i;
+
+	for (i = 0; i < MHL_VERDICT_LAST; i++)
+		if (g_strcmp0(mhlVerdictNames[i], want[i])) {
+			unitDiag("verdict %d is named '%s', want '%s'", i, mhlVerdictNames[i], want[i]);
+			return unitExpect(false);
+		}
+	return true;
+}
+
+/* A JSON string of nothing but a DEL or a control character is cleaned too (mhlJSONClean's fast path). */
+static bool jsonCleanDel(void)
+{
+	g_autoptr(json_object) o = json_tokener_parse("{\"a\":\"\\u007f\",\"b\":\"x\\u007fy\",\"c\":\"\\u0001\"}");
+	const char *got;
+
+	mhlJSONClean(o, true);
+	got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(got, "{\"a\":\"\",\"b\":\"xy\",\"c\":\"\"}"))
+		unitDiag("got %s", got);
+	return unitExpect(!strcmp(got, "{\"a\":\"\",\"b\":\"xy\",\"c\":\"\"}"));
 }
 
 static bool dottedPaths(void)
@@ -594,6 +670,7 @@ static const unitCase appendCases[] = {
 
 static const unitCase textCases[] = {
 	{ "text: mhlJSONClean cleans every string and key of a JSON value", jsonClean },
+	{ "text: mhlJSONClean cleans a string of a DEL or a control character alone", jsonCleanDel },
 	{ "record: mhlJArr, mhlJObj, mhlJLen, mhlJBool, mhlJIdx give the default for another type", typedAccessors },
 };
 
@@ -624,12 +701,19 @@ static const unitCase readCases[] = {
 	{ "record: mhlRunLoad refuses a run directory that does not exist", loadMissingDir },
 };
 
+static const unitCase verdictCases[] = {
+	{ "record: each verdict's name is its own (pass fail error skip xfail xpass interrupted lost)",
+	  verdictNames },
+};
+
 static const unitTable tables[] = {
 	UNIT_CASES(appendCases),
 	UNIT_TABLE(texts, textJudge),
 	UNIT_CASES(textCases),
 	UNIT_CASES(summaryCases),
 	UNIT_TABLE(verdicts, verdictJudge),
+	UNIT_TABLE(verdictOks, verdictOkJudge),
+	UNIT_CASES(verdictCases),
 	UNIT_CASES(readCases),
 	UNIT_TABLE(shapes, shapeJudge),
 	UNIT_CASES(shapeCases),
