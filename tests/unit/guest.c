@@ -329,6 +329,103 @@ static bool consoleCapped(void)
 	return unitExpect(ok);
 }
 
+/* One console line and what the scanner makes of it: its kind, or none (NULL). */
+static const struct consoleRow {
+	const char *line, *kind;
+} consoleRows[] = {
+	{ "[    1.0] WARNING: CPU: 0 PID: 1 at mm/gup.c:42 foo+0x1/0x2", "warning" },
+	{ "[    1.0] BUG: unable to handle page fault for address: 0000000000000008", "bug" },
+	{ "[    1.0] Oops: 0002 [#1] PREEMPT SMP NOPTI", "oops" },
+	{ "[    1.0] Kernel panic - not syncing: Fatal exception", "panic" },
+	{ "[    1.0] general protection fault, probably for non-canonical address 0xdead: 0000 [#1]", "gpf" },
+	{ "[  243.1] INFO: task kworker/u4:1:42 blocked for more than 122 seconds.", "hung_task" },
+	{ "[   60.0] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:", "rcu_stall" },
+	{ "[   60.0] rcu_sched self-detected stall on CPU", "rcu_stall" },
+	{ "[   60.0] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", "rcu_stall" },
+	{ "[1.0] BUG: a stamp without padding", "bug" },
+	{ "\x1b[0m[    1.0] WARNING: after an escape sequence", "warning" },
+	{ "[    1.0] WARNING: a report with a line end\r", "warning" },
+	{ "user says BUG: no stamp, no kernel line", NULL },
+	{ "[    1.0 WARNING: no closing bracket", NULL },
+	{ "[ boot ] WARNING: no seconds in the stamp", NULL },
+	{ "[    1.0] warning: in lower case is no report", NULL },
+	{ "[    1.0] Kernel PANIC in other words", NULL },
+};
+
+static bool consoleJudge(const void *row, GString *desc)
+{
+	const struct consoleRow *r = row;
+	g_autoptr(json_object) cs = NULL;
+	g_autofree char *shown = g_strescape(r->line, NULL);
+
+	g_string_printf(desc, "console: '%s' is %s%s", shown, r->kind ? "a finding of kind " : "no finding",
+			r->kind ? r->kind : "");
+	if (unitListing)
+		return true;
+	cs = mhlConsoleScan(r->line);
+	if (r->kind ? json_object_array_length(cs) != 1 || strcmp(elemStr(cs, 0, "kind"), r->kind) :
+	    json_object_array_length(cs) != 0)
+		unitDiag("got %s", json_object_to_json_string(cs));
+	return unitExpect(r->kind ? json_object_array_length(cs) == 1 && !strcmp(elemStr(cs, 0, "kind"), r->kind) :
+			  json_object_array_length(cs) == 0);
+}
+
+/* A panic and an Oops end a trial at once; the other kinds make a passing trial fail at its end. */
+static bool consoleFatal(void)
+{
+	static const char *const fatal[] = { "panic", "oops" };
+	static const char *const other[] = { "warning", "bug", "gpf", "hung_task", "rcu_stall", "omitted" };
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(fatal); i++)
+		if (!mhlConsoleKindFatal(fatal[i])) {
+			unitDiag("%s is not fatal", fatal[i]);
+			return unitExpect(false);
+		}
+	for (i = 0; i < G_N_ELEMENTS(other); i++)
+		if (mhlConsoleKindFatal(other[i])) {
+			unitDiag("%s is fatal", other[i]);
+			return unitExpect(false);
+		}
+	return true;
+}
+
+/* The first fatal finding is the scanner's, even after a WARNING; lines count those without a stamp. */
+static bool consoleFirstFatal(void)
+{
+	static const char log[] = "no stamp\n[    1.0] WARNING: first\n\n[    2.0] Oops: 0000 [#1]\n"
+		"[    3.0] Kernel panic - not syncing: later\n";
+	mhlConsoleScanner sc;
+	bool ok;
+
+	mhlConsoleScannerInit(&sc, MHL_CONSOLE_FINDINGS_MAX);
+	mhlConsoleScanFeed(&sc, log, strlen(log), true);
+	ok = sc.fatal && !strcmp(mhlJStr(sc.fatal, MHL_K_KIND, ""), "oops") && mhlJInt(sc.fatal, MHL_K_LINE, 0) == 4 &&
+	     sc.count == 3 && sc.line == 5;
+	if (!ok)
+		unitDiag("fatal %s, %" G_GINT64_FORMAT " finding(s), %" G_GINT64_FORMAT " line(s)",
+			 sc.fatal ? json_object_to_json_string(sc.fatal) : "none", (gint64)sc.count, (gint64)sc.line);
+	mhlConsoleScannerClear(&sc);
+	return unitExpect(ok);
+}
+
+/* A line past MHL_CONSOLE_LINE_MAX bytes is scanned by its start; the line after it is a line of its own. */
+static bool consoleLongLine(void)
+{
+	g_autoptr(GString) log = g_string_new("[    1.0] WARNING: a long one ");
+	g_autoptr(json_object) cs = NULL;
+
+	while (log->len < 3 * MHL_CONSOLE_LINE_MAX)
+		g_string_append(log, "x [    9.0] BUG: not a line of its own ");
+	g_string_append(log, "\n[    2.0] Oops: 0000 [#1]\n");
+	cs = mhlConsoleScan(log->str);
+	if (json_object_array_length(cs) != 2)
+		unitDiag("got %s", json_object_to_json_string(cs));
+	return unitExpect(json_object_array_length(cs) == 2 && !strcmp(elemStr(cs, 0, "kind"), "warning") &&
+			  !strcmp(elemStr(cs, 1, "kind"), "oops") &&
+			  json_object_get_int(json_object_object_get(json_object_array_get_idx(cs, 1), "line")) == 2);
+}
+
 /* ---- the agent: replies and output are guest text ---- */
 
 static bool agentOutputText(void)
@@ -470,6 +567,10 @@ static const unitCase cases[] = {
 	  consoleIncremental },
 	{ "console: a line split between two feeds is one line", consoleSplitFeed },
 	{ "console: 1000 WARNINGs and a panic: the first 100 kept, the panic, the 900 others counted", consoleCapped },
+	{ "console: a panic and an Oops are fatal (the trial ends at once), no other kind", consoleFatal },
+	{ "console: the first panic or Oops is the fatal one, after a WARNING; every line counted, stamped or not",
+	  consoleFirstFatal },
+	{ "console: a line past 4096 bytes scanned by its start, the next line its own (numbered 2)", consoleLongLine },
 	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
 	  agentOutputText },
 	{ "agent: a reply quoted in an error is valid UTF-8 without control characters", agentReplyQuoted },
@@ -484,6 +585,7 @@ static const unitCase expectCases[] = {
 static const unitTable tables[] = {
 	UNIT_CASES(cases),
 	UNIT_TABLE(jsonChecks, jsonCheckJudge),
+	UNIT_TABLE(consoleRows, consoleJudge),
 	UNIT_CASES(expectCases),
 };
 

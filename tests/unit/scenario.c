@@ -156,6 +156,12 @@ static const struct scenarioError {
 	{ "a key twice in a nested mapping",
 	  "nodes:\n  - {memory: 1G, cpus: 1, memory: 2G}\n",
 	  "2:27: key 'memory' given twice in one mapping (first at line 2, column 6)" },
+	{ "a key twice in a mapping of two keys",
+	  "nodes:\n  - {memory: 1G, memory: 2G}\n",
+	  "2:18: key 'memory' given twice in one mapping (first at line 2, column 6)" },
+	{ "a key twice through an alias (&k name, then *k)",
+	  "&k name: a\nnodes:\n  - memory: 1G\n*k : b\n",
+	  "key 'name' given twice in one mapping" },
 	{ "step id with a path, a space and a semicolon",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: '../../x y;z', size: 1M, node: 0}\n",
 	  "4:15: id '../../x y;z': expected 1 to 31 of A-Z, a-z, 0-9, '_' and '-'" },
@@ -353,7 +359,10 @@ static bool refusedWith(const char *name, const char *yaml, const char *want)
 {
 	g_autofree char *path = unitWriteTmp(name, yaml);
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
-	int n = mhlScenarioLoadAll(path, all);
+	int n;
+
+	mhlErrorReset();	/* the first error is kept: a case may call this more than once */
+	n = mhlScenarioLoadAll(path, all);
 
 	if (n >= 0 || !strstr(mhlErrorLast(), want))
 		unitDiag("  got %d: %s", n, n < 0 ? mhlErrorLast() : "");
@@ -386,6 +395,95 @@ static bool manyAnchors(void)
 	for (i = 0; i < MHL_SCENARIO_MAX_ANCHORS + 1; i++)
 		g_string_append_printf(y, "  - &a%d {wait: {seconds: 1}}\n", i);
 	return refusedWith("anchors.yaml", y->str, "260:5: more than 256 anchors");
+}
+
+/* A scenario refused by a later rule, not by the shape check's: the limit itself was not hit. */
+static bool notRefusedFor(const char *name, const char *yaml, const char *limit, const char *instead)
+{
+	g_autofree char *path = unitWriteTmp(name, yaml);
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	int n;
+
+	mhlErrorReset();
+	n = mhlScenarioLoadAll(path, all);
+	if (n >= 0 || strstr(mhlErrorLast(), limit) || !strstr(mhlErrorLast(), instead))
+		unitDiag("  got %d: %s", n, n < 0 ? mhlErrorLast() : "");
+	return unitExpect(n < 0 && !strstr(mhlErrorLast(), limit) && strstr(mhlErrorLast(), instead));
+}
+
+/* "steps: " and @brackets '[' (then as many ']'): nested 1 + @brackets deep. */
+static char *nested(int brackets)
+{
+	GString *y = g_string_new("steps: ");
+	int i;
+
+	for (i = 0; i < brackets; i++)
+		g_string_append_c(y, '[');
+	for (i = 0; i < brackets; i++)
+		g_string_append_c(y, ']');
+	g_string_append_c(y, '\n');
+	return g_string_free(y, FALSE);
+}
+
+/* MHL_SCENARIO_MAX_DEPTH deep passes the shape check; one more is refused where it starts. */
+static bool depthEdge(void)
+{
+	g_autofree char *at = nested(MHL_SCENARIO_MAX_DEPTH - 1), *past = nested(MHL_SCENARIO_MAX_DEPTH);
+
+	return notRefusedFor("depth32.yaml", at, "nest more than", "a step must be a mapping") &&
+	       refusedWith("depth33.yaml", past, "1:39: lists and mappings nest more than 32 deep");
+}
+
+/* A scenario padded with a comment to @len bytes. */
+static char *padded(size_t len)
+{
+	static const char head[] = "nodes:\n  - memory: 1G\n#";
+	char *y = g_malloc(len + 1);
+
+	memcpy(y, head, sizeof(head) - 1);
+	memset(y + sizeof(head) - 1, 'x', len - sizeof(head));
+	y[len - 1] = '\n';
+	y[len] = '\0';
+	return y;
+}
+
+/* A file of MHL_SCENARIO_MAX_BYTES loads; one byte more is refused unread. */
+static bool sizeEdge(void)
+{
+	g_autofree char *at = padded(MHL_SCENARIO_MAX_BYTES), *past = padded(MHL_SCENARIO_MAX_BYTES + 1);
+	g_autofree char *path = unitWriteTmp("at-size.yaml", at);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+
+	if (!s)
+		unitDiag("  %s", mhlErrorLast());
+	return unitExpect(s != NULL) &&
+	       refusedWith("past-size.yaml", past, "the file is larger than 1024 KiB, the most a scenario may be");
+}
+
+/* @n anchors on values of kind @kind (&aN followed by @value) under an unknown key. */
+static char *anchored(int n, const char *value)
+{
+	GString *y = g_string_new("anchored: [");
+	int i;
+
+	for (i = 0; i < n; i++)
+		g_string_append_printf(y, "%s&a%d %s", i ? ", " : "", i, value);
+	g_string_append(y, "]\nnodes:\n  - memory: 1G\n");
+	return g_string_free(y, FALSE);
+}
+
+/* Anchors count on scalars, lists and mappings alike; 256 of them pass, the 257th is refused. */
+static bool anchorsEachKind(void)
+{
+	g_autofree char *scalars = anchored(MHL_SCENARIO_MAX_ANCHORS + 1, "x");
+	g_autofree char *lists = anchored(MHL_SCENARIO_MAX_ANCHORS + 1, "[]");
+	g_autofree char *maps = anchored(MHL_SCENARIO_MAX_ANCHORS + 1, "{}");
+	g_autofree char *at = anchored(MHL_SCENARIO_MAX_ANCHORS, "x");
+
+	return refusedWith("anchor-scalars.yaml", scalars, "more than 256 anchors") &&
+	       refusedWith("anchor-lists.yaml", lists, "more than 256 anchors") &&
+	       refusedWith("anchor-maps.yaml", maps, "more than 256 anchors") &&
+	       notRefusedFor("anchors-256.yaml", at, "more than 256 anchors", "unknown key 'anchored'");
 }
 
 /* ${v} of a 200-byte value 30 times: 6000 bytes, past MHL_MAX_EXPANDED_LEN. */
@@ -510,6 +608,9 @@ static const unitCase cases[] = {
 	{ "matrix: 8 axes of 10, all excluded, refused from the product (file:line, 10^8) at once",
 	  matrixProduct },
 	{ "YAML: more than 256 anchors refused before libyaml's loader", manyAnchors },
+	{ "YAML: 256 anchors pass; the 257th refused whether on a scalar, a list or a mapping", anchorsEachKind },
+	{ "YAML: nested 32 deep passes the shape check, 33 deep is refused at the bracket", depthEdge },
+	{ "YAML: a scenario of exactly 1 MiB loads, 1 MiB and a byte is refused", sizeEdge },
 	{ "matrix: a scalar past 4096 bytes after substitution is refused", expandedLength },
 	{ "trial file names: ids alike but for ':', ' ', '/' get distinct names; 'demo' stays 'demo'",
 	  trialFileNames },
