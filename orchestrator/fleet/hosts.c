@@ -46,17 +46,94 @@ static mhlFleetHost *hostNew(const char *uri, int line)
 	return h;
 }
 
-/* A URI we can hand to virConnectOpen: scheme://..., no control characters, and not twice. */
+/*
+ * How a fleet host is reached: the QEMU driver, locally or through one of
+ * these transports. Not qemu+ext (libvirt runs the URI's command= as the
+ * connection) nor any other driver.
+ */
+static const char *const hostSchemes[] = { "qemu", "qemu+ssh", "qemu+libssh", "qemu+tls", "qemu+tcp", "qemu+unix", NULL };
+
+/* 1 to 255 of @set, the first not '-' (ssh would take it for an option). */
+static bool hostPartOk(const char *s, const char *set)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 255 && s[0] != '-' && strspn(s, set) == n;
+}
+
+/*
+ * Whether @uri is a libvirt URI a fleet host may have (docs/fleet.md): a
+ * scheme of hostSchemes, [USER@]HOST[:PORT] of plain names, the path
+ * /system or /session, and no query parameter but socket=ABSOLUTE-PATH with
+ * qemu+unix. libvirt reads its parameters case-insensitively, split at '&'
+ * and ';', percent-decoded: so are they here. The rest of libvirt's remote
+ * parameters (command, netcat, keyfile, no_verify, known_hosts, sshauth,
+ * pkipath, ...) change what runs or what is verified: refused, naming the
+ * parameter. 0, or -1 + mhlError naming @where.
+ */
+static int hostUriOk(const char *uri, const char *where)
+{
+	g_autoptr(GUri) u = NULL;
+	g_autoptr(GError) err = NULL;
+	GUriParamsIter it;
+	const char *c, *scheme, *host, *user, *path, *query;
+	char *name = NULL, *value = NULL;
+	bool unix_ = false;
+	size_t i;
+
+	for (c = uri; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ')
+			break;
+	if (*c || !strstr(uri, "://") || !(u = g_uri_parse(uri, G_URI_FLAGS_ENCODED_QUERY, &err))) {
+		mhlError("%s: '%s' is not a libvirt URI (e.g. qemu+ssh://HOST/system)", where, uri);
+		return -1;
+	}
+	scheme = g_uri_get_scheme(u);
+	for (i = 0; hostSchemes[i] && g_ascii_strcasecmp(scheme, hostSchemes[i]); i++)
+		;
+	if (!hostSchemes[i]) {
+		mhlError("%s: '%s': transport '%s' is not one a fleet host is reached by (qemu, qemu+ssh, qemu+libssh, qemu+tls, qemu+tcp, qemu+unix)",
+			 where, uri, scheme);
+		return -1;
+	}
+	unix_ = !g_ascii_strcasecmp(scheme, "qemu+unix");
+	host = g_uri_get_host(u) ? g_uri_get_host(u) : "";
+	user = g_uri_get_userinfo(u);
+	path = g_uri_get_path(u);
+	if (g_uri_get_fragment(u) || (user && !hostPartOk(user, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-")) ||
+	    (*host && !hostPartOk(host, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS ".:-")) || (unix_ && *host) ||
+	    (!*host && i > 0 && !unix_) || (strcmp(path, "/system") && strcmp(path, "/session"))) {
+		mhlError("%s: '%s': expected %s://[USER@]HOST[:PORT]/system (a user and host of letters, digits, '.', '-'; no password or fragment)",
+			 where, uri, scheme);
+		return -1;
+	}
+	if (!(query = g_uri_get_query(u)))
+		return 0;
+	g_uri_params_iter_init(&it, query, -1, "&;", G_URI_PARAMS_NONE);
+	while (g_uri_params_iter_next(&it, &name, &value, &err)) {
+		g_autofree char *n = name, *v = value;
+
+		if (unix_ && !g_ascii_strcasecmp(n, "socket") && g_path_is_absolute(v) && !strpbrk(v, "\n\r\t")) {
+			name = value = NULL;
+			continue;
+		}
+		mhlError("%s: '%s': the query parameter '%s' is not one a fleet host takes (only socket=/PATH with qemu+unix; ssh options go in ~/.ssh/config, docs/fleet.md)",
+			 where, uri, n);
+		return -1;
+	}
+	if (err) {
+		mhlError("%s: '%s': its query does not parse: %s", where, uri, err->message);
+		return -1;
+	}
+	return 0;
+}
+
+/* A URI we can hand to virConnectOpen (hostUriOk), and not twice. */
 static int hostAdd(GPtrArray *out, mhlFleetHost *h, const char *where)
 {
-	const char *c;
 	guint i;
 
-	for (c = h->uri; *c; c++)
-		if ((unsigned char)*c < 0x20)
-			break;
-	if (!strstr(h->uri, "://") || *c) {
-		mhlError("%s: '%s' is not a libvirt URI (e.g. qemu+ssh://HOST/system)", where, h->uri);
+	if (hostUriOk(h->uri, where) < 0) {
 		mhlFleetHostFree(h);
 		return -1;
 	}
