@@ -2119,6 +2119,13 @@ int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *
 		rc = -1;
 	}
 	yaml_parser_delete(&parser);
+	if (rc == 0) {
+		/* for every file this loader reads (scenarios, hosts files): no key twice */
+		mhlYaml y = { .path = path, .doc = doc };
+
+		if ((rc = duplicateKeys(&y)) < 0)
+			yaml_document_delete(doc);
+	}
 	return rc;
 }
 
@@ -2138,7 +2145,7 @@ int mhlScenarioLoadAll(const char *path, GPtrArray *out)
 	root = yaml_document_get_root_node(&doc);
 	if (!root)
 		mhlError("%s: the scenario is empty", path);
-	else if (duplicateKeys(&y) == 0 && templatedFind(&y) == 0 && matrixParse(&y, root, m) == 0)
+	else if (templatedFind(&y) == 0 && matrixParse(&y, root, m) == 0)
 		rc = matrixTrials(&y, root, m, out);
 	yaml_document_delete(&doc);
 	return rc;

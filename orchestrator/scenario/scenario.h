@@ -202,7 +202,9 @@ const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reaso
  * @buf (@len bytes of @path) as one YAML document into *@doc (the caller
  * yaml_document_delete()s it): its nesting and anchors bounded first (the
  * loader's time grows with their square), a syntax error as
- * "PATH:LINE:COL: YAML syntax error: ...". 0, or -1 + mhlError.
+ * "PATH:LINE:COL: YAML syntax error: ...", a key given twice in one mapping
+ * (libyaml keeps both; a reader would take one) at its line and column.
+ * 0, or -1 + mhlError.
  */
 int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *doc);
 
