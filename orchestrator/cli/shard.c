@@ -112,6 +112,7 @@ static int shardLoad(shardDir *d, const shardDir *first)
 {
 	g_autofree char *path = g_build_filename(d->dir, "run.json", NULL), *text = NULL;
 	json_object *sh;
+	size_t i;
 
 	if (!(text = mhlFileRead(path, NULL)))
 		return -1;
@@ -124,6 +125,15 @@ static int shardLoad(shardDir *d, const shardDir *first)
 		mhlError("report --merge: '%s' is not the run.json of a shard (run --shard K/N writes 'shard': {k_of_n, trials})",
 			 path);
 		return -1;
+	}
+	/* run.json is data: a null, a number or an empty string is no trial id */
+	for (i = 0; i < json_object_array_length(mhlJ(sh, "trials")); i++) {
+		json_object *id = json_object_array_get_idx(mhlJ(sh, "trials"), i);
+
+		if (!json_object_is_type(id, json_type_string) || !*json_object_get_string(id)) {
+			mhlError("report --merge: '%s': shard.trials[%zu] is not a trial id (a non-empty string)", path, i);
+			return -1;
+		}
 	}
 	if (first && (d->n != first->n ||
 		      strcmp(json_object_to_json_string(mhlJ(sh, "trials")),
