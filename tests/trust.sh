@@ -6,11 +6,14 @@
 # refused before it is extracted, naming the member; a modules tree's
 # '../' paths and links are never followed; `check` reads no package unless
 # --resolve; `run --resume` and `soak --resume` load no scenario, kernel or
-# hosts file that lies inside the run directory or is not its own real path.
+# hosts file that lies inside the run directory or is not its own real path;
+# a fleet host's URI has a transport and query parameters a fleet needs, no
+# other (no qemu+ext, no command=, keyfile=, no_verify=...); a hosts file
+# gives a key once; report --merge takes run.json's trials as data.
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 20
+plan 26
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -141,6 +144,32 @@ printf '{"trial": "soak:trust:seed=1", "scenario": "%s", "seed": "1", "duration_
 	"$work/s5/evil.yaml" >"$work/s5/soak.json"
 expect_fail "soak --resume: soak.json naming a scenario inside the run directory: refused before it is loaded" 2 \
 	"soak.json': scenario '.*/s5/evil.yaml': inside the run directory" $LAB soak --resume "$work/s5"
+
+echo "# trust: fleet hosts: the transports and query parameters a fleet needs, no other (finding 6); a hosts file's key twice (10)"
+printf '#!/bin/sh\ntouch %s\n' "$MHL_TRUST_MARKER" >"$work/evil-ext.sh"
+chmod +x "$work/evil-ext.sh"
+sed 's/=m$/=y/' "$work/config" >"$work/config-y"	# a kernel without modules: no package.sh
+trust_scn "{bzimage: $work/bzImage, config: $work/config-y}" >"$work/scn6.yaml"
+trust_fleet() { $LAB run --initrd "$work/bzImage" -o "$work/run6" "$@" "$work/scn6.yaml"; }
+expect_fail "run --host qemu+ext:///system?command=SCRIPT: the transport is refused before anything connects (libvirt would run SCRIPT)" 2 \
+	"transport 'qemu\+ext' is not one a fleet host is reached by" trust_fleet --host "qemu+ext:///system?command=$work/evil-ext.sh"
+expect_fail "run --host qemu+ssh://HOST/system?command=...: the query parameter is refused, named" 2 \
+	"the query parameter 'command' is not one a fleet host takes" trust_fleet --host 'qemu+ssh://h.invalid/system?command=/bin/sh'
+printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/no-sock"\n  - uri: "qemu+tls://h.invalid/system?no_verify=1"\n' "$work" >"$work/hosts6.yaml"
+expect_fail "--hosts: no_verify=1 on a host's uri is refused at its line, named" 2 \
+	"hosts6.yaml:3: 'qemu\+tls://h.invalid/system\?no_verify=1': the query parameter 'no_verify'" trust_fleet --hosts "$work/hosts6.yaml"
+expect_fail "run --host qemu+unix:///system?socket=PATH (what tests/fleet.sh uses) still parses: it gets as far as connecting" 2 \
+	"none of the 1 host\(s\) answered" trust_fleet --host "qemu+unix:///system?socket=$work/no-sock"
+printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n    uri: "qemu+unix:///system?socket=%s/b"\n' "$work" "$work" >"$work/hosts10.yaml"
+expect_fail "--hosts: a host's key given twice is refused at the second (the last no longer wins silently)" 2 \
+	"hosts10.yaml:3:5: key 'uri' given twice in one mapping \(first at line 2, column 5\)" trust_fleet --hosts "$work/hosts10.yaml"
+
+echo "# trust: report --merge reads run.json as data (finding 7)"
+mkdir -p "$work/m7"
+printf '{"scenarios": ["/x.yaml"], "shard": {"k_of_n": "1/1", "trials": [null]}}\n' >"$work/m7/run.json"
+head -n 1 tests/data/report/run/trials.jsonl >"$work/m7/trials.jsonl"
+expect_fail "report --merge: a shard whose run.json trials holds null is refused, naming it (no crash)" 2 \
+	"shard.trials\[0\] is not a trial id" $LAB report --merge "$work/m7-out" "$work/m7"
 
 ok "no reproducer ran a command: the marker file does not exist" test ! -e "$MHL_TRUST_MARKER"
 unset trel secret
