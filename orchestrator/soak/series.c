@@ -8,7 +8,10 @@
  * finding, once per series and guest, when the slope's confidence interval
  * excludes 0 on the harmful side and the growth it projects over 24 h is
  * above the series' budget. A growing unreclaimable slab is attributed to
- * the caches that grew between the first and the last slabinfo.
+ * the caches that grew between the first and the last slabinfo. What the
+ * fits need is kept as running sums (and a Theil-Sen series' points, binned
+ * beyond MHL_SOAK_SEN_KEEP), so that the series of a soak of days take no
+ * more memory than one of minutes.
  */
 #include <glib.h>
 
@@ -59,22 +62,28 @@ static const struct {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(seriesDefs) <= MHL_SOAK_SERIES_MAX);
 
+/* A point of a Theil-Sen series (mhlSoakSeriesFit.sen). */
 typedef struct {
-	double cycle, t;	/* t: soak seconds */
-	double y[MHL_SOAK_SERIES_MAX];	/* NAN: not measured */
-	bool dropped;
-} mhlSoakPoint;
+	double cycle, hour, y;
+} mhlSoakSenPoint;
 
 void mhlSoakSeriesInit(mhlSoakSeries *ss)
 {
+	size_t i;
+
 	memset(ss, 0, sizeof(*ss));
-	ss->pts = g_array_new(FALSE, FALSE, sizeof(mhlSoakPoint));
+	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++)
+		if (seriesDefs[i].robust)
+			ss->fit[i].sen = g_array_sized_new(FALSE, FALSE, sizeof(mhlSoakSenPoint), MHL_SOAK_SEN_KEEP);
 }
 
 void mhlSoakSeriesClear(mhlSoakSeries *ss)
 {
-	if (ss->pts)
-		g_array_unref(ss->pts);
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(ss->fit); i++)
+		if (ss->fit[i].sen)
+			g_array_unref(ss->fit[i].sen);
 	json_object_put(ss->slab_first);
 	json_object_put(ss->slab_last);
 	memset(ss, 0, sizeof(*ss));
@@ -85,20 +94,68 @@ const char *mhlSoakSeriesName(size_t i)
 	return i < G_N_ELEMENTS(seriesDefs) ? mhlSoakSeriesNames[i] : NULL;
 }
 
+/*
+ * A Theil-Sen series holds its points up to MHL_SOAK_SEN_KEEP, then each
+ * pair of them becomes their mean: the fit bins beyond MHL_TREND_SEN_MAX
+ * points anyway, and a series after drop_caches (every K cycles) reaches
+ * this only after K * MHL_SOAK_SEN_KEEP cycles (25600 by default).
+ */
+static void senTake(GArray *sen, const mhlSoakSenPoint *p)
+{
+	mhlSoakSenPoint *v;
+	guint j, half;
+
+	g_array_append_val(sen, *p);
+	if (sen->len < MHL_SOAK_SEN_KEEP)
+		return;
+	v = (mhlSoakSenPoint *)(void *)sen->data;
+	half = sen->len / 2;
+	for (j = 0; j < half; j++) {
+		v[j].cycle = (v[2 * j].cycle + v[2 * j + 1].cycle) / 2;
+		v[j].hour = (v[2 * j].hour + v[2 * j + 1].hour) / 2;
+		v[j].y = (v[2 * j].y + v[2 * j + 1].y) / 2;
+	}
+	if (sen->len % 2)
+		v[half++] = v[sen->len - 1];
+	g_array_set_size(sen, half);
+}
+
+/* One point of a series its judgement uses: into the running sums, or a Theil-Sen series' points. */
+static void seriesTake(mhlSoakSeriesFit *f, double cycle, double hour, double y)
+{
+	if (!f->n)
+		f->first_cycle = cycle;
+	f->n++;
+	f->last_hour = hour;
+	if (f->sen) {
+		mhlSoakSenPoint p = { .cycle = cycle, .hour = hour, .y = y };
+
+		senTake(f->sen, &p);
+		return;
+	}
+	mhlTrendSumsAdd(&f->cycles, cycle, y);
+	mhlTrendSumsAdd(&f->hours, hour, y);
+}
+
 void mhlSoakSeriesAdd(mhlSoakSeries *ss, int cycle, double t, json_object *counters, bool dropped,
 		      json_object *slabinfo)
 {
-	mhlSoakPoint p = { .cycle = cycle, .t = t, .dropped = dropped };
-	size_t i;
+	size_t i, k = ss->checkpoints++;
 
+	if (!k)
+		ss->t0 = t;
 	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
 		json_object *v = mhlJ(counters, seriesDefs[i].key);
+		double y = v && json_object_is_type(v, json_type_int) && (json_object_get_int64(v) >= 0 ||
+			   !strcmp(seriesDefs[i].key, "online_gap_bytes")) ?
+			   (double)json_object_get_int64(v) * seriesDefs[i].scale : NAN;
 
-		p.y[i] = v && json_object_is_type(v, json_type_int) && (json_object_get_int64(v) >= 0 ||
-			 !strcmp(seriesDefs[i].key, "online_gap_bytes")) ?
-			(double)json_object_get_int64(v) * seriesDefs[i].scale : NAN;
+		/* what the judgement leaves out: not measured, not after a drop, the warm-ups */
+		if (isnan(y) || (seriesDefs[i].dropped_only && !dropped) ||
+		    (seriesDefs[i].host && t < ss->t0 + HOST_WARMUP_S) || (!seriesDefs[i].host && k < GUEST_WARMUP))
+			continue;
+		seriesTake(&ss->fit[i], cycle, t / 3600, y);
 	}
-	g_array_append_val(ss->pts, p);
 	if (slabinfo) {
 		if (!ss->slab_first) {
 			ss->slab_first = json_object_get(slabinfo);
@@ -161,27 +218,26 @@ json_object *mhlSoakSlabGrowth(json_object *first, json_object *last, size_t max
 	return out;
 }
 
-/* The points of series @i a fit uses: x (cycles or hours) and y. */
-static size_t seriesPoints(const mhlSoakSeries *ss, size_t i, bool hours, double *x, double *y)
+/* Series @i's fit against cycles (@fc) and against hours (@fh). -1: no fit. */
+static int seriesFit(const mhlSoakSeriesFit *sf, mhlTrendFit *fc, mhlTrendFit *fh)
 {
-	double t0 = ss->pts->len ? g_array_index(ss->pts, mhlSoakPoint, 0).t : 0;
-	size_t k, n = 0;
+	const mhlSoakSenPoint *v;
+	g_autofree double *x = NULL, *h = NULL, *y = NULL;
+	guint k, n;
 
-	for (k = 0; k < ss->pts->len; k++) {
-		const mhlSoakPoint *p = &g_array_index(ss->pts, mhlSoakPoint, k);
-
-		if (isnan(p->y[i]) || (seriesDefs[i].dropped_only && !p->dropped) ||
-		    (seriesDefs[i].host && p->t < t0 + HOST_WARMUP_S) || (!seriesDefs[i].host && k < GUEST_WARMUP))
-			continue;
-		x[n] = hours ? p->t / 3600 : p->cycle;
-		y[n++] = p->y[i];
+	if (!sf->sen)
+		return mhlTrendSumsFit(&sf->cycles, fc) < 0 || mhlTrendSumsFit(&sf->hours, fh) < 0 ? -1 : 0;
+	n = sf->sen->len;
+	v = (const mhlSoakSenPoint *)(const void *)sf->sen->data;
+	x = g_new(double, n ? n : 1);
+	h = g_new(double, n ? n : 1);
+	y = g_new(double, n ? n : 1);
+	for (k = 0; k < n; k++) {
+		x[k] = v[k].cycle;
+		h[k] = v[k].hour;
+		y[k] = v[k].y;
 	}
-	return n;
-}
-
-static int seriesFit(const double *x, const double *y, size_t n, bool robust, mhlTrendFit *f)
-{
-	return robust ? mhlTrendTheilSen(x, y, n, f) : mhlTrendLeastSquares(x, y, n, f);
+	return mhlTrendTheilSen(x, y, n, fc) < 0 || mhlTrendTheilSen(h, y, n, fh) < 0 ? -1 : 0;
 }
 
 static json_object *fitJSON(const mhlTrendFit *f)
@@ -221,33 +277,28 @@ static double seriesCeiling(const mhlScenario *s)
 int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
 		       json_object *findings, json_object *table)
 {
-	size_t i, n = ss->pts->len;
-	g_autofree double *x = g_new(double, n ? n : 1), *y = g_new(double, n ? n : 1);
+	size_t i;
 	int found = 0;
 
 	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
+		const mhlSoakSeriesFit *sf = &ss->fit[i];
 		mhlTrendFit fc, fh;
-		size_t np = seriesPoints(ss, i, false, x, y), min = seriesDefs[i].dropped_only ?
-			MIN_POINTS_DROP : MIN_POINTS_ALL;
+		size_t np = sf->n, min = seriesDefs[i].dropped_only ? MIN_POINTS_DROP : MIN_POINTS_ALL;
 		int sign = seriesDefs[i].sign;
-		double proj, first, budget = (double)seriesBudget(s, i);
+		double proj, first = sf->first_cycle, budget = (double)seriesBudget(s, i);
 		bool sig, over, judged;
 		json_object *row, *f, *caches = NULL;
 		g_autoptr(GString) text = NULL;
 
-		if (np < min || seriesFit(x, y, np, seriesDefs[i].robust, &fc) < 0)
-			continue;
-		first = x[0];
-		seriesPoints(ss, i, true, x, y);
-		if (seriesFit(x, y, np, seriesDefs[i].robust, &fh) < 0)
+		if (np < min || seriesFit(sf, &fc, &fh) < 0)
 			continue;
 		proj = fh.slope * 24 * sign;	/* the harm over the next 24 h, bytes */
 		sig = mhlTrendSignificant(&fh, sign) && mhlTrendSignificant(&fc, sign);
 		over = proj > budget;
 		if (seriesDefs[i].guest_bound)	/* and beyond what the guest's RAM explains in 24 h */
-			over = over && fh.intercept + fh.slope * (x[np - 1] + 24) > seriesCeiling(s);
+			over = over && fh.intercept + fh.slope * (sf->last_hour + 24) > seriesCeiling(s);
 		/* no 24 h projection from the first minutes of a guest */
-		judged = t - g_array_index(ss->pts, mhlSoakPoint, 0).t >= s->soak_judge_after;
+		judged = t - ss->t0 >= s->soak_judge_after;
 		if (table) {
 			row = json_object_new_object();
 			json_object_object_add(row, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));

@@ -4,6 +4,7 @@
 
 #include "record/record.h"
 #include "soak/soak.h"
+#include "soak/trend.h"
 
 /* Where a soak stands, from its checkpoints. */
 typedef struct {
@@ -35,12 +36,26 @@ int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, j
 		  double seg_seconds);
 
 /*
- * A soak guest's memory series (series.c, docs/soak.md "Trends"): one point
- * per checkpoint, the first and the last slabinfo, the series already
- * flagged.
+ * A soak guest's memory series (series.c, docs/soak.md "Trends"): what each
+ * series' fits need of the checkpoints taken so far, in memory that does
+ * not grow with the cycles (running sums; a Theil-Sen series' points, at
+ * most MHL_SOAK_SEN_KEEP), the first and the last slabinfo, the series
+ * already flagged.
  */
+#define MHL_SOAK_SEN_KEEP (2 * MHL_TREND_SEN_MAX)	/* then pairs of points become their mean */
+
 typedef struct {
-	GArray *pts;
+	size_t n;		/* points taken (past the warm-up, measured) */
+	double first_cycle;	/* the first one's */
+	double last_hour;	/* the last one's, soak hours */
+	mhlTrendSums cycles, hours;	/* least squares against cycles and against hours */
+	GArray *sen;		/* Theil-Sen: {cycle, hour, y} (mhlSoakSenPoint), else NULL */
+} mhlSoakSeriesFit;
+
+typedef struct {
+	mhlSoakSeriesFit fit[MHL_SOAK_SERIES_MAX];
+	size_t checkpoints;	/* of this guest, added so far */
+	double t0;		/* soak seconds of its first */
 	json_object *slab_first, *slab_last;	/* {cache: [active_objs, num_objs, bytes]} */
 	int slab_first_cycle, slab_last_cycle;
 	guint told;		/* bit i: series i is a finding already */

@@ -404,34 +404,39 @@ static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
  * from cycle to cycle (per-CPU lists, page cache, migrated pages freed
  * later), so the mean of the last MEM_WINDOW checkpoints is compared with
  * that of the first MEM_WINDOW; the orchestrator's RSS with its first.
- * Each is reported once per guest.
+ * Each is reported once per guest. Only the two windows are kept: a
+ * checkpoint's reading leaves the last window when the next MEM_WINDOW came.
  */
 #define MEM_WINDOW 10
 
 typedef struct {
-	GArray *free;		/* gint64 bytes, this guest's checkpoints */
+	guint n;		/* this guest's checkpoints so far */
+	double first_sum;	/* free bytes of the first MEM_WINDOW */
+	gint64 last[MEM_WINDOW];	/* free bytes of the last MEM_WINDOW, checkpoint i at i % MEM_WINDOW */
 	gint64 rss0_kib;
 	bool free_told, rss_told;
 } mhlSoakMem;
 
-static double meanOf(GArray *a, guint from, guint n)
+static double lastMean(const mhlSoakMem *m)
 {
 	double sum = 0;
 	guint i;
 
-	for (i = from; i < from + n; i++)
-		sum += (double)g_array_index(a, gint64, i);
-	return sum / n;
+	for (i = 0; i < MEM_WINDOW; i++)
+		sum += (double)m->last[i];
+	return sum / MEM_WINDOW;
 }
 
 static void memoryFindings(mhlSoak *k, mhlSoakMem *m, int cycle, gint64 free_bytes, gint64 rss_kib)
 {
-	g_array_append_val(m->free, free_bytes);
-	if (m->free->len == 1)
+	if (m->n < MEM_WINDOW)
+		m->first_sum += (double)free_bytes;
+	m->last[m->n % MEM_WINDOW] = free_bytes;
+	if (++m->n == 1)
 		m->rss0_kib = rss_kib;
-	if (!m->free_told && m->free->len >= 2 * MEM_WINDOW) {
-		double first = meanOf(m->free, 0, MEM_WINDOW);
-		double last = meanOf(m->free, m->free->len - MEM_WINDOW, MEM_WINDOW);
+	if (!m->free_told && m->n >= 2 * MEM_WINDOW) {
+		double first = m->first_sum / MEM_WINDOW;
+		double last = lastMean(m);
 
 		if (first - last > GROWTH_SLACK) {
 			finding(k, cycle, "guest_memory",
@@ -840,7 +845,7 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 {
 	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed, .outdir = p->outdir,
 		      .kmemleak = kernelHasKmemleak(p->s, p->image), .segment = p->segment };
-	mhlSoakMem mem = { .free = g_array_new(FALSE, FALSE, sizeof(gint64)) };
+	mhlSoakMem mem = { 0 };
 	double boot_s, plug_s;
 	int r = 0;
 
@@ -862,7 +867,6 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 	mhlSoakSeriesClear(&k.series);
 	json_object_put(k.findings);
 	mhlConsoleScannerClear(&k.scan);
-	g_array_unref(mem.free);
 	return r == 0 || r == -2 ? MHL_EXIT_PASS : r == 1 || r == -3 ? MHL_EXIT_FAILED : MHL_EXIT_USAGE;
 }
 

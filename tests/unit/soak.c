@@ -4,6 +4,7 @@
  */
 #include <glib.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "scenario/scenario.h"
@@ -264,6 +265,49 @@ static bool seriesQemuRssBounded(void)
 	return unitExpect(true);
 }
 
+/*
+ * A soak of days: 60000 checkpoints, caches dropped every third. The
+ * series keep no point per cycle: the least-squares series their sums, the
+ * Theil-Sen one (free memory after drop_caches, 20000 points) at most
+ * MHL_SOAK_SEN_KEEP, binned, with its slope still found.
+ */
+static bool seriesBounded(void)
+{
+	enum { N = 60000 };
+	g_autoptr(json_object) f = json_object_new_array(), table = json_object_new_array();
+	mhlSoakSeries ss;
+	double slope = 0, senSlope = 0;
+	size_t i, maxSen = 0;
+	int c;
+
+	mhlSoakSeriesInit(&ss);
+	for (c = 1; c <= N; c++) {
+		g_autoptr(json_object) cn = json_object_new_object();
+
+		json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(20000 + 8 * (c % 3)));
+		json_object_object_add(cn, "mem_free_bytes", json_object_new_int64(1000000000LL - 100LL * c + (c % 4) * 30000));
+		mhlSoakSeriesAdd(&ss, c, 60.0 * c, cn, c % 3 == 0, NULL);
+		for (i = 0; i < G_N_ELEMENTS(ss.fit); i++)
+			maxSen = MAX(maxSen, ss.fit[i].sen ? ss.fit[i].sen->len : 0);
+	}
+	mhlSoakSeriesJudge(&ss, withDevices, N, 60.0 * N, f, table);
+	mhlSoakSeriesClear(&ss);
+	for (i = 0; i < json_object_array_length(table); i++) {
+		json_object *r = json_object_array_get_idx(table, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_SERIES, ""), "orchestrator_rss_bytes"))
+			slope = mhlJDbl(r, "per_cycle.slope", 1e9) + (mhlJInt(r, "points", 0) != N - 5) * 1e9;
+		if (!strcmp(mhlJStr(r, MHL_K_SERIES, ""), "mem_free_bytes"))
+			senSlope = mhlJDbl(r, "per_cycle.slope", 0) + (mhlJInt(r, "points", 0) != N / 3 - 1) * 1e9;
+	}
+	if (maxSen > MHL_SOAK_SEN_KEEP || fabs(slope) > 0.01 || fabs(senSlope + 100) > 1) {
+		unitDiag("Theil-Sen points at most %zu; orchestrator slope %g, free memory %g (want -100)", maxSen,
+			 slope, senSlope);
+		return unitExpect(false);
+	}
+	return true;
+}
+
 static bool soakKeysRefused(void)
 {
 	static const struct { const char *yaml, *want; } bad[] = {
@@ -324,6 +368,8 @@ static const unitCase cases[] = {
 	  seriesBudgetScenario },
 	{ "series: QEMU's RSS growing within the guest's RAM is no finding; growing past it within 24 h is one",
 	  seriesQemuRssBounded },
+	{ "series: 60000 checkpoints keep no point per cycle (Theil-Sen's at most MHL_SOAK_SEN_KEEP) and fit the same slopes",
+	  seriesBounded },
 	{ "soak: an unknown leak, every 0, an unknown series, a budget that is no size or judge_after 0 is refused", soakKeysRefused },
 	{ "soak: the slab caches grown, by bytes of objects, at most N", slabGrowthOrder },
 };
