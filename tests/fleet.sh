@@ -174,10 +174,18 @@ for _ in $(seq 1 3000); do
 	kill -0 "$lab_pid" 2>/dev/null || break
 	sleep 0.1
 done
+# its guest as host a lists it, starting
+fs2_guest=
+for _ in $(seq 1 300); do
+	fs2_guest=$(virsh -q -c "$fl_a" list --all --name 2>/dev/null | grep '^memhp-soak-s3-') && break
+	sleep 0.1
+done
 kill -KILL "$lab_pid"; lab_wait
 # killed as its guest starts: the daemon destroys it once the start it was in is over
-ok "a fleet soak killed with SIGKILL (its guest starting) leaves no guest of it on its host (autodestroy), within 10 s" \
-	bash -c 'for _ in $(seq 1 100); do virsh -q -c "$1" list --all --name | grep -q "^memhp-soak-s3-" || exit 0; sleep 0.1; done; exit 1' _ "$fl_a"
+ok "a fleet soak killed with SIGKILL (its guest starting, in its host's list) leaves no guest of it on its host (autodestroy): within 10 s the host's list answers without it" \
+	bash -c '[ -n "$2" ] || exit 1
+		for _ in $(seq 1 100); do l=$(virsh -q -c "$1" list --all --name) || exit 1; grep -q "^memhp-soak-s3-" <<<"$l" || exit 0; sleep 0.1; done; exit 1' \
+	_ "$fl_a" "$fs2_guest"
 lab_bg soak --resume "$work/fs2" >"$work/fs2r.out" 2>"$work/fs2r.err"; lab_wait; fs2=$?
 wait "$fs1_job"; fs1=$?
 echo "# fleet: two soaks side by side, and a soak whose host died, killed and resumed: $((EPOCHSECONDS - t0)) s"
