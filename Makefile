@@ -2,7 +2,7 @@
 #
 #   make demo      deps + the demo's kernel (6.12) + guest image + orchestrator, then the demo scenario
 #   make check     the same setup, then the fast tier of the tests (CI's gate; PARTS=... for some)
-#   make check-full   every test: the fast tier and the long ones (soaks, fleet kills, kmemleak)
+#   make check-full   every test: the fast tier and the long ones (soaks, fleet kills, kmemleak, LSan)
 #   make bench     measurements side by side, as ratios (tools/bench.sh)
 #   make conformance  the seed series' claims on both kernels, both policies
 #   make report-check the conformance report in headless Chromium (1366, 1920 px), screenshots into docs/
@@ -11,7 +11,9 @@
 #   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
 #   make kernel-kmemleak  the 6.12 kernel with the leak detector (kernel: {debug: kmemleak}; soaks)
 #   make install   the orchestrator, its data, man page and bash completion into $(DESTDIR)$(PREFIX) (no kernel build)
+#   make coverage  gcovr line and branch coverage of orchestrator/ + reports/ under make check ($(B)/cov/)
 #   make fuzz      each libFuzzer target (tests/fuzz/) for FUZZ_SECONDS (60) s
+#   make mutants   each mutant (tests/mutants/*.patch) in a scratch copy: the unit tests it names must fail
 #   make clean     remove build/ (the kernel cache stays)
 
 # Guest kernel trees; the first one's gup_test.h builds the workload, and the
@@ -123,7 +125,8 @@ space := $(empty) $(empty)
 KSFT_UP   = $(B)/ksft/.upstream-$(subst $(space),-,$(strip $(KVERS)))
 KSFT_UP_BINS = $$(ls $(B)/ksft/gup_longterm-* $(B)/ksft/gup_test-* 2>/dev/null)
 
-$(KSFT_UP): workloads/kselftests.sh | $(B)
+# Rebuilt when a kernel artifact changes: its tree's selftests changed with it.
+$(KSFT_UP): workloads/kselftests.sh $(foreach a,$(KARTS),$(a)/identity.json) | $(B)
 	@workloads/kselftests.sh $(B) $(KVERS)
 
 image: workloads
@@ -155,13 +158,30 @@ demo: demo-setup orchestrator
 
 # Unit tests link the orchestrator's parsers; no guest needed. One file per
 # module under test in tests/unit/ (main.c the runner, unit.h the case tables).
+# Compiled one object per source into $(B)/unit-obj/, so that a change to
+# one file (make mutants: one mutant at a time) recompiles that file alone.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-$(B)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(ORCH_LIB) workloads/census.c $(ORCH_HDR) | $(B)
+UNIT_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(UNIT_SRC) $(ORCH_LIB) workloads/census.c)
+
+$(B)/unit-obj/%.o: %.c tests/unit/unit.h tests/tap.h $(ORCH_HDR) $(wildcard workloads/*.h) | $(B)
+	@mkdir -p $(@D)
+	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
+
+$(B)/unit-tests: $(UNIT_OBJS) | $(B)
 	@echo "[cc] $@"
-	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $(UNIT_SRC) $(ORCH_LIB) workloads/census.c $$(pkg-config --libs $(PKGS)) -lpthread -lm
+	@$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 unit-tests: $(B)/unit-tests
+
+# Mutation testing (docs/testing.md, "Mutants"): each tests/mutants/NN-name.patch,
+# or those named (make mutants MUTANTS="01-size-guard-wraps ..."), applied in
+# turn to one scratch copy of the tracked tree under /tmp; build/unit-tests is
+# rebuilt there and run with the patch's Catch: filter, which must fail.
+MUTANTS ?=
+mutants:
+	@tools/mutants.sh $(MUTANTS)
+
+.PHONY: mutants
 
 # The fast tier (CI's gate, at most 15 minutes warm) and the full tier
 # (everything: soaks, the fleet's host kills, the kmemleak flavour, the second
@@ -171,8 +191,20 @@ PARTS ?=
 check: deps kernel image orchestrator unit-tests
 	@tests/run.sh $(PARTS)
 
-check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests
+check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests $(B)/asan/memhp-lab
 	@tests/run.sh --full $(PARTS)
+
+# The orchestrator under AddressSanitizer with LeakSanitizer, built with
+# Debian's clang: the full tier's leak checks run a soak and a -j 2 run with
+# it (tests/soak.sh; tests/lsan.supp names what libvirt, GLib and json-c keep
+# that is not ours). It finds its data as build/memhp-lab does (cli/cli.c).
+ASAN_CC    ?= clang
+ASAN_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address
+$(B)/asan/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
+	@mkdir -p $(@D)
+	@echo "[cc] $@ (ASan, LSan)"
+	@$(ASAN_CC) $(WARN) $(ASAN_FLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
+		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 bench: deps kernel image orchestrator
 	@tools/bench.sh
@@ -188,6 +220,42 @@ report-check: deps orchestrator
 # Debian's kernels come from apt (kernel/package.sh); the guest image needs a built tree's gup_test.h.
 stock: deps kernel image image-debian orchestrator
 	@tools/stock.sh
+
+# Line and branch coverage of orchestrator/ and reports/ under the fast tier:
+# memhp-lab and the unit tests built with --coverage into $(B)/cov/, make
+# check's parts run with them (MHL_LAB, MHL_UNIT), gcovr (Debian) summarises
+# into $(B)/cov/html/index.html and prints the per-file table. A failing part
+# does not stop the report (it says so); the figure is in README.md.
+COV       := $(B)/cov
+COV_FLAGS := -O0 -g --coverage
+COV_OBJS  := $(patsubst %.c,$(COV)/obj/%.o,$(ORCH_SRC))
+COV_LIB   := $(patsubst %.c,$(COV)/obj/%.o,$(ORCH_LIB))
+
+$(COV)/obj/%.o: %.c $(ORCH_HDR)
+	@mkdir -p $(@D)
+	@$(CC) $(WARN) $(COV_FLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
+
+$(COV)/memhp-lab: $(COV_OBJS)
+	@echo "[cc] $@ (coverage)"
+	@$(CC) --coverage -o $@ $^ $$(pkg-config --libs $(PKGS)) -lpthread -lm
+
+$(COV)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(COV_LIB) $(COV)/obj/workloads/census.o
+	@echo "[cc] $@ (coverage)"
+	@$(CC) $(WARN) $(COV_FLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) \
+		-o $@ $(UNIT_SRC) $(COV_LIB) $(COV)/obj/workloads/census.o $$(pkg-config --libs $(PKGS)) -lpthread -lm
+
+coverage: deps kernel image orchestrator unit-tests $(COV)/memhp-lab $(COV)/unit-tests
+	@find $(COV)/obj -name '*.gcda' -delete
+	@MHL_LAB=$(COV)/memhp-lab MHL_UNIT=$(COV)/unit-tests tests/run.sh $(PARTS) || \
+		echo "coverage: some checks failed (above); the figures below are of what ran" >&2
+	@mkdir -p $(COV)/html
+	@gcovr --root . --object-directory $(COV)/obj --filter 'orchestrator/' --filter 'reports/' \
+		--exclude-unreachable-branches --print-summary \
+		--html-details $(COV)/html/index.html --txt $(COV)/coverage.txt $(COV)/obj >$(COV)/summary.txt
+	@cat $(COV)/summary.txt
+	@echo "coverage: $(COV)/html/index.html, per file: $(COV)/coverage.txt"
+
+.PHONY: coverage
 
 # libFuzzer targets (tests/fuzz/<target>.c, one per parser) with ASan and
 # UBSan, built with Debian's clang against the orchestrator's objects compiled

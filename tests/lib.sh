@@ -17,8 +17,10 @@
 # $MHL_TIER (fast or full), $tap_fd (where check lines go).
 
 B=${B:-build}
-LAB=$B/memhp-lab
-pass=0 fail=0 n=0 extra=0
+# make coverage runs the parts with its instrumented builds.
+LAB=${MHL_LAB:-$B/memhp-lab}
+UNIT=${MHL_UNIT:-$B/unit-tests}
+pass=0 fail=0 n=0 extra=0 part_t0=$EPOCHSECONDS
 ok_timeout=${MHL_OK_TIMEOUT:-120}
 run_timeout=${MHL_CHECK_TIMEOUT:-900}
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
@@ -39,37 +41,51 @@ art() { cat "$cache/kernel/$1/current"; }
 # seconds, in a process group of its own that the deadline kills whole.
 # Returns CMD's exit status; tmo_fired=1 when the deadline passed.
 tmo() {
-	local s=$1 t0=$EPOCHSECONDS rc p w who=; shift
+	local s=$1 rc p w mark; shift
 	tmo_fired=0 tmo_s=$s
 	case $(type -t "$1") in
 	builtin|keyword)	# test, [: nothing to wait for
 		"$@"
 		return;;
+	file)	# a program: timeout(1) makes a process group of its own and
+		# signals it whole at the deadline
+		local t0=$EPOCHSECONDS
+		timeout --kill-after=10 "$s" "$@"
+		rc=$?
+		case $rc in 124|137) [ $((EPOCHSECONDS - t0)) -ge "$s" ] && tmo_fired=1;; esac
+		return $rc;;
 	esac
-	# Job control for this one job: it becomes the leader of its own process
-	# group, so everything it starts (memhp-lab under sh -c, a sleep) can be
-	# signalled as one.
+	# A shell function: job control for these two jobs: each becomes the leader of its own
+	# process group, so everything the command starts (memhp-lab under sh -c,
+	# a guest) is signalled as one, and so is the watchdog with its sleep.
+	mark=$work/.tmo.$BASHPID.$RANDOM
+	rm -f "$mark"
 	set -m
 	"$@" <&0 &
 	p=$!
-	set +m
-	sleep "$s" &
-	w=$!
-	wait -n -p who $p $w 2>/dev/null
-	rc=$?
-	if [ "$who" = "$p" ]; then
-		kill $w 2>/dev/null; wait $w 2>/dev/null
-		# What the command left running in its group dies with it.
+	(
+		sleep "$s"
+		touch "$mark"
+		kill -TERM -- -$p 2>/dev/null
+		sleep 10
 		kill -KILL -- -$p 2>/dev/null
-		return $rc
-	fi
-	tmo_fired=1
-	kill -TERM -- -$p 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 -- -$p 2>/dev/null || break; sleep 0.1; done
+	) >/dev/null 2>&1 &
+	w=$!
+	set +m
+	# A plain wait on one pid (wait -n can miss a job that ended before it
+	# was called, and then waits for the watchdog instead).
+	wait $p
+	rc=$?
+	kill -KILL -- -$w 2>/dev/null
+	wait $w 2>/dev/null
+	# What the command left running in its group dies with it.
 	kill -KILL -- -$p 2>/dev/null
-	wait $p 2>/dev/null
-	[ $((EPOCHSECONDS - t0)) -ge "$s" ] || tmo_fired=0
-	return 124
+	if [ -e "$mark" ]; then
+		rm -f "$mark"
+		tmo_fired=1
+		return 124
+	fi
+	return $rc
 }
 
 # check_result DESC RC CMD...: count and print one check: CMD exited RC, past its
@@ -77,6 +93,8 @@ tmo() {
 check_result() {
 	local desc=$1 rc=$2; shift 2
 	n=$((n + 1))
+	# where a part's time goes: seconds since it started, at each check
+	echo "$n $((EPOCHSECONDS - part_t0)) $desc" >>"$work/times"
 	if [ "$rc" = 0 ]; then
 		echo "ok $n $desc" >&$tap_fd; pass=$((pass + 1))
 		return 0
@@ -169,6 +187,14 @@ no_qemu() {
 		pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-[^ ,]*-$p-[0-9]" >/dev/null && return 1
 	done
 	return 0
+}
+
+# pid_alive PID: PID runs (a zombie does not: an orphan waits for PID 1 to
+# reap it, and kill -0 still finds it until then).
+pid_alive() {
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "${st#Z}" = "$st" ]
 }
 
 # jq: pins were taken and all released (false for a record without guest_after).

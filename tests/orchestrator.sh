@@ -105,7 +105,7 @@ sleep 3
 guard_cleaned() {	# ROOT PID...: the dead run's QEMU PIDs are gone and its ROOT removed, by its guard
 	local root=$1 p; shift
 	[ $# -gt 0 ] || { echo "no QEMU of the run was running before the kill"; return 1; }
-	for p; do ! kill -0 "$p" 2>/dev/null || { echo "QEMU $p still runs"; return 1; }; done
+	for p; do ! pid_alive "$p" || { echo "QEMU $p still runs"; return 1; }; done
 	[ -n "$root" ] && [ ! -e "$root" ]
 }
 ok "SIGKILL: the run's QEMU (running before the kill) is gone 3 s later, its root $root removed" \

@@ -6,7 +6,7 @@
 # device is unplugged, and the record must show the pin, no pinned page in
 # ZONE_MOVABLE, intact I/O or DMA after the unplug, and the unplug reaching
 # its request.
-plan 90 full 101
+plan 89 full 101
 PIN=$B/memhp-pin
 
 echo "# workloads: memhp-pin's bad input (on this host: one JSON object with \"error\", exit non-zero)"
