@@ -179,8 +179,14 @@ static bool lineJudge(const void *row, GString *desc)
 	if (unitListing)
 		return true;
 	got = rendered(r->format);
-	if (got && !hasLine(got, r->line))
-		unitDiag("no line '%s' in:\n%s", r->line, got);
+	if (got && !hasLine(got, r->line)) {
+		g_auto(GStrv) text = g_strsplit(got, "\n", -1);
+		size_t i;
+
+		unitDiag("no line '%s' in %s:", r->line, mhlReportFormatFiles[r->format]);
+		for (i = 0; text[i]; i++)
+			unitDiag("  %s", text[i]);
+	}
 	return unitExpect(got && hasLine(got, r->line));
 }
 
