@@ -95,6 +95,18 @@ static json_object *trendRow(json_object *rec, const char *series)
 	return NULL;
 }
 
+/*
+ * Whether a row of soak.trends is a finding: its "finding" (a significant
+ * growth over the budget, or of the orchestrator's own memory at all);
+ * records from before that key have only "over_budget".
+ */
+static bool trendFinding(json_object *row)
+{
+	json_object *f = mhlJ(row, "finding");
+
+	return json_object_get_boolean(f ? f : mhlJ(row, "over_budget"));
+}
+
 /* One plot per series with points; its name into @names. */
 static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_object *rec)
 {
@@ -130,7 +142,7 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 			double b = mhlJDbl(row, "per_cycle.slope", 0), a = mhlJDbl(row, "per_cycle.intercept", 0);
 			g_autofree char *fit = g_strdup_printf("%s: %.0f bytes/cycle%s",
 				!strcmp(mhlJStr(row, "fit", ""), "theil_sen") ? "Theil-Sen" : "least squares", b,
-				json_object_get_boolean(mhlJ(row, "over_budget")) ? ", FINDING" : "");
+				trendFinding(row) ? ", FINDING" : "");
 			g_autofree char *fq = mhlGnuplotString(fit);
 
 			if (isfinite(a) && isfinite(b))
@@ -216,7 +228,7 @@ static void soakTrendTable(GString *out, json_object *rec)
 	for (i = 0; i < json_object_array_length(t); i++) {
 		json_object *r = json_object_array_get_idx(t, i);
 		bool sig = json_object_get_boolean(mhlJ(r, "significant"));
-		bool over = json_object_get_boolean(mhlJ(r, "over_budget"));
+		bool over = json_object_get_boolean(mhlJ(r, "over_budget")), finding = trendFinding(r);
 		g_autofree char *pc = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_cycle.slope", 0),
 						      mhlJDbl(r, "per_cycle.lo", 0), mhlJDbl(r, "per_cycle.hi", 0));
 		g_autofree char *ph = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_hour.slope", 0),
@@ -225,10 +237,11 @@ static void soakTrendTable(GString *out, json_object *rec)
 		g_autofree char *budget = g_strdup_printf("%.1f MiB", mhlJDbl(r, "budget_24h", 0) / (1 << 20));
 
 		mhlHtmlf(out, "<tr class=%s><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%s</td><td>%s</td><td>%s</td>"
-		      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", over ? "fail" : "pass",
+		      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", finding ? "fail" : "pass",
 		      mhlJStr(r, MHL_K_SERIES, "?"), mhlJInt(r, "points", 0), mhlJStr(r, "basis", "?"),
 		      mhlJStr(r, "fit", "?"), pc, ph, proj, budget,
-		      over ? "finding" : sig ? "significant, within budget" : "no significant trend");
+		      finding ? (over ? "finding" : "finding: our own memory grows, within budget") :
+		      sig ? "significant, within budget" : "no significant trend");
 	}
 	g_string_append(out, "</table>\n");
 }

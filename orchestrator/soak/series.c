@@ -7,11 +7,12 @@
  * Each series is fitted against cycles and against hours (trend.c); it is a
  * finding, once per series and guest, when the slope's confidence interval
  * excludes 0 on the harmful side and the growth it projects over 24 h is
- * above the series' budget. A growing unreclaimable slab is attributed to
- * the caches that grew between the first and the last slabinfo. What the
- * fits need is kept as running sums (and a Theil-Sen series' points, binned
- * beyond MHL_SOAK_SEN_KEEP), so that the series of a soak of days take no
- * more memory than one of minutes.
+ * above the series' budget; the orchestrator's own RSS whenever its slope
+ * is significant (our C must not grow per cycle at all). A growing
+ * unreclaimable slab is attributed to the caches that grew between the
+ * first and the last slabinfo. What the fits need is kept as running sums
+ * (and a Theil-Sen series' points, binned beyond MHL_SOAK_SEN_KEEP), so that
+ * the series of a soak of days take no more memory than one of minutes.
  */
 #include <glib.h>
 
@@ -44,21 +45,23 @@ static const struct {
 	bool attribute;		/* name the slab caches that grew */
 	bool host;		/* its first HOST_WARMUP_S left out */
 	bool guest_bound;	/* holds guest RAM: never a finding below the guest's RAM + QEMU_OVERHEAD */
+	bool ours;		/* the orchestrator's own memory: a finding whenever it grows significantly,
+				 * whatever the budget (shown, not judged) */
 	uint64_t budget;	/* default: bytes per 24 h */
 	const char *what;
 } seriesDefs[] = {
-	{ "slab_unreclaimable_bytes", 1, +1, false, false, true, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
-	{ "slab_reclaimable_bytes", 1, +1, false, true, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
-	{ "vmalloc_bytes", 1, +1, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
-	{ "page_tables_bytes", 1, +1, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
-	{ "percpu_bytes", 1, +1, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
-	{ "kernel_stack_bytes", 1, +1, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
-	{ "hugetlb_bytes", 1, +1, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
-	{ "mem_free_bytes", 1, -1, true, true, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
-	{ "online_gap_bytes", 1, +1, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
-	{ "qemu_rss_bytes", 1, +1, false, false, false, true, true, 256ULL << 20, "QEMU's RSS" },
-	{ "orchestrator_rss_kib", 1024, +1, false, false, false, true, false, 64ULL << 20, "the orchestrator's RSS" },
-	{ "run_dir_bytes", 1, +1, false, false, false, true, false, 1ULL << 30, "the run directory" },
+	{ "slab_unreclaimable_bytes", 1, +1, false, false, true, false, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
+	{ "slab_reclaimable_bytes", 1, +1, false, true, false, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
+	{ "vmalloc_bytes", 1, +1, false, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
+	{ "page_tables_bytes", 1, +1, false, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
+	{ "percpu_bytes", 1, +1, false, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
+	{ "kernel_stack_bytes", 1, +1, false, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
+	{ "hugetlb_bytes", 1, +1, false, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
+	{ "mem_free_bytes", 1, -1, true, true, false, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
+	{ "online_gap_bytes", 1, +1, false, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
+	{ "qemu_rss_bytes", 1, +1, false, false, false, true, true, false, 256ULL << 20, "QEMU's RSS" },
+	{ "orchestrator_rss_kib", 1024, +1, false, false, false, true, false, true, 64ULL << 20, "the orchestrator's RSS" },
+	{ "run_dir_bytes", 1, +1, false, false, false, true, false, false, 1ULL << 30, "the run directory" },
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(seriesDefs) <= MHL_SOAK_SERIES_MAX);
 
@@ -286,7 +289,7 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 		size_t np = sf->n, min = seriesDefs[i].dropped_only ? MIN_POINTS_DROP : MIN_POINTS_ALL;
 		int sign = seriesDefs[i].sign;
 		double proj, first = sf->first_cycle, budget = (double)seriesBudget(s, i);
-		bool sig, over, judged;
+		bool sig, over, judged, flag;
 		json_object *row, *f, *caches = NULL;
 		g_autoptr(GString) text = NULL;
 
@@ -297,6 +300,7 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 		over = proj > budget;
 		if (seriesDefs[i].guest_bound)	/* and beyond what the guest's RAM explains in 24 h */
 			over = over && fh.intercept + fh.slope * (sf->last_hour + 24) > seriesCeiling(s);
+		flag = sig && (over || seriesDefs[i].ours);
 		/* no 24 h projection from the first minutes of a guest */
 		judged = t - ss->t0 >= s->soak_judge_after;
 		if (table) {
@@ -315,20 +319,22 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 				json_object_object_add(row, "ceiling", json_object_new_int64((int64_t)seriesCeiling(s)));
 			json_object_object_add(row, "significant", json_object_new_boolean(sig));
 			json_object_object_add(row, "over_budget", json_object_new_boolean(sig && over));
+			json_object_object_add(row, "finding", json_object_new_boolean(flag));
 			json_object_object_add(row, "judged", json_object_new_boolean(judged));
 			json_object_array_add(table, row);
 		}
-		if (!judged || !sig || !over || (ss->told & (1u << i)))
+		if (!judged || !flag || (ss->told & (1u << i)))
 			continue;
 		ss->told |= 1u << i;
 		found++;
 		text = g_string_new(NULL);
-		g_string_printf(text, "%s %s %.0f bytes/cycle (95%% CI %.0f..%.0f), %.0f bytes/hour (95%% CI %.0f..%.0f): %.1f MiB in 24 h, over its budget of %.1f MiB (%s fit of %zu points, cycles %.0f..%.0f)",
+		g_string_printf(text, "%s %s %.0f bytes/cycle (95%% CI %.0f..%.0f), %.0f bytes/hour (95%% CI %.0f..%.0f): %.1f MiB in 24 h, %s its budget of %.1f MiB%s (%s fit of %zu points, cycles %.0f..%.0f)",
 				seriesDefs[i].what, sign > 0 ? "grows" : "falls", fc.slope * sign,
 				sign > 0 ? fc.lo : -fc.hi, sign > 0 ? fc.hi : -fc.lo, fh.slope * sign,
 				sign > 0 ? fh.lo : -fh.hi, sign > 0 ? fh.hi : -fh.lo, proj / (1 << 20),
-				budget / (1 << 20), seriesDefs[i].robust ? "Theil-Sen" : "least-squares", np,
-				first, (double)cycle);
+				over ? "over" : "within", budget / (1 << 20),
+				over ? "" : ", a finding all the same: the orchestrator's own memory must not grow with the cycles",
+				seriesDefs[i].robust ? "Theil-Sen" : "least-squares", np, first, (double)cycle);
 		if (seriesDefs[i].guest_bound)
 			g_string_append_printf(text, ", and beyond the guest's RAM and QEMU's own %.0f MiB (%.0f MiB) within 24 h",
 					       QEMU_OVERHEAD / (1 << 20), seriesCeiling(s) / (1 << 20));

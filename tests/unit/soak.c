@@ -146,6 +146,7 @@ static bool noDeviceRefused(void)
  * object per cycle; the findings of the judgement after each such point.
  */
 static double rssPerCycle;	/* with it, QEMU's RSS grows this much per cycle from 300 MB */
+static int orchKibPerCycle;	/* with it, the orchestrator's RSS grows this many KiB per cycle */
 
 static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise, json_object *findings,
 		     json_object *table)
@@ -164,7 +165,8 @@ static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise
 			(int64_t)(20e6 + per_cycle * c + (c % 2 ? noise : -noise))));
 		json_object_object_add(cn, "mem_free_bytes", json_object_new_int64(
 			(int64_t)(1e9 + (c % 4) * 30e6)));
-		json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(20000 + 8 * (c % 3)));
+		json_object_object_add(cn, "orchestrator_rss_kib",
+				       json_object_new_int64(20000 + 8 * (c % 3) + orchKibPerCycle * c));
 		if (rssPerCycle)
 			json_object_object_add(cn, "qemu_rss_bytes", json_object_new_int64((int64_t)(300e6 + rssPerCycle * c)));
 		json_object_array_add(row, json_object_new_int64(100 + c));
@@ -263,6 +265,37 @@ static bool seriesQemuRssBounded(void)
 		return unitExpect(false);
 	}
 	return unitExpect(true);
+}
+
+/*
+ * The orchestrator's own RSS: 4 KiB a cycle at a cycle a minute is 5.6 MiB
+ * in 24 h, far under its 64 MiB budget, and a finding all the same (our C
+ * must not grow per cycle at all), at the first judgement with 10 points
+ * past its 5 minutes of warm-up; its row is a finding, not over budget.
+ */
+static bool seriesOrchestratorAnyGrowth(void)
+{
+	g_autoptr(json_object) f = json_object_new_array(), table = json_object_new_array();
+	json_object *one, *row = NULL;
+	size_t i;
+	int found;
+
+	orchKibPerCycle = 4;
+	found = seriesRun(withDevices, 30, 0, 0, f, table);
+	orchKibPerCycle = 0;
+	one = json_object_array_get_idx(f, 0);
+	for (i = 0; i < json_object_array_length(table); i++)
+		if (!strcmp(mhlJStr(json_object_array_get_idx(table, i), MHL_K_SERIES, ""), "orchestrator_rss_bytes"))
+			row = json_object_array_get_idx(table, i);
+	if (found != 1 || strcmp(mhlJStr(one, MHL_K_SERIES, ""), "orchestrator_rss_bytes") ||
+	    mhlJInt(one, MHL_K_CYCLE, 0) != 15 ||
+	    !strstr(mhlJStr(one, MHL_K_TEXT, ""), "within its budget of 64.0 MiB, a finding all the same") ||
+	    !row || !json_object_get_boolean(mhlJ(row, "finding")) || json_object_get_boolean(mhlJ(row, "over_budget")) ||
+	    mhlJDbl(row, "projection_24h", 0) > 6 << 20) {
+		unitDiag("%d finding(s): %s; row %s", found, json_object_to_json_string(f), json_object_to_json_string(row));
+		return unitExpect(false);
+	}
+	return true;
 }
 
 /*
@@ -368,6 +401,8 @@ static const unitCase cases[] = {
 	  seriesBudgetScenario },
 	{ "series: QEMU's RSS growing within the guest's RAM is no finding; growing past it within 24 h is one",
 	  seriesQemuRssBounded },
+	{ "series: the orchestrator's RSS growing 4 KiB/cycle (5.6 MiB in 24 h, under its 64 MiB budget) is a finding all the same at cycle 15",
+	  seriesOrchestratorAnyGrowth },
 	{ "series: 60000 checkpoints keep no point per cycle (Theil-Sen's at most MHL_SOAK_SEN_KEEP) and fit the same slopes",
 	  seriesBounded },
 	{ "soak: an unknown leak, every 0, an unknown series, a budget that is no size or judge_after 0 is refused", soakKeysRefused },
