@@ -331,7 +331,7 @@ demo=$demo_fx/run
 ok "the demo run wrote index.html, junit.xml, results.ktap, kcidb.json" \
 	test -s "$demo/report/index.html" -a -s "$demo/report/junit.xml" -a -s "$demo/report/results.ktap" -a -s "$demo/report/kcidb.json"
 ok "the demo run's KTAP passes the checker with 'ok 1 demo'" sh -c 'awk -v strict=1 -f tests/ktap-check.awk "$1" && grep -qx "ok 1 demo" "$1"' _ "$demo/report/results.ktap"
-ok "the demo run's report named in its output" grep -q "report: .*/demo/report/index.html" "$demo_fx/out"
+ok "the demo run's report named in its output" grep -q "report: .*/demo/run/report/index.html" "$demo_fx/out"
 demo_patchset() {	# the checkout names kernel/patches/6.12's files and their KCIDB patchset_hash
 	local d=kernel/patches/6.12 want n
 	want=$(cd $d && sha256sum $(sed 's/#.*//' series) | cut -c-64 | sha256sum | cut -c-64)

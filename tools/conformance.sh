@@ -7,6 +7,7 @@
 #   --quick      claims 1, 3 and 8 on 6.12 only (what `make check` runs)
 #   --claims     only these claims (scenarios/conformance/N-*.yaml)
 #   --kernel     only this kernel (6.12 or 6.1)
+#   --policy     only this pin policy (series or baseline)
 #   --table-only print the table of the run already in DIR (-o), run nothing
 # A claim PASSes when its trial's verdict is pass (the scenario's expect steps
 # state the claim for each policy) and, where the claim is about a number,
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 LAB=build/memhp-lab
 out=results/conformance
 files=(scenarios/conformance/*.yaml)
-only=()
+only=() kernel= policy=
 table_only=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,13 +37,20 @@ while [ $# -gt 0 ]; do
 		done
 		shift
 		;;
-	--kernel) only=(--only "*kernel=$2*"); shift;;
+	--kernel) kernel=$2; shift;;
+	--policy) policy=$2; shift;;
 	--table-only) table_only=1;;
 	-o) out=$2; shift;;
-	*) echo "usage: tools/conformance.sh [--quick] [--claims N,N...] [--kernel K] [--table-only] [-o DIR]" >&2; exit 2;;
+	*) echo "usage: tools/conformance.sh [--quick] [--claims N,N...] [--kernel K] [--policy P] [--table-only] [-o DIR]" >&2; exit 2;;
 	esac
 	shift
 done
+# Trial ids are CLAIM:kernel=K,policy=P[,split=S].
+if [ -n "$policy" ]; then
+	only=(--only "*kernel=${kernel:-*},policy=$policy*")
+elif [ -n "$kernel" ]; then
+	only=(--only "*kernel=$kernel*")
+fi
 rc=0
 if [ -z "$table_only" ]; then
 	rm -rf "$out"
