@@ -73,7 +73,9 @@ int mhlCmdUri(GHashTable *vals, const char **uri);
  * cli.c: where this memhp-lab finds its data. Installed (`make install`:
  * <exe dir>/../share/memhp-lab exists) everything is there; run from the
  * checkout (build/memhp-lab) the guest image is next to the binary and
- * domains/, kernel/ are one level up.
+ * domains/, kernel/ are one level up; from a build in a folder of build/
+ * (build/asan/memhp-lab, make check-full's leak checks) the image is build/'s
+ * and domains/, kernel/ are two levels up.
  */
 typedef struct {
 	char *bindir;	/* the directory of the executable */
