@@ -7,7 +7,7 @@
 # (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
-plan 26 full 27
+plan 26 full 29
 soak_checkpoints_ok() {
 	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
 	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
@@ -158,6 +158,36 @@ ok "leak: the report's soak page plots the series with their fitted lines, the f
 	sh -c "test \$(grep -c '<svg' '$work/soakl/report/soak.html') -ge 5 && grep -q 'least squares: ' '$work/soakl/report/soak.html' &&
 	       grep -q '<td>kmalloc-8k</td>' '$work/soakl/report/soak.html' && grep -q 'Trend findings' '$work/soakl/report/soak.html' &&
 	       grep -q \"href='soak.html'\" '$work/soakl/report/index.html'"
+
+# The orchestrator under LeakSanitizer (full tier: make check-full builds
+# build/asan/memhp-lab): a short soak and a -j 2 run must pass and leave
+# nothing of ours unfreed at exit. tests/lsan.supp names what libvirt keeps
+# that is not ours; its frames need the full unwinder.
+if full; then
+echo "# soak: the orchestrator under LeakSanitizer (build/asan/memhp-lab, tests/lsan.supp)"
+asan_env=(env ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$top/tests/lsan.supp)
+asan_clean() {	# RC ERR: an ASan binary's exit 0, and no LeakSanitizer (or AddressSanitizer) report in ERR
+	nm $B/asan/memhp-lab | grep -q ' __lsan_do_leak_check$' || { echo "$B/asan/memhp-lab has no LeakSanitizer"; return 1; }
+	! grep -A 12 -E 'ERROR: (LeakSanitizer|AddressSanitizer)' "$2" || return 1
+	[ "$1" = 0 ] || { echo "exit $1"; tail -n 5 "$2"; return 1; }
+}
+asan_soak_ok() {	# RC: the soak passed its 12 cycles and LSan found nothing
+	asan_clean "$1" "$work/soak-asan.err" &&
+		jq -e '.verdict == "pass" and .summary.cycles == 12' "$work/soak-asan/trials.jsonl"
+}
+asan_run_ok() {	# RC: both trials passed and LSan found nothing
+	asan_clean "$1" "$work/run-asan.err" &&
+		jq -se 'length == 2 and all(.[]; .verdict == "pass")' "$work/run-asan/trials.jsonl"
+}
+timed "$run_timeout" "${asan_env[@]}" $B/asan/memhp-lab soak -q --cycles 12 --seed 7 -o "$work/soak-asan" \
+	scenarios/soak.yaml >"$work/soak-asan.out" 2>"$work/soak-asan.err"
+ok "LSan: a 12-cycle soak under build/asan/memhp-lab passes (exit 0, its record passes) and leaks nothing of ours at exit" \
+	asan_soak_ok $?
+timed "$run_timeout" "${asan_env[@]}" $B/asan/memhp-lab run -q -j 2 -o "$work/run-asan" \
+	scenarios/demo.yaml scenarios/two-holders.yaml >"$work/run-asan.out" 2>"$work/run-asan.err"
+ok "LSan: run -j 2 of demo and two-holders under build/asan/memhp-lab: both pass, nothing of ours leaked at exit" \
+	asan_run_ok $?
+fi
 
 echo "# soak: bad input"
 expect_fail "soak without --duration or --cycles" 2 'say how long' $LAB soak scenarios/soak.yaml
