@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "reports/report.h"
@@ -21,7 +22,8 @@
 #define SOAK_PLOT_W 760
 #define SOAK_PLOT_H 260
 #define SOAK_POINTS_MAX 2000	/* points per plot; more are thinned evenly */
-#define SOAK_LINES_MAX 1000000	/* checkpoints read */
+#define SOAK_KEPT_MAX (2 * SOAK_POINTS_MAX)	/* checkpoints kept for the plots; then every other goes */
+#define SOAK_LINES_MAX 10000000	/* checkpoints read */
 #define SOAK_PAGE "soak.html"
 
 /* The series plotted, as the checkpoints' counters name them (series.c in soak/). */
@@ -49,35 +51,103 @@ static void jsonPut(gpointer o)
 	json_object_put(o);
 }
 
-/* The checkpoints of the soak's last segment (the guest the trends are of), in file order. */
-static GPtrArray *soakCheckpoints(const mhlRun *run)
+/*
+ * What the page needs of the checkpoints of the soak's last segment (the
+ * guest the trends are of), read a line at a time: a soak of days has
+ * hundreds of thousands, so no more than SOAK_KEPT_MAX of them are kept,
+ * evenly (every stride-th, the stride doubling when they fill), each with
+ * its cycle, whether it dropped the caches and the plotted counters only;
+ * and its trend findings.
+ */
+typedef struct {
+	GPtrArray *cps;		/* in file order */
+	guint stride;		/* checkpoint i of the segment is kept when i % stride == 0 */
+	guint n;		/* checkpoints of the segment */
+	json_object *trends;	/* the trend findings of its checkpoints */
+} soakCheckpoints;
+
+static void soakCheckpointsClear(soakCheckpoints *c)
 {
-	g_autofree char *path = g_build_filename(run->dir, "checkpoints.jsonl", NULL);
-	g_autofree char *text = mhlFileRead(path, NULL);
-	GPtrArray *cps = g_ptr_array_new_with_free_func(jsonPut);
-	g_auto(GStrv) lines = NULL;
-	gint64 seg = -1;
+	g_clear_pointer(&c->cps, g_ptr_array_unref);
+	g_clear_pointer(&c->trends, json_object_put);
+}
+
+static void soakCheckpointsReset(soakCheckpoints *c)
+{
+	soakCheckpointsClear(c);
+	c->cps = g_ptr_array_new_with_free_func(jsonPut);
+	c->trends = json_object_new_array();
+	c->stride = 1;
+	c->n = 0;
+}
+
+/* Of checkpoint @cp, what a plot reads. */
+static json_object *soakCheckpointSlim(json_object *cp)
+{
+	json_object *o = json_object_new_object(), *cn = json_object_new_object(), *v;
 	size_t i;
 
-	mhlErrorReset();	/* no checkpoints: a page without plots */
-	if (!text)
-		return cps;
-	lines = g_strsplit(text, "\n", SOAK_LINES_MAX);
-	for (i = 0; lines[i]; i++) {
-		json_object *cp = json_tokener_parse(lines[i]);
+	json_object_object_add(o, MHL_K_CYCLE, json_object_get(mhlJ(cp, MHL_K_CYCLE)));
+	if ((v = mhlJ(cp, MHL_K_DROPPED)))
+		json_object_object_add(o, MHL_K_DROPPED, json_object_get(v));
+	for (i = 0; i < G_N_ELEMENTS(soakPlots); i++)
+		if ((v = mhlJ(mhlJ(cp, MHL_K_COUNTERS), soakPlots[i].key)))
+			json_object_object_add(cn, soakPlots[i].key, json_object_get(v));
+	json_object_object_add(o, MHL_K_COUNTERS, cn);
+	return o;
+}
+
+static void soakCheckpointTake(soakCheckpoints *c, json_object *cp)
+{
+	json_object *fs = mhlJ(cp, MHL_K_FINDINGS);
+	GPtrArray *even;
+	size_t k;
+	guint j;
+
+	for (k = 0; fs && json_object_is_type(fs, json_type_array) && k < json_object_array_length(fs); k++) {
+		json_object *f = json_object_array_get_idx(fs, k);
+
+		if (!strcmp(mhlJStr(f, MHL_K_KIND, ""), "trend"))
+			json_object_array_add(c->trends, json_object_get(f));
+	}
+	if (c->n++ % c->stride)
+		return;
+	g_ptr_array_add(c->cps, soakCheckpointSlim(cp));
+	if (c->cps->len < SOAK_KEPT_MAX)
+		return;
+	even = g_ptr_array_new_full(SOAK_KEPT_MAX, jsonPut);	/* every 2 * stride-th */
+	for (j = 0; j < c->cps->len; j += 2)
+		g_ptr_array_add(even, json_object_get(c->cps->pdata[j]));
+	g_ptr_array_unref(c->cps);
+	c->cps = even;
+	c->stride *= 2;
+}
+
+static void soakCheckpointsRead(const mhlRun *run, soakCheckpoints *c)
+{
+	g_autofree char *path = g_build_filename(run->dir, "checkpoints.jsonl", NULL);
+	g_autofree char *line = NULL;
+	FILE *f = fopen(path, "re");
+	size_t cap = 0, lines = 0;
+	gint64 seg = -1;
+	ssize_t len;
+
+	soakCheckpointsReset(c);
+	if (!f)
+		return;	/* no checkpoints: a page without plots */
+	while (lines++ < SOAK_LINES_MAX && (len = getline(&line, &cap, f)) > 0) {
+		g_autoptr(json_object) cp = json_tokener_parse(line);
 
 		if (!cp || !json_object_is_type(cp, json_type_object) ||
-		    !json_object_is_type(mhlJ(cp, MHL_K_COUNTERS), json_type_object)) {
-			json_object_put(cp);
+		    !json_object_is_type(mhlJ(cp, MHL_K_COUNTERS), json_type_object))
 			continue;
-		}
 		if (mhlJInt(cp, MHL_K_SEGMENT, 0) != seg) {
-			g_ptr_array_set_size(cps, 0);
+			soakCheckpointsReset(c);
 			seg = mhlJInt(cp, MHL_K_SEGMENT, 0);
 		}
-		g_ptr_array_add(cps, cp);
+		soakCheckpointTake(c, cp);
 	}
-	return cps;
+	fclose(f);
 }
 
 /* The row of soak.trends for @series, or NULL. */
@@ -246,16 +316,16 @@ static void soakTrendTable(GString *out, json_object *rec)
 	g_string_append(out, "</table>\n");
 }
 
-/* Every trend finding: the checkpoints' (judged at a drop) and the end's. */
-static void soakFindings(GString *out, GPtrArray *cps, json_object *rec)
+/* Every trend finding: the checkpoints' (judged at a drop; @trends) and the end's. */
+static void soakFindings(GString *out, json_object *trends, json_object *rec)
 {
 	g_autoptr(GString) items = g_string_new(NULL);
 	json_object *end = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_FINDINGS));
 	guint i, n = 0;
 	size_t k;
 
-	for (i = 0; i <= cps->len; i++) {
-		json_object *fs = i < cps->len ? mhlJ(cps->pdata[i], MHL_K_FINDINGS) : end;
+	for (i = 0; i < 2; i++) {
+		json_object *fs = i ? end : trends;
 
 		for (k = 0; fs && json_object_is_type(fs, json_type_array) && k < json_object_array_length(fs); k++) {
 			json_object *f = json_object_array_get_idx(fs, k);
@@ -263,7 +333,7 @@ static void soakFindings(GString *out, GPtrArray *cps, json_object *rec)
 			if (strcmp(mhlJStr(f, MHL_K_KIND, ""), "trend"))
 				continue;
 			n++;
-			mhlHtmlf(items, "<li>%s, cycle %" G_GINT64_FORMAT ": %s</li>\n", i < cps->len ? "checkpoint" : "end",
+			mhlHtmlf(items, "<li>%s, cycle %" G_GINT64_FORMAT ": %s</li>\n", i ? "end" : "checkpoint",
 			      mhlJInt(f, MHL_K_CYCLE, 0), mhlJStr(f, MHL_K_TEXT, ""));
 		}
 	}
@@ -333,31 +403,34 @@ static const char soakCss[] =
 
 int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir)
 {
-	g_autoptr(GPtrArray) cps = NULL, names = NULL;
+	g_autoptr(GPtrArray) names = NULL;
 	g_autoptr(GString) page = NULL, sc = NULL;
+	soakCheckpoints c = { 0 };
 	g_autofree char *dir = NULL;
 	guint i;
 	int rc;
 
 	if (!json_object_is_type(mhlJ(rec, MHL_K_SOAK), json_type_object))
 		return 0;
-	cps = soakCheckpoints(run);
+	soakCheckpointsRead(run, &c);
 	names = g_ptr_array_new_with_free_func(g_free);
 	sc = g_string_new("set terminal svg size " G_STRINGIFY(SOAK_PLOT_W) "," G_STRINGIFY(SOAK_PLOT_H)
 			  " fixed enhanced font 'sans,10' background rgb 'white'\n");
-	soakGnuplot(sc, names, cps, rec);
-	if (names->len && !(dir = soakPlotsRender(outdir, sc)))
+	soakGnuplot(sc, names, c.cps, rec);
+	if (names->len && !(dir = soakPlotsRender(outdir, sc))) {
+		soakCheckpointsClear(&c);
 		return -1;
+	}
 	page = g_string_new(NULL);
 	mhlHtmlf(page, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>soak %s</title>\n",
 	      mhlJStr(rec, MHL_K_TRIAL, ""));
 	g_string_append_printf(page, "<style>%s</style>\n</head>\n<body>\n", soakCss);
 	mhlHtmlf(page, "<h1>soak %s: %s</h1>\n<p><a href='index.html'>the report</a> · "
 	      "<a href='../checkpoints.jsonl'>checkpoints.jsonl</a> (the data) · %u checkpoints of the last guest</p>\n",
-	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), cps->len);
+	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), c.n);
 	if (mhlJStr(rec, MHL_K_REASON, NULL))
 		mhlHtmlf(page, "<p><b>Reason:</b> %s</p>\n", mhlJStr(rec, MHL_K_REASON, ""));
-	soakFindings(page, cps, rec);
+	soakFindings(page, c.trends, rec);
 	g_string_append(page, "<h3>Trends (least squares with a Student-t 95 % interval; Theil-Sen for free memory)</h3>\n");
 	soakTrendTable(page, rec);
 	soakSlabTable(page, rec);
@@ -371,7 +444,8 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	rc = mhlReportFileWrite(outdir, SOAK_PAGE, page->str, page->len);
 	/* in the trial's section of index.html: the findings and the link */
 	g_string_append(out, "<h4>Soak</h4>\n");
-	soakFindings(out, cps, rec);
+	soakFindings(out, c.trends, rec);
+	soakCheckpointsClear(&c);
 	mhlHtmlf(out, "<p><a href='%s'>The soak's page</a>: %u series plotted with their fitted lines, the trend table and the slab caches that grew.</p>\n",
 	      SOAK_PAGE, names->len);
 	return rc;
