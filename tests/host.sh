@@ -74,7 +74,8 @@ ok "plug: both grows onlined: MemTotal grew by exactly the plugged bytes, 8 and 
 		.steps[0].plug.online_blocks_after - .steps[0].plug.online_blocks_before == 8 and
 		.steps[1].plug.online_blocks_after - .steps[1].plug.online_blocks_before == 24' "$r"
 ok "plug: request -> plugged -> online in order, the summary has the last grow's plug_to_online_s" \
-	jq -e '[.steps[0].plug, .steps[1].plug] | all(.seconds_to_plugged > 0 and .seconds_to_online >= .seconds_to_plugged)' "$r"
+	jq -e '([.steps[0].plug, .steps[1].plug] | all(.seconds_to_plugged > 0 and .seconds_to_online >= .seconds_to_plugged)) and
+		.summary.plug_to_online_s == .steps[1].plug.seconds_to_online' "$r"
 ok "plug: the shrink has no plug path, its host side does" \
 	jq -e '(.steps[2].plug == null) and .steps[2].host.unplugged_bytes == 4294967296 and .summary.plug_to_online_s > 0' "$r"
 
@@ -83,12 +84,20 @@ lab_bg run -o "$work/hb-kill" --only '*backing=hugepages,prealloc=false,policy=s
 lab_pids="$lab_pids $lab_pid"
 for _ in $(seq 600); do [ "$(pool2m)" -gt "$pool_before" ] && break; sleep 0.1; done
 grown=$(pool2m)
+# qemu_hb PID: the QEMU processes of memhp-lab PID's host-backings guests
+qemu_hb() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-host-backings[^ ,]*-$1-[0-9]" | xargs; }
+for _ in $(seq 600); do [ -n "$(qemu_hb "$lab_pid")" ] && break; sleep 0.1; done
+hb_pid=$lab_pid hb_qemu=$(qemu_hb "$lab_pid")
 kill -9 "$lab_pid" 2>/dev/null
 lab_wait
-qemu_hb() { pgrep -f '^/usr/bin/qemu-system-x86_64 .*guest=memhp-host-backings' || true; }
-for _ in $(seq 100); do [ -z "$(qemu_hb)" ] && [ "$(pool2m)" = "$pool_before" ] && break; sleep 0.1; done
-ok "kill -9: the pool had grown ($pool_before -> $grown pages) and no QEMU is left (the guard)" \
-	test "$grown" -gt "$pool_before" -a -z "$(qemu_hb)"
+for _ in $(seq 100); do [ -z "$(qemu_hb "$hb_pid")" ] && [ "$(pool2m)" = "$pool_before" ] && break; sleep 0.1; done
+hb_gone() {	# GROWN BEFORE QEMU_PIDS QEMU_NOW: the pool grew, QEMU ran, none runs now
+	local p
+	[ "$1" -gt "$2" ] && [ -n "$3" ] && [ -z "$4" ] || return 1
+	for p in $3; do ! pid_alive "$p" || return 1; done
+}
+ok "kill -9: the pool had grown ($pool_before -> $grown pages) and the run's QEMU was running; none is left (the guard)" \
+	hb_gone "$grown" "$pool_before" "$hb_qemu" "$(qemu_hb "$hb_pid")"
 ok "kill -9: the guard took the pages back (pool $pool_before again), unmounted hugetlbfs, left no pool state" \
 	sh -c '[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" = "$1" ] && [ "$2" = 0 ] &&
 		[ -z "$(ls /run/memhp-lab/hugepool 2>/dev/null)" ]' _ "$pool_before" "$(huge_mounts)"
