@@ -124,9 +124,9 @@ ok "qemu:///system: the run and the oracle both exit 0 ($(cat "$work/ld/rc" 2>/d
 	test "$(cat "$work/ld/rc" 2>/dev/null)" = "run=0 oracle=0"
 ok "qemu:///system: verdict pass, the record names the URI" \
 	jq -e '.verdict == "pass" and .domain.uri == "qemu:///system"' "$r"
-ok "oracle: libvirt's <current> reached the initial 1 GiB plug, as the record's timeline says" \
+ok "libvirt-python: libvirt's <current> reached the initial 1 GiB plug, as the record's timeline says" \
 	sh -c "[ \"\$(jq -s 'map(.current_kib) | max' '$work/ld/oracle.jsonl')\" = 1048576 ] && jq -e '[.timeline[] | select(.source == \"qmp\") | .size_bytes] | max == 1073741824' '$r' >/dev/null"
-ok "oracle: after the request, libvirt saw the device at the size the record says it reached (0)" \
+ok "libvirt-python: after the request, libvirt saw the device at the size the record says it reached (0)" \
 	sh -c "o=\$(jq -s 'map(select(.requested_kib == 0)) | last | .current_kib * 1024' '$work/ld/oracle.jsonl') &&
 		r=\$(jq '[.steps[] | select(.step == \"resize\")][0].reached_bytes' '$r') && [ \"\$o\" = 0 ] && [ \"\$r\" = 0 ]"
 # The oracle's t counts from when it first saw the domain, the record's from the
@@ -135,7 +135,7 @@ ok "oracle: after the request, libvirt saw the device at the size the record say
 # t) is no earlier than when the oracle looked: an upper bound on the record's
 # clock. (libvirt answers the oracle's XMLDesc only between the orchestrator's
 # agent commands.)
-ok "oracle: it saw the unplugged device (current 0) while the pin was held (before the release step, on the record's clock)" \
+ok "libvirt-python: it saw the unplugged device (current 0) while the pin was held (before the release step, on the record's clock)" \
 	jq -se --slurpfile rec "$r" '
 	  ([$rec[0].timeline[] | select(.source == "request")][0].t) as $req
 	  | ([$rec[0].steps[] | select(.step == "release")][0].t) as $rel

@@ -35,14 +35,14 @@ ok "online: as-shipped on Debian 6.1: plugged 512 MiB stays offline (plug.online
 		(.steps[0].plug | .online == false and .memtotal_after_bytes == .memtotal_before_bytes) and
 		.steps[1].guest.memory_blocks.offline == 4 and .summary.reached_bytes == 0' "$r"
 
-echo "# stock kernels: what a stock kernel cannot run is SKIP with its reason, listed by check before anything boots"
+echo "# stock kernels: what a stock kernel cannot run is SKIP with its reason, listed by check --resolve before anything boots"
 sed -e 's/workload: io_uring/workload: gup/' -e 's/^  pkg: \[.*\]/  pkg: [linux-image-cloud-amd64]/' \
 	scenarios/stock/pin-io-uring.yaml >"$work/stock-gup.yaml"
 # only a gup pin and what asserts on it: nothing left that runs on Debian's kernel
 sed -e 's/^name: stock-io-uring/name: stock-gup-only/' -e '/resize:\|unplug: reached\|- io:\|release:\|integrity/d' \
 	"$work/stock-gup.yaml" >"$work/stock-gup-only.yaml"
 ok "check lists the skips per kernel: the gup pin (CONFIG_GUP_TEST), and the io/release/expect that need it" \
-	sh -c '"$1" check "$2" >"$3" 2>&1 &&
+	sh -c '"$1" check --resolve "$2" >"$3" 2>&1 &&
 		grep -q "SKIP on linux-image-6\.1\.0-[0-9]*-cloud-amd64: step 1 (line 19, pin): kernel-lacks: CONFIG_GUP_TEST is not set" "$3" &&
 		grep -q "step 5 (line 23, io): needs-skipped-step: pin .ring. (line 19) was skipped" "$3" &&
 		[ "$(grep -c "SKIP on" "$3")" = 5 ]' _ "$LAB" "$work/stock-gup.yaml" "$work/stock-gup.check"
@@ -83,7 +83,8 @@ expect_fail "pin_policy baseline on Debian's kernel: refused (it has no test swi
 echo "# stock kernels: a .deb file (kernel: {deb}) and a user's modular kernel (kernel: {bzimage, config, modules})"
 img61=$(apt-cache depends --no-recommends --no-suggests linux-image-cloud-amd64 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | sed -n 1p)
-mkdir -p "$work/debs" && (cd "$work/debs" && apt-get -q -o APT::Sandbox::User=root download "$img61" >/dev/null 2>&1)
+mkdir -p "$work/debs" &&
+	timed 300 sh -c 'cd "$1" && exec apt-get -q -o APT::Sandbox::User=root download "$2"' _ "$work/debs" "$img61" >/dev/null 2>&1
 deb=$(ls "$work"/debs/*.deb 2>/dev/null | sed -n 1p)
 # the user's own tree: the package unpacked, modules.dep made by depmod as make modules_install would
 dpkg-deb -x "$deb" "$work/own61" 2>/dev/null; rel61=$(ls "$work/own61/lib/modules" 2>/dev/null | sed -n 1p)
