@@ -75,27 +75,27 @@ EOF
 
 # --- one part, in its own process: tests/run.sh --in-part NAME STATE ----------
 if [ "${1:-}" = --in-part ]; then
-	name=$2 state=$3 want=$4
-	work=$MHL_WORK/$name
+	# The runner's own names start with mhl_: a part may use any other.
+	mhl_name=$2 mhl_state=$3 mhl_want=$4 mhl_finished=0
+	work=$MHL_WORK/$mhl_name
 	mkdir -p "$work"
 	# Everything the part prints, indented as a KTAP subtest.
 	exec > >(exec sed -u 's/^/    /') 2>&1
-	indent=$!
+	mhl_indent=$!
 	exec {tap_fd}>&1
 	. tests/lib.sh
-	finished=0
-	on_exit() {
+	mhl_on_exit() {
 		local rc=$? made=$((n - extra))
 		# pass fail made planned finished
-		echo "$pass $fail $made $want $finished" >"$state"
+		echo "$pass $fail $made $mhl_want $mhl_finished" >"$mhl_state"
 		exec >&- 2>&- {tap_fd}>&-
-		wait "$indent" 2>/dev/null
+		wait "$mhl_indent" 2>/dev/null
 		exit $rc
 	}
-	trap on_exit EXIT
-	echo "1..$want"
-	. "tests/$name.sh"
-	finished=1
+	trap mhl_on_exit EXIT
+	echo "1..$mhl_want"
+	. "tests/$mhl_name.sh"
+	mhl_finished=1
 	exit 0
 fi
 
