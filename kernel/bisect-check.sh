@@ -63,8 +63,22 @@ log=$kdir/bisect-$series_hash-$key-$cckey.log
 : >"$log"
 mk() { make -C "$src" O="$obj" ARCH=x86_64 "$@" >>"$log" 2>&1; }
 
-# Whatever happens, leave the tree with the whole series applied.
-restore() { (cd "$src" && quilt push -a -q >>"$log" 2>&1) || true; }
+# Whatever happens, leave the tree with the whole series applied, each file
+# the series touches with the timestamp it had if its content is what it was:
+# quilt rewrites them, and the main build (kernel/build.sh) would otherwise
+# recompile everything that includes them.
+stamps=$(mktemp)
+sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*|\1|p' "$src"/patches/*.patch 2>/dev/null | sort -u |
+	while read -r f; do
+		[ -f "$src/$f" ] && printf '%s %s %s\n' "$f" "$(sha256sum <"$src/$f" | cut -c1-64)" "$(stat -c %Y "$src/$f")"
+	done >"$stamps" || true
+restore() {
+	(cd "$src" && quilt push -a -q >>"$log" 2>&1) || true
+	while read -r f sum mtime; do
+		[ "$(sha256sum <"$src/$f" 2>/dev/null | cut -c1-64)" = "$sum" ] && touch -d "@$mtime" "$src/$f"
+	done <"$stamps" || true
+	rm -f "$stamps"
+}
 trap restore EXIT
 
 (cd "$src" && quilt pop -a -q >>"$log" 2>&1) || die "quilt pop -a failed in $src (log: $log)"

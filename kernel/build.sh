@@ -161,10 +161,21 @@ if [ "$applied" != "$series_hash" ]; then
 	export QUILT_PATCHES=patches QUILT_PC=.pc
 	# Files the old and the new series touch. quilt restores popped files with
 	# their old timestamps, which kbuild would take for up to date: touch them
-	# all once the tree is in its new state.
-	# The list survives a failed attempt in .memhp-touch.
+	# once the tree is in its new state, those whose content changed. One
+	# whose content is what it was before the pop (a patch's commit message
+	# changed, or another file of it) gets its old timestamp back, so that
+	# kbuild does not rebuild everything that includes it.
+	# The list survives a failed attempt in .memhp-touch; the contents and
+	# timestamps before the pop are in .memhp-before (path, sha256, mtime).
 	cat "$src"/patches/*.patch "$src"/patches/*.diff "${patches[@]/#/$patchdir/}" 2>/dev/null |
 		sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*|\1|p' >>"$src/.memhp-touch" || true
+	if [ ! -f "$src/.memhp-before" ]; then
+		sort -u "$src/.memhp-touch" | while read -r f; do
+			[ -f "$src/$f" ] || continue
+			printf '%s %s %s\n' "$f" "$(sha256sum <"$src/$f" | cut -c1-64)" "$(stat -c %Y "$src/$f")"
+		done >"$src/.memhp-before.tmp"
+		mv "$src/.memhp-before.tmp" "$src/.memhp-before"
+	fi
 	if [ -d "$src/.pc" ] && [ -s "$src/.pc/applied-patches" ]; then
 		(cd "$src" && run_logged "$log" quilt pop -a -q)
 	fi
@@ -180,9 +191,15 @@ if [ "$applied" != "$series_hash" ]; then
 		fi
 	done
 	sort -u "$src/.memhp-touch" | while read -r f; do
-		if [ -e "$src/$f" ]; then touch "$src/$f"; fi
+		[ -e "$src/$f" ] || continue
+		was=$(awk -v f="$f" '$1 == f { print $2, $3; exit }' "$src/.memhp-before")
+		if [ -n "$was" ] && [ "$(sha256sum <"$src/$f" | cut -c1-64)" = "${was% *}" ]; then
+			touch -d "@${was#* }" "$src/$f"
+		else
+			touch "$src/$f"
+		fi
 	done
-	rm -f "$src/.memhp-touch"
+	rm -f "$src/.memhp-touch" "$src/.memhp-before"
 	echo "$series_hash" >"$src/.memhp-series"
 fi
 
