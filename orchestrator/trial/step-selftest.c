@@ -102,6 +102,19 @@ json_object *mhlKtapParse(const char *out, int *planned, int *npass, int *nfail,
 	return results;
 }
 
+const char *mhlKtapVerdict(int exitcode, int planned, int npass, int nfail, int nskip, bool bailed)
+{
+	/* a FAIL anywhere, or a bail-out, is a failure: no exit status hides it */
+	if (nfail || bailed)
+		return "fail";
+	/* Skipped as a whole: "1..0 # SKIP" (or only skips) and exit 4. */
+	if (exitcode == KSFT_SKIP && !npass)
+		return "skip";
+	if (exitcode == 0 && planned >= 0 && npass + nskip == planned)
+		return "pass";
+	return "fail";
+}
+
 int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	json_object *ks = json_object_new_object(), *results;
@@ -145,14 +158,7 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 	addText(ks, "output", es.out, 8000);
 	if (es.err && *es.err)
 		addText(ks, "stderr", es.err, 2000);
-	/* Skipped as a whole: "1..0 # SKIP" and exit 4. */
-	if (es.exitcode == KSFT_SKIP && !nfail)
-		verdict = "skip";
-	else if (es.exitcode == 0 && !nfail && !bailed && planned >= 0 &&
-		 npass + nfail + nskip == planned)
-		verdict = "pass";
-	else
-		verdict = "fail";
+	verdict = mhlKtapVerdict(es.exitcode, planned, npass, nfail, nskip, bailed);
 	json_object_object_add(ks, "verdict", json_object_new_string(verdict));
 	rc = 0;
 	if (strcmp(verdict, "pass") && !st->measure) {

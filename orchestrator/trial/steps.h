@@ -45,6 +45,14 @@ int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res);
  */
 json_object *mhlKtapParse(const char *out, int *planned, int *npass, int *nfail, int *nskip,
 			  bool *bailed);
+/*
+ * The selftest step's verdict of a kselftest run: "pass", "skip" or "fail".
+ * A failed result or a bail-out fails it whatever the exit status says
+ * (kselftest's ksft_exit_skip() exits 4 after a failed result too, as
+ * run_vmtests.sh does after a SKIP that follows a FAIL); "skip" only for
+ * exit 4 with no result failed and none passed.
+ */
+const char *mhlKtapVerdict(int exitcode, int planned, int npass, int nfail, int nskip, bool bailed);
 int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /* Pages of a census in a zone (by_zone) or of a kind (zero, thp, cma, pages); -1: absent. */

@@ -544,6 +544,46 @@ static bool expectStringPattern(void)
 			  strstr(mhlErrorLast(), "0 of 1 check/io/release steps found it intact"));
 }
 
+/* A kselftest's KTAP and exit status, and the selftest step's verdict of them. */
+static const struct ktapRow {
+	const char *desc, *out;
+	int exitcode;
+	const char *verdict;
+} ktapRows[] = {
+	{ "every result ok, exit 0", "TAP version 13\n1..2\nok 1 a\nok 2 b\n", 0, "pass" },
+	{ "a skipped result among passes, exit 0", "1..2\nok 1 a\nok 2 b # SKIP no THP\n", 0, "pass" },
+	{ "skipped as a whole (1..0 # SKIP), exit 4", "1..0 # SKIP no gup_test\n", 4, "skip" },
+	{ "a FAIL, then a SKIP: exit 4 (ksft_exit_skip() after a failed result)",
+	  "1..3\nnot ok 1 a\nok 2 # SKIP gone\n", 4, "fail" },
+	{ "a FAIL, then a pass, exit 0 (a test that ignores its own results)", "1..2\nnot ok 1 a\nok 2 b\n", 0,
+	  "fail" },
+	{ "a pass, then the rest skipped: exit 4", "1..3\nok 1 a\nok 2 # SKIP gone\n", 4, "fail" },
+	{ "a bail-out and exit 4", "1..2\nok 1 # SKIP x\nBail out! no memory\n", 4, "fail" },
+	{ "every result ok but exit 1", "1..1\nok 1 a\n", 1, "fail" },
+	{ "fewer results than planned, exit 0", "1..3\nok 1 a\nok 2 b\n", 0, "fail" },
+	{ "no plan, exit 0", "ok 1 a\n", 0, "fail" },
+	{ "a # error result (not ok), exit 1", "1..1\nnot ok 1 # error x\n", 1, "fail" },
+};
+
+static bool ktapJudge(const void *row, GString *desc)
+{
+	const struct ktapRow *r = row;
+	g_autoptr(json_object) results = NULL;
+	int planned, npass, nfail, nskip;
+	const char *got;
+	bool bailed;
+
+	g_string_printf(desc, "selftest verdict: %s: %s", r->desc, r->verdict);
+	if (unitListing)
+		return true;
+	results = mhlKtapParse(r->out, &planned, &npass, &nfail, &nskip, &bailed);
+	got = mhlKtapVerdict(r->exitcode, planned, npass, nfail, nskip, bailed);
+	if (strcmp(got, r->verdict))
+		unitDiag("got %s (planned %d, pass %d, fail %d, skip %d, bailed %d)", got, planned, npass, nfail,
+			 nskip, bailed);
+	return unitExpect(!strcmp(got, r->verdict));
+}
+
 static const unitCase cases[] = {
 	{ "qmp: virtio-mem size and requested-size of node 1 (dimm skipped)", qmpNode1 },
 	{ "qmp: no device on node 0 is an error", qmpNode0 },
@@ -587,6 +627,7 @@ static const unitTable tables[] = {
 	UNIT_TABLE(jsonChecks, jsonCheckJudge),
 	UNIT_TABLE(consoleRows, consoleJudge),
 	UNIT_CASES(expectCases),
+	UNIT_TABLE(ktapRows, ktapJudge),
 };
 
 const unitModule unitGuest = UNIT_MODULE("guest", NULL, NULL, tables);
