@@ -8,7 +8,7 @@
 
 # kseries NAME: run scenarios/kernel-NAME.yaml (its whole matrix) into
 # $work/ks-NAME; ks_rec FILTER: the record whose trial name matches FILTER.
-plan 29 full 50
+plan 35 full 60
 # The fast tier boots 6.12 only (its stand-in selftest checks build for both);
 # the full tier runs each matrix whole.
 ks_kvers=6.12 ks_only='*:kernel=6.12*'
@@ -77,10 +77,15 @@ done
 
 # 5. The gup_test selftest fails when PIN_LONGTERM_BENCHMARK reports pages
 # that are not long-term pinnable (v1 on 6.12 exited through
-# ksft_exit_pass() anyway). Built on this host from each extracted tree,
-# against a stand-in for the ioctl that reports $FAKE_NOT_PINNABLE such
-# pages, with an empty file for /sys/kernel/debug/gup_test (a private
-# tmpfs); run_vmtests.sh must run -L and -L -z by default.
+# ksft_exit_pass() anyway), or fewer pages pinned than asked (v2 passed on
+# "truncated (size: 0)"), and -z asks for no flag the pin_user_pages*()
+# calls refuse (v2 on 6.12 passed 0x02, FOLL_TOUCH on 6.1 but FOLL_GET on
+# 6.12, where FOLL_TOUCH is internal: a WARN, nothing pinned). Built on this
+# host from each extracted tree, against a stand-in for the ioctl that
+# reports $FAKE_NOT_PINNABLE such pages, half the size when $FAKE_HALF is
+# set, and writes the gup_flags it got to $FAKE_FLAGS, with an empty file
+# for /sys/kernel/debug/gup_test (a private tmpfs); run_vmtests.sh must run
+# -L and -L -z by default. (In a guest: tests/cli.sh, exec-selftests.)
 echo "# kernel series: the gup_test selftest (tools/testing/selftests/{mm,vm}/gup_test.c) against a stand-in ioctl"
 cat >"$work/gt-shim.h" <<'SHIM'
 #include <sys/ioctl.h>
@@ -89,6 +94,7 @@ int fake_ioctl(int fd, unsigned long req, ...);
 SHIM
 cat >"$work/gt-shim.c" <<'SHIM'
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <linux/types.h>
 #include <mm/gup_test.h>
@@ -106,6 +112,16 @@ int fake_ioctl(int fd, unsigned long req, ...)
 		return 0;
 	g->get_delta_usec = g->put_delta_usec = 1;
 	g->nr_not_pinnable = atoi(getenv("FAKE_NOT_PINNABLE") ? getenv("FAKE_NOT_PINNABLE") : "0");
+	if (getenv("FAKE_HALF"))
+		g->size /= 2;
+	if (getenv("FAKE_FLAGS")) {
+		FILE *f = fopen(getenv("FAKE_FLAGS"), "w");
+
+		if (f) {
+			fprintf(f, "%#x\n", g->gup_flags);
+			fclose(f);
+		}
+	}
 	return 0;
 }
 SHIM
@@ -115,24 +131,41 @@ for k in 6.12 6.1; do
 	gt=$work/gup_test-$k
 	ok "$k: the selftest gup_test.c builds against the stand-in ioctl" \
 		gcc -O1 -w -I"$ksrc" -I"$ksrc/tools/include/uapi" -I"$sd" -include "$work/gt-shim.h" -o "$gt" "$sd/gup_test.c" "$work/gt-shim.c" -lpthread
-	# gtrun N: gup_test -L -m 2 with N pages reported not pinnable; its exit status.
-	gtrun() { FAKE_NOT_PINNABLE=$1 unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug && : >/sys/kernel/debug/gup_test && exec "$0" -L -m 2' "$gt" >"$work/gt.out" 2>&1; }
+	# gtrun N [ARG]: gup_test -L -m 2 [ARG] with N pages reported not pinnable; its exit status.
+	gtrun() { FAKE_NOT_PINNABLE=$1 unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug && : >/sys/kernel/debug/gup_test && exec "$0" -L -m 2 $1' "$gt" "${2:-}" >"$work/gt.out" 2>&1; }
 	ok "$k: gup_test -L passes when every pinned page is pinnable" gtrun 0
 	gtrun 3
 	ok "$k: gup_test -L fails (non-zero exit) when 3 pinned pages are not pinnable, and says so" \
 		sh -c '[ "$1" != 0 ] && grep -q "3 pinned pages not pinnable" "$2"' _ $? "$work/gt.out"
+	FAKE_HALF=1 gtrun 0
+	ok "$k: gup_test -L fails (non-zero exit) when the kernel pinned 1 of the 2 MiB asked, and says so" \
+		sh -c '[ "$1" != 0 ] && grep -q "pinned 1048576 of 2097152 bytes" "$2"' _ $? "$work/gt.out"
+	# FOLL_WRITE (0x1) and, on 6.1 only, FOLL_TOUCH (0x2; FOLL_GET on 6.12)
+	want="0x1 (FOLL_WRITE; not 0x2, which is FOLL_GET on 6.12)"
+	[ $k = 6.1 ] && want="0x3 (FOLL_WRITE | FOLL_TOUCH, which is 0x2 on 6.1)"
+	FAKE_FLAGS=$work/gt.flags gtrun 0 -z
+	ok "$k: gup_test -L -z passes gup_flags ${want%% *} to the pin: ${want#* }" \
+		sh -c '[ "$1" = 0 ] && [ "$(cat "$2")" = "$3" ]' _ $? "$work/gt.flags" "${want%% *}"
 	ok "$k: run_vmtests.sh runs gup_test -L and -L -z by default" \
 		sh -c 'grep -q "run_test ./gup_test -L\$" "$1" && grep -q "run_test ./gup_test -L -z\$" "$1"' _ "$sd/run_vmtests.sh"
 done
 
-# 6. The series' own kselftest of the counters (patch 0005,
-# gup_longterm_counters), built into the guest image and run in the guest
-# by the selftest step, its KTAP output in the record: 8 MiB from
-# ZONE_MOVABLE pinned long-term; under series migrated and counted
-# (unpinnable = migrate_success + migrate_fail + isolate_fail), under
-# baseline pinned in place and counted. The variant that expects the
-# series' behaviour whatever the switch says must fail under baseline:
-# every result but the sum (which holds at 0 = 0 + 0 + 0).
+# 6. The series' own kselftest of the counters (gup_longterm_counters:
+# 6.12's patch 0007, 6.1's 0005), built into the guest image and run in the
+# guest by the selftest step, its KTAP output in the record: 21 results.
+# 8 MiB of base pages, 8 MiB of THPs, and a THP with a 4 KiB page mapped
+# over its middle, each from ZONE_MOVABLE pinned long-term: under series
+# migrated and counted exactly (unpinnable = migrate_success = the pages in
+# ZONE_MOVABLE, whole folios: 512 a THP; = migrate_success + migrate_fail +
+# isolate_fail), the data read back through the pins
+# (PIN_LONGTERM_TEST_READ); under baseline pinned in place and counted.
+# The partly unmapped THP is found twice in the pin's page array: v2
+# counted its second visit as 512 isolation failures (issue 31), its
+# result 19 says isolate_fail +0. Then a non-zero pad (EINVAL) and a 4 TiB
+# range (ENOMEM, and no WARN: the console is clean). The variant that
+# expects the series' behaviour whatever the switch says must fail under
+# baseline: in each memory case every result but the sum (0 = 0 + 0 + 0),
+# the data and the isolation failures.
 # ks_clean_pass REC: the trial passed, its pins balanced, its console clean.
 ks_clean_pass() {
 	jq -e '.verdict == "pass"' "$1" >/dev/null && jq -e "$balanced" "$1" >/dev/null && console_clean "$1"
@@ -145,17 +178,37 @@ for k in $ks_kvers; do
 		sh -c 'grep -q "run_test ./gup_longterm_counters\$" "$1/run_vmtests.sh" && grep -q "^TEST_GEN_FILES += gup_longterm_counters\$" "$1/Makefile"' _ "$sd"
 	for pol in series baseline; do
 		r=$(ks_rec counters "kernel=$k,policy=$pol")
-		ok "$k $pol: selftest gup_longterm_counters in the guest: 5 of 5 results ok, exit 0" \
-			jq -e '.steps[0].selftest | .verdict == "pass" and .planned == 5 and .pass == 5 and .fail == 0 and .skip == 0 and .exitcode == 0 and ([.results[].ok] | all)' "$r"
-		ok "$k $pol: ... through pin_user_pages_fast() (GUP-fast first): 5 of 5 ok" \
-			jq -e '.steps[1].selftest | .verdict == "pass" and .planned == 5 and .pass == 5' "$r"
+		ok "$k $pol: selftest gup_longterm_counters in the guest: 21 of 21 results ok (none skipped), exit 0" \
+			jq -e '.steps[0].selftest | .verdict == "pass" and .planned == 21 and .pass == 21 and .fail == 0 and .skip == 0 and .exitcode == 0 and ([.results[].ok] | all)' "$r"
+		ok "$k $pol: ... the THP with a 4 KiB page over its middle: isolate_fail +0 (v2: +512), exactly 513 pages counted" \
+			jq -e '.steps[0].selftest.results | (.[] | select(.n == 19) | .ok and (.description | test("isolate_fail unchanged \\(0\\)"))) and
+				(.[] | select(.n == 13) | .ok and (.description | test("(rose by 513|unchanged) ")))' "$r"
+		ok "$k $pol: ... through pin_user_pages_fast() (GUP-fast first): 21 of 21 ok" \
+			jq -e '.steps[1].selftest | .verdict == "pass" and .planned == 21 and .pass == 21' "$r"
 		if [ $pol = series ]; then
-			ok "$k series: ... expecting the series' behaviour explicitly: 5 of 5 ok; the trial's vmstat: migrated, none in place" \
-				jq -e '.steps[2].selftest.verdict == "pass" and .steps[2].selftest.pass == 5 and '"$(d gup_longterm_migrate_success)"' >= 6144 and '"$(d gup_longterm_pinned_in_place)"' == 0' "$r"
+			ok "$k series: ... expecting the series' behaviour explicitly: 21 of 21 ok; the trial's vmstat: migrated, none in place" \
+				jq -e '.steps[2].selftest.verdict == "pass" and .steps[2].selftest.pass == 21 and '"$(d gup_longterm_migrate_success)"' >= 6144 and '"$(d gup_longterm_pinned_in_place)"' == 0' "$r"
 		else
-			ok "$k baseline: ... expecting the series' behaviour under the switch fails results 1, 3, 4, 5 (only the sum 0 = 0 + 0 + 0 holds), exit 1" \
-				jq -e '.steps[2].selftest | .verdict == "fail" and .exitcode == 1 and .planned == 5 and .fail == 4 and ([.results[] | select(.ok | not) | .n] == [1, 3, 4, 5])' "$r"
+			ok "$k baseline: ... expecting the series' behaviour under the switch fails 4 results in each of the 3 memory cases (the sum 0 = 0 + 0 + 0, the data and isolate_fail hold), exit 1" \
+				jq -e '.steps[2].selftest | .verdict == "fail" and .exitcode == 1 and .planned == 21 and .fail == 12 and ([.results[] | select(.ok | not) | .n] == [1, 3, 4, 5, 7, 9, 10, 11, 13, 15, 16, 17])' "$r"
 		fi
 		ok "$k $pol: ... verdict pass, pins balanced, console clean" ks_clean_pass "$r"
 	done
 done
+
+# 7. A known deviation of 6.1 (issue 31, item 7; docs/conformance.md, c3):
+# a long-term pin of hugetlb pages in ZONE_MOVABLE is refused by
+# follow_hugetlb_page() (try_grab_folio() refuses unpinnable pages, the
+# WARN_ON_ONCE around it fires) and fails with ENOMEM before any migration,
+# so none of the series' counters moves. The series leaves 6.1 as Debian
+# ships it there and says so; the WARN is a console finding of the trial,
+# whose declared XFAIL names it. Full tier only (6.1).
+if full; then
+	echo "# kernel series: 6.1's hugetlb deviation (scenarios/conformance/3-migration-fails.yaml, 6.1 series)"
+	lab_run -o "$work/ks-c3" --only '*kernel=6.1,policy=series*' scenarios/conformance/3-migration-fails.yaml >"$work/ks-c3.out" 2>&1
+	r=$(ks_rec c3 'kernel=6.1,policy=series')
+	ok "6.1 series: hugetlb pin from ZONE_MOVABLE: ENOMEM, no gup_longterm_* counter moved, nothing left pinned: verdict xfail" \
+		jq -e '.verdict == "xfail" and .steps[0].workload.errno_name == "ENOMEM" and '"$(d gup_longterm_unpinnable)"' == 0 and '"$(d gup_longterm_pin_fail)"' == 0 and (.guest_after.vmstat | .nr_foll_pin_acquired == .nr_foll_pin_released)' "$r"
+	ok "6.1 series: ... the WARN_ON_ONCE in follow_hugetlb_page() (mm/hugetlb.c) is the trial's one console finding, and its declared XFAIL names it" \
+		jq -e '(.console_findings | length == 1 and (.[0] | .kind == "warning" and (.text | test("mm/hugetlb.c:[0-9]+ follow_hugetlb_page")))) and (.reason | test("WARN_ON_ONCE"))' "$r"
+fi

@@ -2,7 +2,7 @@
 # option in each config, checkpatch.pl --strict per patch, a MAINTAINERS entry
 # for each file the series adds, and (full tier, and 6.12 in the fast tier)
 # kernel/bisect-check.sh: every prefix of the series builds. No guest.
-plan 19
+plan 24
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -18,6 +18,18 @@ expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1
 	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
 ok "the artifacts' gup_test.h are identical (one memhp-pin for both kernels)" \
 	cmp "$art612/include/gup_test.h" "$art61/include/gup_test.h"
+# issue 31: struct pin_longterm_test ended in implicit padding, 20 bytes on
+# i386 and 24 on x86_64: the ioctl numbers differed and compat tasks failed.
+abi_same() {
+	mkdir -p "$work/abi/linux" &&
+		printf 'typedef unsigned int __u32;\ntypedef unsigned long long __u64;\n' >"$work/abi/linux/types.h" &&
+		printf '#include <asm-generic/ioctl.h>\n#include <gup_test.h>\n%s\n%s\n' \
+			'_Static_assert(sizeof(struct pin_longterm_test) == 24, "size");' \
+			'_Static_assert(PIN_LONGTERM_TEST_START == 0x40186707, "number");' >"$work/abi.c" &&
+		gcc -m32 -fsyntax-only -I"$work/abi" -I"$1" "$work/abi.c" && gcc -m64 -fsyntax-only -I"$work/abi" -I"$1" "$work/abi.c"
+}
+ok "gup_test.h: struct pin_longterm_test is 24 bytes, PIN_LONGTERM_TEST_START the same number, for i386 and x86_64 (compat ioctls)" \
+	abi_same "$art612/include"
 series61=$(sed -e 's/#.*//' kernel/patches/6.1/series | awk 'NF { print $1 }' | jq -R . | jq -sc .)
 ok "identity.json names the series' patch files, in order (6.1: $(echo "$series61" | jq length))" \
 	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 5 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
@@ -38,6 +50,25 @@ for k in 6.12 6.1; do
 		awk '/^--- \/dev\/null/ { getline; sub(/^\+\+\+ b\//, ""); print }' "kernel/patches/$k/$p"; done)
 	ok "$k: every file the series adds has a MAINTAINERS entry of its own (get_maintainer.pl): ${added:-none}" \
 		sh -c 'cd "$1" && shift && for f; do perl scripts/get_maintainer.pl --nogit --nogit-fallback --nol -f "$f" | grep "(maintainer:" | grep -qv "THE REST" || exit 1; done' _ "$ksrc" $added
+done
+
+# issue 31: the posting shape kernel/export.sh writes: each message's trailer
+# block parses (git interpret-trailers) with the From: author's sign-off, and
+# what the patch is (upstream, lab-only, a backport) is a note below "---".
+posting_shape() {
+	local p f from msg
+	for p in $(sed -e 's/#.*//' "kernel/patches/$1/series"); do
+		f=kernel/patches/$1/$p
+		from=$(sed -n '2s/^From: //p' "$f")
+		msg=$(awk '/^$/ && !b { b = 1; next } b && /^---$/ { exit } b' "$f")
+		printf '%s\n' "$msg" | git interpret-trailers --parse | grep -qxF "Signed-off-by: $from" || { echo "$p: no trailer 'Signed-off-by: $from'"; return 1; }
+		! printf '%s\n' "$msg" | grep -qiE 'meant for upstream|lab-only patch|^This is a backport' || { echo "$p: upstream/lab-only in the message"; return 1; }
+		awk '/^---$/ { d = 1 } d && /^Notes:$/ { n = 1 } /^diff --git/ { exit } END { exit !n }' "$f" || { echo "$p: no Notes: below ---"; return 1; }
+	done
+}
+for k in 6.12 6.1; do
+	ok "$k: every patch's trailers parse (git interpret-trailers) with its From:'s Signed-off-by; upstream or lab-only is a note below ---" \
+		posting_shape $k
 done
 
 echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"
