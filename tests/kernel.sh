@@ -1,7 +1,8 @@
 # tests/kernel.sh - the built kernels and the series as files: every required
 # option in each config, checkpatch.pl --strict per patch, a MAINTAINERS entry
-# for each file the series adds, and (full tier, and 6.12 in the fast tier)
-# kernel/bisect-check.sh: every prefix of the series builds. No guest.
+# for each file the series adds, and
+# kernel/bisect-check.sh: every prefix of the series builds (cached per
+# series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
 plan 24
 art612=$(art 6.12)
 art61=$(art 6.1)
@@ -73,7 +74,7 @@ done
 
 echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"
 for k in 6.12 6.1; do
-	kernel/bisect-check.sh $k >"$work/bisect.out" 2>&1
+	timed "${MHL_BISECT_TIMEOUT:-1800}" kernel/bisect-check.sh $k >"$work/bisect.out" 2>&1
 	rc=$?
 	sed 's/^/#   /' "$work/bisect.out"
 	ok "$k: every prefix of the series and the series with its options off build with -Werror" \
