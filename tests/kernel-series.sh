@@ -8,7 +8,7 @@
 
 # kseries NAME: run scenarios/kernel-NAME.yaml (its whole matrix) into
 # $work/ks-NAME; ks_rec FILTER: the record whose trial name matches FILTER.
-plan 35 full 60
+plan 37 full 64
 # The fast tier boots 6.12 only (its stand-in selftest checks build for both);
 # the full tier runs each matrix whole.
 ks_kvers=6.12 ks_only='*:kernel=6.12*'
@@ -193,6 +193,10 @@ for k in $ks_kvers; do
 				jq -e '.steps[2].selftest | .verdict == "fail" and .exitcode == 1 and .planned == 21 and .fail == 12 and ([.results[] | select(.ok | not) | .n] == [1, 3, 4, 5, 7, 9, 10, 11, 13, 15, 16, 17])' "$r"
 		fi
 		ok "$k $pol: ... verdict pass, pins balanced, console clean" ks_clean_pass "$r"
+		# issue 31: turning the switch on says so (and taints, TAINT_TEST), for bug reports
+		want=0; [ $pol = baseline ] && want=1
+		ok "$k $pol: the console says 'gup_longterm_pin_in_place: on: ...' $want time(s) (the switch turned on at boot under baseline)" \
+			sh -c '[ "$(grep -c "gup_longterm_pin_in_place: on: long-term pins may leave pages in ZONE_MOVABLE" "$(jq -r .console_log "$1")")" = "$2" ]' _ "$r" $want
 	done
 done
 
