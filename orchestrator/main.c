@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -357,11 +358,31 @@ static int cmdHelp(int argc, char **argv)
 	return MHL_EXIT_PASS;
 }
 
+/*
+ * glibc's allocator, set for a process that runs for days (issue 29): by
+ * default a freed mmap'ed block raises the mmap threshold to its size (the
+ * console scan's 1 MiB read buffer, an agent reply, a slabinfo), so later
+ * big buffers come from the heap among long-lived small ones and the heap
+ * grows in steps it never trims, and every thread that allocates may get an
+ * arena of its own. A 20-minute soak here grew 26.5 -> 27.2 MiB of RSS (621
+ * B/cycle, significant) with a live heap that did not grow (ASan's heap
+ * profile, cycles 10 to 40); with these three settings (as GLIBC_TUNABLES)
+ * the same soak held 25.4 MiB flat from cycle 26 to its end, slope 0.
+ * Before any thread starts.
+ */
+static void mallocSettings(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);	/* fixed: blocks this big are mmap'ed and unmapped at free */
+	mallopt(M_TRIM_THRESHOLD, 256 * 1024);	/* fixed: free memory at the heap's top goes back beyond it */
+	mallopt(M_ARENA_MAX, 1);		/* one arena: the threads mostly wait on libvirt and the guest */
+}
+
 int main(int argc, char **argv)
 {
 	const mhlCmd *c;
 	int rc;
 
+	mallocSettings();
 	if (argc < 2) {
 		usage(stderr);
 		return MHL_EXIT_USAGE;
