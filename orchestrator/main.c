@@ -364,10 +364,10 @@ static int cmdHelp(int argc, char **argv)
  * console scan's 1 MiB read buffer, an agent reply, a slabinfo), so later
  * big buffers come from the heap among long-lived small ones and the heap
  * grows in steps it never trims, and every thread that allocates may get an
- * arena of its own. A 20-minute soak here grew 26.5 -> 27.2 MiB of RSS (621
+ * arena of its own. A 20-minute soak here grew 25.9 -> 26.5 MiB of RSS (621
  * B/cycle, significant) with a live heap that did not grow (ASan's heap
  * profile, cycles 10 to 40); with these three settings (as GLIBC_TUNABLES)
- * the same soak held 25.4 MiB flat from cycle 26 to its end, slope 0.
+ * the same soak held 24.8 MiB flat from cycle 26 to its end, slope 0.
  * Before any thread starts.
  */
 static void mallocSettings(void)
