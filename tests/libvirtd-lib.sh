@@ -49,25 +49,34 @@ libvirtd_stop() {
 # here, .2 there, a /30 on this pair only). Prints its URI once it answers.
 # Its unshare's pid is in DIR/unshare.pid, the veth's name here in DIR/veth.
 fleet_host_start() {
-	local dir=$1 mode=$2 ns=() addr=unix peer=- hostif= net= tag pid child= uri
+	local dir=$1 mode=$2 ns=() addr=unix peer=- hostif= net= tag pid child= uri try
 	shift 2
 	mkdir -p "$dir"
-	if [ "$mode" = tcp ]; then
-		net=$((RANDOM % 250 + 1)) tag=$((($$ + RANDOM) % 100000))
-		ns=(-n) addr=10.213.$net.2 peer=mhg$tag hostif=mhh$tag
-	fi
-	unshare -m -p --fork --kill-child --mount-proc --propagation private "${ns[@]}" \
-		bash "$(dirname "${BASH_SOURCE[0]}")/libvirtd-host.sh" "$dir" "$addr" "$peer" "$@" \
-		</dev/null >"$dir/host.out" 2>&1 &
-	pid=$!
-	echo "$pid" >"$dir/unshare.pid"
-	for _ in $(seq 1 50); do child=$(pgrep -P "$pid") && break; sleep 0.1; done
-	echo "$child" >"$dir/ns.pid"
-	if [ "$mode" = tcp ]; then
-		[ -n "$child" ] && ip link add "$hostif" type veth peer name "$peer" &&
+	# Twice at most: once in six runs the namespace's first process was gone
+	# when its veth end was moved into it (RTNETLINK: No such process).
+	for try in 1 2; do
+		if [ "$mode" = tcp ]; then
+			net=$((RANDOM % 250 + 1)) tag=$((($$ + RANDOM) % 100000))
+			ns=(-n) addr=10.213.$net.2 peer=mhg$tag hostif=mhh$tag
+		fi
+		unshare -m -p --fork --kill-child --mount-proc --propagation private "${ns[@]}" \
+			bash "$(dirname "${BASH_SOURCE[0]}")/libvirtd-host.sh" "$dir" "$addr" "$peer" "$@" \
+			</dev/null >"$dir/host.out" 2>&1 &
+		pid=$!
+		echo "$pid" >"$dir/unshare.pid"
+		for _ in $(seq 1 50); do child=$(pgrep -P "$pid") && break; sleep 0.1; done
+		echo "$child" >"$dir/ns.pid"
+		[ "$mode" = tcp ] || break
+		if [ -n "$child" ] && ip link add "$hostif" type veth peer name "$peer" &&
 			echo "$hostif" >"$dir/veth" && ip link set "$peer" netns "$child" &&
-			ip addr add "10.213.$net.1/30" dev "$hostif" && ip link set "$hostif" up ||
-			{ echo "cannot make the veth pair for host $dir" >&2; return 2; }
+			ip addr add "10.213.$net.1/30" dev "$hostif" && ip link set "$hostif" up; then
+			break
+		fi
+		echo "cannot make the veth pair for host $dir (try $try; its output: $(head -c 300 "$dir/host.out"))" >&2
+		fleet_host_kill "$dir"
+		[ "$try" = 2 ] && return 2
+	done
+	if [ "$mode" = tcp ]; then
 		uri="qemu+tcp://$addr/system"
 	else
 		uri="qemu+unix:///system?socket=$dir/sock/libvirt-sock"
