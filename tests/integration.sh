@@ -103,7 +103,7 @@ for k in $bench_kvers; do
 done
 
 echo "# a user's own kernel (kernel: {bzimage, config}) is checked before anything boots"
-grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$art612/config" >"$work/config.missing"
+config_lacking "$art612/config" "$work/config.missing"
 printf 'name: own\nkernel: {bzimage: %s/bzImage, config: %s}\nnodes:\n  - memory: 1G\nsteps:\n  - snapshot:\n' \
 	"$art612" "$work/config.missing" >"$work/own.yaml"
 expect_fail "prebuilt kernel lacking options: refused, naming them and its config (GUP_TEST is a capability: not named)" 2 \

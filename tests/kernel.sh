@@ -14,7 +14,7 @@ for k in 6.12 6.1; do
 		kernel/build.sh --check-config "$kcfg" kernel/patches/$k/required.list
 done
 kcfg=$art612/config
-grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$kcfg" >"$work/config.missing"
+config_lacking "$kcfg" "$work/config.missing"
 expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1 \
 	'not set after olddefconfig: CONFIG_VIRTIO_MEM CONFIG_GUP_TEST' kernel/build.sh --check-config "$work/config.missing"
 ok "the artifacts' gup_test.h are identical (one memhp-pin for both kernels)" \

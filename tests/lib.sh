@@ -37,6 +37,13 @@ plan() { :; }
 # art KVER: the artifact directory of the built kernel KVER (make kernel).
 art() { cat "$cache/kernel/$1/current"; }
 
+# config_lacking CONFIG OUT: CONFIG without CONFIG_GUP_TEST and CONFIG_VIRTIO_MEM
+# (a required option and a capability), into OUT: what the kernel and
+# integration parts hand to the config checks as an incomplete kernel.
+config_lacking() {
+	grep -v -e '^CONFIG_GUP_TEST=y' -e '^CONFIG_VIRTIO_MEM=y' "$1" >"$2"
+}
+
 # tmo S CMD...: CMD (a program or a shell function) with a deadline of S
 # seconds, in a process group of its own that the deadline kills whole.
 # Returns CMD's exit status; tmo_fired=1 when the deadline passed.
