@@ -1985,13 +1985,15 @@ static char *scenarioRead(const char *path, size_t *len)
  * Before the document is built, from libyaml's events: lists and mappings
  * nested at most MHL_SCENARIO_MAX_DEPTH deep and at most
  * MHL_SCENARIO_MAX_ANCHORS anchors (libyaml's loader takes time in the square
- * of either). A syntax error is left to the loader, which reports it.
+ * of either), and one document only (yaml_parser_load reads the first; the
+ * rest would be ignored without a word). A syntax error is left to the
+ * loader, which reports it.
  */
 static int yamlShapeCheck(const char *path, const char *buf, size_t len)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	int depth = 0, anchors = 0, rc = 0;
+	int depth = 0, anchors = 0, docs = 0, rc = 0;
 	bool end = false;
 
 	yaml_parser_initialize(&parser);
@@ -2021,7 +2023,12 @@ static int yamlShapeCheck(const char *path, const char *buf, size_t len)
 		default:
 			break;
 		}
-		if (depth > MHL_SCENARIO_MAX_DEPTH) {
+		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1) {
+			/* the loader would read the first and silently drop the rest */
+			mhlError("%s:%d:%d: a second YAML document ('---'); the file must hold one",
+				 path, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1);
+			rc = -1;
+		} else if (depth > MHL_SCENARIO_MAX_DEPTH) {
 			mhlError("%s:%d:%d: lists and mappings nest more than %d deep", path,
 				 (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
 				 MHL_SCENARIO_MAX_DEPTH);
