@@ -4,7 +4,7 @@
 # the trial list, merged by report --merge into one run whose trial ids are
 # exactly the unsharded run's; what merge refuses.
 
-plan 18 full 29
+plan 19 full 30
 echo "# fleet: run --shard K/N, three shards side by side, report --merge"
 # Six trials whose ids fall in shards 1 and 2, three each (FNV-1a of the id,
 # docs/fleet.md): shard 3 of 3 is empty.
@@ -148,6 +148,16 @@ printf 'hosts:\n  - uri: "%s"\n    slotz: 1\n' "$fl_a" >"$work/hosts-bad.yaml"
 expect_fail "--hosts: an unknown key is refused with file:line:col and the keys it knows" 2 \
 	"hosts-bad.yaml:3:5: unknown key 'slotz' in a host \\(known: uri, slots, labels, pool\\)" \
 	$LAB run --hosts "$work/hosts-bad.yaml" -o "$work/fl-bad" "$work/fleet.yaml"
+# Every host gone before a trial started (here: the only host's pool does not
+# exist, so its upload fails): each trial still ends recorded, the run says why.
+printf 'hosts:\n  - uri: "%s"\n    pool: no-such-pool\n' "$fl_a" >"$work/hosts-nopool.yaml"
+lab_run -j 2 -o "$work/fl-nopool" --hosts "$work/hosts-nopool.yaml" "$work/fleet.yaml" >"$work/fl-nopool.out" 2>&1
+fl_np=$?
+ok "a fleet run whose only host drops out before any trial (its pool does not exist): exit 1, not a crash; all 3 trials recorded as error, not_run, the reason naming the host and its pool; the table says 3 not run" \
+	bash -c '[ "$2" = 1 ] && jq -se "length == 3 and all(.verdict == \"error\" and .not_run == true and
+		(.reason | startswith(\"not run: no host was left to take it\") and contains(\$a) and contains(\"no-such-pool\")))" \
+		--arg a "$3" "$1/trials.jsonl" >/dev/null && grep -q "0 passed, 0 failed, 0 error, 0 interrupted, 3 not run" "$4"' \
+	_ "$work/fl-nopool" "$fl_np" "$fl_a" "$work/fl-nopool.out"
 expect_fail "run --host: a trial whose host_labels no host has is refused before anything connects" 2 \
 	"trial 'fleet-crash' asks for a host with host_labels \\[tcp\\], and no host given has them all" \
 	$LAB run --host "$fl_a" -o "$work/fl-bad2" "$work/fleet-crash.yaml"

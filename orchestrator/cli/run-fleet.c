@@ -80,6 +80,40 @@ static int fleetSlots(const mhlRunOptions *o, GPtrArray *hosts, uint64_t need)
 	return total ? 0 : -1;
 }
 
+/*
+ * The trials no host took (every host went away or refused its upload
+ * before they started): each gets its record, naming why each host left,
+ * so that trials.jsonl holds every trial of the run. An interrupted run
+ * leaves them to --resume without a record, as a local run does.
+ */
+static void fleetNotRun(mhlRunConfig *cfg, GPtrArray *jobs, GPtrArray *hosts)
+{
+	g_autoptr(GString) why = g_string_new("no host was left to take it");
+	guint i;
+
+	if (mhlInterrupted)
+		return;
+	for (i = 0; i < hosts->len; i++) {
+		mhlFleetHost *h = hosts->pdata[i];
+		g_autofree char *lost = mhlFleetHostLost(h);
+
+		g_string_append_printf(why, "%s host '%s': %s", i ? ";" : " (", h->uri, lost ? lost : "still up");
+	}
+	if (hosts->len)
+		g_string_append_c(why, ')');
+	for (i = 0; i < jobs->len; i++) {
+		mhlJob *j = jobs->pdata[i];
+		mhlRunConfig c = *cfg;
+
+		if (j->rec)
+			continue;
+		c.kernel_identity = j->identity;
+		c.uri = "";	/* no host: domain.uri is empty */
+		mhlTrialNotRun(&c, j->s, why->str);
+		fprintf(stderr, "memhp-lab: %s: not run: %s\n", j->s->name, why->str);
+	}
+}
+
 int mhlRunFleet(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *jobs, GPtrArray *hosts,
 		const char *outdir, uint64_t need_bytes)
 {
@@ -94,6 +128,7 @@ int mhlRunFleet(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *jobs, GPtr
 		fprintf(stderr, "memhp-lab: %u trial(s) over %u host(s), %s (%s), records %s\n", jobs->len, hosts->len,
 			cfg->accel, cfg->accel_why, records);
 	mhlQueueRunFleet(hosts, cfg, jobs);
+	fleetNotRun(cfg, jobs, hosts);
 	mhlFleetDisconnect(hosts);
 	if (!o->quiet && !o->json) {
 		for (i = 0; i < hosts->len; i++) {

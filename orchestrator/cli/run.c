@@ -482,7 +482,8 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	for (i = 0; run && i < run->trials->len; i++)
 		/* a fleet trial whose host went away ran (or runs) again: its error is not its outcome */
 		if (mhlVerdictOf(run->trials->pdata[i]) < MHL_VERDICT_LOST &&
-		    !mhlJBool(run->trials->pdata[i], MHL_K_REQUEUED, false))
+		    !mhlJBool(run->trials->pdata[i], MHL_K_REQUEUED, false) &&
+		    !mhlJBool(run->trials->pdata[i], MHL_K_NOT_RUN, false))
 			g_hash_table_add(done, g_strdup(mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, "")));
 	for (i = jobs->len; i-- > 0;)
 		if (g_hash_table_contains(done, ((mhlJob *)jobs->pdata[i])->s->name))

@@ -455,6 +455,34 @@ static void trialStarted(const mhlRunConfig *cfg, json_object *rec)
 
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
 		       json_object **recp)
+/*
+ * A trial that never started because no host was left to take it (every
+ * fleet host went away or refused the upload): its record all the same,
+ * verdict error, reason "not run: ...", not_run true, so that the run's
+ * records name every trial and --resume runs it.
+ */
+void mhlTrialNotRun(const mhlRunConfig *cfg, const mhlScenario *s, const char *why)
+{
+	g_autofree char *records = g_build_filename(cfg->outdir, "trials.jsonl", NULL);
+	g_autofree char *reason = g_strdup_printf("not run: %s", why);
+	g_autoptr(json_object) rec = recordHead(cfg, s, "");
+	mhlSummary sum;
+
+	mhlSummaryInit(&sum);
+	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_new_array());
+	json_object_object_add(rec, MHL_K_STEPS, json_object_new_array());
+	json_object_object_add(rec, MHL_K_TIMELINE, json_object_new_array());
+	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&sum));
+	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(0));
+	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[MHL_VERDICT_ERROR]));
+	json_object_object_add(rec, MHL_K_REASON, json_object_new_string(reason));
+	json_object_object_add(rec, MHL_K_NOT_RUN, json_object_new_boolean(true));
+	if (mhlRecordAppend(records, rec) < 0) {
+		fprintf(stderr, "memhp-lab: error: %s\n", mhlErrorLast());
+		mhlErrorReset();
+	}
+}
+
 {
 	g_autoptr(mhlGuest) g = trialGuest(cfg, s);
 	g_autoptr(json_object) steps = json_object_new_array();

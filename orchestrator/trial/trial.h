@@ -37,5 +37,7 @@ typedef struct {
  * where that file can be written. Returns the verdict, and the record in *rec. */
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
 		       json_object **rec);
+/* The record of a trial that never started: no host was left to take it (@why). */
+void mhlTrialNotRun(const mhlRunConfig *cfg, const mhlScenario *s, const char *why);
 
 #endif
