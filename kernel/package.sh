@@ -131,7 +131,7 @@ if [ "$mode" = modules ]; then
 	fi
 	modules_cpio "$moddir" "$release" "$modconfig" "kernel modules '$moddir'"
 	mkdir -p "$dir.tmp"
-	cp "$work/modules.cpio.gz" "$work/modules.list" "$dir.tmp/"
+	install -m 0644 "$work/modules.cpio.gz" "$work/modules.list" "$dir.tmp/"
 	jq -n --arg rel "$release" --arg from "$(realpath "$moddir")" \
 		--argjson mods "$(jq -R . <"$work/modules.list" | jq -s .)" \
 		--arg layout "$layout" '{release: $rel, modules_from: $from, modules: $mods, cpio_layout: $layout}' \
@@ -182,9 +182,9 @@ fi
 if [ "$mode" = apt ]; then
 	say "fetch: apt-get download $real=$pkgver"
 	mkdir "$work/apt"
-	(cd "$work/apt" && apt-get -q -o APT::Sandbox::User=root download "$real=$pkgver" >&2) ||
+	got=$("$(dirname "$0")/apt-download.sh" "$real=$pkgver" "$work/apt") ||
 		die "apt-get download $real=$pkgver failed (see above)"
-	mv -- "$work"/apt/*.deb "$work/kernel.deb"
+	mv -- "$got" "$work/kernel.deb"
 fi
 deb=$work/kernel.deb
 if [ "$mode" = deb ]; then who="kernel deb '$debpath'"; else who="kernel package $real"; fi
@@ -220,11 +220,12 @@ depmod -b "$work/root" "$release"
 
 modules_cpio "$mods" "$release" "$work/config" "$who"
 
+# The cache's files get their own modes (0644), never a copied file's.
 mkdir -p "$dir.tmp"
-cp "$work/vmlinuz" "$dir.tmp/bzImage"
-cp "$work/config" "$dir.tmp/config"
-[ ! -f "$work/System.map" ] || cp "$work/System.map" "$dir.tmp/System.map"
-cp "$work/modules.cpio.gz" "$work/modules.list" "$dir.tmp/"
+install -m 0644 "$work/vmlinuz" "$dir.tmp/bzImage"
+install -m 0644 "$work/config" "$dir.tmp/config"
+[ ! -f "$work/System.map" ] || install -m 0644 "$work/System.map" "$dir.tmp/System.map"
+install -m 0644 "$work/modules.cpio.gz" "$work/modules.list" "$dir.tmp/"
 sum=$(sha256sum "$work/config" | cut -c1-16)
 jq -n --arg pkg "$real" --arg ver "$pkgver" --arg rel "$release" --arg sum "$sum" \
 	--argjson mods "$(jq -R . <"$work/modules.list" | jq -s .)" \

@@ -2,7 +2,7 @@
 # tools/deps.sh - install the Debian packages in tools/deps.list that are missing.
 # Idempotent; when everything is present it only asks dpkg (well under 2 s).
 set -euo pipefail
-list=$(dirname "$0")/deps.list
+list=${MEMHP_DEPS_LIST:-$(dirname "$0")/deps.list}	# another list: for the tests
 mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
 missing=()
 for p in "${pkgs[@]}"; do
@@ -18,6 +18,10 @@ echo "[deps] installing ${#missing[@]} package(s): ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null ||
 	{ echo "Error: apt-get update failed (network or /etc/apt/sources.list)" >&2; exit 1; }
-apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/memhp-deps.log 2>&1 ||
-	{ tail -n 20 /tmp/memhp-deps.log >&2; echo "Error: apt-get install failed; log: /tmp/memhp-deps.log" >&2; exit 1; }
+# apt's output: a new file of our own (mktemp: O_EXCL, 0600), never a fixed
+# /tmp name another user could have planted as a link; kept when it failed.
+log=$(mktemp "${TMPDIR:-/tmp}/memhp-deps.XXXXXXXX.log")
+apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1 ||
+	{ tail -n 20 "$log" >&2; echo "Error: apt-get install failed; log: $log" >&2; exit 1; }
+rm -f "$log"
 echo "[deps] done" >&2
