@@ -306,20 +306,31 @@ $(B)/memhp-lab.bash-completion: $(B)/memhp-lab
 	@echo "[completion] $@"
 	@$(B)/memhp-lab --bash-completion >$@.tmp && mv $@.tmp $@
 
-# What `all` built (rebuilt here only if stale, from the kernels already in the
-# cache), then the data an installed memhp-lab finds from its prefix, its man
-# page and its bash completion.
-install: $(B)/memhp-lab $(B)/initramfs.cpio.gz $(B)/memhp-lab.1 $(B)/memhp-lab.bash-completion
+# What `all` built, then the data an installed memhp-lab finds from its
+# prefix, its man page and its bash completion. Only the orchestrator's own
+# C is (re)built here: the guest images are installed as they are, and a
+# missing one is an error naming the target that builds it (never a kernel
+# build from install). File names go through find -print0 | xargs -0 (no
+# word splitting). kernel/package.sh goes with the data, memhp-kmod (the
+# reader it runs on packages) into libexec, where memhp-lab finds it.
+LIBEXECDIR   = $(PREFIX)/libexec/memhp-lab
+
+install: $(B)/memhp-lab $(B)/memhp-kmod $(B)/memhp-lab.1 $(B)/memhp-lab.bash-completion
+	@[ -f $(B)/initramfs.cpio.gz ] || \
+		{ echo "Error: no guest image $(B)/initramfs.cpio.gz: make demo (or make image) builds it; install builds no kernel" >&2; exit 1; }
 	@echo "[install] $(DESTDIR)$(PREFIX)"
 	@install -D -m 0755 $(B)/memhp-lab $(DESTDIR)$(PREFIX)/bin/memhp-lab
+	@install -D -m 0755 $(B)/memhp-kmod $(DESTDIR)$(LIBEXECDIR)/memhp-kmod
 	@install -D -m 0644 $(B)/memhp-lab.1 $(DESTDIR)$(MANDIR)/man1/memhp-lab.1
 	@install -D -m 0644 $(B)/memhp-lab.bash-completion $(DESTDIR)$(BASHCOMPDIR)/memhp-lab
-	@install -D -m 0644 $(B)/initramfs.cpio.gz $(DESTDIR)$(DATADIR)/initramfs.cpio.gz
-	@[ ! -f $(B)/initramfs-debian.cpio.gz ] || \
-		install -D -m 0644 $(B)/initramfs-debian.cpio.gz $(DESTDIR)$(DATADIR)/initramfs-debian.cpio.gz
-	@for f in domains/*.xml kernel/required.list $$(find kernel/patches scenarios docs -type f | sort) \
-		README.md; do install -D -m 0644 $$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
-	@for f in README.md $$(find docs -type f | sort); do install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
+	@for f in initramfs.cpio.gz initramfs-debian.cpio.gz; do [ ! -f $(B)/$$f ] || \
+		install -D -m 0644 $(B)/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
+	@install -D -m 0755 kernel/package.sh $(DESTDIR)$(DATADIR)/kernel/package.sh
+	@install -D -m 0755 kernel/apt-download.sh $(DESTDIR)$(DATADIR)/kernel/apt-download.sh
+	@find domains/*.xml kernel/required.list kernel/patches scenarios docs README.md -type f -print0 | \
+		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' "$(DESTDIR)$(DATADIR)"
+	@find docs README.md -type f -print0 | \
+		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' "$(DESTDIR)$(DOCDIR)"
 
 clean:
 	rm -rf $(B)

@@ -174,18 +174,25 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 
 /*
  * package.sh's environment: MEMHP_KMOD, the memhp-kmod beside this
- * memhp-lab (build/), unless the environment names one.
+ * memhp-lab (build/ of a checkout) or in its prefix's libexec/memhp-lab/
+ * (make install), unless the environment names one.
  */
 static char **kmodEnv(void)
 {
 	char **env = g_get_environ();
-	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL), *dir = NULL, *kmod = NULL;
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL), *dir = NULL;
+	g_autofree char *beside = NULL, *libexec = NULL;
 
 	if (g_environ_getenv(env, "MEMHP_KMOD") || !exe)
 		return env;
 	dir = g_path_get_dirname(exe);
-	kmod = g_build_filename(dir, "memhp-kmod", NULL);
-	return access(kmod, X_OK) == 0 ? g_environ_setenv(env, "MEMHP_KMOD", kmod, TRUE) : env;
+	beside = g_build_filename(dir, "memhp-kmod", NULL);
+	libexec = g_build_filename(dir, "..", "libexec", "memhp-lab", "memhp-kmod", NULL);
+	if (access(beside, X_OK) == 0)
+		return g_environ_setenv(env, "MEMHP_KMOD", beside, TRUE);
+	if (access(libexec, X_OK) == 0)
+		return g_environ_setenv(env, "MEMHP_KMOD", libexec, TRUE);
+	return env;
 }
 
 /*
