@@ -16,7 +16,22 @@
 
 #define PROBE_SECONDS 20
 
-static bool probeBoot(const char *emulator, const char *kernel, const char *log)
+/* What the test boot showed; only a clear answer is cached. */
+typedef enum {
+	PROBE_BOOTED,		/* the banner on the serial log: KVM runs our kernel */
+	PROBE_EXITED,		/* QEMU ended without it: KVM refused (its reason in .stderr) */
+	PROBE_TIMEOUT,		/* neither within PROBE_SECONDS: a slow or loaded host, no answer */
+	PROBE_INTERRUPTED,	/* a signal ended the wait */
+} mhlProbe;
+
+static const char *const probeWords[] = {
+	[PROBE_BOOTED] = "booted",
+	[PROBE_EXITED] = "did not boot (QEMU exited)",
+	[PROBE_TIMEOUT] = "gave no answer within " G_STRINGIFY(PROBE_SECONDS) " s (not cached: probed again next time)",
+	[PROBE_INTERRUPTED] = "was interrupted (not cached)",
+};
+
+static mhlProbe probeBoot(const char *emulator, const char *kernel, const char *log)
 {
 	g_autofree char *serial = g_strdup_printf("file:%s", log);
 	const char *argv[] = {
@@ -26,7 +41,7 @@ static bool probeBoot(const char *emulator, const char *kernel, const char *log)
 		"-append", "console=ttyS0 panic=-1 rdinit=/memhp-no-init", NULL
 	};
 	double t0 = mhlNow();
-	bool booted = false;
+	mhlProbe res = PROBE_TIMEOUT;
 	pid_t pid;
 
 	g_autofree char *errlog = g_strdup_printf("%s.stderr", log);
@@ -34,7 +49,7 @@ static bool probeBoot(const char *emulator, const char *kernel, const char *log)
 	unlink(log);
 	pid = fork();
 	if (pid < 0)
-		return false;
+		return PROBE_EXITED;
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDWR);
 		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -45,70 +60,133 @@ static bool probeBoot(const char *emulator, const char *kernel, const char *log)
 		execv(emulator, (char **)argv);
 		_exit(127);
 	}
-	while (mhlNow() - t0 < PROBE_SECONDS && !mhlInterrupted) {
+	for (;;) {
 		g_autofree char *out = NULL;
 		int status;
 
+		if (mhlInterrupted) {
+			res = PROBE_INTERRUPTED;
+			break;
+		}
 		if (g_file_get_contents(log, &out, NULL, NULL) && strstr(out, "Linux version")) {
-			booted = true;
+			res = PROBE_BOOTED;
 			break;
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			pid = -1;
+			res = PROBE_EXITED;
 			break;
 		}
+		if (mhlNow() - t0 >= PROBE_SECONDS)
+			break;
 		g_usleep(200 * 1000);
 	}
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-	return booted;
+	return res;
+}
+
+/* "path size mtime" of @path: a rebuilt or replaced file is another key. */
+static char *fileKey(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return g_strdup_printf("%s -", path);
+	return g_strdup_printf("%s %lld %lld.%09ld", path, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			       st.st_mtim.tv_nsec);
+}
+
+char *mhlAccelProbeKey(const char *emulator, const char *kernel)
+{
+	g_autofree char *e = fileKey(emulator), *k = fileKey(kernel);
+	struct utsname u;
+
+	uname(&u);
+	/* what decides whether KVM boots our guest: the host kernel, QEMU, the guest kernel */
+	return g_strdup_printf("host %s %s; emulator %s; kernel %s", u.release, u.version, e, k);
+}
+
+/* The cached answer for @key in @text ("kvm|tcg\tKEY" lines), or NULL. */
+const char *mhlAccelCacheLookup(const char *text, const char *key)
+{
+	g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
+	int i;
+
+	for (i = 0; lines[i]; i++) {
+		char *tab = strchr(lines[i], '\t');
+
+		if (!tab || strcmp(tab + 1, key))
+			continue;
+		*tab = '\0';
+		if (!strcmp(lines[i], "kvm"))
+			return "kvm";
+		if (!strcmp(lines[i], "tcg"))
+			return "tcg";
+	}
+	return NULL;
+}
+
+/* @text with @key's line replaced by "@accel\t@key", the newest CACHE_LINES kept. */
+#define CACHE_LINES 32
+char *mhlAccelCacheStore(const char *text, const char *key, const char *accel)
+{
+	g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
+	g_autoptr(GPtrArray) keep = g_ptr_array_new();
+	GString *out = g_string_new(NULL);
+	guint i, from;
+
+	for (i = 0; lines[i]; i++) {
+		char *tab = strchr(lines[i], '\t');
+
+		if (tab && strcmp(tab + 1, key))
+			g_ptr_array_add(keep, lines[i]);
+	}
+	from = keep->len >= CACHE_LINES ? keep->len - (CACHE_LINES - 1) : 0;
+	for (i = from; i < keep->len; i++)
+		g_string_append_printf(out, "%s\n", (char *)keep->pdata[i]);
+	g_string_append_printf(out, "%s\t%s\n", accel, key);
+	return g_string_free(out, FALSE);
 }
 
 const char *mhlAccelChoose(const char *emulator, const char *kernel, const char *cache_dir,
 			   char **why)
 {
-	const char *env = g_getenv("MEMHP_ACCEL");
+	const char *env = g_getenv("MEMHP_ACCEL"), *dev = g_getenv("MEMHP_KVM_DEVICE"), *hit;
 	g_autofree char *key = NULL, *cache = NULL, *cached = NULL, *log = NULL;
-	struct utsname u;
-	struct stat st;
-	bool kvm;
+	mhlProbe res;
 	int fd;
 
 	if (env && (!strcmp(env, "kvm") || !strcmp(env, "tcg"))) {
 		*why = g_strdup("MEMHP_ACCEL");
 		return !strcmp(env, "kvm") ? "kvm" : "tcg";
 	}
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (!dev || !*dev)
+		dev = "/dev/kvm";
+	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		*why = g_strdup_printf("/dev/kvm: %s", g_strerror(errno));
+		*why = g_strdup_printf("%s: %s", dev, g_strerror(errno));
 		return "tcg";
 	}
 	close(fd);
-	uname(&u);
-	stat(emulator, &st);
-	key = g_strdup_printf("%s %s %lld", u.release, emulator, (long long)st.st_mtime);
+	key = mhlAccelProbeKey(emulator, kernel);
 	cache = g_build_filename(cache_dir, "accel-probe", NULL);
-	if (g_file_get_contents(cache, &cached, NULL, NULL)) {
-		char *nl = strchr(cached, '\n');
-
-		if (nl && !strncmp(nl + 1, key, strlen(key))) {
-			*why = g_strdup_printf("cached probe in %s", cache);
-			return !strncmp(cached, "kvm", 3) ? "kvm" : "tcg";
-		}
+	if (g_file_get_contents(cache, &cached, NULL, NULL) && (hit = mhlAccelCacheLookup(cached, key))) {
+		*why = g_strdup_printf("cached probe in %s (this host kernel, QEMU and guest kernel)", cache);
+		return hit;
 	}
 	g_mkdir_with_parents(cache_dir, 0755);
 	log = g_build_filename(cache_dir, "accel-probe.log", NULL);
-	fprintf(stderr, "memhp-lab: probing KVM (a test boot of at most %d s; once per machine)\n",
-		PROBE_SECONDS);
-	kvm = probeBoot(emulator, kernel, log);
-	{
-		g_autofree char *content = g_strdup_printf("%s\n%s\n", kvm ? "kvm" : "tcg", key);
+	fprintf(stderr, "memhp-lab: probing KVM with %s (a test boot of at most %d s; once per host kernel, QEMU and guest kernel)\n",
+		kernel, PROBE_SECONDS);
+	res = probeBoot(emulator, kernel, log);
+	if (res == PROBE_BOOTED || res == PROBE_EXITED) {
+		g_autofree char *content = mhlAccelCacheStore(cached, key, res == PROBE_BOOTED ? "kvm" : "tcg");
 
 		g_file_set_contents(cache, content, -1, NULL);
 	}
-	*why = g_strdup_printf("KVM probe %s (logs %s, %s.stderr)", kvm ? "booted" : "did not boot",
-			       log, log);
-	return kvm ? "kvm" : "tcg";
+	*why = g_strdup_printf("KVM probe %s (logs %s, %s.stderr)", probeWords[res], log, log);
+	return res == PROBE_BOOTED ? "kvm" : "tcg";
 }

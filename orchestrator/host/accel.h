@@ -7,12 +7,22 @@
 
 /*
  * Returns "kvm" or "tcg" (static strings). MEMHP_ACCEL=kvm|tcg overrides. Else,
- * when /dev/kvm opens, boot @kernel under KVM with no init for at most 20 s and
- * look for the kernel's banner on the serial log; the answer is cached in
- * @cache_dir/accel-probe keyed on the host kernel and the QEMU binary, so the
- * probe runs once per machine. *why explains the answer.
+ * when /dev/kvm (MEMHP_KVM_DEVICE: another node, for tests) opens, boot
+ * @kernel under KVM with no init for at most 20 s and look for the kernel's
+ * banner on the serial log. A clear answer (the banner, or QEMU exiting
+ * without it) is cached in @cache_dir/accel-probe under the key of what
+ * decided it: the host kernel (release and build), the QEMU binary and the
+ * guest kernel (each path, size, mtime); a probe that timed out (a loaded
+ * host) or was interrupted is not cached. *why explains the answer.
  */
 const char *mhlAccelChoose(const char *emulator, const char *kernel, const char *cache_dir,
 			   char **why);
+
+/* The probe cache's key for this host kernel, @emulator and @kernel (exposed for the unit tests). */
+char *mhlAccelProbeKey(const char *emulator, const char *kernel);
+/* The cached "kvm"/"tcg" for @key in the cache's @text ("ACCEL\tKEY" lines), or NULL. */
+const char *mhlAccelCacheLookup(const char *text, const char *key);
+/* The cache's new text: @key's line replaced by @accel, at most 32 lines (the newest). */
+char *mhlAccelCacheStore(const char *text, const char *key, const char *accel);
 
 #endif
