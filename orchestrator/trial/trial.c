@@ -453,8 +453,6 @@ static void trialStarted(const mhlRunConfig *cfg, json_object *rec)
 	}
 }
 
-mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
-		       json_object **recp)
 /*
  * A trial that never started because no host was left to take it (every
  * fleet host went away or refused the upload): its record all the same,
@@ -483,6 +481,8 @@ void mhlTrialNotRun(const mhlRunConfig *cfg, const mhlScenario *s, const char *w
 	}
 }
 
+mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
+		       json_object **recp)
 {
 	g_autoptr(mhlGuest) g = trialGuest(cfg, s);
 	g_autoptr(json_object) steps = json_object_new_array();
