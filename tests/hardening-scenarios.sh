@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 13
+plan 14
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -50,6 +50,21 @@ expect_fail "run: one scenario given twice is refused, naming both" 2 \
 expect_fail "run: two files with one name: are refused, naming both" 2 \
 	"trial id 'demo' twice: from scenarios/demo.yaml and from $hw/demo-copy.yaml" \
 	$LAB run -o "$hw/dup" "${noinit[@]}" scenarios/demo.yaml "$hw/demo-copy.yaml"
+
+# 12b. Console logs are named injectively (issue 30, finding 9): no two trials write one log.
+# Two matrix values whose ids canonicalize alike and whose SHA-256 begin alike (found by a birthday search).
+cat >"$hw/coll.yaml" <<'EOF2'
+name: coll
+matrix:
+  v: ["   %!^! ", "  !^%#~^"]
+nodes:
+  - {memory: 256MiB, cpus: 1}
+steps:
+  - wait: {seconds: 1}
+EOF2
+expect_fail "check: two matrix trials whose console logs would be one file are refused, naming both and the file" 2 \
+	"coll.yaml: trial 'coll:v=  !\^%#~\^' and trial 'coll:v=   %!\^! ' would share the console log 'coll_v_________-a291082d.console.log'" \
+	$LAB check "$hw/coll.yaml"
 
 # 14. Deadlines are finite; one guest larger than MemAvailable is refused before boot.
 expect_fail "run --agent-timeout inf is refused" 2 "--agent-timeout 'inf' is not a number of seconds in \(0, 86400\]" \

@@ -198,6 +198,45 @@ static void printJSON(GPtrArray *jobs, const char *records, double wall)
 	printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
 }
 
+/* No two trials of the run, from one scenario file or two, write one console log (issue 30, finding 9). */
+static int jobsLogsUnique(GPtrArray *jobs)
+{
+	g_autoptr(GPtrArray) trials = g_ptr_array_new();
+	guint i;
+
+	for (i = 0; i < jobs->len; i++)
+		g_ptr_array_add(trials, ((mhlJob *)jobs->pdata[i])->s);
+	if (mhlTrialLogNamesUnique(trials) < 0) {
+		g_autofree char *why = g_strdup(mhlErrorLast());
+
+		mhlErrorReset();
+		mhlError("run: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --resume: a trial run again writes its console log anew (a trial's log is
+ * created, never overwritten): the log its lost attempt left, named after
+ * this trial alone (mhlTrialLogName), goes first.
+ */
+static void jobsLostLogs(const char *dir, GPtrArray *jobs)
+{
+	guint i;
+	int a;
+
+	for (i = 0; i < jobs->len; i++)
+		for (a = 1; a <= 2; a++) {
+			g_autofree char *log = mhlTrialLogName(((mhlJob *)jobs->pdata[i])->s->name, a);
+			g_autofree char *path = g_build_filename(dir, log, NULL);
+
+			if (unlink(path) < 0 && errno != ENOENT)
+				fprintf(stderr, "memhp-lab: warning: --resume: cannot remove the lost attempt's console log '%s': %s\n",
+					path, g_strerror(errno));
+		}
+}
+
 /*
  * A trial id names the record, the console log and the report's rows: two
  * trials of one run with one id are refused, naming where each comes from.
@@ -220,7 +259,7 @@ static int jobsUnique(GPtrArray *jobs)
 		}
 		g_hash_table_insert(seen, s->name, (gpointer)s);
 	}
-	return 0;
+	return jobsLogsUnique(jobs);
 }
 
 /* Every scenario's trials, filtered by --only, ids unique; --kernel/--pin-policy applied. */
@@ -496,6 +535,7 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	if (!o->quiet)
 		fprintf(stderr, "memhp-lab: resuming %s: %u of %u trial(s) have no record yet\n", o->resume,
 			jobs->len, total);
+	jobsLostLogs(o->resume, jobs);
 	return 0;
 }
 

@@ -1,9 +1,16 @@
 /*
- * console-stream.c - a fleet guest's serial console (a pty on its host)
- * comes back as a libvirt stream (virDomainOpenConsole) into the local run
- * directory, so the console watcher, the record's findings and the report's
- * excerpts read it as they read a local guest's log. The guest is created
- * paused and resumed once the stream is open: no line of the boot is lost.
+ * console-stream.c - a guest's serial console (a pty) comes back into the
+ * local run directory: a fleet guest's as a libvirt stream
+ * (virDomainOpenConsole), a local guest's read from its pty here, so the
+ * console watcher, the record's findings and the report's excerpts read it
+ * as a file. The guest is created paused and resumed once the copy runs: no
+ * line of the boot is lost.
+ *
+ * The guest may print without end (issue 30, finding 17): a log holds at
+ * most MHL_CONSOLE_MAX bytes (64 MiB; the environment variable of that name
+ * changes it), the rest is read and dropped, counted, and said at the log's
+ * end. A trial's log is created, never truncated (finding 9): a file already
+ * there is another trial's, and the trial fails rather than overwrite it.
  */
 #include <glib.h>
 
@@ -12,83 +19,208 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libvirt/virterror.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include "mhl-size.h"
 #include "util.h"
 
+int mhlConsoleLogMax(guint64 *max)
+{
+	const char *env = getenv("MHL_CONSOLE_MAX");
+	uint64_t v;
+
+	*max = MHL_CONSOLE_MAX_DEFAULT;
+	if (!env || !*env)
+		return 0;
+	if (mhl_size_parse(env, &v) < 0 || v < 4096) {
+		mhlError("MHL_CONSOLE_MAX='%s': not a size of 4 KiB or more (a console log's cap, e.g. 64M)", env);
+		return -1;
+	}
+	*max = v;
+	return 0;
+}
+
+int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive)
+{
+	memset(log, 0, sizeof(*log));
+	if (mhlConsoleLogMax(&log->max) < 0)
+		return -1;
+	log->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+			     (exclusive ? O_EXCL : O_TRUNC), 0644);
+	if (log->fd < 0 && exclusive && errno == EEXIST) {
+		mhlError("console log '%s' exists already: another trial's (two trial ids that name one log are refused by check and run) or an earlier run's; it is not overwritten",
+			 path);
+		return -1;
+	}
+	if (log->fd < 0) {
+		mhlError("cannot create the console log '%s': %s", path, g_strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* All of @n bytes to @fd; false on an error. */
+static bool writeAll(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+int mhlConsoleLogWrite(mhlConsoleLog *log, const char *buf, size_t n)
+{
+	size_t room = log->written < log->max ? (size_t)MIN((guint64)n, log->max - log->written) : 0;
+
+	if (room && !writeAll(log->fd, buf, room))
+		return -1;
+	log->written += room;
+	log->dropped += n - room;
+	return 0;
+}
+
+void mhlConsoleLogClose(mhlConsoleLog *log)
+{
+	if (log->fd < 0)
+		return;
+	if (log->dropped) {
+		g_autofree char *note = g_strdup_printf(
+			"\n[memhp-lab: console log cut at %" G_GUINT64_FORMAT " bytes (MHL_CONSOLE_MAX): %"
+			G_GUINT64_FORMAT " more bytes from the guest dropped]\n", log->max, log->dropped);
+
+		(void)writeAll(log->fd, note, strlen(note));
+	}
+	close(log->fd);
+	log->fd = -1;
+}
+
 struct mhlConsoleStream {
-	virStreamPtr st;
-	int fd;
+	virStreamPtr st;	/* a fleet host's console; NULL for a local pty */
+	int pty;		/* a local guest's pty, or -1 */
+	mhlConsoleLog log;
 	pthread_t thread;
 	gint done;		/* the copy has ended */
+	gint stop;		/* end the copy (a local pty) */
 };
 
-/* Until end of file (the domain stopped) or an error (the connection went). */
+/* Until end of file (the domain stopped) or an error (the connection went); a full log drops the rest. */
 static void *consoleCopy(void *opaque)
 {
 	mhlConsoleStream *cs = opaque;
 	char buf[16384];
-	int n;
 
-	while ((n = virStreamRecv(cs->st, buf, sizeof(buf))) > 0) {
-		ssize_t off = 0;
+	for (;;) {
+		ssize_t n;
 
-		while (off < n) {
-			ssize_t w = write(cs->fd, buf + off, (size_t)(n - off));
+		if (cs->st) {
+			n = virStreamRecv(cs->st, buf, sizeof(buf));
+		} else {
+			struct pollfd pfd = { .fd = cs->pty, .events = POLLIN };
+			int r = poll(&pfd, 1, 100);
 
-			if (w < 0 && errno == EINTR)
+			if (r < 0 && errno == EINTR)
 				continue;
-			if (w < 0)
-				goto out;
-			off += w;
+			if (r == 0) {
+				if (g_atomic_int_get(&cs->stop))
+					break;
+				continue;
+			}
+			n = r < 0 ? -1 : read(cs->pty, buf, sizeof(buf));
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
 		}
+		if (n <= 0 || mhlConsoleLogWrite(&cs->log, buf, (size_t)n) < 0)
+			break;
 	}
-out:
 	g_atomic_int_set(&cs->done, 1);
 	return NULL;
 }
 
-mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path)
+/* The host side of a local guest's serial pty, raw (no echo back into the guest). */
+static int ptyOpen(const char *pty, const char *name)
+{
+	struct termios tio;
+	int fd = open(pty, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		mhlError("cannot open the serial console pty '%s' of domain '%s': %s", pty, name, g_strerror(errno));
+		return -1;
+	}
+	if (tcgetattr(fd, &tio) < 0 || (cfmakeraw(&tio), tcsetattr(fd, TCSANOW, &tio)) < 0) {
+		mhlError("cannot make the serial console pty '%s' of domain '%s' raw: %s", pty, name, g_strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty, bool exclusive)
 {
 	g_autofree mhlConsoleStream *cs = g_new0(mhlConsoleStream, 1);
 	const char *name = virDomainGetName(dom);	/* before the calls: each public call resets the last error */
 
-	if ((cs->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0) {
-		mhlError("cannot create the console log '%s': %s", path, g_strerror(errno));
+	cs->pty = -1;
+	if (mhlConsoleLogOpen(&cs->log, path, exclusive) < 0)
+		return NULL;
+	if (pty && (cs->pty = ptyOpen(pty, name)) < 0) {
+		mhlConsoleLogClose(&cs->log);
 		return NULL;
 	}
-	if (!(cs->st = virStreamNew(virDomainGetConnect(dom), 0)) ||
-	    virDomainOpenConsole(dom, NULL, cs->st, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
+	if (!pty && (!(cs->st = virStreamNew(virDomainGetConnect(dom), 0)) ||
+		     virDomainOpenConsole(dom, NULL, cs->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)) {
 		mhlErrorVirt("cannot open the serial console of domain '%s' as a stream", name);
 		if (cs->st)
 			virStreamFree(cs->st);
-		close(cs->fd);
+		mhlConsoleLogClose(&cs->log);
 		return NULL;
 	}
 	if (pthread_create(&cs->thread, NULL, consoleCopy, cs) != 0) {
 		mhlError("cannot start the console stream's thread for domain '%s'", name);
-		virStreamAbort(cs->st);
-		virStreamFree(cs->st);
-		close(cs->fd);
+		if (cs->st) {
+			virStreamAbort(cs->st);
+			virStreamFree(cs->st);
+		}
+		if (cs->pty >= 0)
+			close(cs->pty);
+		mhlConsoleLogClose(&cs->log);
 		return NULL;
 	}
 	return g_steal_pointer(&cs);
 }
 
-void mhlConsoleStreamStop(mhlConsoleStream *cs)
+guint64 mhlConsoleStreamStop(mhlConsoleStream *cs)
 {
 	double end = mhlNow() + 5;
+	guint64 dropped;
 
 	if (!cs)
-		return;
+		return 0;
 	/* the domain is gone: its end of the stream follows within moments */
 	while (!g_atomic_int_get(&cs->done) && mhlNow() < end)
 		g_usleep(20 * 1000);
-	virStreamAbort(cs->st);
+	g_atomic_int_set(&cs->stop, 1);
+	if (cs->st)
+		virStreamAbort(cs->st);
 	pthread_join(cs->thread, NULL);
 	mhlErrorReset();
-	virStreamFree(cs->st);
-	close(cs->fd);
+	if (cs->st)
+		virStreamFree(cs->st);
+	if (cs->pty >= 0)
+		close(cs->pty);
+	dropped = cs->log.dropped;
+	mhlConsoleLogClose(&cs->log);
 	g_free(cs);
+	return dropped;
 }

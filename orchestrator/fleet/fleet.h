@@ -76,14 +76,35 @@ void mhlFleetDisconnect(GPtrArray *hosts);
 char *mhlFleetUpload(mhlFleetHost *h, const char *path);
 
 /*
- * console-stream.c: the serial console of @dom (a pty) streamed with
- * virDomainOpenConsole into the local file @path, by a thread of its own,
- * until the domain stops or the connection goes.
+ * console-stream.c: the serial console of @dom (a pty) copied into the local
+ * file @path by a thread of its own, until the domain stops or the
+ * connection goes: from the pty @pty when it is on this host, else as a
+ * stream (virDomainOpenConsole). The log holds at most mhlConsoleLogMax()
+ * bytes; the rest is dropped and counted. @exclusive: @path must not exist
+ * (a trial's log is never another's); else it is truncated (a soak segment's).
  */
+#define MHL_CONSOLE_MAX_DEFAULT (64ULL << 20)	/* bytes of a console log; MHL_CONSOLE_MAX changes it */
+
+typedef struct {
+	int fd;
+	guint64 max;		/* bytes kept */
+	guint64 written;	/* bytes in the log */
+	guint64 dropped;	/* bytes past @max, read and dropped */
+} mhlConsoleLog;
+
+/* The cap: MHL_CONSOLE_MAX (a size, at least 4 KiB) or MHL_CONSOLE_MAX_DEFAULT. -1 + mhlError. */
+int mhlConsoleLogMax(guint64 *max);
+/* Create @path (@exclusive: only if it does not exist; else truncated). -1 + mhlError. */
+int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive);
+/* Append what fits under the cap, count the rest as dropped. -1 when the write fails. */
+int mhlConsoleLogWrite(mhlConsoleLog *log, const char *buf, size_t n);
+/* A line saying what was dropped, if anything, then close. */
+void mhlConsoleLogClose(mhlConsoleLog *log);
+
 typedef struct mhlConsoleStream mhlConsoleStream;
-mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path);
-/* Wait for the stream's end (after the domain was destroyed) and free it. */
-void mhlConsoleStreamStop(mhlConsoleStream *cs);
+mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty, bool exclusive);
+/* Wait for the copy's end (after the domain was destroyed) and free it: the bytes dropped past the cap. */
+guint64 mhlConsoleStreamStop(mhlConsoleStream *cs);
 
 /*
  * work.c: the pending jobs a fleet's slots share (indices 0..n-1 of the

@@ -325,3 +325,26 @@ char *mhlDomainXMLConsolePty(const char *domxml)
 	xmlFreeDoc(doc);
 	return ret;
 }
+
+char *mhlDomainXMLPtyPath(const char *livexml)
+{
+	xmlDocPtr doc = parseDomain(livexml);
+	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
+	xmlXPathObjectPtr res = ctx ? xmlXPathEvalExpression(
+		BAD_CAST "/domain/devices/serial[@type='pty']/source/@path", ctx) : NULL;
+	char *ret = NULL;
+
+	if (res && res->nodesetval && res->nodesetval->nodeNr > 0) {
+		xmlChar *v = xmlNodeGetContent(res->nodesetval->nodeTab[0]);
+
+		if (v && g_str_has_prefix((const char *)v, "/dev/pts/"))
+			ret = g_strdup((const char *)v);
+		xmlFree(v);
+	}
+	if (doc && !ret)
+		mhlError("the live domain XML has no serial pty under /dev/pts/ to read the guest's console from");
+	xmlXPathFreeObject(res);
+	xmlXPathFreeContext(ctx);
+	xmlFreeDoc(doc);
+	return ret;
+}

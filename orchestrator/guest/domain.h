@@ -31,6 +31,8 @@ char *mhlVirtioMemUpdateXML(const char *domxml, int node, unsigned long long req
  * (virDomainOpenConsole) rather than as a file we cannot see there. Pure.
  */
 char *mhlDomainXMLConsolePty(const char *domxml);
+/* The host path of the running domain's serial pty (/dev/pts/N) from its live XML; NULL + mhlError. */
+char *mhlDomainXMLPtyPath(const char *livexml);
 
 /* The alias of the virtio-mem device on @node (e.g. "virtiomem0"). */
 char *mhlVirtioMemAlias(const char *domxml, int node);

@@ -84,14 +84,22 @@ char *mhlGuestKmemleakReport(virDomainPtr dom);
  * the kernel's "[ seconds.micros]" stamp only: WARNING:, BUG:, Oops, Kernel
  * panic, general protection fault, hung tasks, RCU stalls. The guest runs the
  * kernel under test and may print anything: the log is scanned by length
- * (a NUL is a byte like another), each line with its escape sequences and
- * control characters dropped before matching (mhlTextClean), a finding's text
- * cut to MHL_CONSOLE_TEXT_MAX bytes; and incrementally, a watcher reading only
- * what was appended since its last look.
+ * (a NUL is a byte like another), and each line is matched as a terminal
+ * would show it (guest/console.c): escape sequences and control characters
+ * drop out, a backspace moves back one character and what follows overwrites
+ * it, a carriage return goes back to the line's start; invalid UTF-8 becomes
+ * U+FFFD. A line of any length is scanned whole through a window of
+ * MHL_CONSOLE_LINE_MAX characters (bounded memory: text that left the window
+ * is matched and no longer editable), its stamp looked for in its first
+ * MHL_CONSOLE_LINE_MAX characters; one finding a line, its text cut to
+ * MHL_CONSOLE_TEXT_MAX bytes; and incrementally, a watcher reading only what
+ * was appended since its last look.
  */
 #define MHL_CONSOLE_FINDINGS_MAX 100	/* findings kept in a record; all are counted */
 #define MHL_CONSOLE_TEXT_MAX 512	/* bytes of a finding's text */
-#define MHL_CONSOLE_LINE_MAX 4096	/* bytes of a line scanned: a longer one by its start */
+#define MHL_CONSOLE_LINE_MAX 4096	/* characters of a line held at once (its window) */
+
+struct mhlConsoleTerm;
 
 typedef struct {
 	guint64 offset;		/* bytes of the log fed so far */
@@ -100,7 +108,7 @@ typedef struct {
 	size_t max;		/* findings kept */
 	json_object *findings;	/* the first @max: [{"line": N, "kind": "...", "text": "..."}] */
 	json_object *fatal;	/* the first panic or Oops, kept or not; NULL */
-	GString *partial;	/* the line being read, not yet ended (at most MHL_CONSOLE_LINE_MAX bytes) */
+	struct mhlConsoleTerm *term;	/* the line being read, as a terminal shows it (console.c) */
 } mhlConsoleScanner;
 
 /* An empty scanner keeping the first @max findings. */

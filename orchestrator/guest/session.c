@@ -225,24 +225,32 @@ static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
 }
 
 /*
- * A fleet host's guest (docs/fleet.md): its serial console a pty, streamed
- * back into the local log from before the first instruction (created
- * paused, resumed once the stream is open); autodestroyed by the daemon when
- * our connection goes, so nothing of ours outlives memhp-lab there either.
+ * The guest's serial console is a pty, copied into the log by
+ * fleet/console-stream.c from before the first instruction (created paused,
+ * resumed once the copy runs), the log capped (MHL_CONSOLE_MAX): a local
+ * guest's pty read here, a fleet host's streamed back (docs/fleet.md). A
+ * fleet guest is autodestroyed by the daemon when our connection goes, so
+ * nothing of ours outlives memhp-lab there either.
  */
-static int guestCreateRemote(mhlGuest *g, virConnectPtr conn, char **xml)
+static int guestCreate(mhlGuest *g, virConnectPtr conn, char **xml)
 {
-	g_autofree char *pty = mhlDomainXMLConsolePty(*xml);
+	const mhlGuestConfig *c = &g->cfg;
+	g_autofree char *pty = mhlDomainXMLConsolePty(*xml), *live = NULL, *path = NULL;
 	g_autofree char *uri = virConnectGetURI(conn);	/* before the calls: each resets the last error */
+	unsigned int flags = VIR_DOMAIN_START_PAUSED | (c->remote ? VIR_DOMAIN_START_AUTODESTROY : 0);
 
 	if (!pty)
 		return -1;
-	if (!(g->dom = virDomainCreateXML(conn, pty, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY))) {
+	if (!(g->dom = virDomainCreateXML(conn, pty, flags))) {
 		mhlErrorVirt("cannot start domain '%s' on host '%s' (template %s)", g->name, uri,
 			     g->cfg.tmpl_path);
 		return -1;
 	}
-	if (!(g->stream = mhlConsoleStreamStart(g->dom, g->console)))
+	/* on this host, the pty is read here; elsewhere it comes back as a libvirt stream */
+	if (c->host_local && !c->remote &&
+	    (!(live = virDomainGetXMLDesc(g->dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
+		return -1;
+	if (!(g->stream = mhlConsoleStreamStart(g->dom, g->console, path, c->console_exclusive)))
 		return -1;
 	if (virDomainResume(g->dom) < 0) {
 		mhlErrorVirt("cannot resume domain '%s' on host '%s'", g->name, uri);
@@ -264,16 +272,12 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 	*boot_s = *plug_s = -1;
 	if (!tmpl || !(xml = mhlDomainXMLBuild(tmpl, c->tmpl_path, s, &p)))
 		return -1;
-	unlink(g->console);
 	mhlConsoleScannerClear(&g->scan);	/* a new log */
 	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
 	guestsAdd(g);
 	g->t0 = mhlNow();
-	if (c->remote ? guestCreateRemote(g, conn, &xml) < 0 : !(g->dom = virDomainCreateXML(conn, xml, 0))) {
-		if (!c->remote)
-			mhlErrorVirt("cannot start domain '%s' (template %s)", g->name, c->tmpl_path);
+	if (guestCreate(g, conn, &xml) < 0)
 		return -1;
-	}
 	if (pthread_create(&g->watcher, NULL, consoleWatch, g) == 0)
 		g->watching = true;
 	mhlHostMemClear(&g->hm);
@@ -468,7 +472,7 @@ void mhlGuestStop(mhlGuest *g)
 		virDomainFree(g->dom);
 		g->dom = NULL;
 	}
-	mhlConsoleStreamStop(g->stream);	/* the domain is gone: the rest of its console is here */
+	g->console_dropped += mhlConsoleStreamStop(g->stream);	/* the domain is gone: the rest of its console is here */
 	g->stream = NULL;
 	guestsRemove(g);
 }

@@ -31,6 +31,7 @@ typedef struct {
 	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (guest/hostmem.h) */
 	bool remote;		/* a fleet host (fleet/): its serial console is a pty streamed into @console, the domain autodestroys with our connection */
 	uint64_t hugepage_kib;	/* the memory backing's hugepage size, 0: none */
+	bool console_exclusive;	/* @console must not exist yet (a trial's: never another's); else truncated */
 } mhlGuestConfig;
 
 typedef struct {
@@ -48,7 +49,8 @@ typedef struct {
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
-	mhlConsoleStream *stream;	/* remote: the console coming back (fleet/console-stream.c) */
+	mhlConsoleStream *stream;	/* the console coming into @console (fleet/console-stream.c) */
+	guint64 console_dropped;	/* bytes past the log's cap (MHL_CONSOLE_MAX), dropped */
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
 	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
 	mhlHostMem hm;

@@ -2155,6 +2155,8 @@ int mhlScenarioLoadAll(const char *path, GPtrArray *out)
 	else if (templatedFind(&y) == 0 && matrixParse(&y, root, m) == 0)
 		rc = matrixTrials(&y, root, m, out);
 	yaml_document_delete(&doc);
+	if (rc > 0 && mhlTrialLogNamesUnique(out) < 0)
+		return -1;
 	return rc;
 }
 
@@ -2168,6 +2170,64 @@ char *mhlTrialIdFileName(const char *id)
 		return g_steal_pointer(&safe);
 	sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, id, -1);
 	return g_strdup_printf("%s-%.8s", safe, sum);
+}
+
+/*
+ * A plain id that reads like a name this function makes: "-" and 8 hex
+ * digits at its end (a hashed id's form), or ".attempt" anywhere (a fleet
+ * retry's log). Such an id is hashed too, so no id's log is another's.
+ */
+static bool trialIdReserved(const char *id)
+{
+	size_t n = strlen(id), i;
+
+	if (strstr(id, ".attempt"))
+		return true;
+	if (n < 9 || id[n - 9] != '-')
+		return false;
+	for (i = n - 8; i < n; i++)
+		if (!g_ascii_isxdigit(id[i]))
+			return false;
+	return true;
+}
+
+char *mhlTrialLogName(const char *id, int attempt)
+{
+	g_autofree char *safe = mhlTrialIdFileName(id);
+
+	if (!strcmp(safe, id) && trialIdReserved(id)) {
+		g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, id, -1);
+
+		g_free(safe);
+		safe = g_strdup_printf("%.96s-%.8s", id, sum);
+	}
+	return g_strdup_printf("%s%s.console.log", safe, attempt > 1 ? ".attempt2" : "");
+}
+
+int mhlTrialLogNamesUnique(GPtrArray *trials)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint i;
+	int a;
+
+	for (i = 0; i < trials->len; i++) {
+		const mhlScenario *s = trials->pdata[i];
+
+		for (a = 1; a <= 2; a++) {
+			char *log = mhlTrialLogName(s->name, a);
+			const mhlScenario *first = g_hash_table_lookup(seen, log);
+
+			if (first && first != s) {
+				mhlError("%s: trial '%s' and trial '%s'%s%s would share the console log '%s'; give one of them another name",
+					 s->path, s->name, first->name, strcmp(first->path, s->path) ? " of " : "",
+					 strcmp(first->path, s->path) ? first->path : "", log);
+				g_free(log);
+				return -1;
+			}
+			g_hash_table_insert(seen, log, (gpointer)s);
+		}
+	}
+	return 0;
 }
 
 mhlScenario *mhlScenarioLoad(const char *path)

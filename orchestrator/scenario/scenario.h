@@ -226,6 +226,21 @@ int mhlScenarioLoadAll(const char *path, GPtrArray *out);
  */
 char *mhlTrialIdFileName(const char *id);
 
+/*
+ * The console log's file name of trial @id's attempt @attempt (1, or 2 for a
+ * fleet retry): "NAME.console.log" or "NAME.attempt2.console.log", NAME
+ * mhlTrialIdFileName(@id), hashed as well when @id itself reads like a name
+ * this makes (ends in "-" and 8 hex digits, or holds ".attempt"): two ids
+ * never get one name unless 8 hex digits of their hashes meet, which
+ * mhlTrialLogNamesUnique refuses.
+ */
+char *mhlTrialLogName(const char *id, int attempt);
+/*
+ * -1 + mhlError naming both trials and the file when two of @trials
+ * (mhlScenario *) would write one console log; 0 otherwise.
+ */
+int mhlTrialLogNamesUnique(GPtrArray *trials);
+
 /* The same for a file that makes exactly one trial. */
 mhlScenario *mhlScenarioLoad(const char *path);
 void mhlScenarioFree(mhlScenario *s);

@@ -393,6 +393,7 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	g_autofree char *records = g_build_filename(cfg->outdir, "trials.jsonl", NULL);
 
 	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, findings);
+	json_object_object_add(rec, MHL_K_CONSOLE_TRUNCATED, json_object_new_boolean(t->g->console_dropped > 0));
 	json_object_object_add(rec, MHL_K_STEPS, json_object_get(t->steps));
 	json_object_object_add(rec, MHL_K_TIMELINE, mhlGuestTimelineTake(t->g));
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&t->sum));
@@ -414,23 +415,24 @@ static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 {
 	/*
 	 * Trial ids of a matrix hold ':', '=' and ','; names and files get
-	 * [A-Za-z0-9._-], and a hash of the id where that changed it, so two ids
-	 * never share a console log (one guest's panic blamed on another).
+	 * [A-Za-z0-9._-], and a hash of the id where that changed it or where the
+	 * id reads like such a name (mhlTrialLogName), so two ids never share a
+	 * console log (one guest's panic blamed on another); the log is created,
+	 * never truncated: one there already fails the trial (issue 30, finding 9).
 	 */
 	static int seq;
-	g_autofree char *safe = mhlTrialIdFileName(s->name);
+	g_autofree char *safe = mhlTrialIdFileName(s->name), *log = mhlTrialLogName(s->name, cfg->attempt);
 	g_autofree char *name = NULL, *console = NULL;
 	mhlGuestConfig gc = {
 		.tmpl_path = cfg->tmpl_path, .kernel_image = cfg->kernel_image, .initrd = cfg->initrd,
 		.accel = cfg->accel, .emulator = cfg->emulator, .agent_deadline = cfg->agent_deadline,
 		.timeline = true, .host_local = !cfg->host && mhlUriLocal(cfg->uri), .remote = cfg->host != NULL,
-		.hugepage_kib = s->hugepage_size >> 10,
+		.hugepage_kib = s->hugepage_size >> 10, .console_exclusive = true,
 	};
 
 	gc.name = name = g_strdup_printf("memhp-%s-%d-%d", safe, (int)getpid(), g_atomic_int_add(&seq, 1));
 	/* a fleet trial's second attempt keeps the first's console (its record points there) */
-	gc.console = console = g_strdup_printf("%s/%s%s.console.log", cfg->outdir, safe,
-					       cfg->attempt > 1 ? ".attempt2" : "");
+	gc.console = console = g_build_filename(cfg->outdir, log, NULL);
 	return mhlGuestNew(&gc);
 }
 

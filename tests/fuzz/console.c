@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/console.c - the console scanner (guest/guest.h): mhlConsoleScan
+ * tests/fuzz/console.c - the console scanner (guest/guest.h, guest/console.c): mhlConsoleScan
  * on the input as a serial log; every finding has a line in the log, a kind
  * and the text.
  */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "guest/agent.h"
+#include "fleet/fleet.h"
 #include "guest/guest.h"
 #include "scenario/scenario.h"
 #include "trial/steps.h"
@@ -350,6 +351,15 @@ static const struct consoleRow {
 	{ "[ boot ] WARNING: no seconds in the stamp", NULL },
 	{ "[    1.0] warning: in lower case is no report", NULL },
 	{ "[    1.0] Kernel PANIC in other words", NULL },
+	/* as a terminal shows it (issue 30, finding 16): backspaces and carriage returns applied */
+	{ "[    1.0] Kernel X\bpanic - not syncing: a backspace over the X", "panic" },
+	{ "[\b[    1.0] Kernel panic - not syncing: the stamp's '[' typed twice", "panic" },
+	{ "X\b[    1.0] Kernel panic - not syncing", "panic" },
+	{ "[    1.0] Kernel \xc3\xa9\bpanic: one backspace over a two-byte character", "panic" },
+	{ "[    1.0] Kernel X\x1b[0m\bpanic: an escape sequence takes no column", "panic" },
+	{ "[    1.0] Kernel panic\b\b\b\b\b\b\b\b\b\b\b\bnothing here: overwritten", NULL },
+	{ "[    1.0] Kernel panic\r[    1.0] all is well here: a carriage return, then over it", NULL },
+	{ "\b\b\b[    1.0] BUG: backspaces at the line's start go nowhere", "bug" },
 };
 
 static bool consoleJudge(const void *row, GString *desc)
@@ -409,7 +419,7 @@ static bool consoleFirstFatal(void)
 	return unitExpect(ok);
 }
 
-/* A line past MHL_CONSOLE_LINE_MAX bytes is scanned by its start; the line after it is a line of its own. */
+/* A line past MHL_CONSOLE_LINE_MAX bytes is one line, one finding; the line after it is a line of its own. */
 static bool consoleLongLine(void)
 {
 	g_autoptr(GString) log = g_string_new("[    1.0] WARNING: a long one ");
@@ -424,6 +434,131 @@ static bool consoleLongLine(void)
 	return unitExpect(json_object_array_length(cs) == 2 && !strcmp(elemStr(cs, 0, "kind"), "warning") &&
 			  !strcmp(elemStr(cs, 1, "kind"), "oops") &&
 			  json_object_get_int(json_object_object_get(json_object_array_get_idx(cs, 1), "line")) == 2);
+}
+
+/*
+ * A report far into a line that does not end (issue 30, finding 16): the
+ * line is scanned whole through its window, a report across the window's cut
+ * included, and a backspace still edits what has not left the window.
+ */
+static bool consoleFarInLine(void)
+{
+	static const size_t at[] = { 5000, 3 * MHL_CONSOLE_LINE_MAX, 100000 };
+	size_t i, k;
+
+	for (i = 0; i < G_N_ELEMENTS(at); i++) {
+		g_autoptr(GString) log = g_string_new("[    1.0] ");
+		g_autoptr(json_object) cs = NULL;
+
+		for (k = 0; k < at[i]; k++)
+			g_string_append_c(log, 'x');
+		g_string_append(log, "Kernel panic - not syncing: far in");
+		cs = mhlConsoleScan(log->str);
+		if (json_object_array_length(cs) != 1 || strcmp(elemStr(cs, 0, "kind"), "panic") ||
+		    !strstr(findingText(cs, 0), "Kernel panic") || strlen(findingText(cs, 0)) > MHL_CONSOLE_TEXT_MAX) {
+			unitDiag("panic %zu bytes in: got %s", at[i], json_object_to_json_string(cs));
+			return unitExpect(false);
+		}
+	}
+	/* across the window's cuts: every position around them */
+	for (k = MHL_CONSOLE_LINE_MAX / 2 - 40; k < MHL_CONSOLE_LINE_MAX + 40; k++) {
+		g_autoptr(GString) log = g_string_new("[    1.0] ");
+		g_autoptr(json_object) cs = NULL;
+
+		while (log->len < k)
+			g_string_append_c(log, 'y');
+		g_string_append(log, "general protection fault\n");
+		cs = mhlConsoleScan(log->str);
+		if (json_object_array_length(cs) != 1) {
+			unitDiag("a report at character %zu: got %zu finding(s)", k, json_object_array_length(cs));
+			return unitExpect(false);
+		}
+	}
+	{
+		g_autoptr(GString) log = g_string_new("[    1.0] ");
+		g_autoptr(json_object) cs = NULL;
+
+		for (k = 0; k < 6000; k++)
+			g_string_append_c(log, 'z');
+		g_string_append(log, "Kernel X\bpanic\b\b\b\b\b\b\b\b\b\b\b\bKernel Xpanic\n");
+		cs = mhlConsoleScan(log->str);
+		if (json_object_array_length(cs) != 0) {
+			unitDiag("overwritten 6000 characters in: got %s", json_object_to_json_string(cs));
+			return unitExpect(false);
+		}
+	}
+	return true;
+}
+
+/* Fed one byte at a time (UTF-8, escape sequences and backspaces cut between feeds), the same findings. */
+static bool consoleByteFeeds(void)
+{
+	static const char log[] =
+		"\x1b[1;31m[    1.0] \x1b[0mKernel \xc3\xa9\bpanic - not syncing\r\n"
+		"\x1b]0;title\x07[    2.0] WARN\bWARNING: \xe2\x82\xac euro\n"
+		"[    3.0] Oops\b\b\b\bnope\n[    4.0] BUG: cut \xe2\x82";
+	g_autoptr(json_object) whole = mhlConsoleScan(log);
+	g_autoptr(json_object) f = NULL;
+	mhlConsoleScanner sc;
+	size_t i;
+	bool ok;
+
+	mhlConsoleScannerInit(&sc, MHL_CONSOLE_FINDINGS_MAX);
+	for (i = 0; i < sizeof(log) - 1; i++)
+		mhlConsoleScanFeed(&sc, log + i, 1, false);
+	mhlConsoleScanFeed(&sc, "", 0, true);
+	f = mhlConsoleScanFindings(&sc);
+	ok = json_object_array_length(whole) == 3 && json_object_equal(whole, f) &&
+	     !strcmp(elemStr(f, 0, "kind"), "panic") && !strcmp(elemStr(f, 1, "kind"), "warning") &&
+	     !strcmp(elemStr(f, 2, "kind"), "bug") && textFit(findingText(f, 2));
+	if (!ok)
+		unitDiag("whole %s, bytewise %s", json_object_to_json_string(whole), json_object_to_json_string(f));
+	mhlConsoleScannerClear(&sc);
+	return unitExpect(ok);
+}
+
+/*
+ * A console log holds at most its cap (issue 30, finding 17): what the guest
+ * writes past it is dropped and counted, and said at the log's end.
+ */
+static bool consoleLogCapped(void)
+{
+	g_autofree char *path = g_build_filename(unitTmpdir, "cap.console.log", NULL);
+	g_autofree char *chunk = g_strnfill(10000, 'x'), *text = NULL;
+	mhlConsoleLog log;
+	gsize len = 0;
+	int i;
+	bool ok;
+
+	g_setenv("MHL_CONSOLE_MAX", "64K", TRUE);
+	ok = mhlConsoleLogOpen(&log, path, true) == 0 && log.max == 65536;
+	g_unsetenv("MHL_CONSOLE_MAX");
+	for (i = 0; ok && i < 100; i++)
+		ok = mhlConsoleLogWrite(&log, chunk, 10000) == 0;
+	ok = ok && log.written == 65536 && log.dropped == 100 * 10000 - 65536;
+	mhlConsoleLogClose(&log);
+	ok = ok && g_file_get_contents(path, &text, &len, NULL) && len > 65536 && len < 65536 + 200 &&
+	     strstr(text + 65536, "console log cut at 65536 bytes");
+	if (!ok)
+		unitDiag("written %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT ", file %zu bytes",
+			 log.written, log.dropped, (size_t)len);
+	return unitExpect(ok);
+}
+
+/* A trial's log is created, never truncated: one there already (another trial's) is refused, untouched (finding 9). */
+static bool consoleLogExclusive(void)
+{
+	g_autofree char *path = g_build_filename(unitTmpdir, "other.console.log", NULL), *text = NULL;
+	mhlConsoleLog log;
+	bool refused;
+
+	g_file_set_contents(path, "[    1.0] Kernel panic - the other trial's\n", -1, NULL);
+	refused = mhlConsoleLogOpen(&log, path, true) < 0 && strstr(mhlErrorLast(), "other.console.log' exists already");
+	if (!refused)
+		mhlConsoleLogClose(&log);
+	mhlErrorReset();
+	return unitExpect(refused && g_file_get_contents(path, &text, NULL, NULL) &&
+			  !strcmp(text, "[    1.0] Kernel panic - the other trial's\n"));
 }
 
 /* ---- the agent: replies and output are guest text ---- */
@@ -610,7 +745,13 @@ static const unitCase cases[] = {
 	{ "console: a panic and an Oops are fatal (the trial ends at once), no other kind", consoleFatal },
 	{ "console: the first panic or Oops is the fatal one, after a WARNING; every line counted, stamped or not",
 	  consoleFirstFatal },
-	{ "console: a line past 4096 bytes scanned by its start, the next line its own (numbered 2)", consoleLongLine },
+	{ "console: a line past 4096 bytes is one line with one finding, the next line its own (numbered 2)", consoleLongLine },
+	{ "console: a report 5000 bytes and more into a line that never ends is found, across the window's cuts too",
+	  consoleFarInLine },
+	{ "console: fed a byte at a time (UTF-8, escapes, backspaces cut between feeds), the same findings",
+	  consoleByteFeeds },
+	{ "console log: capped (MHL_CONSOLE_MAX=64K): the rest dropped, counted and said at its end", consoleLogCapped },
+	{ "console log: one already there (another trial's) is refused and left as it was", consoleLogExclusive },
 	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
 	  agentOutputText },
 	{ "agent: a reply quoted in an error is valid UTF-8 without control characters", agentReplyQuoted },

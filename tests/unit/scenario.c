@@ -518,6 +518,29 @@ static bool trialFileNames(void)
 			  strcmp(colon, space) && strcmp(colon, slash) && strcmp(space, slash));
 }
 
+/*
+ * Console log names are injective (issue 30, finding 9): a plain id that
+ * reads like a hashed name, or like a fleet retry's log, gets a name of its
+ * own; the retry's log is no other trial's.
+ */
+static bool trialLogNames(void)
+{
+	g_autofree char *hashed = mhlTrialIdFileName("ab:v=a b");
+	g_autofree char *m = mhlTrialLogName("ab:v=a b", 1);
+	g_autofree char *p = mhlTrialLogName(hashed, 1);	/* a scenario named "ab_v_a_b-XXXXXXXX" */
+	g_autofree char *retry = mhlTrialLogName("x", 2);
+	g_autofree char *att = mhlTrialLogName("x.attempt2", 1);	/* a scenario named "x.attempt2" */
+	g_autofree char *att2 = mhlTrialLogName("x.attempt2", 2);
+	g_autofree char *demo = mhlTrialLogName("demo", 1);
+	g_autofree char *date = mhlTrialLogName("nightly-2025", 1);
+
+	if (!strcmp(m, p) || !strcmp(retry, att) || strcmp(demo, "demo.console.log"))
+		unitDiag("got %s, %s, %s, %s, %s", m, p, retry, att, demo);
+	return unitExpect(strcmp(m, p) && strcmp(retry, att) && strcmp(retry, att2) && strcmp(att, att2) &&
+			  !strcmp(demo, "demo.console.log") && !strcmp(retry, "x.attempt2.console.log") &&
+			  !strcmp(date, "nightly-2025.console.log") && g_str_has_prefix(m, hashed));
+}
+
 /* A prebuilt kernel in a scenario given by a relative path (dir/own.yaml): its paths from the file's directory. */
 static bool prebuiltRelative(void)
 {
@@ -614,6 +637,7 @@ static const unitCase cases[] = {
 	{ "matrix: a scalar past 4096 bytes after substitution is refused", expandedLength },
 	{ "trial file names: ids alike but for ':', ' ', '/' get distinct names; 'demo' stays 'demo'",
 	  trialFileNames },
+	{ "trial ids: console log names are injective: a plain id like a hashed name or like a retry's log gets its own", trialLogNames },
 };
 
 static const unitTable tables[] = {
