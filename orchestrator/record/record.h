@@ -275,6 +275,14 @@ int mhlRecordAppend(const char *path, json_object *rec);
 char *mhlTextClean(const char *s, gssize len, gsize max, bool multiline);
 /* mhlTextClean() applied to every string (and key) in @o, in place. */
 void mhlJSONClean(json_object *o, bool multiline);
+/*
+ * How many of the first @max bytes of @s to quote ("'%.*s'", mhlTextCutLen(s,
+ * 300), s) so that no UTF-8 sequence is cut in the middle: @max backed off to
+ * the start of the character it would split, all of @s when it is shorter. A
+ * plain "%.300s" cuts a character of guest text in two, and the record (JSON,
+ * junit.xml) then holds a byte that is not UTF-8. 0 for NULL @s or @max <= 0.
+ */
+int mhlTextCutLen(const char *s, int max);
 
 /* ---- reading ---- */
 

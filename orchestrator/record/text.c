@@ -68,18 +68,32 @@ static bool textPlain(const char *s, size_t len, bool multiline)
 	return true;
 }
 
+int mhlTextCutLen(const char *s, int max)
+{
+	int len, lead;
+
+	if (!s || max <= 0)
+		return 0;
+	len = (int)strnlen(s, (size_t)max + 1);
+	if (len <= max)
+		return len;
+	/* s[max] is the first byte dropped: back to the start of its character (at most 3 bytes) */
+	for (lead = max; lead > 0 && max - lead < 3 && ((unsigned char)s[lead] & 0xc0) == 0x80; lead--)
+		;
+	/* that character ends before s[max] (it was no sequence: bytes that are not UTF-8) */
+	if (lead == max || lead + g_utf8_skip[(unsigned char)s[lead]] <= max)
+		return max;
+	return lead;
+}
+
 /* Cut valid UTF-8 @out to at most @max bytes between two characters, "..." at the end. */
 static void textCut(GString *out, gsize max)
 {
 	const char *ellipsis = max > 3 ? "..." : "";
-	gsize keep = max - strlen(ellipsis);
 
 	if (out->len <= max)
 		return;
-	/* out->str[keep] is the first byte dropped: back to the start of its character */
-	while (keep > 0 && ((unsigned char)out->str[keep] & 0xc0) == 0x80)
-		keep--;
-	g_string_truncate(out, keep);
+	g_string_truncate(out, (gsize)mhlTextCutLen(out->str, (int)MIN(max - strlen(ellipsis), G_MAXINT)));
 	g_string_append(out, ellipsis);
 }
 

@@ -237,9 +237,13 @@ static void cycleHolder(mhlSoak *k, mhlTrial *t, const mhlSoakCycle *c, const ch
 		mhlErrorReset();
 		ok = json_object_get_boolean(mhlJ(res, "workload.pattern_ok"));
 		json_object_object_add(out, keys[i], json_object_new_boolean(ok));
-		if (!ok)
-			finding(k, c->cycle, "pattern", "%s of pin %s: %.300s", i ? "release" : "check", id,
-				json_object_to_json_string(mhlJ(res, MHL_K_WORKLOAD)));
+		if (!ok) {
+			const char *w = json_object_to_json_string(mhlJ(res, MHL_K_WORKLOAD));
+
+			/* guest text: 300 bytes at most, never half a character */
+			finding(k, c->cycle, "pattern", "%s of pin %s: %.*s", i ? "release" : "check", id,
+				mhlTextCutLen(w, 300), w);
+		}
 	}
 }
 
@@ -319,6 +323,7 @@ static void cycleLeak(mhlSoak *k, const mhlSoakCycle *c, json_object *out)
 {
 	const char *const argv[] = { "/bin/memhp-pin", "leak", "--id", "leak", "--what", k->s->soak_leak, NULL };
 	g_autoptr(json_object) res = NULL;
+	const char *why;
 	int code = -1;
 
 	res = mhlAgentExecJSON(k->g->dom, argv, 60, &code);
@@ -326,8 +331,9 @@ static void cycleLeak(mhlSoak *k, const mhlSoakCycle *c, json_object *out)
 		json_object_object_add(out, "leak_held", json_object_new_int64(mhlJInt(res, "held", 0)));
 		return;
 	}
-	finding(k, c->cycle, "leak_injection", "memhp-pin leak --what %s: %.300s", k->s->soak_leak,
-		res ? json_object_to_json_string(res) : mhlErrorLast() ? mhlErrorLast() : "no reply");
+	why = res ? json_object_to_json_string(res) : mhlErrorLast();
+	finding(k, c->cycle, "leak_injection", "memhp-pin leak --what %s: %.*s", k->s->soak_leak,
+		mhlTextCutLen(why, 300), why);
 	mhlErrorReset();
 }
 

@@ -239,6 +239,44 @@ static bool textJudge(const void *row, GString *desc)
 	return unitExpect(!strcmp(got, r->want));
 }
 
+/* A quote of at most max bytes ("%.*s", mhlTextCutLen) ends between two characters. */
+static const struct cutRow {
+	const char *what, *in;
+	int max, want;
+} cuts[] = {
+	{ "shorter than max: all of it", "abc", 60, 3 },
+	{ "exactly max: all of it", "abc", 3, 3 },
+	{ "ASCII: max bytes", "abcdef", 4, 4 },
+	{ "max falls inside a 2-byte character: backs off before it", "a\xc3\xa9" "b", 2, 1 },
+	{ "max falls after a whole 2-byte character: max", "a\xc3\xa9" "b", 3, 3 },
+	{ "max falls inside a 3-byte character (after its 2nd byte): backs off 2", "ab\xe2\x82\xac", 4, 2 },
+	{ "max falls inside a 4-byte character (after its 3rd byte): backs off 3", "\xf0\x9f\x98\x80z", 3, 0 },
+	{ "60 bytes of 3-byte characters cut at 59: 57 (19 characters)",
+	  "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	  "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	  "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", 59, 57 },
+	{ "continuation bytes that are no sequence: max (nothing to keep whole)", "\x80\x80\x80\x80\x80\x80", 5, 5 },
+	{ "a lone lead byte before max, then a stray continuation: max", "a\xc3" "b\x80\x80", 3, 3 },
+	{ "NULL: 0", NULL, 10, 0 },
+	{ "max 0: 0", "abc", 0, 0 },
+};
+
+static bool cutJudge(const void *row, GString *desc)
+{
+	const struct cutRow *r = row;
+	int got;
+
+	g_string_printf(desc, "text: mhlTextCutLen: %s", r->what);
+	if (unitListing)
+		return true;
+	got = mhlTextCutLen(r->in, r->max);
+	if (got != r->want)
+		unitDiag("got %d, want %d", got, r->want);
+	/* the quote of valid UTF-8 is valid UTF-8 */
+	return unitExpect(got == r->want && (!r->in || !g_utf8_validate(r->in, -1, NULL) ||
+					     g_utf8_validate(r->in, got, NULL)));
+}
+
 static bool jsonClean(void)
 {
 	g_autoptr(json_object) o = json_tokener_parse(
@@ -709,6 +747,7 @@ static const unitCase verdictCases[] = {
 static const unitTable tables[] = {
 	UNIT_CASES(appendCases),
 	UNIT_TABLE(texts, textJudge),
+	UNIT_TABLE(cuts, cutJudge),
 	UNIT_CASES(textCases),
 	UNIT_CASES(summaryCases),
 	UNIT_TABLE(verdicts, verdictJudge),
