@@ -2,7 +2,7 @@
 # artifacts: nothing in them is trusted) and the guest's text in them, as
 # `memhp-lab report` reads them. Sourced by tests/run.sh (its ok, lab, $LAB,
 # $work); no guest is booted. The records are tests/data/report's, edited.
-plan 13
+plan 18
 echo "# hardening: records of the wrong shape, guest text, console_log outside the run directory"
 hr=$work/hardening
 rm -rf "$hr" && mkdir -p "$hr"
@@ -134,3 +134,35 @@ rm -rf "$d" "$d-out" && cp -r tests/data/report/run "$d" && mkdir -p "$d-out" &&
 expect_fail "report: RUN_DIR/report that is a link out of the run directory is refused" 1 \
 	"report: '$d/report' is not a directory" $LAB report "$d"
 ok "report: nothing was written where the link points" test -z "$(ls -A "$d-out")"
+
+echo "# hardening: check says not ok for a file with any error (finding 14), and prints file names clean (finding 15)"
+d=$hr/check
+rm -rf "$d" && mkdir -p "$d"
+printf 'name: nokernel\nkernel: {bzimage: %s/none/bzImage, config: %s/none/config}\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n' \
+	"$d" "$d" >"$d/nokernel.yaml"
+lab check "$d/nokernel.yaml" >"$d/nk.out" 2>"$d/nk.err"
+rc=$?
+ok "check: a file whose kernel cannot be resolved: exit 2, an error naming it, and no 'ok' line for it" sh -c '
+	test "$1" = 2 && grep -q "nokernel.yaml: trial .nokernel.: cannot read kernel image" "$3" && ! grep -q "nokernel.yaml: ok" "$2"' \
+	_ "$rc" "$d/nk.out" "$d/nk.err"
+lab check --json "$d/nokernel.yaml" scenarios/demo.yaml >"$d/nk.json" 2>/dev/null
+rc=$?
+ok "check --json: that file is \"ok\": false with its error and no trials, the good one beside it ok, refused 1, exit 2" sh -c '
+	test "$1" = 2 && jq -e ".files[0].ok == false and (.files[0].error | test(\"cannot read kernel image\")) and
+		(.files[0] | has(\"trials\") or has(\"scenario_name\") | not) and .files[1].ok == true and .refused == 1 and .trials == 1" \
+		"$2" >/dev/null' _ "$rc" "$d/nk.json"
+# rc_fit RC WANT FILE...: RC is WANT and every FILE is valid UTF-8 without control characters
+rc_fit() { test "$1" = "$2" && shift 2 && fit_all "$@"; }
+name=$'\e]0;title\a\e[31mred\xff'
+cp scenarios/demo.yaml "$d/$name.yaml"
+printf 'name: x\nbogus: 1\n' >"$d/$name-refused.yaml"
+lab check "$d/$name.yaml" >"$d/name.out" 2>&1
+rc=$?
+ok "check: a file named with an OSC title, a colour and a byte that is not UTF-8: its 'ok' line is valid UTF-8 without control characters" \
+	rc_fit "$rc" 0 "$d/name.out"
+lab check --json "$d/$name.yaml" >"$d/name.json" 2>"$d/name.json.err"
+rc=$?
+ok "check --json: that file's path is valid UTF-8 without control characters" rc_fit "$rc" 0 "$d/name.json" "$d/name.json.err"
+lab check "$d/$name-refused.yaml" >"$d/refused.out" 2>&1
+rc=$?
+ok "check: the error for a refused file of such a name is valid UTF-8 without control characters" rc_fit "$rc" 2 "$d/refused.out"

@@ -58,13 +58,14 @@ static char *checkUnresolved(const mhlScenario *s)
 
 /*
  * What a kernel that is not the lab's (a Debian package, a prebuilt one)
- * cannot run of trial @s: a line per skipped step, or with @t (--json) its
- * "skips" array. The lab's own kernels have every capability. With
- * @resolve, a package is fetched (cached) to read its config and a modules
- * tree read; without it, a line (or "skips_not_listed") says they were not.
- * Nothing boots. 0, or -1 printed.
+ * cannot run of trial @s: a line per skipped step into @text, or with @t
+ * (--json) its "skips" array. The lab's own kernels have every capability.
+ * With @resolve, a package is fetched (cached) to read its config and a
+ * modules tree read; without it, a line (or "skips_not_listed") says they
+ * were not. Nothing boots. 0, or -1 with *@why: "FILE: trial 'ID': why".
  */
-static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_object *t, bool resolve)
+static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_object *t, GString *text,
+		      bool resolve, char **why)
 {
 	g_autoptr(GPtrArray) skips = NULL;
 	g_autoptr(json_object) id = NULL;
@@ -78,26 +79,26 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
 		if (t)
 			json_object_object_add(t, "skips_not_listed", json_object_new_string(unresolved));
 		else
-			printf("    skips not listed: %s\n", unresolved);
+			g_string_append_printf(text, "    skips not listed: %s\n", unresolved);
 		return 0;
 	}
 	if (!(image = mhlKernelResolve(s, paths->cache, NULL, paths->datadir, &id, &skips))) {
-		fprintf(stderr, "error: %s: trial '%s': %s\n", s->path, s->name, mhlErrorLast());
+		*why = g_strdup_printf("%s: trial '%s': %s", s->path, s->name, mhlErrorLast());
 		mhlErrorReset();
 		return -1;
 	}
 	if (t)
 		json_object_object_add(t, "skips", arr = json_object_new_array());
 	for (i = 0; skips && i < skips->len; i++) {
-		const char *why = skips->pdata[i], *sep = why ? strstr(why, ": ") : NULL;
+		const char *w = skips->pdata[i], *sep = w ? strstr(w, ": ") : NULL;
 		json_object *o;
 
-		if (!why)
+		if (!w)
 			continue;
 		if (!arr) {
-			printf("    SKIP on %s: step %u (line %d, %s): %s\n",
-			       !strcmp(s->kernel, "package") ? mhlJStr(id, "source_package", s->kernel_package) :
-			       s->kernel_image, i + 1, s->steps[i].line, mhlStepTypeNames[s->steps[i].type], why);
+			g_string_append_printf(text, "    SKIP on %s: step %u (line %d, %s): %s\n",
+					       !strcmp(s->kernel, "package") ? mhlJStr(id, "source_package", s->kernel_package) :
+					       s->kernel_image, i + 1, s->steps[i].line, mhlStepTypeNames[s->steps[i].type], w);
 			continue;
 		}
 		json_object_array_add(arr, o = json_object_new_object());
@@ -105,67 +106,85 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
 		json_object_object_add(o, MHL_K_LINE, json_object_new_int(s->steps[i].line));
 		json_object_object_add(o, MHL_K_STEP, json_object_new_string(mhlStepTypeNames[s->steps[i].type]));
 		/* "CODE: reason" (mhlKernelResolve) */
-		json_object_object_add(o, MHL_K_SKIP_CODE, sep ? json_object_new_string_len(why, (int)(sep - why)) : NULL);
-		json_object_object_add(o, MHL_K_SKIPPED, json_object_new_string(sep ? sep + 2 : why));
+		json_object_object_add(o, MHL_K_SKIP_CODE, sep ? json_object_new_string_len(w, (int)(sep - w)) : NULL);
+		json_object_object_add(o, MHL_K_SKIPPED, json_object_new_string(sep ? sep + 2 : w));
 	}
 	return 0;
 }
 
 /*
- * One file: its line, and the trials of its matrix; with @files (--json) an
- * object for it there instead. 0, or -1 with the error printed.
+ * A file refused: the error on stderr and, with @f (--json), "ok": false
+ * and "error". @why names the file as given: made one line of valid UTF-8
+ * without control characters (mhlTextClean), like every file name check
+ * prints, so a name holding an escape sequence never reaches the terminal.
+ */
+static int checkRefused(json_object *f, const char *why)
+{
+	g_autofree char *clean = mhlTextClean(why, -1, 0, false);
+
+	fprintf(stderr, "error: %s\n", clean);
+	if (f) {
+		json_object_object_add(f, "ok", json_object_new_boolean(false));
+		json_object_object_add(f, "error", json_object_new_string(clean));
+	}
+	return -1;
+}
+
+/*
+ * One file: its line and the trials of its matrix; with @files (--json) an
+ * object for it there instead. Nothing is printed for it before every trial
+ * has been checked (its kernel resolved): a file with any error is refused,
+ * never "ok" as well. 0, or -1 with the error printed.
  */
 static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files, bool resolve)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
-	json_object *f = files ? json_object_new_object() : NULL, *trials;
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_autoptr(json_object) trials = files ? json_object_new_array() : NULL;
+	g_autofree char *shown = mhlTextClean(path, -1, 0, false), *why = NULL;
+	json_object *f = files ? json_object_new_object() : NULL;
 	mhlScenario *s;
 	guint i;
 	int n;
 
 	if (f) {
-		json_object_object_add(f, "path", json_object_new_string(path));
+		json_object_object_add(f, "path", json_object_new_string(shown));
 		json_object_array_add(files, f);
 	}
 	if ((n = mhlScenarioLoadAll(path, all)) < 0) {
-		fprintf(stderr, "error: %s\n", mhlErrorLast());
-		if (f) {
-			json_object_object_add(f, "ok", json_object_new_boolean(false));
-			json_object_object_add(f, "error", json_object_new_string(mhlErrorLast()));
-		}
+		why = g_strdup(mhlErrorLast());
 		mhlErrorReset();
-		return -1;
+		return checkRefused(f, why);
 	}
 	s = all->pdata[0];
+	g_string_append_printf(text, "%s: ok: scenario '%s', kernel %s%s%s, %d node(s), %d step(s)", shown,
+			       s->scenario_name, s->kernel, *s->kernel_flavour ? " debug: " : "", s->kernel_flavour,
+			       s->nnodes, s->nsteps);
+	if (n > 1 || s->nparams)
+		g_string_append_printf(text, ", %d trial(s) from its matrix", n);
+	g_string_append_c(text, '\n');
+	for (i = 0; i < all->len; i++) {
+		const mhlScenario *t = all->pdata[i];
+		const mhlDeviation *d = mhlScenarioDeviation(t, NULL);
+		json_object *tj = NULL;
+
+		if (trials)
+			json_object_array_add(trials, tj = checkTrialJson(t));
+		if ((n > 1 || s->nparams) && !trials)
+			g_string_append_printf(text, "  %s\n", t->name);
+		if (d && !trials)
+			g_string_append_printf(text, "    XFAIL expected (line %d)%s%s%s: %s\n", d->line,
+					       d->match ? ", a failure matching /" : "", d->match ? d->match : "",
+					       d->match ? "/" : "", d->reason);
+		if (checkSkips(t, paths, tj, text, resolve, &why) < 0)
+			return checkRefused(f, why);
+	}
 	if (f) {
 		json_object_object_add(f, "ok", json_object_new_boolean(true));
 		json_object_object_add(f, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
-		json_object_object_add(f, "trials", trials = json_object_new_array());
-		for (i = 0; i < all->len; i++) {
-			json_object *t = checkTrialJson(all->pdata[i]);
-
-			json_object_array_add(trials, t);
-			if (checkSkips(all->pdata[i], paths, t, resolve) < 0)
-				return -1;
-		}
-		return 0;
-	}
-	printf("%s: ok: scenario '%s', kernel %s%s%s, %d node(s), %d step(s)", path,
-	       s->scenario_name, s->kernel, *s->kernel_flavour ? " debug: " : "", s->kernel_flavour,
-	       s->nnodes, s->nsteps);
-	if (n > 1 || s->nparams)
-		printf(", %d trial(s) from its matrix", n);
-	printf("\n");
-	for (i = 0; i < all->len; i++) {
-		const mhlDeviation *d = mhlScenarioDeviation(all->pdata[i], NULL);
-
-		if (n > 1 || s->nparams)
-			printf("  %s\n", ((mhlScenario *)all->pdata[i])->name);
-		if (d)
-			printf("    XFAIL expected (line %d)%s%s%s: %s\n", d->line, d->match ? ", a failure matching /" : "",
-			       d->match ? d->match : "", d->match ? "/" : "", d->reason);
-		if (checkSkips(all->pdata[i], paths, NULL, resolve) < 0)
-			return -1;
+		json_object_object_add(f, "trials", g_steal_pointer(&trials));
+	} else {
+		fputs(text->str, stdout);
 	}
 	return 0;
 }
