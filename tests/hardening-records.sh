@@ -2,7 +2,7 @@
 # artifacts: nothing in them is trusted) and the guest's text in them, as
 # `memhp-lab report` reads them. Sourced by tests/run.sh (its ok, lab, $LAB,
 # $work); no guest is booted. The records are tests/data/report's, edited.
-plan 18
+plan 20
 echo "# hardening: records of the wrong shape, guest text, console_log outside the run directory"
 hr=$work/hardening
 rm -rf "$hr" && mkdir -p "$hr"
@@ -166,3 +166,22 @@ ok "check --json: that file's path is valid UTF-8 without control characters" rc
 lab check "$d/$name-refused.yaml" >"$d/refused.out" 2>&1
 rc=$?
 ok "check: the error for a refused file of such a name is valid UTF-8 without control characters" rc_fit "$rc" 2 "$d/refused.out"
+
+echo "# hardening: report --merge keeps a shard's trial ids clean (finding 15)"
+d=$hr/merge
+rm -rf "$d" && mkdir -p "$d/s1" "$d/s2"
+# ids with a colour, an OSC title and a byte that is not UTF-8; the record's id the same
+printf '{"scenarios": ["/x.yaml"], "shard": {"k_of_n": "1/1", "trials": ["\\u001b[31mx\xff\\u0007", "gone\\u001b]0;t\\u0007"]}}\n' >"$d/s1/run.json"
+rec series-256 '.trial = "\u001b[31mx\u0007"' | sed 's/x\\u0007/x\xff\\u0007/' >"$d/s1/trials.jsonl"
+printf '{"scenarios": ["/x.yaml"], "shard": {"k_of_n": "1/1", "trials": ["\\u001b[31mx\xff\\u0007"]}}\n' >"$d/s2/run.json"
+cp "$d/s1/trials.jsonl" "$d/s2/"
+lab report --merge "$d/m1" "$d/s1" >"$d/m1.out" 2>&1
+rc=$?
+merge_refused() { grep -q "trial .gone. has no record" "$3" && rc_fit "$@"; }
+ok "report --merge: a shard trial id with an escape that has no record: refused (exit 2), the message valid UTF-8 without control characters" \
+	merge_refused "$rc" 2 "$d/m1.out"
+lab report --merge "$d/m2" "$d/s2" >"$d/m2.out" 2>&1
+rc=$?
+merged_clean() { rc_fit "$@" && jq -e '.trial == "x\ufffd"' "$4" >/dev/null; }
+ok "report --merge: such an id matches its record (both cleaned to 'x\\ufffd'): merged (exit 0); the output, trials.jsonl and run.json clean" \
+	merged_clean "$rc" 0 "$d/m2.out" "$d/m2/trials.jsonl" "$d/m2/run.json"

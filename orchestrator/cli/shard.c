@@ -126,7 +126,14 @@ static int shardLoad(shardDir *d, const shardDir *first)
 			 path);
 		return -1;
 	}
-	/* run.json is data: a null, a number or an empty string is no trial id */
+	/*
+	 * run.json is data, like the records beside it: its text (the trial ids
+	 * the errors below quote, what the merged run.json keeps) made valid
+	 * UTF-8 without control characters, as mhlRunLoad makes the records'
+	 * ids, which these are matched against.
+	 */
+	mhlJSONClean(d->run, false);
+	/* a null, a number or an empty string (an id of nothing but an escape sequence) is no trial id */
 	for (i = 0; i < json_object_array_length(mhlJ(sh, "trials")); i++) {
 		json_object *id = json_object_array_get_idx(mhlJ(sh, "trials"), i);
 
