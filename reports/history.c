@@ -1,8 +1,8 @@
 /*
  * history.c - `memhp-lab report --history DIR...` (docs/reports.md,
  * "History across runs"): per trial id its verdict and key numbers in each
- * run, oldest first, with regressions marked, as one HTML page and one JSON
- * summary in the newest run's report/ directory.
+ * run, oldest first by their parsed start, with regressions marked, as one
+ * HTML page and one JSON summary in the directory given with -o.
  *
  * The rule, stated once here and in the page: a verdict regresses when a
  * run's verdict does not let a run pass (fail, xpass, error, interrupted,
@@ -96,27 +96,90 @@ static double mad(GArray *v, double med)
 	return median(d);
 }
 
-/* The start of a run: its earliest record's `started`, for the order; "" without one. */
-static const char *runStarted(const mhlRun *run)
+/* How far after this host's clock a run may say it started (another host's clock): a day. */
+#define HIST_CLOCK_SLACK (24 * G_TIME_SPAN_HOUR)
+
+const char *mhlHistoryTimeParse(const char *s, gint64 now, gint64 *t)
 {
-	const char *first = NULL;
-	guint i;
+	g_autoptr(GDateTime) dt = NULL;
 
-	for (i = 0; i < run->trials->len; i++) {
-		const char *s = mhlJStr(run->trials->pdata[i], MHL_K_STARTED, NULL);
-
-		if (s && (!first || strcmp(s, first) < 0))
-			first = s;
-	}
-	return first ? first : "";
+	/*
+	 * the shape g_date_time_format_iso8601() gives a UTC time (trial.c,
+	 * soak/): nothing else, and no second 60, which GLib would take
+	 */
+	if (!s || !g_regex_match_simple("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\\.[0-9]{1,6})?Z$", s,
+					G_REGEX_DOLLAR_ENDONLY, 0))
+		return "is not a UTC time as memhp-lab writes it (YYYY-MM-DDTHH:MM:SS[.ffffff]Z)";
+	if (!(dt = g_date_time_new_from_iso8601(s, NULL)))
+		return "is not a time (a month, day, hour, minute or second out of range)";
+	*t = g_date_time_to_unix(dt) * G_USEC_PER_SEC + g_date_time_get_microsecond(dt);
+	if (*t > now + HIST_CLOCK_SLACK)
+		return "is more than a day after this host's clock";
+	return NULL;
 }
 
-static gint runOrder(gconstpointer a, gconstpointer b)
+/*
+ * The start of @run: its earliest record's `started`, parsed (mhlHistoryTimeParse);
+ * *@text that record's string. A record without one (a lost trial whose
+ * started.jsonl line had none) is left out. -1 + mhlError naming the file and
+ * line when a record's `started` is not a time, or when no record has one: the
+ * run cannot be placed among the others.
+ */
+static int runStart(const mhlRun *run, gint64 now, gint64 *start, const char **text)
+{
+	guint i;
+
+	*text = NULL;
+	for (i = 0; i < run->trials->len; i++) {
+		json_object *rec = run->trials->pdata[i];
+		const char *s = mhlJStr(rec, MHL_K_STARTED, NULL), *why;
+		int line = g_array_index(run->lines, int, i);
+		gint64 t = 0;
+
+		if (!s || !*s)
+			continue;
+		if ((why = mhlHistoryTimeParse(s, now, &t))) {
+			g_autofree char *q = mhlTextClean(s, -1, 64, false);
+			g_autofree char *where = line ? g_strdup_printf("%s:%d", run->records, line) :
+				g_build_filename(run->dir, "started.jsonl", NULL);
+
+			mhlError("report --history: %s: trial '%s': started '%s' %s: the run cannot be placed in time",
+				 where, mhlJStr(rec, MHL_K_TRIAL, ""), q, why);
+			return -1;
+		}
+		if (!*text || t < *start) {
+			*start = t;
+			*text = s;
+		}
+	}
+	if (!*text) {
+		mhlError("report --history: %s: no record has a started time: the run cannot be placed in time",
+			 run->records);
+		return -1;
+	}
+	return 0;
+}
+
+/* The start of a run already placed (mhlHistoryLoad checked it): its earliest record's `started`. */
+static const char *runStarted(const mhlRun *run)
+{
+	const char *text = NULL;
+	gint64 start;
+
+	if (runStart(run, G_MAXINT64 - HIST_CLOCK_SLACK, &start, &text) < 0)
+		mhlErrorReset();
+	return text ? text : "";
+}
+
+/* Oldest first by the parsed start (@data: mhlRun * -> gint64 *), then by directory. */
+static gint runOrder(gconstpointer a, gconstpointer b, gpointer data)
 {
 	const mhlRun *x = *(mhlRun *const *)a, *y = *(mhlRun *const *)b;
-	int c = strcmp(runStarted(x), runStarted(y));
+	const gint64 *tx = g_hash_table_lookup(data, x), *ty = g_hash_table_lookup(data, y);
 
-	return c ? c : strcmp(x->dir, y->dir);
+	if (*tx != *ty)
+		return *tx < *ty ? -1 : 1;
+	return strcmp(x->dir, y->dir);
 }
 
 static bool isRunDir(const char *dir)
@@ -126,9 +189,36 @@ static bool isRunDir(const char *dir)
 	return g_file_test(t, G_FILE_TEST_IS_REGULAR);
 }
 
+/*
+ * Take @r into @runs, its start into @starts; a run that cannot be placed in
+ * time is refused (NULL: @given, a run named on the command line) or skipped
+ * with a warning naming its file (a subdirectory of a directory of runs).
+ * 0, or -1 + mhlError.
+ */
+static int historyTake(GPtrArray *runs, GHashTable *starts, mhlRun *r, bool given, gint64 now)
+{
+	gint64 *t = g_new0(gint64, 1);
+	const char *text;
+
+	if (runStart(r, now, t, &text) < 0) {
+		g_free(t);
+		mhlRunFree(r);
+		if (given)
+			return -1;
+		fprintf(stderr, "memhp-lab: warning: %s; skipped\n", mhlErrorLast());
+		mhlErrorReset();
+		return 0;
+	}
+	g_hash_table_insert(starts, r, t);
+	g_ptr_array_add(runs, r);
+	return 0;
+}
+
 GPtrArray *mhlHistoryLoad(char **dirs, int n)
 {
 	g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlRunFree);
+	g_autoptr(GHashTable) starts = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	gint64 now = g_get_real_time();
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -141,9 +231,8 @@ GPtrArray *mhlHistoryLoad(char **dirs, int n)
 		if (isRunDir(abs)) {
 			mhlRun *r = mhlRunLoad(abs);
 
-			if (!r)
+			if (!r || historyTake(runs, starts, r, true, now) < 0)
 				return NULL;
-			g_ptr_array_add(runs, r);
 			continue;
 		}
 		if (!(d = g_dir_open(abs, 0, NULL))) {
@@ -165,7 +254,7 @@ GPtrArray *mhlHistoryLoad(char **dirs, int n)
 				mhlErrorReset();
 				continue;
 			}
-			g_ptr_array_add(runs, r);
+			historyTake(runs, starts, r, false, now);
 		}
 	}
 	if (!runs->len) {
@@ -173,7 +262,7 @@ GPtrArray *mhlHistoryLoad(char **dirs, int n)
 			 n, n == 1 ? "y" : "ies");
 		return NULL;
 	}
-	g_ptr_array_sort(runs, runOrder);
+	g_ptr_array_sort_with_data(runs, runOrder, starts);
 	return g_steal_pointer(&runs);
 }
 
@@ -341,10 +430,8 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 	return latest;
 }
 
-int mhlReportHistory(GPtrArray *runs, guint *regressions)
+int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 {
-	const mhlRun *newest = runs->pdata[runs->len - 1];
-	g_autofree char *outdir = g_build_filename(newest->dir, "report", NULL);
 	g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(json_object) doc = json_object_new_object();
 	json_object *jruns = json_object_new_array(), *jtrials = json_object_new_array();

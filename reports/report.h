@@ -78,23 +78,36 @@ extern const char *const mhlZoneNames[];
 /* "#rrggbb" of a verdict, the plots' match of the HTML's colours. */
 const char *mhlVerdictColour(const char *verdict);
 
-/* ---- history across runs (history.c): report --history DIR... ---- */
+/* ---- history across runs (history.c): report --history -o OUT_DIR DIR... ---- */
 
 /* The regression rule, as the page and the JSON state it. */
 extern const char mhlHistoryRule[];
 /*
+ * A record's `started` @s as memhp-lab writes it, a UTC time
+ * YYYY-MM-DDTHH:MM:SS[.ffffff]Z no more than a day after @now (microseconds
+ * since the epoch; another host's clock may run ahead), into *@t
+ * (microseconds since the epoch). NULL, or why it is not one ("is not a UTC
+ * time as memhp-lab writes it ..."): records come from elsewhere, and a
+ * planted "9999-..." or "~" must not decide which run is the newest.
+ */
+const char *mhlHistoryTimeParse(const char *s, gint64 now, gint64 *t);
+/*
  * The runs of @dirs (run directories, or directories of run directories,
- * whose subdirectories with a trials.jsonl are taken, an unloadable one
- * skipped with a warning), oldest first by their first record's start.
- * NULL + mhlError when there is none or a run given directly cannot be read.
+ * whose subdirectories with a trials.jsonl are taken), oldest first by their
+ * first record's start as parsed (mhlHistoryTimeParse). A run that cannot be
+ * read, or whose records' `started` is not such a time (or none has one), is
+ * skipped with a warning naming its file and line when found in a directory
+ * of runs, refused when given itself. NULL + mhlError when there is none or a
+ * run given directly is refused.
  */
 GPtrArray *mhlHistoryLoad(char **dirs, int n);
 /*
- * history.html and history.json into the newest run's report/: per trial id
- * its verdicts and numbers per run, regressions marked (mhlHistoryRule).
+ * history.html and history.json into @outdir (created; report --history -o
+ * OUT_DIR, never a run's own directory unless the user names it): per trial
+ * id its verdicts and numbers per run, regressions marked (mhlHistoryRule).
  * *regressions: those in the newest run. -1 + mhlError.
  */
-int mhlReportHistory(GPtrArray *runs, guint *regressions);
+int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions);
 
 /* ---- the grid of a matrix run (grid.c) ---- */
 

@@ -2,7 +2,7 @@
 # artifacts: nothing in them is trusted) and the guest's text in them, as
 # `memhp-lab report` reads them. Sourced by tests/run.sh (its ok, lab, $LAB,
 # $work); no guest is booted. The records are tests/data/report's, edited.
-plan 20
+plan 26
 echo "# hardening: records of the wrong shape, guest text, console_log outside the run directory"
 hr=$work/hardening
 rm -rf "$hr" && mkdir -p "$hr"
@@ -134,6 +134,40 @@ rm -rf "$d" "$d-out" && cp -r tests/data/report/run "$d" && mkdir -p "$d-out" &&
 expect_fail "report: RUN_DIR/report that is a link out of the run directory is refused" 1 \
 	"report: '$d/report' is not a directory" $LAB report "$d"
 ok "report: nothing was written where the link points" test -z "$(ls -A "$d-out")"
+
+echo "# hardening: report --history places runs by their parsed start, writes where -o says (issue 30, finding 8)"
+d=$hr/history
+rm -rf "$d" && mkdir -p "$d"
+hist_run() { mkdir -p "$1" && jq -c "$2" "$src" >"$1/trials.jsonl"; }	# hist_run DIR JQ-EDIT: the records, edited
+for k in 1 2 3; do hist_run "$d/nightly/2026-12-0$k" ".started = \"2026-12-0${k}T03:00:00Z\""; done
+# two planted runs, each a fail that would gate the exit status if it were the newest
+planted='if .trial == "series-256" then .verdict = "fail" | .reason = "planted" else . end'
+hist_run "$d/nightly/zz-9999" "$planted | .started = \"9999-12-31T23:59:59Z\""
+hist_run "$d/nightly/zz-tilde" "$planted | .started = (if .trial == \"series-256\" then \"~\" else \"2026-12-04T03:00:00Z\" end)"
+lab report --history -o "$d/out" "$d/nightly" >"$d/out1" 2>"$d/err1"
+rc=$?
+ok "report --history: runs started '9999-12-31T23:59:59Z' and '~' (a planted fail each) decide nothing: skipped, exit 0, the 3 others in order" sh -c '
+	test "$1" = 0 && jq -e "(.runs | map(.dir | sub(\".*/\"; \"\"))) == [\"2026-12-01\", \"2026-12-02\", \"2026-12-03\"] and
+		.regressions == 0" "$2/out/history.json" >/dev/null' _ "$rc" "$d"
+ok "report --history: each planted run skipped with a warning naming FILE:LINE, its started and why" sh -c '
+	grep -q "warning: report --history: .*/zz-9999/trials.jsonl:1: trial .series-256.: started .9999-12-31T23:59:59Z. is more than a day after this host.s clock" "$1" &&
+	grep -q "warning: report --history: .*/zz-tilde/trials.jsonl:1: trial .series-256.: started .~. is not a UTC time as memhp-lab writes it" "$1"' _ "$d/err1"
+ok "report --history -o OUT_DIR: history.html and history.json in OUT_DIR, none in any run directory" sh -c '
+	test -s "$1/out/history.html" -a -s "$1/out/history.json" && test -z "$(find "$1/nightly" -name "history.*")"' _ "$d"
+expect_fail "report --history: a run given by name whose started is '~' is refused, naming FILE:LINE" 2 \
+	"zz-tilde/trials.jsonl:1: trial 'series-256': started '~' is not a UTC time" \
+	$LAB report --history -o "$d/out2" "$d/nightly/2026-12-01" "$d/nightly/zz-tilde"
+expect_fail "report --history without -o: refused, saying where the output goes" 2 "report --history: no -o OUT_DIR" \
+	$LAB report --history "$d/nightly"
+# 10:00:00.5Z is half a second after 10:00:00Z; compared as strings ('.' < 'Z') it comes first
+hist_run "$d/order/a-whole" '.started = "2026-12-03T10:00:00Z"'
+hist_run "$d/order/b-half" "$planted | .started = \"2026-12-03T10:00:00.5Z\""
+cp -r "$d/nightly/2026-12-01" "$d/nightly/2026-12-02" "$d/order/"
+lab report --history -o "$d/out3" "$d/order" >"$d/out3.txt" 2>&1
+rc=$?
+ok "report --history: runs ordered by their parsed start (10:00:00.5Z after 10:00:00Z): the newest one's fail gates, exit 1" sh -c '
+	test "$1" = 1 && jq -e "(.runs | map(.dir | sub(\".*/\"; \"\"))) == [\"2026-12-01\", \"2026-12-02\", \"a-whole\", \"b-half\"] and
+		.regressions_in_newest_run == 1" "$2" >/dev/null' _ "$rc" "$d/out3/history.json"
 
 echo "# hardening: check says not ok for a file with any error (finding 14), and prints file names clean (finding 15)"
 d=$hr/check

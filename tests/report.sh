@@ -284,23 +284,23 @@ for k in 1 2 3 4; do
 	printf '{"trial":"soak:demo:seed=1","scenario":"scenarios/demo.yaml","scenario_name":"demo","started":"2026-12-0%sT03:00:00Z","parameters":{"seed":"1"},"steps":[],"console_findings":[],"summary":{"cycles":%d,"segments":1,"findings":0,"soak_seconds":300,"cycles_per_hour":%d},"seconds":300,"verdict":"pass","reason":null}\n' \
 		"$k" $((100 + k)) $((1200 + k)) >>"$H/2026-12-0$k/trials.jsonl"
 done
-lab report --history "$H" >"$H/out1" 2>&1
+lab report --history -o "$H/out" "$H" >"$H/out1" 2>&1
 hrc=$?
-ok "history of 4 steady runs: exit 0, no regression, history.html and history.json in the newest run's report/" sh -c \
-	'[ "$2" = 0 ] && jq -e ".regressions == 0 and (.runs | length) == 4 and (.trials | length) == 7" "$1/2026-12-04/report/history.json" >/dev/null &&
-	 grep -q "0 regression(s)" "$1/2026-12-04/report/history.html"' _ "$H" "$hrc"
+ok "history of 4 steady runs: exit 0, no regression, history.html and history.json in -o OUT_DIR" sh -c \
+	'[ "$2" = 0 ] && jq -e ".regressions == 0 and (.runs | length) == 4 and (.trials | length) == 7" "$1/out/history.json" >/dev/null &&
+	 grep -q "0 regression(s)" "$1/out/history.html"' _ "$H" "$hrc"
 jq -c 'if .trial == "series-256" then .summary.reached_bytes = 268435456 | .verdict = "fail" | .reason = "injected" elif .trial == "soak:demo:seed=1" then .summary.cycles_per_hour = 600 else . end' \
 	"$H/2026-12-04/trials.jsonl" >"$H/t" && mv "$H/t" "$H/2026-12-04/trials.jsonl"
-lab report --history "$H/2026-12-01" "$H/2026-12-03" "$H/2026-12-02" "$H/2026-12-04" >"$H/out2" 2>&1
+lab report --history -o "$H/out" "$H/2026-12-01" "$H/2026-12-03" "$H/2026-12-02" "$H/2026-12-04" >"$H/out2" 2>&1
 hrc=$?
 ok "history: the injected regression is marked (series-256 pass -> fail and reached 0 -> 256 MiB, the soak's cycles/h 1202 -> 600), nothing else; exit 1" sh -c \
 	'[ "$2" = 1 ] && jq -e "[.trials[] | select(.regressions | length > 0) | {trial, w: [.regressions[].what]}] ==
 	   [{trial: \"series-256\", w: [\"verdict pass -> fail\", \"reached_mib 256 MiB, earlier median 0 ± 2\"]},
 	    {trial: \"soak:demo:seed=1\", w: [\"cycles_per_hour 600 /h, earlier median 1202 ± 120.2\"]}] and .regressions_in_newest_run == 3
-	   and (.runs | map(.dir | sub(\".*/\"; \"\")) == [\"2026-12-01\", \"2026-12-02\", \"2026-12-03\", \"2026-12-04\"])" "$1/2026-12-04/report/history.json" >/dev/null &&
+	   and (.runs | map(.dir | sub(\".*/\"; \"\")) == [\"2026-12-01\", \"2026-12-02\", \"2026-12-03\", \"2026-12-04\"])" "$1/out/history.json" >/dev/null &&
 	 grep -q "report: 3 regression(s) in the newest run" "$1/out2" &&
-	 [ "$(grep -o "class=.fail regression.\|class=regression" "$1/2026-12-04/report/history.html" | wc -l)" = 3 ]' _ "$H" "$hrc"
-expect_fail "report --history of a directory without runs" 2 "no run directory .with a trials.jsonl. in 1 directory given" $LAB report --history "$rd/skip/report"
+	 [ "$(grep -o "class=.fail regression.\|class=regression" "$1/out/history.html" | wc -l)" = 3 ]' _ "$H" "$hrc"
+expect_fail "report --history of a directory without runs" 2 "no run directory .with a trials.jsonl. in 1 directory given" $LAB report --history -o "$work/history-none" "$rd/skip/report"
 expect_fail "report of two runs without --history" 2 "report: expected one RUN_DIR, got 2 .several only with --history." $LAB report "$rd/run" "$rd/before"
 
 echo "# reports: bad input"

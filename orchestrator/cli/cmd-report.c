@@ -14,7 +14,8 @@ const mhlOpt mhlCmdReportOpts[] = {
 	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
 	{ "compare", 1, 'c', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN, regressions first" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
-	{ "history", 0, MHL_LONG_ONLY + 'H', NULL, "RUN_DIR... are runs (or directories of runs): per trial its verdicts and numbers over time, regressions marked; history.html and history.json in the newest run's report/" },
+	{ "history", 0, MHL_LONG_ONLY + 'H', NULL, "RUN_DIR... are runs (or directories of runs), ordered by their records' started time: per trial its verdicts and numbers over time, regressions marked; history.html and history.json into -o OUT_DIR" },
+	{ "output", 1, 'o', "OUT_DIR", "with --history (required): the directory history.html and history.json are written to" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: the files written, unreadable lines, --compare's rows (docs/schemas/report.schema.json)" },
 	{ "merge", 1, MHL_LONG_ONLY + 'M', "OUT_DIR", "RUN_DIR... are the shards of one run (run --shard K/N): merge them into OUT_DIR (one trials.jsonl, the console logs) and render it" },
 	{ "help", 0, 'h', NULL, "show this help" },
@@ -123,22 +124,27 @@ static void reportText(const mhlRun *run, const mhlRun *other, const mhlReportOp
 }
 
 /*
- * report --history DIR...: the runs oldest first, the page and the JSON
- * summary, one line per regression in the newest run; exit 1 if there is any.
+ * report --history -o OUT_DIR DIR...: the runs oldest first, the page and the
+ * JSON summary into OUT_DIR, one line per regression in the newest run; exit
+ * 1 if there is any.
  */
-static int reportHistory(int n, char **dirs)
+static int reportHistory(int n, char **dirs, const char *outdir)
 {
-	g_autoptr(GPtrArray) runs = mhlHistoryLoad(dirs, n);
+	g_autoptr(GPtrArray) runs = NULL;
 	const mhlRun *newest;
 	guint regressions = 0;
 
-	if (!runs)
+	if (!outdir) {
+		mhlError("report --history: no -o OUT_DIR: give the directory for history.html and history.json (they are not written into any run)");
 		return MHL_EXIT_USAGE;
-	if (mhlReportHistory(runs, &regressions) < 0)
+	}
+	if (!(runs = mhlHistoryLoad(dirs, n)))
+		return MHL_EXIT_USAGE;
+	if (mhlReportHistory(runs, outdir, &regressions) < 0)
 		return MHL_EXIT_FAILED;
 	newest = runs->pdata[runs->len - 1];
-	printf("history of %u run(s): %s/report/history.html %s/report/history.json\n", runs->len, newest->dir,
-	       newest->dir);
+	printf("history of %u run(s), the newest %s: %s/history.html %s/history.json\n", runs->len, newest->dir, outdir,
+	       outdir);
 	if (regressions)
 		fprintf(stderr, "report: %u regression(s) in the newest run %s (history.json says which)\n", regressions,
 			newest->dir);
@@ -168,7 +174,11 @@ int mhlCmdReport(int argc, char **argv)
 	if (v)
 		opts.origin = v;
 	if (g_hash_table_contains(vals, "history"))
-		return reportHistory(argc - first, argv + first);
+		return reportHistory(argc - first, argv + first, g_hash_table_lookup(vals, "output"));
+	if (g_hash_table_contains(vals, "output")) {
+		mhlError("report: -o OUT_DIR is --history's (a run's report goes into RUN_DIR/report, --merge names its OUT_DIR)");
+		return MHL_EXIT_USAGE;
+	}
 	if ((v = g_hash_table_lookup(vals, "merge"))) {
 		if (argc - first < 1) {
 			mhlError("report: --merge OUT_DIR needs the shards' run directories");

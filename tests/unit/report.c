@@ -276,8 +276,57 @@ static bool identSafe(void)
 	return unitExpect(!strcmp(a, "c3_kernel_6_1_policy_series____x_y") && !strcmp(b, "_"));
 }
 
+/* ---- report --history: a record's started, as memhp-lab writes it ---- */
+
+#define HIST_NOW (G_GINT64_CONSTANT(1796428800) * G_USEC_PER_SEC)	/* 2026-12-05T00:00:00Z */
+
+static const struct timeRow {
+	const char *what, *in;
+	gint64 want;		/* seconds since the epoch; -1: refused */
+} times[] = {
+	{ "a trial's start with microseconds", "2026-12-03T12:49:47.549237Z", 1796302187 },
+	{ "a soak's start to the second", "2026-12-04T03:00:00Z", 1796353200 },
+	{ "less than a day after now (another host's clock)", "2026-12-05T23:59:59Z", 1796515199 },
+	{ "more than a day after now: refused", "2026-12-06T00:00:01Z", -1 },
+	{ "year 9999: refused", "9999-12-31T23:59:59Z", -1 },
+	{ "'~' (after every digit in ASCII): refused", "~", -1 },
+	{ "empty: refused", "", -1 },
+	{ "an offset instead of Z: refused", "2026-12-03T12:49:47+01:00", -1 },
+	{ "a date alone: refused", "2026-12-03", -1 },
+	{ "month 13: refused", "2026-13-01T00:00:00Z", -1 },
+	{ "second 60: refused", "2026-12-03T12:49:60Z", -1 },
+	{ "a newline after the Z: refused", "2026-12-03T12:49:47Z\n", -1 },
+	{ "seven fraction digits: refused", "2026-12-03T12:49:47.1234567Z", -1 },
+};
+
+static bool timeJudge(const void *row, GString *desc)
+{
+	const struct timeRow *r = row;
+	const char *why;
+	gint64 t = -1;
+
+	g_string_printf(desc, "report: mhlHistoryTimeParse: %s", r->what);
+	if (unitListing)
+		return true;
+	why = mhlHistoryTimeParse(r->in, HIST_NOW, &t);
+	if (r->want < 0 ? !why : why || t / G_USEC_PER_SEC != r->want)
+		unitDiag("got %s, t %" G_GINT64_FORMAT, why ? why : "(accepted)", t);
+	return unitExpect(r->want < 0 ? why != NULL : !why && t / G_USEC_PER_SEC == r->want);
+}
+
+/* ".5Z" is after "Z" of the same second, which a string comparison puts the other way */
+static bool timeOrder(void)
+{
+	gint64 a = 0, b = 0;
+	bool ok = !mhlHistoryTimeParse("2026-12-03T10:00:00Z", HIST_NOW, &a) &&
+		  !mhlHistoryTimeParse("2026-12-03T10:00:00.5Z", HIST_NOW, &b);
+
+	return unitExpect(ok && b - a == G_USEC_PER_SEC / 2);
+}
+
 static const unitCase cases[] = {
 	{ "report: results.ktap of one trial per verdict, line by line", ktapWhole },
+	{ "report: mhlHistoryTimeParse: half a second after a whole one is later (not by string order)", timeOrder },
 	{ "report: index.html: a record's < & > \" ' are escaped, never markup", htmlRecordEscaped },
 	{ "report: mhlHtmlf escapes its %s arguments (< > & \" '), not its format", htmlfEscapes },
 	{ "report: a gnuplot string is single-quoted (' doubled, a line end a space): nothing substituted",
@@ -289,6 +338,7 @@ static const unitTable tables[] = {
 	UNIT_CASES(cases),
 	UNIT_TABLE(lines, lineJudge),
 	UNIT_TABLE(kcidbRows, kcidbJudge),
+	UNIT_TABLE(times, timeJudge),
 };
 
 const unitModule unitReport = UNIT_MODULE("report", reportSetup, reportTeardown, tables);
