@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 26
+plan 36
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -170,6 +170,83 @@ printf '{"scenarios": ["/x.yaml"], "shard": {"k_of_n": "1/1", "trials": [null]}}
 head -n 1 tests/data/report/run/trials.jsonl >"$work/m7/trials.jsonl"
 expect_fail "report --merge: a shard whose run.json trials holds null is refused, naming it (no crash)" 2 \
 	"shard.trials\[0\] is not a trial id" $LAB report --merge "$work/m7-out" "$work/m7"
+
+echo "# trust: make install (finding 12): no kernel build, file names not split, package.sh and memhp-kmod installed"
+# A copy of the checkout with a scenario whose name has a space, a build
+# directory of its own holding $B's binaries and guest image (touched newer
+# than every source: nothing to rebuild), and an empty kernel cache: install
+# must take what the build directory holds and build nothing.
+mkdir -p "$work/src12" "$work/b12" "$work/cache12"
+git ls-files -z | xargs -0 cp -a --parents -t "$work/src12"
+cp scenarios/demo.yaml "$work/src12/scenarios/with space.yaml"
+for f in memhp-lab memhp-kmod memhp-lab.1 memhp-lab.bash-completion initramfs.cpio.gz; do cp "$top/$B/$f" "$work/b12/"; done
+touch "$work/b12"/*
+inst12=$work/inst12
+ok "make install from a checkout whose kernel cache is empty (KVERS 6.12 6.1 unbuilt): exit 0, builds no kernel" \
+	sh -c 'MEMHP_CACHE="$3" make --no-print-directory -s -C "$1" B="$2" install DESTDIR="$4" PREFIX=/usr >"$5" 2>&1 &&
+		! grep -q "^\[kernel\|^\[cc\]" "$5" && [ -z "$(ls -A "$3")" ]' _ "$work/src12" "$work/b12" "$work/cache12" "$inst12" "$work/inst12.out"
+ok "installed: 'scenarios/with space.yaml' whole (no word splitting), kernel/package.sh executable, libexec/memhp-lab/memhp-kmod" \
+	test -s "$inst12/usr/share/memhp-lab/scenarios/with space.yaml" -a -x "$inst12/usr/share/memhp-lab/kernel/package.sh" \
+	-a -x "$inst12/usr/libexec/memhp-lab/memhp-kmod"
+trust_scn "{bzimage: $work/bzImage, config: $work/config, modules: $work/good-tree/$trel}" >"$work/scn12.yaml"
+ok "the installed memhp-lab check --resolve of a kernel: {modules} scenario runs the installed package.sh with the installed memhp-kmod (MEMHP_KMOD unset)" \
+	sh -c 'cd / && env -u MEMHP_KMOD "$1" check --resolve "$2" >"$3" 2>&1 && grep -q "ok: scenario .trust." "$3"' \
+	_ "$inst12/usr/bin/memhp-lab" "$work/scn12.yaml" "$work/inst12-check.out"
+
+echo "# trust: the KVM probe's cached answer is keyed on what decided it (finding 13)"
+# MEMHP_KVM_DEVICE=/dev/null opens where /dev/kvm may not: the probe runs, and
+# QEMU (no usable KVM) exits: a clear "tcg", cached for this host kernel,
+# QEMU and guest kernel. Another guest kernel is probed again.
+cp "$work/bzImage" "$work/bzImage13a"; echo other-bzimage >"$work/bzImage13b"
+trust_scn "{bzimage: $work/bzImage13a, config: $work/config-y}" >"$work/scn13a.yaml"
+trust_scn "{bzimage: $work/bzImage13b, config: $work/config-y}" >"$work/scn13b.yaml"
+probe13() {	# N SCENARIO: a run (its trial fails: the kernel is no kernel), stderr in probe13-N.err
+	MEMHP_KVM_DEVICE=/dev/null MEMHP_CACHE=$work/cache13 timeout 120 $LAB run -q -o "$work/probe13-$1" "$2" \
+		>/dev/null 2>"$work/probe13-$1.err"
+}
+probe13 1 "$work/scn13a.yaml"; probe13 2 "$work/scn13a.yaml"; probe13 3 "$work/scn13b.yaml"
+ok "KVM probe: probed on the first run, cached (one line, keyed on host kernel, QEMU and bzImage13a) for the second, whose record says so" \
+	sh -c 'grep -q "probing KVM with .*/bzImage13a" "$1/probe13-1.err" && ! grep -q "probing KVM" "$1/probe13-2.err" &&
+		grep -q "^tcg	host .*; emulator .*; kernel .*/bzImage13a " "$1/cache13/accel-probe" &&
+		jq -e ".domain.accel_reason | startswith(\"cached probe\")" "$1/probe13-2/trials.jsonl" >/dev/null' _ "$work"
+ok "KVM probe: another guest kernel is probed again (not the first kernel's cached answer); the cache keeps both" \
+	sh -c 'grep -q "probing KVM with .*/bzImage13b" "$1/probe13-3.err" && [ "$(grep -c "^tcg	" "$1/cache13/accel-probe")" = 2 ]' _ "$work"
+
+echo "# trust: apt as root (finding 19): no fixed /tmp log, apt's privilege drop kept, cache files with their own modes"
+# deps.sh with a list naming a package apt does not have: its log is a new
+# file of its own, not /tmp/memhp-deps.log planted here as a link.
+echo untouched >"$work/victim19"
+planted=/tmp/memhp-deps.log
+[ -e "$planted" ] || [ -L "$planted" ] || { ln -s "$work/victim19" "$planted" && planted_ours=1; }
+echo memhp-lab-no-such-package >"$work/deps19.list"
+MEMHP_DEPS_LIST=$work/deps19.list tools/deps.sh >"$work/deps19.out" 2>&1
+deps19=$?
+[ -z "${planted_ours:-}" ] || rm -f "$planted"
+ok "deps.sh, apt-get install failing: exit 1, the log it names is a new 0600 file of its own (not /tmp/memhp-deps.log), the link planted there not written through" \
+	sh -c '[ "$1" = 1 ] && log=$(sed -n "s/^Error: apt-get install failed; log: //p" "$2") && [ -n "$log" ] &&
+		[ "$log" != /tmp/memhp-deps.log ] && [ -f "$log" ] && [ ! -L "$log" ] && [ "$(stat -c %a "$log")" = 600 ] &&
+		grep -q "memhp-lab-no-such-package" "$log" && [ "$(cat "$3")" = untouched ] && rm -f "$log"' \
+	_ "$deps19" "$work/deps19.out" "$work/victim19"
+# kernel packages from apt: a small package fetched the same way, under strace
+mkdir -p "$work/apt19"
+hver=$(apt-cache show hostname 2>/dev/null | sed -n 's/^Version: //p' | sed -n 1p)
+ok "kernel/apt-download.sh (package.sh's apt fetch) as root: apt's method drops to _apt (setresuid to its uid), the .deb a 0644 root file; no APT::Sandbox::User outside comments in kernel/ or tools/" \
+	sh -c 'u=$(id -u _apt) && deb=$(strace -f -o "$1/st19" -e trace=setresuid kernel/apt-download.sh "hostname=$2" "$1/apt19" 2>/dev/null) &&
+		grep -q "setresuid($u, $u, $u) *= 0" "$1/st19" && [ -f "$deb" ] && [ "$(stat -c "%a %U" "$deb")" = "644 root" ] &&
+		! grep -rn "^[^#]*APT::Sandbox::User" kernel tools' _ "$work" "$hver"
+ok "package.sh --modules under umask 077 with a 0600 config: the cache's files get 0644, not the copied files' modes" \
+	sh -c 'cp "$2" "$1/config19" && chmod 0600 "$1/config19" && echo "# $RANDOM" >>"$1/config19" &&
+		d=$(umask 077 && kernel/package.sh --modules "$3" --config "$1/config19" 2>/dev/null) &&
+		for f in modules.cpio.gz modules.list; do [ "$(stat -c %a "$d/$f")" = 644 ] || exit 1; done' \
+	_ "$work" "$work/config" "$work/good-tree/$trel"
+
+echo "# trust: a second YAML document in a scenario or hosts file is refused (libyaml would read the first only)"
+{ cat scenarios/demo.yaml; printf -- '---\nname: other\n'; } >"$work/twodocs.yaml"
+expect_fail "check: a scenario file with a second document ('---') is refused at its line" 2 \
+	"twodocs.yaml:[0-9]+:1: a second YAML document \('---'\); the file must hold one" $LAB check "$work/twodocs.yaml"
+printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n---\nhosts: []\n' "$work" >"$work/hosts-2doc.yaml"
+expect_fail "--hosts: a hosts file with a second document is refused at its line" 2 \
+	"hosts-2doc.yaml:3:1: a second YAML document" trust_fleet --hosts "$work/hosts-2doc.yaml"
 
 ok "no reproducer ran a command: the marker file does not exist" test ! -e "$MHL_TRUST_MARKER"
 unset trel secret
