@@ -6,7 +6,7 @@
 # device is unplugged, and the record must show the pin, no pinned page in
 # ZONE_MOVABLE, intact I/O or DMA after the unplug, and the unplug reaching
 # its request.
-plan 89 full 101
+plan 90 full 102
 PIN=$B/memhp-pin
 
 echo "# workloads: memhp-pin's bad input (on this host: one JSON object with \"error\", exit non-zero)"
@@ -37,13 +37,22 @@ pin_json "an unknown split" 2 '.ok == false and (.error | test("unknown --split 
 # No gup_test and no edu device: an empty tmpfs over debugfs and the PCI device list.
 pin_json "missing gup_test" 1 '.ok == false and .errno_name == "ENOENT" and (.error | test("open /sys/kernel/debug/gup_test"))' \
 	unshare -m sh -c "mount -t tmpfs none /sys/kernel/debug && exec $PIN gup --id nogup --size 4M"
-# rdma in a network namespace of its own (this host's interfaces stay as they
-# are): whatever step the host's kernel refuses (a dummy netdev, rxe, a verbs
-# device), the answer names it with its errno.
-pin_json "rdma without soft-RoCE (a private netns on this host)" 1 '.ok == false and .bytes_pinned == 0 and (.errno_name | test("^E")) and (.failed_at | test("RTM_NEWLINK|RTM_NEWADDR|RDMA_NLDEV_CMD_NEWLINK|libibverbs|GID")) and .rdma.registered == false' \
-	unshare -n $PIN rdma --id nordma --size 4M
-pin_json "missing vfio (edu) device" 1 '.ok == false and .errno_name == "ENODEV" and (.error | test("find the edu PCI device"))' \
-	unshare -m sh -c "mount -t tmpfs none /sys/bus/pci/devices && exec $PIN vfio --id nodev --size 4M"
+# The modes that configure the kernel they run on (rdma: a dummy netdev and an
+# rxe link, whose NEWLINK would autoload rdma_rxe and dummy into this
+# machine's kernel; vfio: a driver binding; kmem: a tmpfs; leak: a module)
+# refuse to run outside a memhp-lab guest (memhp_guest=1 on the guest's
+# kernel command line), before any syscall that could: strace shows none.
+pin_json "rdma on this host: refused, not a memhp-lab guest (it would create an rxe link)" 2 \
+	'.ok == false and .errno_name == "EINVAL" and (.error | test("runs only in a memhp-lab guest"))' $PIN rdma --id nordma --size 4M
+pin_json "vfio on this host: refused, not a memhp-lab guest (it would bind a device)" 2 \
+	'.ok == false and (.error | test("runs only in a memhp-lab guest"))' $PIN vfio --id nodev --size 4M
+ok "memhp-pin rdma, rdma-odp, vfio, vfio-noiommu, kmem and leak on this host: each exits 2 having opened no netlink socket, written no file under /sys, mounted nothing, loaded no module (strace)" \
+	sh -c 'for m in rdma rdma-odp vfio vfio-noiommu kmem leak; do
+			a="--id host-$m --size 4M"; [ "$m" = leak ] && a="--id host-$m"
+			strace -f -o "$2/strace-$m" -e trace=socket,openat,mount,init_module,finit_module "$1" $m $a >/dev/null 2>&1
+			[ $? = 2 ] || exit 1
+			! grep -E "AF_NETLINK|openat\\(.*\"/sys/.*O_(WRONLY|RDWR)|mount\\(|init_module\\(" "$2/strace-$m" || exit 1
+		done' _ "$PIN" "$work"
 # A THP buffer split at every PMD (munmap + a fresh page) before io_uring pins it:
 # nothing PMD-mapped is left, the data (the fresh pages included) stays right.
 pin_json "io_uring on this host: THP buffer (8 MiB PMD-mapped) split by munmap, no PMD mapping left, I/O intact" 0 \

@@ -582,6 +582,22 @@ static int usage_error(const char *mode, const char *msg, const char *arg)
 	return 2;
 }
 
+int lab_guest_only(const char *mode)
+{
+	char line[4096], *tok, *save = NULL;
+	FILE *f = fopen("/proc/cmdline", "re");
+	bool guest = false;
+
+	if (f && fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \n", &save); tok && !guest; tok = strtok_r(NULL, " \n", &save))
+			guest = !strcmp(tok, "memhp_guest=1");
+	if (f)
+		fclose(f);
+	if (guest)
+		return 0;
+	return usage_error(mode, "runs only in a memhp-lab guest (no memhp_guest=1 on /proc/cmdline): it would configure this machine's kernel (links, device bindings, modules or mounts)", NULL);
+}
+
 /* The options of a holder into @h; 0, or usage_error()'s exit code. */
 static int parse_options(struct holder *h, int argc, char **argv)
 {
@@ -807,7 +823,8 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 	int rc, pipefd[2];
 	pid_t pid;
 
-	if ((rc = parse_options(&h, argc, argv)) || (rc = check_options(&h, argv)))
+	if ((rc = parse_options(&h, argc, argv)) || (rc = check_options(&h, argv)) ||
+	    (m->guest_only && (rc = lab_guest_only(m->name))))
 		return rc;
 	mkdir(RUN_DIR, 0755);
 	if (sock_path(h.id, &sa) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {

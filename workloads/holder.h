@@ -44,7 +44,20 @@ struct pin_mode {
 	void (*json)(struct holder *h, FILE *f);
 	/* Drop the pins; -1 with errno set. */
 	int (*unpin)(struct holder *h);
+	/*
+	 * The mode configures the kernel it runs on (an rxe or dummy link, a
+	 * vfio binding, a tmpfs of kernel memory): it runs only in a
+	 * memhp-lab guest, never on the machine that runs the tests.
+	 */
+	bool guest_only;
 };
+
+/*
+ * Whether this is a memhp-lab guest: memhp_guest=1 on /proc/cmdline (the
+ * domain's kernel command line, orchestrator/guest/domain.c). 0 if it is;
+ * else usage_error's JSON and message for @mode, and exit code 2.
+ */
+int lab_guest_only(const char *mode);
 
 struct holder {
 	const struct pin_mode *mode;

@@ -252,6 +252,7 @@ static int kmem_unpin(struct holder *h)
 
 const struct pin_mode kmem_mode = {
 	.name = "kmem",
+	.guest_only = true,
 	.pin = kmem_pin,
 	.io = kmem_io,
 	.json = kmem_json,

@@ -604,6 +604,7 @@ static int rdma_unpin(struct holder *h)
 
 const struct pin_mode rdma_mode = {
 	.name = "rdma",
+	.guest_only = true,
 	.prepare = rdma_prepare_pinned,
 	.pin = rdma_pin,
 	.io = rdma_io,
@@ -613,6 +614,7 @@ const struct pin_mode rdma_mode = {
 
 const struct pin_mode rdma_odp_mode = {
 	.name = "rdma-odp",
+	.guest_only = true,
 	.prepare = rdma_prepare_odp,
 	.pin = rdma_pin,
 	.io = rdma_io,

@@ -437,6 +437,7 @@ static int vfio_unpin(struct holder *h)
 
 const struct pin_mode vfio_mode = {
 	.name = "vfio",
+	.guest_only = true,
 	.pin = vfio_pin,
 	.io = vfio_io,
 	.json = vfio_json,
@@ -445,6 +446,7 @@ const struct pin_mode vfio_mode = {
 
 const struct pin_mode vfio_noiommu_mode = {
 	.name = "vfio-noiommu",
+	.guest_only = true,
 	.pin = noiommu_pin,
 	.io = vfio_io,
 	.json = vfio_json,

@@ -132,7 +132,8 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	 * stock-kernel run at load 6 on 2 cores); the check proves nothing in a
 	 * VM whose timer QEMU provides.
 	 */
-	raw = g_strdup_printf("console=ttyS0 panic=-1%s%s%s %s", onlineArgs(s),
+	/* memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is */
+	raw = g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
 			      !strcmp(s->pin_policy, "baseline") ? " gup_longterm_pin_in_place=1" : "",
 			      s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
