@@ -4,7 +4,7 @@
 # the trial list, merged by report --merge into one run whose trial ids are
 # exactly the unsharded run's; what merge refuses.
 
-plan 19 full 30
+plan 21 full 32
 echo "# fleet: run --shard K/N, three shards side by side, report --merge"
 # Six trials whose ids fall in shards 1 and 2, three each (FNV-1a of the id,
 # docs/fleet.md): shard 3 of 3 is empty.
@@ -144,6 +144,21 @@ ok "run --resume of the killed fleet run: both trials (2 of 2 without a record) 
 		jq -se "length == 2 and ([.[].trial] | sort) == [\"fleet-kill:n=1\", \"fleet-kill:n=2\"] and
 			all(.[]; .verdict == \"pass\" and (.domain.uri | IN(\$a, \$b)))" --arg a "$3" --arg b "$4" "$1/trials.jsonl" >/dev/null' \
 	_ "$work/fl3" "$(realpath "$work/hosts2.yaml")" "$fl_a" "$fl_b" "$work/fl3.out"
+# A pool shared with other runs (issue 30, finding 18): a volume under the
+# guest image's name whose content is not the image (its first 4 KiB
+# overwritten) is neither reused nor deleted nor rewritten; the run boots from
+# a part volume of its own, gone from the pool when the run ends.
+ivol=$(sha256sum "$B/initramfs.cpio.gz" | cut -c1-64)-initramfs.cpio.gz
+head -c 4096 /dev/urandom >"$work/garbage18"
+virsh -q -c "$fl_a" vol-upload --pool memhp-lab "$ivol" "$work/garbage18" >/dev/null 2>&1
+lab_run -o "$work/fl-pool" --host "$fl_a" --only 'fleet:n=1' "$work/fleet.yaml" >"$work/fl-pool.out" 2>&1
+ok "a pool volume named as the guest image but holding other bytes: not reused (a warning names it), the trial passed from this run's own volume" \
+	sh -c 'grep -qF "volume '"'"'$2'"'"' does not hold the file its name says" "$1/fl-pool.out" &&
+		jq -e ".verdict == \"pass\"" "$1/fl-pool/trials.jsonl" >/dev/null' _ "$work" "$ivol"
+ok "that volume is left as it was (its planted bytes still there), and no part volume of the run is left in the pool" \
+	sh -c 'virsh -q -c "$1" vol-download --pool memhp-lab "$2" "$3/garbage18.back" >/dev/null 2>&1 &&
+		cmp -s -n 4096 "$3/garbage18" "$3/garbage18.back" &&
+		! virsh -q -c "$1" vol-list memhp-lab | grep -q "\.part-"' _ "$fl_a" "$ivol" "$work"
 printf 'hosts:\n  - uri: "%s"\n    slotz: 1\n' "$fl_a" >"$work/hosts-bad.yaml"
 expect_fail "--hosts: an unknown key is refused with file:line:col and the keys it knows" 2 \
 	"hosts-bad.yaml:3:5: unknown key 'slotz' in a host \\(known: uri, slots, labels, pool\\)" \

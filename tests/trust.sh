@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 36
+plan 37
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -163,6 +163,10 @@ expect_fail "run --host qemu+unix:///system?socket=PATH (what tests/fleet.sh use
 printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n    uri: "qemu+unix:///system?socket=%s/b"\n' "$work" "$work" >"$work/hosts10.yaml"
 expect_fail "--hosts: a host's key given twice is refused at the second (the last no longer wins silently)" 2 \
 	"hosts10.yaml:3:5: key 'uri' given twice in one mapping \(first at line 2, column 5\)" trust_fleet --hosts "$work/hosts10.yaml"
+
+printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n    pool: "../etc"\n' "$work" >"$work/hosts18.yaml"
+expect_fail "--hosts: a pool that is not a storage pool name ('../etc') is refused at its line (finding 18)" 2 \
+	"hosts18.yaml:3:11: pool: not a storage pool name" trust_fleet --hosts "$work/hosts18.yaml"
 
 echo "# trust: report --merge reads run.json as data (finding 7)"
 mkdir -p "$work/m7"

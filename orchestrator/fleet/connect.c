@@ -132,6 +132,7 @@ void mhlFleetDisconnect(GPtrArray *hosts)
 
 		if (!h->conn)
 			continue;
+		mhlFleetUploadsEnd(h);
 		virConnectUnregisterCloseCallback(h->conn, onClose);
 		virConnectClose(h->conn);
 		h->conn = NULL;

@@ -33,6 +33,7 @@ typedef struct {
 	pthread_mutex_t upload_lock;	/* uploaded: one upload at a time per host */
 	char *lost;		/* why the connection went (close callback, keepalive); NULL while up */
 	GHashTable *uploaded;	/* local file -> its volume's path on the host */
+	GHashTable *parts;	/* this run's part volumes still on the host (upload.c), deleted at its end */
 	int ran;		/* trials that ended here */
 } mhlFleetHost;
 
@@ -69,11 +70,17 @@ void mhlFleetDisconnect(GPtrArray *hosts);
 /*
  * upload.c: @path's content on @h, through its storage pool (created as a
  * directory pool under /var/lib/libvirt/memhp-lab when absent), as volume
- * "<sha256>-<basename>" written with virStorageVolUpload and marked complete
- * by "<sha256>.ok"; a file already there is not sent again. Returns the
- * volume's path on the host, NULL + mhlError.
+ * "<sha256>-<basename>" marked complete by "<sha256>.ok": uploaded into a
+ * part volume of this run's own and cloned to that name, or reused when the
+ * volume there reads back as the file (size and SHA-256). Never deletes a
+ * volume another run made. Returns the volume's path on the host, NULL +
+ * mhlError.
  */
 char *mhlFleetUpload(mhlFleetHost *h, const char *path);
+/* Delete the part volumes this run left on @h (mhlFleetDisconnect calls it). */
+void mhlFleetUploadsEnd(mhlFleetHost *h);
+/* A pool name a hosts file may give: [A-Za-z0-9._-], 1 to 64, not starting with '.' or '-'. */
+bool mhlFleetPoolNameValid(const char *name);
 
 /*
  * console-stream.c: the serial console of @dom (a pty) copied into the local

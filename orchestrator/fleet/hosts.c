@@ -29,6 +29,8 @@ void mhlFleetHostFree(mhlFleetHost *h)
 	g_free(h->lost);
 	if (h->uploaded)
 		g_hash_table_unref(h->uploaded);
+	if (h->parts)
+		g_hash_table_unref(h->parts);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->upload_lock);
 	g_free(h);
@@ -43,6 +45,7 @@ static mhlFleetHost *hostNew(const char *uri, int line)
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->upload_lock, NULL);
 	h->uploaded = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	h->parts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return h;
 }
 
@@ -214,6 +217,11 @@ static int hostParse(const char *path, yaml_document_t *doc, yaml_node_t *m, GPt
 			g_free(h->uri);
 			h->uri = g_strdup(val);
 		} else if (!strcmp(key, "pool")) {
+			if (!mhlFleetPoolNameValid(val)) {
+				mhlError("%s:%d:%d: pool: not a storage pool name ([A-Za-z0-9._-], 1 to 64 of them, not starting with '.' or '-')",
+					 AT(path, v));
+				return -1;
+			}
 			g_free(h->pool);
 			h->pool = g_strdup(val);
 		} else if ((h->max_slots = (int)strtol(val, &end, 10)) < 1 || h->max_slots > 64 || *end) {

@@ -47,8 +47,8 @@
 #define MHL_K_GUEST_USERSPACE		"guest_userspace"	/* lab or debian (scenario guest:) */
 #define MHL_K_REASON			"reason"
 #define MHL_K_REQUEUED			"requeued"	/* a fleet trial whose host went away: it ran once more elsewhere */
-
 #define MHL_K_NOT_RUN			"not_run"	/* a fleet trial no host was left to take: never started */
+
 /* domain */
 #define MHL_K_URI			"uri"
 #define MHL_K_ACCEL			"accel"
