@@ -4,7 +4,7 @@
 # input and report stay in $work/fuzz/. `make fuzz FUZZ_SECONDS=600` runs them
 # longer. Uses run.sh's `ok` and $work.
 
-plan 11
+plan 12
 echo "# fuzz (tests/fuzz/: libFuzzer, ASan + UBSan; make fuzz runs them longer)"
 # The fast tier keeps each brief (3 s, at most 20); the full tier gives each a minute.
 if full; then
