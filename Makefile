@@ -58,7 +58,7 @@ PIN_RDMA_LIBS := -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel kernel-kmemleak workloads orchestrator image demo-setup demo check check-full bench conformance report-check stock image-debian unit-tests install clean
+.PHONY: all deps kernel kernel-kmemleak kernel-export workloads orchestrator image demo-setup demo check check-full bench conformance report-check stock image-debian unit-tests install clean
 
 all: orchestrator image
 
@@ -67,6 +67,12 @@ deps:
 
 kernel: deps
 	@for k in $(KVERS); do kernel/build.sh $$k >/dev/null || exit 1; done
+
+# What could be sent (docs/kernel.md, "Posting"): per kernel the upstream and
+# the lab-only series, git format-patch with cover letters, in POSTING_DIR.
+POSTING_DIR ?= $(MEMHP_CACHE)/posting
+kernel-export:
+	@kernel/export.sh --posting -o $(POSTING_DIR) $(KVERS)
 
 # A debug flavour (kernel/config/flavours/): its own build tree and pointer.
 kernel-kmemleak: deps

@@ -19,10 +19,28 @@
 # of the commit's author becomes theirs. Every commit message must end in
 # a trailer block that `git interpret-trailers --parse` reads, with that
 # Signed-off-by in it (a trailer needs a blank line before it).
+#
+# Usage: kernel/export.sh --posting [-v N] [-o DIR] [KVER...]
+#
+# The other direction: writes what could be sent, per KVER (default 6.12
+# and 6.1), as two `git format-patch --cover-letter` series into
+# DIR/KVER/upstream and DIR/KVER/lab-only (DIR default
+# $MEMHP_CACHE/posting, outside the checkout; the old files there are
+# removed). Each series is KVER/posting/<name>.series (patch files
+# relative to KVER/, quilt's where the posted patch is the lab's, the
+# upstream variants in KVER/posting/), its cover letter's subject and
+# text KVER/posting/<name>.cover. The patches are applied with git am
+# to the files they touch as the Debian tree has them (quilt's backups in
+# the extracted tree; kernel/build.sh KVER extracts it), lab-only on top
+# of upstream, and the result must be the tree of KVER/series. Author,
+# From: and sign-off are `git config user.name` and `user.email` of this
+# checkout at export time; the notes below each source patch's "---"
+# (upstream or lab-only) stay below the exported patch's "---".
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
+[ "${1:-}" = --posting ] && { shift; exec "$here/export-posting.sh" "$@"; }
 
 version=
 if [ "${1:-}" = -v ]; then

@@ -3,7 +3,7 @@
 # for each file the series adds, and
 # kernel/bisect-check.sh: every prefix of the series builds (cached per
 # series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
-plan 24
+plan 26
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -70,6 +70,37 @@ posting_shape() {
 for k in 6.12 6.1; do
 	ok "$k: every patch's trailers parse (git interpret-trailers) with its From:'s Signed-off-by; upstream or lab-only is a note below ---" \
 		posting_shape $k
+done
+
+# kernel series v3, "Posting shape": kernel/export.sh --posting writes per
+# kernel two git format-patch series with cover letters, upstream and
+# lab-only, From: and sign-off the exporter's git config, trailers that
+# git interpret-trailers --parse reads, the kind of patch a note below
+# "---", the upstream series without the test switch and with 6.12's fix
+# first and its Fixes: tag (about 10 s per kernel; no build).
+posting_export() {
+	local k=$1 d=$work/posting/$1 ident f from msg s
+	ident="$(git config user.name) <$(git config user.email)>"
+	kernel/export.sh --posting -o "$work/posting" "$k" >"$work/posting-$k.out" 2>&1 || { cat "$work/posting-$k.out"; return 1; }
+	for s in upstream lab-only; do
+		[ -s "$d/$s/0000-cover-letter.patch" ] && ! grep -q '\*\*\*' "$d/$s/0000-cover-letter.patch" || { echo "$s: no cover letter, or its template"; return 1; }
+		[ "$(ls "$d/$s" | grep -vc '^0000-')" -gt 0 ] || { echo "$s: no patch"; return 1; }
+		for f in "$d/$s"/0*.patch; do
+			from=$(sed -n '/^From: /{N;s/\n\( \)/\1/;s/\n.*//;s/^From: //p;q}' "$f")
+			[ "$from" = "$ident" ] || { echo "$(basename "$f"): From: $from, not $ident"; return 1; }
+			case $f in */0000-cover-letter.patch) continue;; esac
+			msg=$(awk '/^$/ && !b { b = 1; next } b && /^---$/ { exit } b' "$f")
+			printf '%s\n' "$msg" | git interpret-trailers --parse | grep -qxF "Signed-off-by: $ident" || { echo "$(basename "$f"): no parsed 'Signed-off-by: $ident'"; return 1; }
+			awk '/^---$/ { d = 1 } d && /^Notes:$/ { n = 1 } /^diff --git/ { exit } END { exit !n }' "$f" || { echo "$(basename "$f"): no Notes: below ---"; return 1; }
+		done
+	done
+	! cat "$d"/upstream/0*.patch | grep -q '^+.*\(pin_in_place\|PIN_IN_PLACE\)' || { echo "upstream adds the test switch"; return 1; }
+	[ "$k" = 6.1 ] || awk '/^---$/ { exit } /^Fixes: c77369b437f9 \("mm\/gup_test: start\/stop\/read functionality for PIN LONGTERM test"\)$/ { f = 1 } END { exit !f }' "$d"/upstream/0001-*.patch ||
+		{ echo "6.12 upstream 0001: no Fixes: c77369b437f9 trailer"; return 1; }
+}
+for k in 6.12 6.1; do
+	ok "$k: kernel/export.sh --posting: upstream and lab-only series with cover letters, From: git config, trailers parse, no test switch upstream" \
+		posting_export $k
 done
 
 echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"
