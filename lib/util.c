@@ -2,6 +2,7 @@
 
 #include <libvirt/virterror.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
@@ -11,10 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Per thread: trials run in parallel (-j), each reports its own first error. */
 static __thread char *lastError;
 volatile int mhlInterrupted;
+bool mhlErrorDebug;
 
 static void mhlErrorSet(const char *file, int line, char *msg)
 {
@@ -23,8 +26,13 @@ static void mhlErrorSet(const char *file, int line, char *msg)
 		g_free(msg);
 		return;
 	}
-	lastError = g_strdup_printf("%s (%s:%d)", msg, file, line);
-	g_free(msg);
+	/* where in our source: for developers (--debug), never in records or reports */
+	if (mhlErrorDebug) {
+		lastError = g_strdup_printf("%s (%s:%d)", msg, file, line);
+		g_free(msg);
+	} else {
+		lastError = msg;
+	}
 }
 
 void mhlErrorAt(const char *file, int line, const char *fmt, ...)
@@ -104,6 +112,108 @@ char *mhlFileRead(const char *path, gsize *len)
 		return NULL;
 	}
 	return data;
+}
+
+int mhlFileOpenRegular(const char *path)
+{
+	struct stat sb;
+	int e, fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0)
+		e = errno;
+	else if (!S_ISREG(sb.st_mode))
+		e = EINVAL;
+	else
+		return fd;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+#define LINE_READ_CHUNK (64 * 1024)
+
+struct mhlLineReader {
+	int fd;
+	gsize max;
+	char buf[LINE_READ_CHUNK];
+	gsize pos, fill;	/* buf[pos..fill) not yet looked at */
+	bool eof;
+	GString *line;
+	bool cut;
+	guint64 lineno;
+};
+
+mhlLineReader *mhlLineReaderNew(int fd, gsize max)
+{
+	mhlLineReader *r = g_new0(mhlLineReader, 1);
+
+	r->fd = fd;
+	r->max = max;
+	r->line = g_string_sized_new(MIN(max, 4096) + 1);
+	return r;
+}
+
+/* Keep what still fits of @n bytes of the line. */
+static void lineKeep(mhlLineReader *r, const char *p, gsize n)
+{
+	gsize room = r->max - MIN(r->max, r->line->len);
+
+	if (n > room)
+		r->cut = true;
+	g_string_append_len(r->line, p, (gssize)MIN(n, room));
+}
+
+bool mhlLineReaderNext(mhlLineReader *r, const char **line, gsize *len, bool *cut, guint64 *lineno)
+{
+	g_string_truncate(r->line, 0);
+	r->cut = false;
+	for (;;) {
+		const char *nl;
+		ssize_t n;
+
+		if (r->pos < r->fill) {
+			nl = memchr(r->buf + r->pos, '\n', r->fill - r->pos);
+			if (nl) {
+				lineKeep(r, r->buf + r->pos, (gsize)(nl - (r->buf + r->pos)));
+				r->pos = (gsize)(nl - r->buf) + 1;
+				break;
+			}
+			lineKeep(r, r->buf + r->pos, r->fill - r->pos);
+			r->pos = r->fill;
+		}
+		if (r->eof)
+			return false;
+		n = read(r->fd, r->buf, sizeof(r->buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		r->pos = 0;
+		r->fill = n > 0 ? (gsize)n : 0;
+		if (n <= 0) {
+			r->eof = true;
+			/* the last line, not ended by a newline */
+			if (!r->line->len && !r->cut)
+				return false;
+			break;
+		}
+	}
+	*line = r->line->str;
+	*len = r->line->len;
+	if (cut)
+		*cut = r->cut;
+	*lineno = ++r->lineno;
+	return true;
+}
+
+void mhlLineReaderFree(mhlLineReader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	g_string_free(r->line, TRUE);
+	g_free(r);
 }
 
 char *mhlTemplateExpand(const char *tmpl, const char *const *pairs, const char *name)

@@ -13,6 +13,8 @@
  * The message carries file:line of the report. Only the first report is kept;
  * later ones (from cleanup paths) go to the debug log.
  */
+/* Whether errors carry their source location, " (file.c:LINE)" (memhp-lab --debug). */
+extern bool mhlErrorDebug;
 #define mhlError(...) mhlErrorAt(__FILE__, __LINE__, __VA_ARGS__)
 void mhlErrorAt(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -41,6 +43,33 @@ void mhlSignalsInstall(void);
 
 /* Read a whole file; NULL + mhlError on failure. */
 char *mhlFileRead(const char *path, gsize *len);
+
+/*
+ * Open @path for reading only if it is a regular file: opened without
+ * blocking (a FIFO never waits for a writer) and without taking a terminal,
+ * then judged on the descriptor (fstat), so what is read is what was checked.
+ * A descriptor (close-on-exec), or -1 with errno (EINVAL: not a regular file).
+ */
+int mhlFileOpenRegular(const char *path);
+
+/*
+ * A file read a line at a time with bounded memory, whatever its size: a
+ * read buffer and one line of at most @max bytes (the rest of a longer line
+ * read and dropped). A line is the bytes before a '\n' (NUL included: by
+ * length), or what follows the last one; numbered from 1 as the console
+ * scanner numbers them.
+ */
+typedef struct mhlLineReader mhlLineReader;
+/* Takes @fd (closed by mhlLineReaderFree). */
+mhlLineReader *mhlLineReaderNew(int fd, gsize max);
+/*
+ * The next line (*@line, *@len: valid until the next call; *@cut when bytes
+ * past @max were dropped) and its number; false at the end of the file or on
+ * a read error.
+ */
+bool mhlLineReaderNext(mhlLineReader *r, const char **line, gsize *len, bool *cut, guint64 *lineno);
+void mhlLineReaderFree(mhlLineReader *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlLineReader, mhlLineReaderFree)
 
 /* Remove a directory tree we created (no links followed). 0 or -1 + errno. */
 int mhlRemoveTree(const char *path);

@@ -36,7 +36,7 @@ static const mhlCmd cmds[] = {
 	  mhlCmdReportOpts, mhlCmdReport,
 	  "0 rendered, 1 an unreadable line (in either run), a regression since --compare's run (with --history: in the newest run) or a format not written, 2 usage error, a missing or empty run" },
 	{ "doctor", "", "check the host: libvirt, QEMU, KVM, kernels, guest image, memory",
-	  mhlCmdDoctorOpts, mhlCmdDoctor, "0 ready, 1 something to fix (a FAIL line), 2 usage error" },
+	  mhlCmdDoctorOpts, mhlCmdDoctor, "0 ready (WARN lines allowed: TCG instead of KVM, a kernel not asked for not built), 1 something to fix (a FAIL line), 2 usage error" },
 	{ "cleanup", "", "remove what runs that are gone left: embedded roots, their guests; --uri: a daemon's domains",
 	  mhlCmdCleanupOpts, mhlCmdCleanup,
 	  "0 cleaned (or nothing to clean), 1 a daemon's domains could not be listed or destroyed, 2 usage error or no connection" },
@@ -68,8 +68,10 @@ static const struct {
 } envVars[] = {
 	{ "MEMHP_CACHE", "where the guest kernels and the KVM probe's answer are cached (default ~/.cache/memhp-lab)" },
 	{ "MEMHP_ACCEL", "kvm or tcg: skip the KVM probe and use this accelerator" },
+	{ "MEMHP_KVM_DEVICE", "the device node the KVM probe opens first (default /dev/kvm; for tests)" },
+	{ "MEMHP_CONSOLE_MAX", "a console log's cap, a size of 4 KiB or more (default 64M); the guest's bytes past it are dropped and counted (console_truncated)" },
 	{ "MEMHP_GNUPLOT", "the gnuplot binary the HTML report runs (default gnuplot from PATH)" },
-	{ "LIBVIRT_DEFAULT_URI", "the libvirt URI of run and soak when neither --uri nor -c is given (as virsh); unset: the embedded driver" },
+	{ "LIBVIRT_DEFAULT_URI", "the libvirt URI of run, soak, doctor and cleanup when neither --uri nor -c is given (as virsh; memhp-lab -c URI sets it for every command); unset: the embedded driver" },
 	{ "LIBVIRT_LOG_OUTPUTS", "libvirt's log outputs; unset, memhp-lab logs to RUN_DIR/libvirt.log" },
 	{ "CI_NODE_INDEX", "run --shard auto in a GitLab CI parallel: job: this job's shard, from 1" },
 	{ "CI_NODE_TOTAL", "run --shard auto in a GitLab CI parallel: job: the number of shards" },
@@ -235,7 +237,10 @@ static void usage(FILE *f)
 {
 	const mhlCmd *c;
 
-	fprintf(f, "usage: memhp-lab COMMAND [OPTION]... [ARG]...\n\ncommands:\n");
+	fprintf(f, "usage: memhp-lab [-c URI] [-d] COMMAND [OPTION]... [ARG]...\n\n"
+		   "  -c, --connect URI  the libvirt URI for every command (as LIBVIRT_DEFAULT_URI; a command's own -c wins)\n"
+		   "  -d, --debug        errors with their source location (file.c:LINE), debug messages on stderr\n\n"
+		   "commands:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %-10s %s\n", c->name, c->args, c->summary);
 	fprintf(f, "\nexit status: 0 all passed, 1 some failed, 2 usage or setup error (per command: memhp-lab help COMMAND)\n"
@@ -345,7 +350,13 @@ int mhlCmdStart(const char *name, int argc, char **argv, GHashTable *vals, int *
 
 static int cmdHelp(int argc, char **argv)
 {
-	const mhlCmd *c = argc > 1 ? mhlCmdFind(argv[1]) : NULL;
+	const mhlCmd *c;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: memhp-lab help [COMMAND]\n\nthe commands, or one command's options and exit status\n\nexit status: 0, 2 unknown command\n");
+		return MHL_EXIT_PASS;
+	}
+	c = argc > 1 ? mhlCmdFind(argv[1]) : NULL;
 
 	if (argc > 1 && !c) {
 		mhlError("help: unknown command '%s'", argv[1]);
@@ -383,6 +394,29 @@ int main(int argc, char **argv)
 	int rc;
 
 	mallocSettings();
+	/* global options, virsh's: -c URI and -d before the command */
+	while (argc >= 2 && argv[1][0] == '-') {
+		if ((!strcmp(argv[1], "-c") || !strcmp(argv[1], "--connect")) && argc >= 3) {
+			g_setenv("LIBVIRT_DEFAULT_URI", argv[2], TRUE);
+			argc -= 2;
+			argv += 2;
+		} else if (!strncmp(argv[1], "--connect=", 10)) {
+			g_setenv("LIBVIRT_DEFAULT_URI", argv[1] + 10, TRUE);
+			argc--;
+			argv++;
+		} else if (!strcmp(argv[1], "-d") || !strcmp(argv[1], "--debug")) {
+			mhlErrorDebug = true;
+			g_log_set_debug_enabled(TRUE);
+			argc--;
+			argv++;
+		} else if (!strcmp(argv[1], "-c") || !strcmp(argv[1], "--connect")) {
+			fprintf(stderr, "error: %s needs a libvirt URI\n", argv[1]);
+			return MHL_EXIT_USAGE;
+		} else {
+			break;
+		}
+	}
+	argv[0] = (char *)"memhp-lab";
 	if (argc < 2) {
 		usage(stderr);
 		return MHL_EXIT_USAGE;

@@ -16,8 +16,8 @@
 #include "util.h"
 
 const mhlOpt mhlCmdCleanupOpts[] = {
-	{ "uri", 1, 'u', "URI", "a libvirt daemon: destroy its domains left by runs that are gone" },
-	{ "connect", 1, 'c', "URI", "the same, by virsh's name (LIBVIRT_DEFAULT_URI is not read here: cleanup of embedded roots is the default)" },
+	{ "uri", 1, 'u', "URI", "a libvirt daemon: destroy its domains left by runs that are gone (default: LIBVIRT_DEFAULT_URI, as virsh; embedded roots are cleaned either way)" },
+	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -31,10 +31,12 @@ int mhlCmdCleanup(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (!(uri = g_hash_table_lookup(vals, "uri")) && !(uri = g_hash_table_lookup(vals, "connect"))) {
-		mhlStaleRootsClean();
+	/* the embedded roots of dead runs always; a daemon's domains when one is named (as virsh: -c, LIBVIRT_DEFAULT_URI) */
+	mhlStaleRootsClean();
+	if (mhlCmdUri(vals, &uri) < 0)
+		return MHL_EXIT_USAGE;
+	if (!uri || g_str_has_prefix(uri, "qemu:///embed"))
 		return MHL_EXIT_PASS;
-	}
 	if (!(conn = virConnectOpen(uri))) {
 		mhlErrorVirt("cleanup: cannot connect to libvirt at '%s'", uri);
 		return MHL_EXIT_USAGE;

@@ -11,6 +11,9 @@
 
 /* Doctor takes no arguments. */
 const mhlOpt mhlCmdDoctorOpts[] = {
+	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER...", "a kernel that must be ready (repeatable: 6.12, 6.1); without it each known kernel is checked and one not built is a warning" },
+	{ "uri", 1, 'u', "URI", "also check this libvirt daemon (default: LIBVIRT_DEFAULT_URI, if set)" },
+	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: each check, ok or not (docs/schemas/doctor.schema.json)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
@@ -37,7 +40,23 @@ int mhlCmdDoctor(int argc, char **argv)
 		mhlError("doctor: takes no arguments (see 'memhp-lab doctor --help')");
 		return MHL_EXIT_USAGE;
 	}
-	virSetErrorFunc(NULL, libvirtSilent);
-	return mhlDoctor(paths->initrd, paths->tmpl, paths->datadir, paths->cache,
-			 g_hash_table_contains(vals, "json"));
+	{
+		mhlDoctorOptions o = { .initrd = paths->initrd, .tmpl = paths->tmpl, .datadir = paths->datadir,
+				       .cache = paths->cache, .kernels = g_hash_table_lookup(vals, "kernel"),
+				       .json = g_hash_table_contains(vals, "json") };
+		const char *const known[] = { "6.12", "6.1", NULL };
+		g_auto(GStrv) want = o.kernels ? g_strsplit(o.kernels, "\n", -1) : NULL;
+		int i;
+
+		if (mhlCmdUri(vals, &o.uri) < 0)
+			return MHL_EXIT_USAGE;
+		for (i = 0; want && want[i]; i++) {
+			if (!g_strv_contains(known, want[i])) {
+				mhlError("doctor: --kernel '%s': the lab builds 6.12 and 6.1", want[i]);
+				return MHL_EXIT_USAGE;
+			}
+		}
+		virSetErrorFunc(NULL, libvirtSilent);
+		return mhlDoctor(&o);
+	}
 }

@@ -12,7 +12,7 @@
 
 const mhlOpt mhlCmdReportOpts[] = {
 	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
-	{ "compare", 1, 'c', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN, regressions first" },
+	{ "compare", 1, 'b', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN (the baseline), regressions first; -c is every command's libvirt URI (memhp-lab -c URI)" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
 	{ "history", 0, MHL_LONG_ONLY + 'H', NULL, "RUN_DIR... are runs (or directories of runs), ordered by their records' started time: per trial its verdicts and numbers over time, regressions marked; history.html and history.json into -o OUT_DIR" },
 	{ "output", 1, 'o', "OUT_DIR", "with --history (required): the directory history.html and history.json are written to" },

@@ -1,7 +1,10 @@
 /*
  * doctor.c - `memhp-lab doctor`: is this host ready to run trials? One line
- * per check, "ok" or "FAIL" with what to do about it (or, with --json, one
- * object per check); exit 1 if any failed.
+ * per check, "ok", "WARN" (works, with less: TCG instead of KVM, a kernel
+ * not built that was not asked for) or "FAIL" with what to do about it (or,
+ * with --json, one object per check); exit 1 if any failed. The hints say
+ * what to run where memhp-lab was started from: a checkout (make targets)
+ * or an installed prefix (a checkout is needed to build a kernel).
  */
 #include <glib.h>
 
@@ -21,12 +24,16 @@
 #include "mhl-exit.h"
 #include "util.h"
 
+typedef enum { LVL_OK, LVL_WARN, LVL_FAIL } mhlLevel;
+
 static int failures;
 static json_object *checks;	/* --json: the checks so far, else NULL (one line each) */
+static bool installed;		/* started from an installed prefix, not a checkout */
 
 static void __attribute__((format(printf, 3, 4)))
-line(bool ok, const char *what, const char *fmt, ...)
+lineAt(mhlLevel lvl, const char *what, const char *fmt, ...)
 {
+	static const char *const words[] = { "ok", "WARN", "FAIL" };
 	g_autofree char *msg = NULL;
 	va_list ap;
 
@@ -37,14 +44,36 @@ line(bool ok, const char *what, const char *fmt, ...)
 		json_object *c = json_object_new_object();
 
 		json_object_object_add(c, "check", json_object_new_string(what));
-		json_object_object_add(c, "ok", json_object_new_boolean(ok));
+		json_object_object_add(c, "ok", json_object_new_boolean(lvl != LVL_FAIL));
+		if (lvl == LVL_WARN)
+			json_object_object_add(c, "warning", json_object_new_boolean(true));
 		json_object_object_add(c, "detail", json_object_new_string(msg));
 		json_object_array_add(checks, c);
 	} else {
-		printf("%-4s %-22s %s\n", ok ? "ok" : "FAIL", what, msg);
+		printf("%-4s %-22s %s\n", words[lvl], what, msg);
 	}
-	if (!ok)
+	if (lvl == LVL_FAIL)
 		failures++;
+}
+
+/* How to build kernel @kver here: make in a checkout; from a prefix, where to do that. */
+static char *kernelHint(const char *kver)
+{
+	if (installed)
+		return g_strdup_printf("build it in a memhp-lab checkout: make kernel KVERS=%s (the kernel cache $MEMHP_CACHE is shared; then make install)", kver);
+	return g_strdup_printf("make kernel KVERS=%s%s", kver, !strcmp(kver, "6.12") ? ", or make demo" : "");
+}
+
+static void __attribute__((format(printf, 3, 4)))
+line(bool ok, const char *what, const char *fmt, ...)
+{
+	g_autofree char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	lineAt(ok ? LVL_OK : LVL_FAIL, what, "%s", msg);
 }
 
 /* Run argv, return its stdout+stderr (NULL if it could not run). */
@@ -85,6 +114,23 @@ static void checkLibvirt(void)
 	mhlRemoveTree(root);
 }
 
+/* -c URI (or LIBVIRT_DEFAULT_URI): that daemon answers and has the QEMU driver. */
+static void checkUri(const char *uri)
+{
+	virConnectPtr conn = virConnectOpen(uri);
+	g_autofree char *caps = NULL;
+
+	if (!conn) {
+		line(false, "libvirt URI", "%s: %s", uri, virGetLastErrorMessage());
+		return;
+	}
+	caps = virConnectGetCapabilities(conn);
+	line(caps && strstr(caps, "<domain type='qemu'"), "libvirt URI", "%s: %s", uri,
+	     caps && strstr(caps, "<domain type='qemu'") ? "opens, its QEMU driver runs guests" :
+	     "opens, but offers no QEMU guests (not the QEMU driver, or no qemu-system-x86_64 there)");
+	virConnectClose(conn);
+}
+
 static void checkQemu(void)
 {
 	const char *vargv[] = { MHL_EMULATOR, "-version", NULL };
@@ -112,21 +158,23 @@ static void checkKvm(const char *image, const char *cache)
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
-		line(true, "KVM", "/dev/kvm: %s: guests run under TCG (slower, same results)",
-		     g_strerror(errno));
+		lineAt(LVL_WARN, "KVM", "/dev/kvm: %s: guests run under TCG (slower, same results)",
+		       g_strerror(errno));
 		return;
 	}
 	close(fd);
 	if (!image) {
-		line(true, "KVM", "/dev/kvm opens; no kernel built yet to probe a boot with");
+		lineAt(LVL_WARN, "KVM", "/dev/kvm opens; no kernel built yet to probe a boot with");
 		return;
 	}
 	accel = mhlAccelChoose(MHL_EMULATOR, image, cache, &why);
-	line(true, "KVM", "%s: %s", !strcmp(accel, "kvm") ? "usable" : "not usable, TCG instead", why);
+	lineAt(!strcmp(accel, "kvm") ? LVL_OK : LVL_WARN, "KVM", "%s: %s",
+	       !strcmp(accel, "kvm") ? "usable" : "not usable, TCG instead (slower, same results)", why);
 }
 
-static char *checkKernel(const char *kver, const char *cache, const char *datadir)
+static char *checkKernel(const char *kver, const char *cache, const char *datadir, bool asked)
 {
+	g_autofree char *hint = kernelHint(kver);
 	g_autofree char *cur = g_strdup_printf("%s/kernel/%s/current", cache, kver), *dir = NULL;
 	g_autofree char *config = NULL, *required = NULL, *missing = NULL, *cfgpath = NULL;
 	g_autofree char *reqpath = g_build_filename(datadir, "kernel", "required.list", NULL);
@@ -134,7 +182,9 @@ static char *checkKernel(const char *kver, const char *cache, const char *datadi
 	char *image;
 
 	if (!g_file_get_contents(cur, &dir, NULL, NULL)) {
-		line(false, what, "not built (%s missing): make kernel", cur);
+		/* one not asked for: a warning (a 6.12-only setup runs what it runs) */
+		lineAt(asked ? LVL_FAIL : LVL_WARN, what, "not built (%s missing)%s: %s", cur,
+		       asked ? "" : "; only its trials need it", hint);
 		return NULL;
 	}
 	g_strstrip(dir);
@@ -142,14 +192,15 @@ static char *checkKernel(const char *kver, const char *cache, const char *datadi
 	cfgpath = g_build_filename(dir, "config", NULL);
 	if (access(image, R_OK) < 0 || !g_file_get_contents(cfgpath, &config, NULL, NULL) ||
 	    !g_file_get_contents(reqpath, &required, NULL, NULL)) {
-		line(false, what, "%s: bzImage or config unreadable, or %s missing: make kernel", dir,
-		     reqpath);
+		line(false, what, "%s: bzImage or config unreadable, or %s missing: %s", dir,
+		     reqpath, hint);
 		g_free(image);
 		return NULL;
 	}
 	missing = mhlKconfigMissing(config, required);
-	line(!missing, what, "%s%s%s%s", dir, missing ? ": config lacks " : "",
-	     missing ? missing : "", missing ? " (kernel/required.list changed: make kernel)" : "");
+	line(!missing, what, "%s%s%s%s%s%s", dir, missing ? ": config lacks " : "",
+	     missing ? missing : "", missing ? " (kernel/required.list changed: " : "", missing ? hint : "",
+	     missing ? ")" : "");
 	return image;
 }
 
@@ -167,22 +218,46 @@ static void checkMemory(void)
 	     kib >> 10, kib / (2432ULL << 10));
 }
 
-int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const char *cache, bool json)
+int mhlDoctor(const mhlDoctorOptions *o)
 {
-	g_autofree char *img612 = NULL, *img61 = NULL;
-	g_autoptr(json_object) out = json ? json_object_new_object() : NULL;
+	static const char *const known[] = { "6.12", "6.1" };
+	g_autoptr(json_object) out = o->json ? json_object_new_object() : NULL;
+	g_autofree char *image = NULL, *mkfile = g_build_filename(o->datadir, "Makefile", NULL);
+	g_auto(GStrv) want = o->kernels ? g_strsplit(o->kernels, "\n", -1) : NULL;
+	bool img_ok = access(o->initrd, R_OK) == 0;
+	size_t k;
+	int i, built = 0;
 
 	failures = 0;
-	checks = json ? json_object_new_array() : NULL;
+	installed = !g_file_test(mkfile, G_FILE_TEST_IS_REGULAR);
+	checks = o->json ? json_object_new_array() : NULL;
 	checkLibvirt();
+	if (o->uri)
+		checkUri(o->uri);
 	checkQemu();
-	img612 = checkKernel("6.12", cache, datadir);
-	img61 = checkKernel("6.1", cache, datadir);
-	checkKvm(img612 ? img612 : img61, cache);
-	line(access(initrd, R_OK) == 0, "guest image", "%s%s", initrd,
-	     access(initrd, R_OK) == 0 ? "" : ": missing (make image)");
-	line(access(tmpl, R_OK) == 0, "domain template", "%s%s", tmpl,
-	     access(tmpl, R_OK) == 0 ? "" : ": missing (make install, or run build/memhp-lab in the checkout)");
+	/* --kernel K...: those must pass; else every known one, and one missing is a warning */
+	for (i = 0; want && want[i]; i++) {
+		g_autofree char *img = checkKernel(want[i], o->cache, o->datadir, true);
+
+		if (img && !image)
+			image = g_steal_pointer(&img);
+	}
+	for (k = 0; !want && k < G_N_ELEMENTS(known); k++) {
+		g_autofree char *img = checkKernel(known[k], o->cache, o->datadir, false);
+
+		built += img != NULL;
+		if (img && !image)
+			image = g_steal_pointer(&img);
+	}
+	if (!want && !built)
+		lineAt(LVL_FAIL, "kernel", "none built (6.12 or 6.1): %s", installed ?
+		       "build one in a memhp-lab checkout (make demo: 6.12), then make install" : "make demo (6.12)");
+	checkKvm(image, o->cache);
+	line(img_ok, "guest image", "%s%s%s", o->initrd, img_ok ? "" : ": missing: ", img_ok ? "" : installed ?
+	     "build it in a memhp-lab checkout (make demo, or make image KVERS=6.12) and make install" :
+	     "make demo (or make image KVERS=6.12: the kernels named)");
+	line(access(o->tmpl, R_OK) == 0, "domain template", "%s%s", o->tmpl,
+	     access(o->tmpl, R_OK) == 0 ? "" : ": missing (make install, or run build/memhp-lab in the checkout)");
 	checkMemory();
 	if (out) {
 		json_object_object_add(out, "ready", json_object_new_boolean(!failures));

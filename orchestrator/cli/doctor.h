@@ -4,12 +4,20 @@
 
 #include <stdbool.h>
 
+typedef struct {
+	const char *initrd, *tmpl, *datadir, *cache;
+	const char *kernels;	/* --kernel: newline-separated versions that must pass, or NULL: all known */
+	const char *uri;	/* -c/--connect (or LIBVIRT_DEFAULT_URI): a daemon to check too, or NULL */
+	bool json;
+} mhlDoctorOptions;
+
 /*
- * Print one line per check: libvirt, QEMU, both kernels (against
- * @datadir/kernel/required.list), KVM, the guest image @initrd, the domain
- * template @tmpl, memory; with @json one object instead
- * (docs/schemas/doctor.schema.json). Returns 0 if all passed, 1 otherwise.
+ * Print one line per check: libvirt (embedded, and @uri's daemon), QEMU,
+ * the kernels (against @datadir/kernel/required.list), KVM, the guest image
+ * @initrd, the domain template @tmpl, memory; with @json one object instead
+ * (docs/schemas/doctor.schema.json). Returns 0 if none failed (warnings
+ * allowed), 1 otherwise.
  */
-int mhlDoctor(const char *initrd, const char *tmpl, const char *datadir, const char *cache, bool json);
+int mhlDoctor(const mhlDoctorOptions *o);
 
 #endif

@@ -7,7 +7,7 @@
  * line of the boot is lost.
  *
  * The guest may print without end (issue 30, finding 17): a log holds at
- * most MHL_CONSOLE_MAX bytes (64 MiB; the environment variable of that name
+ * most MEMHP_CONSOLE_MAX bytes (64 MiB; the environment variable of that name
  * changes it), the rest is read and dropped, counted, and said at the log's
  * end. A trial's log is created, never truncated (finding 9): a file already
  * there is another trial's, and the trial fails rather than overwrite it.
@@ -31,14 +31,14 @@
 
 int mhlConsoleLogMax(guint64 *max)
 {
-	const char *env = getenv("MHL_CONSOLE_MAX");
+	const char *env = g_getenv("MEMHP_CONSOLE_MAX");
 	uint64_t v;
 
 	*max = MHL_CONSOLE_MAX_DEFAULT;
 	if (!env || !*env)
 		return 0;
 	if (mhl_size_parse(env, &v) < 0 || v < 4096) {
-		mhlError("MHL_CONSOLE_MAX='%s': not a size of 4 KiB or more (a console log's cap, e.g. 64M)", env);
+		mhlError("MEMHP_CONSOLE_MAX='%s': not a size of 4 KiB or more (a console log's cap, e.g. 64M)", env);
 		return -1;
 	}
 	*max = v;
@@ -97,7 +97,7 @@ void mhlConsoleLogClose(mhlConsoleLog *log)
 		return;
 	if (log->dropped) {
 		g_autofree char *note = g_strdup_printf(
-			"\n[memhp-lab: console log cut at %" G_GUINT64_FORMAT " bytes (MHL_CONSOLE_MAX): %"
+			"\n[memhp-lab: console log cut at %" G_GUINT64_FORMAT " bytes (MEMHP_CONSOLE_MAX): %"
 			G_GUINT64_FORMAT " more bytes from the guest dropped]\n", log->max, log->dropped);
 
 		(void)writeAll(log->fd, note, strlen(note));

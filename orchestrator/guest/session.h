@@ -50,7 +50,7 @@ typedef struct {
 	bool watching;
 	pthread_t watcher;
 	mhlConsoleStream *stream;	/* the console coming into @console (fleet/console-stream.c) */
-	guint64 console_dropped;	/* bytes past the log's cap (MHL_CONSOLE_MAX), dropped */
+	guint64 console_dropped;	/* bytes past the log's cap (MEMHP_CONSOLE_MAX), dropped */
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
 	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
 	mhlHostMem hm;

@@ -40,7 +40,7 @@
 #define MHL_K_STEPS			"steps"
 #define MHL_K_TIMELINE			"timeline"
 #define MHL_K_CONSOLE_FINDINGS		"console_findings"
-#define MHL_K_CONSOLE_TRUNCATED		"console_truncated"	/* the guest wrote past the log's cap (MHL_CONSOLE_MAX) */
+#define MHL_K_CONSOLE_TRUNCATED		"console_truncated"	/* the guest wrote past the log's cap (MEMHP_CONSOLE_MAX) */
 #define MHL_K_SUMMARY			"summary"
 #define MHL_K_SECONDS			"seconds"
 #define MHL_K_VERDICT			"verdict"

@@ -530,9 +530,9 @@ static bool consoleLogCapped(void)
 	int i;
 	bool ok;
 
-	g_setenv("MHL_CONSOLE_MAX", "64K", TRUE);
+	g_setenv("MEMHP_CONSOLE_MAX", "64K", TRUE);
 	ok = mhlConsoleLogOpen(&log, path, true) == 0 && log.max == 65536;
-	g_unsetenv("MHL_CONSOLE_MAX");
+	g_unsetenv("MEMHP_CONSOLE_MAX");
 	for (i = 0; ok && i < 100; i++)
 		ok = mhlConsoleLogWrite(&log, chunk, 10000) == 0;
 	ok = ok && log.written == 65536 && log.dropped == 100 * 10000 - 65536;
@@ -750,7 +750,7 @@ static const unitCase cases[] = {
 	  consoleFarInLine },
 	{ "console: fed a byte at a time (UTF-8, escapes, backspaces cut between feeds), the same findings",
 	  consoleByteFeeds },
-	{ "console log: capped (MHL_CONSOLE_MAX=64K): the rest dropped, counted and said at its end", consoleLogCapped },
+	{ "console log: capped (MEMHP_CONSOLE_MAX=64K): the rest dropped, counted and said at its end", consoleLogCapped },
 	{ "console log: one already there (another trial's) is refused and left as it was", consoleLogExclusive },
 	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
 	  agentOutputText },
