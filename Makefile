@@ -160,6 +160,7 @@ demo-setup:
 	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel image
 
 demo: demo-setup orchestrator
+	@rm -rf results/demo.prev; [ ! -e results/demo ] || mv results/demo results/demo.prev
 	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo
 
 # Unit tests link the orchestrator's parsers; no guest needed. One file per

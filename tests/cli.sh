@@ -8,7 +8,7 @@
 # field list, conformance trial counts, where results go, file:line:column,
 # the environment, the limits) checked against what the code does.
 
-plan 32
+plan 42
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -49,11 +49,40 @@ timed "$ok_timeout" $LAB doctor >"$cli/doctor.txt" 2>/dev/null
 doctor_json() {
 	schema "$1" doctor &&
 		jq -e --argjson rc "$2" '.ready == ($rc == 0) and .failed == ([.checks[] | select(.ok | not)] | length)' "$1" &&
-		[ "$(jq -r '.checks[] | (if .ok then "ok" else "FAIL" end) + " " + .check' "$1")" = \
-		  "$(sed -n 's/^\(ok\|FAIL\) *\(libvirt\|QEMU\|kernel [0-9.]*\|KVM\|guest image\|domain template\|memory\)  .*/\1 \2/p' "$3")" ]
+		[ "$(jq -r '.checks[] | (if .ok then (if .warning then "WARN" else "ok" end) else "FAIL" end) + " " + .check' "$1")" = \
+		  "$(sed -n 's/^\(ok\|WARN\|FAIL\) *\(libvirt URI\|libvirt\|QEMU\|kernel [0-9.]*\|kernel\|KVM\|guest image\|domain template\|memory\)  .*/\1 \2/p' "$3")" ]
 }
 ok "doctor --json: valid against doctor.schema.json, ready exactly when it exits 0, the text's checks and verdicts in its order" \
 	doctor_json "$cli/doctor.json" "$rc" "$cli/doctor.txt"
+# A 6.12-only setup (issue 32, item 2): a kernel cache holding 6.12 alone.
+mkdir -p "$cli/cache612/kernel"
+ln -s "$(realpath "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel/6.12")" "$cli/cache612/kernel/6.12"
+cli_doc() { MEMHP_CACHE=$cli/cache612 timed "$ok_timeout" $LAB doctor "$@"; }
+cli_doc --kernel 6.12 >"$cli/doc612.txt" 2>&1; doc612=$?
+cli_doc >"$cli/docdef.txt" 2>&1; docdef=$?
+cli_doc --kernel 6.1 >"$cli/doc61.txt" 2>&1; doc61=$?
+ok "doctor --kernel 6.12 on a 6.12-only setup: exit 0, ready, 6.12 ok and no 6.1 line" \
+	sh -c '[ "$2" = 0 ] && grep -q "^ok   kernel 6.12 " "$1" && ! grep -q "kernel 6.1 " "$1" && tail -n 1 "$1" | grep -qx ready' \
+	_ "$cli/doc612.txt" "$doc612"
+ok "doctor on a 6.12-only setup: 6.1 not built is a warning with its make target (not a failure), exit 0; a missing /dev/kvm is a warning too" \
+	sh -c '[ "$2" = 0 ] && grep -q "^WARN kernel 6.1  .*not built.*make kernel KVERS=6.1" "$1" && ! grep -q "^FAIL" "$1" &&
+		{ [ -e /dev/kvm ] || grep -q "^WARN KVM " "$1"; }' _ "$cli/docdef.txt" "$docdef"
+ok "doctor --kernel 6.1 on that setup: FAIL naming make kernel KVERS=6.1, exit 1" \
+	sh -c '[ "$2" = 1 ] && grep -q "^FAIL kernel 6.1  .*make kernel KVERS=6.1" "$1"' _ "$cli/doc61.txt" "$doc61"
+ok "doctor -c test:///default checks that daemon too: its line FAILs (it opens, but runs no QEMU guests), exit 1" \
+	sh -c 'out=$(MEMHP_CACHE="$2" "$1" doctor --kernel 6.12 -c test:///default); [ $? = 1 ] &&
+		printf "%s\n" "$out" | grep -q "^FAIL libvirt URI  *test:///default: opens, but offers no QEMU guests"' \
+	_ "$LAB" "$cli/cache612"
+# virsh's habits (issue 32, item 16): a global -c, help --help, cleanup reading
+# LIBVIRT_DEFAULT_URI, source locations in errors only with -d.
+ok "memhp-lab -c URI COMMAND: the URI reaches the command (doctor checks test:///default's daemon: its line FAILs)" \
+	sh -c 'MEMHP_CACHE="$2" "$1" -c test:///default doctor --kernel 6.12 | grep -q "^FAIL libvirt URI  *test:///default: "' _ "$LAB" "$cli/cache612"
+ok "memhp-lab help --help: its own usage, exit 0" sh -c '"$1" help --help | grep -q "^usage: memhp-lab help \[COMMAND\]"' _ "$LAB"
+ok "cleanup with LIBVIRT_DEFAULT_URI=test:///default: that daemon's domains of dead runs looked at, as virsh would" \
+	sh -c 'LIBVIRT_DEFAULT_URI=test:///default "$1" cleanup | grep -q "destroyed on test:///default"' _ "$LAB"
+ok "errors name no source location (file.c:LINE) unless memhp-lab -d asks for it" \
+	sh -c '! "$1" run --jobs x scenarios/demo.yaml 2>&1 | grep -q "\.c:[0-9]*)" &&
+		"$1" -d run --jobs x scenarios/demo.yaml 2>&1 | grep -q "(orchestrator/[a-z/-]*\.c:[0-9]*)"' _ "$LAB"
 
 echo "# cli: report --json, with and without --compare (docs/schemas/report.schema.json)"
 cp -r tests/data/report/run "$cli/rep-run" && cp -r tests/data/report/before "$cli/rep-before"
@@ -95,6 +124,11 @@ ok "make install DESTDIR=\$work/cli/inst PREFIX=/usr: share/man/man1/memhp-lab.1
 	sh -c 'make --no-print-directory -s B="$1" install DESTDIR="$2" PREFIX=/usr >/dev/null &&
 		"$3" --man | cmp -s - "$2/usr/share/man/man1/memhp-lab.1" &&
 		"$3" --bash-completion | cmp -s - "$2/usr/share/bash-completion/completions/memhp-lab"' _ "$B" "$inst" "$LAB"
+ok "the installed doctor on an empty kernel cache: FAIL, its hints for an install (build in a memhp-lab checkout, then make install), no make target without that" \
+	bash -c 'out=$(cd / && MEMHP_CACHE="$2" "$1" doctor 2>&1); [ $? = 1 ] &&
+		grep -q "^FAIL kernel  .*build one in a memhp-lab checkout" <<<"$out" &&
+		[ -z "$(grep "make " <<<"$out" | grep -v "in a memhp-lab checkout")" ]' \
+	_ "$inst/usr/bin/memhp-lab" "$cli/cache-empty"
 man1=$inst/usr/share/man/man1/memhp-lab.1
 compl=$inst/usr/share/bash-completion/completions/memhp-lab
 man_renders() {
@@ -203,6 +237,12 @@ ok "the harness version (memhp-lab --version, git describe) is in the record, ju
 		jq -e --arg v "$v" "[.tests[] | select(.misc.verdict) | .misc.harness_version == \$v] | length > 0 and all" "$2/report/kcidb.json" >/dev/null' _ "$LAB" "$cli/keep"
 expect_fail "run --keep with a matrix of several trials: refused, asking for --only" 2 \
 	"--keep holds one guest, and the scenarios give 2 trials: pick one with --only" $LAB run --keep -o "$cli/keep2" scenarios/exec-selftests.yaml
+
+# A run directory that holds a run already (issue 32, item 5): refused before anything boots.
+mkdir -p "$cli/taken" && echo '{}' >"$cli/taken/trials.jsonl"
+expect_fail "run -o DIR where a run is already: refused before anything boots, pointing to --resume, another -o and --append" 2 \
+	"run directory '.*/taken' is not empty: a run is there already; finish it with --resume .*/taken, give another -o, or add to it with --append" \
+	$LAB run -o "$cli/taken" scenarios/demo.yaml
 
 echo "# cli: docs that can drift, checked against what the code does"
 # With the demo fixture (tests/lib.sh) (this harness's record), also every

@@ -28,6 +28,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio.gz: build/ of the checkout, or PREFIX/share/memhp-lab)" },
 	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <datadir>/domains/numa-virtio-mem.xml)" },
 	{ "resume", 1, MHL_LONG_ONLY + 'R', "RUN_DIR", "run RUN_DIR's trials that have no record yet (a run killed mid-way); no SCENARIO" },
+	{ "append", 0, MHL_LONG_ONLY + 'A', NULL, "let -o DIR hold another run already: this run's records are added to its trials.jsonl (without it a non-empty -o DIR is refused)" },
 	{ "agent-timeout", 1, MHL_LONG_ONLY + 'a', "SEC", "deadline for the guest agent to answer (default 120)" },
 	{ "help", 0, 'h', NULL, "show this help" },
 	{ NULL, 0, 0, NULL, NULL }
@@ -77,6 +78,7 @@ int mhlCmdRun(int argc, char **argv)
 		return MHL_EXIT_USAGE;
 	o.quiet = g_hash_table_contains(vals, "quiet");
 	o.keep = g_hash_table_contains(vals, "keep");
+	o.append = g_hash_table_contains(vals, "append");
 	o.json = g_hash_table_contains(vals, "json");
 	if ((v = g_hash_table_lookup(vals, "initrd")))
 		o.initrd = v;

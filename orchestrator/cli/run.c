@@ -18,6 +18,7 @@
 #include "host/accel.h"
 #include "host/kernel.h"
 #include "fleet/fleet.h"
+#include "host/identity.h"
 #include "host/session.h"
 #include "cli/shard.h"
 #include "mhl-exit.h"
@@ -358,7 +359,19 @@ static int runConfig(const mhlRunOptions *o, GPtrArray *jobs, mhlRunConfig *cfg,
 	return 0;
 }
 
-/* -o DIR, or results/<first scenario>-<time>; created. NULL + mhlError. */
+/* Whether @dir is a directory with an entry in it (a file that is no directory counts too). */
+static bool dirHasEntries(const char *dir)
+{
+	g_autoptr(GDir) d = NULL;
+
+	if (!g_file_test(dir, G_FILE_TEST_EXISTS))
+		return false;
+	if (!(d = g_dir_open(dir, 0, NULL)))
+		return true;
+	return g_dir_read_name(d) != NULL;
+}
+
+/* -o DIR (empty or new, unless --append), or results/<first scenario>-<time>; created. NULL + mhlError. */
 static char *runDir(const mhlRunOptions *o, GPtrArray *jobs)
 {
 	g_autofree char *outdir = NULL;
@@ -372,6 +385,12 @@ static char *runDir(const mhlRunOptions *o, GPtrArray *jobs)
 						       ((mhlJob *)jobs->pdata[0])->s->scenario_name, stamp);
 
 		outdir = g_canonicalize_filename(rel, NULL);
+	}
+	if (!o->resume && !o->append && dirHasEntries(outdir)) {
+		/* records appended to another run's: the report would show two runs as one */
+		mhlError("run: run directory '%s' is not empty: a run is there already; finish it with --resume %s, give another -o, or add to it with --append",
+			 outdir, outdir);
+		return NULL;
 	}
 	if (g_mkdir_with_parents(outdir, 0755) < 0) {
 		mhlError("run: cannot create run directory '%s': %s", outdir, g_strerror(errno));
@@ -423,6 +442,8 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 		json_object_array_add(list, json_object_new_string(abs));
 	}
 	json_object_object_add(run, "scenarios", list);
+	/* the machine the run was started on: what changed after an upgrade (trials name their own hosts) */
+	json_object_object_add(run, MHL_K_HOST_IDENTITY, mhlHostIdentityLocal());
 	if (o->shard_n) {
 		/* which shard, and every trial of the whole run: report --merge checks the shards against it */
 		json_object *sh = json_object_new_object();

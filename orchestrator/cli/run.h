@@ -18,6 +18,7 @@ typedef struct {
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
 	const char *initrd, *tmpl, *outdir, *only;
 	const char *resume;	/* --resume RUN_DIR: the trials of its run.json without a final record */
+	bool append;		/* --append: -o DIR may hold another run's records (added to them) */
 	int shard_k, shard_n;	/* --shard K/N (cli/shard.h); 0: the whole run */
 	json_object *shard_trials;	/* with --shard: every trial id of the whole run (run.json) */
 	double agent_deadline;

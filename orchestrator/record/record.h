@@ -48,6 +48,7 @@
 #define MHL_K_REASON			"reason"
 #define MHL_K_REQUEUED			"requeued"	/* a fleet trial whose host went away: it ran once more elsewhere */
 #define MHL_K_NOT_RUN			"not_run"	/* a fleet trial no host was left to take: never started */
+#define MHL_K_HOST_IDENTITY		"host_identity"	/* the host the trial ran on: versions, CPU, memory (host/identity.h) */
 
 /* domain */
 #define MHL_K_URI			"uri"

@@ -17,6 +17,7 @@
 #include "guest/agent.h"
 #include "guest/guest.h"
 #include "guest/session.h"
+#include "host/identity.h"
 #include "host/hugepages.h"
 #include "host/session.h"
 #include "trial/steps.h"
@@ -496,6 +497,8 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	mhlVerdict v;
 
 	mhlSummaryInit(&t.sum);
+	json_object_object_add(rec, MHL_K_HOST_IDENTITY,
+			       mhlHostIdentityConn(conn, !cfg->host && mhlUriLocal(cfg->uri)));
 	trialStarted(cfg, rec);
 	if (hugePoolFor(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0)
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
