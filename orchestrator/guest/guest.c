@@ -21,7 +21,8 @@ int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 
 	if (!root || !json_object_object_get_ex(root, "return", &ret) ||
 	    !json_object_is_type(ret, json_type_array)) {
-		mhlError("QMP query-memory-devices reply is not {\"return\": [...]}: '%.200s'", reply);
+		mhlError("QMP query-memory-devices reply is not {\"return\": [...]}: '%.*s'",
+			 mhlTextCutLen(reply, 200), reply);
 		return -1;
 	}
 	for (i = 0; i < json_object_array_length(ret); i++) {
@@ -34,7 +35,8 @@ int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 		    !json_object_object_get_ex(data, "node", &v) || json_object_get_int(v) != node)
 			continue;
 		if (!json_object_object_get_ex(data, "size", &v)) {
-			mhlError("QMP virtio-mem device on node %d has no 'size': '%.200s'", node, reply);
+			mhlError("QMP virtio-mem device on node %d has no 'size': '%.*s'", node,
+				 mhlTextCutLen(reply, 200), reply);
 			return -1;
 		}
 		*size = (unsigned long long)json_object_get_int64(v);
@@ -157,8 +159,8 @@ int mhlParseMemOnline(const char *text, guint64 *memtotal, int *online)
 
 	if (!text || sscanf(text, "memtotal %llu\nonline %d\n%n", &kib, &n, &used) != 2 || !used ||
 	    text[used] || kib > G_MAXUINT64 / 1024 || n < 0) {
-		mhlError("the guest's MemTotal/online blocks reply is not 'memtotal KIB' and 'online N': '%.80s'",
-			 text ? text : "");
+		mhlError("the guest's MemTotal/online blocks reply is not 'memtotal KIB' and 'online N': '%.*s'",
+			 mhlTextCutLen(text ? text : "", 80), text ? text : "");
 		return -1;
 	}
 	*memtotal = (guint64)kib * 1024;
@@ -252,8 +254,8 @@ json_object *mhlParseSlabinfo(const char *text)
 	int i, caches = 0;
 
 	if (!text || strncmp(text, "slabinfo - version: 2.", 22)) {
-		mhlError("the guest's /proc/slabinfo does not start with 'slabinfo - version: 2.': '%.60s' (CONFIG_SLUB_DEBUG?)",
-			 text ? text : "");
+		mhlError("the guest's /proc/slabinfo does not start with 'slabinfo - version: 2.': '%.*s' (CONFIG_SLUB_DEBUG?)",
+			 mhlTextCutLen(text ? text : "", 60), text ? text : "");
 		return NULL;
 	}
 	lines = g_strsplit(text, "\n", MHL_SLABINFO_MAX + 3);
@@ -322,8 +324,8 @@ json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop)
 	bl = sectionOf(out, "blocks");
 	if (!mi || !bl || sscanf(bl, "%llx\n%d\n%n", &block, &online, &used) != 2 || bl[used] ||
 	    !block || (block & (block - 1)) || block > (1ULL << 40) || online < 0 || online > (1 << 24)) {
-		mhlError("the guest's kernel memory reply has no /proc/meminfo, or its blocks are not 'BLOCK_SIZE_HEX' and 'ONLINE_COUNT': '%.80s'",
-			 bl ? bl : out);
+		mhlError("the guest's kernel memory reply has no /proc/meminfo, or its blocks are not 'BLOCK_SIZE_HEX' and 'ONLINE_COUNT': '%.*s'",
+			 mhlTextCutLen(bl ? bl : out, 80), bl ? bl : out);
 		return NULL;
 	}
 	obj = json_object_new_object();

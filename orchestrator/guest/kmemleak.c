@@ -29,6 +29,7 @@
 #include "util.h"
 #include "guest/agent.h"
 #include "guest/guest.h"
+#include "record/record.h"
 
 #define KMEMLEAK_FILE "/sys/kernel/debug/kmemleak"
 
@@ -177,7 +178,8 @@ static char *kmemleakExec(virDomainPtr dom, const char *script, const char *what
 	if (mhlAgentExec(dom, argv, MHL_KMEMLEAK_SCAN_DEADLINE, &st) < 0)
 		return NULL;
 	if (!st.exited || st.exitcode != 0)
-		mhlError("kmemleak %s in the guest failed (exit %d): %.200s", what, st.exitcode,
+		mhlError("kmemleak %s in the guest failed (exit %d): %.*s", what, st.exitcode,
+			 mhlTextCutLen(st.err && *st.err ? st.err : "no message", 200),
 			 st.err && *st.err ? st.err : "no message");
 	else
 		out = g_steal_pointer(&st.out);

@@ -120,6 +120,51 @@ static bool slabinfoRefused(void)
 	return unitExpect(!si && strstr(mhlErrorLast(), "slabinfo - version") && !mhlParseSlabinfo(NULL));
 }
 
+/*
+ * A guest reply quoted in an error is cut between two characters: "x" and
+ * 100 euro signs (3 bytes each) cut at 200 (QMP), 80 (MemTotal/online) and
+ * 60 (slabinfo) bytes each falls inside a character; "%.Ns" left its first
+ * bytes and the message was no longer UTF-8 (issue 30, finding 15).
+ */
+static int euroQuoted(const char *msg)
+{
+	const char *p = strstr(msg, ": 'x");
+	int n = 0;
+
+	for (p = p ? p + 4 : msg + strlen(msg); g_str_has_prefix(p, "\xe2\x82\xac"); p += 3)
+		n++;
+	return *p == '\'' ? n : -1;
+}
+
+static bool guestQuoteCut(void)
+{
+	g_autoptr(GString) reply = g_string_new("x");
+	g_autofree char *qmp = NULL, *online = NULL, *slab = NULL;
+	g_autoptr(json_object) si = NULL;
+	unsigned long long size, req;
+	guint64 mt;
+	int i, on;
+
+	for (i = 0; i < 100; i++)
+		g_string_append(reply, "\xe2\x82\xac");
+	mhlErrorReset();
+	if (mhlParseMemoryDevices(reply->str, 1, &size, &req) == 0)
+		return unitExpect(false);
+	qmp = g_strdup(mhlErrorLast());
+	mhlErrorReset();
+	if (mhlParseMemOnline(reply->str, &mt, &on) == 0)
+		return unitExpect(false);
+	online = g_strdup(mhlErrorLast());
+	mhlErrorReset();
+	if ((si = mhlParseSlabinfo(reply->str)))
+		return unitExpect(false);
+	slab = g_strdup(mhlErrorLast());
+	/* the quotes hold "x" and 66 (199 bytes), 26 (79) and 19 (58) whole euro signs, then the closing quote */
+	return unitExpect(g_utf8_validate(qmp, -1, NULL) && g_utf8_validate(online, -1, NULL) &&
+			  g_utf8_validate(slab, -1, NULL) && euroQuoted(qmp) == 66 && euroQuoted(online) == 26 &&
+			  euroQuoted(slab) == 19);
+}
+
 /* Two objects from one site behind the allocators, one whose trace has only allocators; a 6.1-style header. */
 static bool kmemleak(void)
 {
@@ -730,6 +775,8 @@ static const unitCase cases[] = {
 	{ "slabinfo: caches as [active, num, objsize, slab bytes]; a name's quote and <> made '?'; empty, inconsistent and cut rows skipped",
 	  slabinfo },
 	{ "slabinfo: a reply that is not /proc/slabinfo's is refused, saying what it wanted", slabinfoRefused },
+	{ "quotes: a guest reply quoted in an error (QMP 200, MemTotal/online 80, slabinfo 60 bytes) is cut between two characters",
+	  guestQuoteCut },
 	{ "kmemleak: entries counted with their sizes, tallied by the first frame past the allocators ('?' when none; markup made '?')",
 	  kmemleak },
 	{ "console: a WARNING and a panic found, non-kernel line ignored", console },
