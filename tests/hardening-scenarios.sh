@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 14
+plan 15
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -65,6 +65,12 @@ EOF2
 expect_fail "check: two matrix trials whose console logs would be one file are refused, naming both and the file" 2 \
 	"coll.yaml: trial 'coll:v=  !\^%#~\^' and trial 'coll:v=   %!\^! ' would share the console log 'coll_v_________-a291082d.console.log'" \
 	$LAB check "$hw/coll.yaml"
+# The same two trials from two files: their ids differ, their logs do not; `run` of both refused it, `check` of both did not.
+sed 's/v: \["   %!^! ", "  !^%#~^"\]/v: ["   %!^! "]/' "$hw/coll.yaml" >"$hw/coll-a.yaml"
+sed 's/v: \["   %!^! ", "  !^%#~^"\]/v: ["  !^%#~^"]/' "$hw/coll.yaml" >"$hw/coll-b.yaml"
+expect_fail "check A B: a trial of each whose console logs would be one file are refused, naming both trials and both files" 2 \
+	"coll-b.yaml: trial 'coll:v=  !\^%#~\^' and trial 'coll:v=   %!\^! ' of [^ ]*/coll-a.yaml would share the console log 'coll_v_________-a291082d.console.log'" \
+	$LAB check "$hw/coll-a.yaml" "$hw/coll-b.yaml"
 
 # 14. Deadlines are finite; one guest larger than MemAvailable is refused before boot.
 expect_fail "run --agent-timeout inf is refused" 2 "--agent-timeout 'inf' is not a number of seconds in \(0, 86400\]" \

@@ -131,12 +131,33 @@ static int checkRefused(json_object *f, const char *why)
 }
 
 /*
+ * No trial of @all (one file's) shares a console log with another of @before
+ * (the trials of the files named before it), as `run` of them all would
+ * refuse (issue 30, finding 9). -1 + mhlError naming both trials and files;
+ * within one file mhlScenarioLoadAll has already refused it.
+ */
+static int checkLogsUnique(GPtrArray *before, GPtrArray *all)
+{
+	g_autoptr(GPtrArray) trials = g_ptr_array_sized_new(before->len + all->len);
+	guint i;
+
+	for (i = 0; i < before->len; i++)
+		g_ptr_array_add(trials, before->pdata[i]);
+	for (i = 0; i < all->len; i++)
+		g_ptr_array_add(trials, all->pdata[i]);
+	return mhlTrialLogNamesUnique(trials);
+}
+
+/*
  * One file: its line and the trials of its matrix; with @files (--json) an
  * object for it there instead. Nothing is printed for it before every trial
- * has been checked (its kernel resolved): a file with any error is refused,
- * never "ok" as well. 0, or -1 with the error printed.
+ * has been checked (its kernel resolved, its console logs apart from those
+ * of the files before it, @before): a file with any error is refused, never
+ * "ok" as well. Its trials join @before once their logs are found apart.
+ * 0, or -1 with the error printed.
  */
-static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files, bool resolve)
+static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files, bool resolve,
+		    GPtrArray *before)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
 	g_autoptr(GString) text = g_string_new(NULL);
@@ -156,6 +177,15 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		mhlErrorReset();
 		return checkRefused(f, why);
 	}
+	if (checkLogsUnique(before, all) < 0) {
+		why = g_strdup(mhlErrorLast());
+		mhlErrorReset();
+		return checkRefused(f, why);
+	}
+	/* the next files' logs are checked against these, whatever this file's verdict: @before owns them */
+	for (i = 0; i < all->len; i++)
+		g_ptr_array_add(before, all->pdata[i]);
+	g_ptr_array_set_free_func(all, NULL);
 	s = all->pdata[0];
 	g_string_append_printf(text, "%s: ok: scenario '%s', kernel %s%s%s, %d node(s), %d step(s)", shown,
 			       s->scenario_name, s->kernel, *s->kernel_flavour ? " debug: " : "", s->kernel_flavour,
@@ -193,6 +223,7 @@ int mhlCmdCheck(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = mhlCmdValsNew();
 	g_autoptr(mhlCliPaths) paths = mhlCliPathsNew(NULL);
+	g_autoptr(GPtrArray) trials = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
 	g_autoptr(json_object) out = NULL;
 	json_object *files = NULL;
 	int first, i, bad = 0, rc = mhlCmdStart("check", argc, argv, vals, &first);
@@ -205,7 +236,7 @@ int mhlCmdCheck(int argc, char **argv)
 	}
 	/* every file, each with its own verdict (check scenarios/NAME.yaml ...) */
 	for (i = first; i < argc; i++)
-		bad += checkOne(argv[i], paths, files, g_hash_table_contains(vals, "resolve")) < 0;
+		bad += checkOne(argv[i], paths, files, g_hash_table_contains(vals, "resolve"), trials) < 0;
 	if (out) {
 		size_t k, ntrials = 0;
 
