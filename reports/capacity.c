@@ -22,6 +22,10 @@
 #include <string.h>
 
 #include "mhl-size.h"
+#include "util.h"
+
+/* The bytes of a console log line looked at for OOM kills and allocation failures. */
+#define MHL_CAPACITY_LINE_MAX 4096
 
 /* A plug-ratio point: base.pinned_bytes is -1, base.plugged_bytes the plugged size asked. */
 typedef struct {
@@ -116,26 +120,53 @@ static void failAdd(GString *f, const char *what)
 		g_string_append_printf(f, "%s%s", f->len ? ", " : "", what);
 }
 
-/* The OOM victims in the serial log ("Out of memory: Killed process 157 (memhp-pin)"), and allocation failures. */
+/* How often @needle occurs in @len bytes at @p (by length: a NUL is a byte like another). */
+static int countIn(const char *p, gsize len, const char *needle)
+{
+	const char *end = p + len;
+	gsize n = strlen(needle);
+	int c = 0;
+
+	while ((p = memmem(p, (gsize)(end - p), needle, n))) {
+		c++;
+		p++;
+	}
+	return c;
+}
+
+/*
+ * The OOM victims in the serial log ("Out of memory: Killed process 157
+ * (memhp-pin)"), and allocation failures: the log read a line at a time (a
+ * log from elsewhere may be of any size), the first MHL_CAPACITY_LINE_MAX
+ * bytes of each line looked at.
+ */
 static void failFromLog(const mhlRun *run, json_object *rec, GString *f, int *ooms)
 {
-	g_autofree char *path = mhlTrialConsolePath(run, rec), *log = NULL;
-	const char *p;
-	int allocs = 0;
+	static const char oom[] = "Out of memory: Killed process ";
+	g_autoptr(mhlLineReader) lr = NULL;
+	const char *line, *p, *end;
+	guint64 lineno;
+	gsize len;
+	int fd = mhlTrialConsoleOpen(run, rec), allocs = 0;
 
-	if (!path || !g_file_get_contents(path, &log, NULL, NULL))
+	if (fd < 0)
 		return;
-	for (p = log; (p = strstr(p, "page allocation failure")); p++)
-		allocs++;
-	for (p = log; (p = strstr(p, "Out of memory: Killed process ")); p++) {
-		const char *open = strchr(p, '('), *close = open ? strchr(open, ')') : NULL;
-		g_autofree char *who = NULL;
+	lr = mhlLineReaderNew(fd, MHL_CAPACITY_LINE_MAX);
+	while (mhlLineReaderNext(lr, &line, &len, NULL, &lineno)) {
+		allocs += countIn(line, len, "page allocation failure");
+		for (p = line, end = line + len; (p = memmem(p, (gsize)(end - p), oom, sizeof(oom) - 1)); p++) {
+			const char *open = memchr(p, '(', (gsize)(end - p));
+			const char *close = open ? memchr(open, ')', (gsize)(end - open)) : NULL;
+			g_autofree char *name = NULL, *who = NULL;
 
-		(*ooms)++;
-		if (!open || !close || close - open > 32 || memchr(open, '\n', close - open))
-			continue;
-		who = g_strdup_printf("OOM kill of %.*s", (int)(close - open - 1), open + 1);
-		failAdd(f, who);
+			(*ooms)++;
+			if (!open || !close || close - open > 32)
+				continue;
+			/* the guest's bytes: valid UTF-8 without control characters */
+			name = mhlTextClean(open + 1, close - open - 1, 0, false);
+			who = g_strdup_printf("OOM kill of %s", name);
+			failAdd(f, who);
+		}
 	}
 	if (allocs) {
 		g_autofree char *a = g_strdup_printf("%d page allocation failure%s", allocs, allocs > 1 ? "s" : "");

@@ -244,42 +244,76 @@ char *mhlTrialConsolePath(const mhlRun *run, json_object *rec)
 	return g_steal_pointer(&here);
 }
 
+int mhlTrialConsoleOpen(const mhlRun *run, json_object *rec)
+{
+	g_autofree char *path = mhlTrialConsolePath(run, rec);
+
+	return path ? mhlFileOpenRegular(path) : -1;
+}
+
+/* The number of lines of @rec's console log (as the scanner numbers them), read a line at a time; -1 without one. */
+static gint64 consoleLines(const mhlRun *run, json_object *rec)
+{
+	g_autoptr(mhlLineReader) lr = NULL;
+	const char *line;
+	guint64 n = 0;
+	gsize len;
+	int fd = mhlTrialConsoleOpen(run, rec);
+
+	if (fd < 0)
+		return -1;
+	lr = mhlLineReaderNew(fd, 0);
+	while (mhlLineReaderNext(lr, &line, &len, NULL, &n))
+		;
+	return (gint64)n;
+}
+
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context)
 {
 	json_object *findings = mhlJArr(rec, MHL_K_CONSOLE_FINDINGS);
-	g_autofree char *path = mhlTrialConsolePath(run, rec), *text = NULL;
-	g_auto(GStrv) lines = NULL;
+	g_autoptr(mhlLineReader) lr = NULL;
 	g_autoptr(GString) out = g_string_new(NULL);
-	guint nlines = 0;
-	gsize len = 0;
-	int last = 0;
+	gint64 nlines, last = 0;
+	guint64 at = 0;	/* the lines read so far */
+	int fd = -1;
 	size_t i;
 
 	if (!findings || !json_object_array_length(findings))
 		return NULL;
-	if (path && g_file_get_contents(path, &text, &len, NULL)) {
-		/* guest bytes, by length (a NUL is one of them): text XML and JSON can carry, lines kept */
-		g_autofree char *valid = mhlTextClean(text, (gssize)len, 0, true);
-
-		lines = g_strsplit(valid, "\n", -1);
-		nlines = g_strv_length(lines);
-		if (nlines && !*lines[nlines - 1])
-			nlines--;	/* the empty string after the last newline */
-	}
+	/*
+	 * The log may be of any size (a run from elsewhere): read twice a line
+	 * at a time, never whole: its lines counted, then the ones quoted read
+	 * again. Each finding's lines come after the last one quoted, so one
+	 * pass forward finds them all.
+	 */
+	if ((nlines = consoleLines(run, rec)) > 0 && (fd = mhlTrialConsoleOpen(run, rec)) >= 0)
+		lr = mhlLineReaderNew(fd, MHL_EXCERPT_LINE_MAX);
 	for (i = 0; i < json_object_array_length(findings) && out->len < 8192; i++) {
 		json_object *f = json_object_array_get_idx(findings, i);
-		int line = (int)mhlJInt(f, MHL_K_LINE, 0), from, to, l;
+		gint64 line = mhlJInt(f, MHL_K_LINE, 0), from, to, l;
 
-		if (!lines || line < 1 || (guint)line > nlines) {
+		if (!lr || line < 1 || line > nlines) {
 			g_string_append_printf(out, "%s\n", mhlJStr(f, MHL_K_TEXT, ""));
 			continue;
 		}
 		from = MAX(MAX(1, line - context), last + 1);
-		to = MIN((int)nlines, line + context);
+		to = MIN(nlines, line + context);
 		if (from > last + 1 && last)
 			g_string_append(out, "...\n");
-		for (l = from; l <= to; l++)
-			g_string_append_printf(out, "%s\n", g_strchomp(lines[l - 1]));
+		for (l = from; l <= to; l++) {
+			const char *text = NULL;
+			gsize len = 0;
+			bool cut = false;
+
+			/* guest bytes, by length (a NUL is one of them): text XML and JSON can carry */
+			while (at < (guint64)l && mhlLineReaderNext(lr, &text, &len, &cut, &at))
+				;
+			if (at == (guint64)l) {
+				g_autofree char *clean = mhlTextClean(text, (gssize)len, 0, true);
+
+				g_string_append_printf(out, "%s%s\n", g_strchomp(clean), cut ? "..." : "");
+			}
+		}
 		last = MAX(last, to);
 	}
 	return g_string_free(g_steal_pointer(&out), FALSE);

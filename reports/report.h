@@ -157,7 +157,21 @@ char *mhlTrialOutcome(json_object *rec);
  * recorded path itself: a record may come from elsewhere.
  */
 char *mhlTrialConsolePath(const mhlRun *run, json_object *rec);
-/* Lines around each console finding (or the findings' own text), NULL if none. */
+/*
+ * That log opened for reading (mhlFileOpenRegular: a regular file, judged
+ * on the descriptor, so a FIFO or a device put there is never read), or -1.
+ * Read it a line at a time (mhlLineReader), never whole: a log from
+ * elsewhere may be of any size.
+ */
+int mhlTrialConsoleOpen(const mhlRun *run, json_object *rec);
+/* The bytes of one log line an excerpt quotes; the rest of a longer line is dropped, "..." says so. */
+#define MHL_EXCERPT_LINE_MAX (32 * 1024)
+/*
+ * Lines around each console finding (or the findings' own text), NULL if
+ * none; memory bounded whatever the log's size: the log read a line at a
+ * time, each line quoted at most MHL_EXCERPT_LINE_MAX bytes, no finding
+ * after 8 KiB of excerpt.
+ */
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context);
 /* Replace characters outside [A-Za-z0-9_-] with '_'. */
 char *mhlReportIdent(const char *s);

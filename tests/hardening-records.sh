@@ -2,7 +2,7 @@
 # artifacts: nothing in them is trusted) and the guest's text in them, as
 # `memhp-lab report` reads them. Sourced by tests/run.sh (its ok, lab, $LAB,
 # $work); no guest is booted. The records are tests/data/report's, edited.
-plan 26
+plan 28
 echo "# hardening: records of the wrong shape, guest text, console_log outside the run directory"
 hr=$work/hardening
 rm -rf "$hr" && mkdir -p "$hr"
@@ -127,6 +127,45 @@ t = tests["memhp.panic.inside"]
 sys.exit(0 if "INSIDE-LOG" in t.get("log_excerpt", "") and t["log_url"].endswith("/inside.console.log")
 	 and "log_url" not in tests["memhp.panic.abs"] and "log_url" not in tests["memhp.panic.link"] else 1)' \
 	"$d/report/kcidb.json"
+
+echo "# hardening: console logs of any size or kind, read a line at a time (issue 30, finding 17)"
+# peak_rss FILE CMD...: CMD's exit status; the peak RSS (KiB) of it and what it waited for into FILE
+peak_rss() {
+	/usr/bin/python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[2:]).returncode
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$@"
+}
+# a line of the log near the panic that no finding's text holds: only the excerpt quotes it
+near=$(sed -n "302s/[[:space:]]*$//p" tests/data/report/run/panic.console.log)
+d=$hr/biglog
+rm -rf "$d" && cp -r tests/data/report/run "$d"
+truncate -s +300M "$d/panic.console.log"	# 300 MiB more, sparse: NUL bytes and no newline
+timed 60 peak_rss "$d.rss" $LAB report "$d" >"$d.out" 2>"$d.err"
+rc=$?
+echo "#   report of a 300 MiB console log: exit $rc, peak RSS $(cat "$d.rss" 2>/dev/null) KiB"
+ok "report: a console log of 300 MiB (sparse, no newline): peak RSS under 64 MiB, exit 0, the panic's excerpt still in junit.xml and kcidb.json" \
+	sh -c 'test "$1" = 0 && test "$(cat "$2.rss")" -lt 65536 && grep -qF "$3" "$2/report/junit.xml" &&
+		jq -e --arg l "$3" "[.tests[] | select(.path | endswith(\".panic\")) | .log_excerpt | contains(\$l)] == [true]" \
+			"$2/report/kcidb.json" >/dev/null' _ "$rc" "$d" "$near"
+# report --merge copies a shard's logs: one of 100 MiB, one that is a FIFO (a read of it waits for a writer forever)
+d=$hr/merge-logs
+rm -rf "$d" && mkdir -p "$d/s"
+printf '{"scenarios": ["/x.yaml"], "shard": {"k_of_n": "1/1", "trials": ["panic", "series-256"]}}\n' >"$d/s/run.json"
+{
+	rec panic ".console_log = \"$d/s/panic.console.log\""
+	rec series-256 ".console_log = \"$d/s/fifo.console.log\""
+} >"$d/s/trials.jsonl"
+cp tests/data/report/run/panic.console.log "$d/s/" && truncate -s +100M "$d/s/panic.console.log"
+mkfifo "$d/s/fifo.console.log"
+timed 30 peak_rss "$d.rss" $LAB report --merge "$d/m" "$d/s" >"$d.out" 2>&1
+rc=$?
+echo "#   report --merge of a 100 MiB log and a FIFO: exit $rc, peak RSS $(cat "$d.rss" 2>/dev/null) KiB"
+ok "report --merge: a shard's console log of 100 MiB copied whole, one that is a FIFO not read (no wait, no log for its trial): exit 0, peak RSS under 64 MiB" \
+	sh -c 'test "$1" = 0 && test "$(cat "$2.rss")" -lt 65536 && cmp -s "$2/s/panic.console.log" "$2/m/panic.console.log" &&
+		test ! -e "$2/m/fifo.console.log" &&
+		jq -e "select(.trial == \"series-256\") | has(\"console_log\") | not" "$2/m/trials.jsonl" >/dev/null' _ "$rc" "$d"
+rm -rf "$d" "$hr/biglog"	# 100 MiB written by the copy
 
 echo "# hardening: where report writes, and a file size limit"
 d=$work/hr-link

@@ -4,9 +4,11 @@
 #include "cli/shard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record/record.h"
 #include "util.h"
@@ -154,21 +156,66 @@ static int shardLoad(shardDir *d, const shardDir *first)
 	return 0;
 }
 
-/* Copy @rec's console log into @out (it must lie in @dir, as the readers require); its path rewritten. */
+/*
+ * Copy the bytes of @fd (a regular file) to a new file @dst, a block at a
+ * time: a shard's log may be of any size, memory stays bounded. -1 +
+ * mhlError naming @src, @dst and why.
+ */
+static int shardCopy(int fd, const char *src, const char *dst)
+{
+	g_autofree char *buf = g_malloc(64 * 1024);
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), rc = -1;
+	ssize_t n, w;
+
+	if (out < 0) {
+		mhlError("report --merge: cannot create '%s': %s", dst, g_strerror(errno));
+		return -1;
+	}
+	while ((n = read(fd, buf, 64 * 1024)) != 0) {
+		const char *p = buf;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			mhlError("report --merge: cannot read '%s': %s", src, g_strerror(errno));
+			goto cleanup;
+		}
+		for (; n > 0; p += w, n -= w) {
+			while ((w = write(out, p, (size_t)n)) < 0 && errno == EINTR)
+				;
+			if (w <= 0) {
+				mhlError("report --merge: cannot write '%s': %s", dst, w < 0 ? g_strerror(errno) : "no byte written");
+				goto cleanup;
+			}
+		}
+	}
+	rc = 0;
+ cleanup:
+	if (close(out) < 0 && rc == 0) {
+		mhlError("report --merge: cannot write '%s': %s", dst, g_strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * Copy @rec's console log into @out (it must lie in @dir, as the readers
+ * require, and be a regular file: a FIFO or a device there is not read);
+ * its path rewritten.
+ */
 static int shardConsole(json_object *rec, const char *dir, const char *out)
 {
 	const char *log = mhlJStr(rec, MHL_K_CONSOLE_LOG, NULL);
-	g_autofree char *rdir = NULL, *rlog = NULL, *base = NULL, *dst = NULL, *data = NULL;
-	g_autoptr(GError) err = NULL;
-	gsize len = 0;
+	g_autofree char *rdir = NULL, *rlog = NULL, *base = NULL, *dst = NULL;
+	int fd, rc;
 
 	if (!log)
 		return 0;
 	rdir = realpath(dir, NULL);
 	rlog = realpath(log, NULL);
 	if (!rdir || !rlog || !g_str_has_prefix(rlog, rdir) || rlog[strlen(rdir)] != '/' ||
-	    strchr(rlog + strlen(rdir) + 1, '/')) {
-		/* from elsewhere, or gone: the record stays, without a log to read */
+	    strchr(rlog + strlen(rdir) + 1, '/') || (fd = mhlFileOpenRegular(rlog)) < 0) {
+		/* from elsewhere, gone, or no regular file: the record stays, without a log to read */
 		json_object_object_del(rec, MHL_K_CONSOLE_LOG);
 		return 0;
 	}
@@ -176,12 +223,13 @@ static int shardConsole(json_object *rec, const char *dir, const char *out)
 	dst = g_build_filename(out, base, NULL);
 	if (g_file_test(dst, G_FILE_TEST_EXISTS)) {
 		mhlError("report --merge: two shards have a console log named '%s' (the second in %s)", base, dir);
-		return -1;
+		rc = -1;
+	} else {
+		rc = shardCopy(fd, rlog, dst);
 	}
-	if (!g_file_get_contents(rlog, &data, &len, &err) || !g_file_set_contents(dst, data, (gssize)len, &err)) {
-		mhlError("report --merge: cannot copy '%s' to '%s': %s", rlog, dst, err->message);
+	close(fd);
+	if (rc < 0)
 		return -1;
-	}
 	json_object_object_add(rec, MHL_K_CONSOLE_LOG, json_object_new_string(dst));
 	return 0;
 }
