@@ -8,7 +8,7 @@
 # field list, conformance trial counts, where results go, file:line:column,
 # the environment, the limits) checked against what the code does.
 
-plan 42
+plan 43
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -238,6 +238,10 @@ ok "the harness version (memhp-lab --version, git describe) is in the record, ju
 expect_fail "run --keep with a matrix of several trials: refused, asking for --only" 2 \
 	"--keep holds one guest, and the scenarios give 2 trials: pick one with --only" $LAB run --keep -o "$cli/keep2" scenarios/exec-selftests.yaml
 
+# A driver without a guest agent (issue 32, item 8): refused at once with the driver's name, not a 120 s poll.
+expect_fail "run -c test:///default: refused at once, naming the TEST driver and the URIs that run QEMU guests" 2 \
+	"libvirt at 'test:///default' is the TEST driver: memhp-lab runs QEMU guests" \
+	timeout 60 $LAB run -c test:///default -o "$cli/testdrv" scenarios/demo.yaml
 # A run directory that holds a run already (issue 32, item 5): refused before anything boots.
 mkdir -p "$cli/taken" && echo '{}' >"$cli/taken/trials.jsonl"
 expect_fail "run -o DIR where a run is already: refused before anything boots, pointing to --resume, another -o and --append" 2 \

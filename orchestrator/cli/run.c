@@ -81,9 +81,9 @@ static void printSummary(json_object *rec, const char *records)
 	if (m.pinned_bytes >= 0)
 		printf("  pinned:           %" G_GINT64_FORMAT " MiB\n", m.pinned_bytes >> 20);
 	if (m.pinned_pages_movable_before >= 0)
-		printf("  left ZONE_MOVABLE at pin time: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " pages in Movable (%" G_GINT64_FORMAT " left there)\n",
-		       m.pinned_pages_movable_before - m.pinned_pages_movable_after,
-		       m.pinned_pages_movable_before, m.pinned_pages_movable_after);
+		printf("  ZONE_MOVABLE:     %" G_GINT64_FORMAT " pinned page(s) there before the pin, %" G_GINT64_FORMAT
+		       " after it (%" G_GINT64_FORMAT " moved out)\n", m.pinned_pages_movable_before,
+		       m.pinned_pages_movable_after, m.pinned_pages_movable_before - m.pinned_pages_movable_after);
 	if (m.pins_failed >= 0)
 		printf("  pins failed:      %" G_GINT64_FORMAT "\n", m.pins_failed);
 	if (m.requested_bytes >= 0)
@@ -108,12 +108,13 @@ static void printSummary(json_object *rec, const char *records)
 	else if (m.pattern_ok_after_resize != MHL_TRI_UNSET)
 		printf("\n");
 	printf("  console:          %zu finding(s), log %s\n",
-	       json_object_array_length(mhlJ(rec, MHL_K_CONSOLE_FINDINGS)), mhlJStr(rec, MHL_K_CONSOLE_LOG, ""));
+	       json_object_is_type(mhlJ(rec, MHL_K_CONSOLE_FINDINGS), json_type_array) ?
+	       json_object_array_length(mhlJ(rec, MHL_K_CONSOLE_FINDINGS)) : 0, mhlJStr(rec, MHL_K_CONSOLE_LOG, ""));
 	printf("  record:           %s\n", records);
 }
 
 /* The table of verdicts, one line per trial, and the totals. */
-static void printTable(GPtrArray *jobs, const char *records)
+static void printTable(GPtrArray *jobs, const char *records, bool quiet)
 {
 	int counts[MHL_VERDICT_LAST + 1] = { 0 };
 	size_t w = 5;
@@ -121,7 +122,7 @@ static void printTable(GPtrArray *jobs, const char *records)
 
 	for (i = 0; i < jobs->len; i++)
 		w = MAX(w, strlen(((mhlJob *)jobs->pdata[i])->s->name));
-	printf("\n%-*s  %-11s %8s %21s %6s %8s %16s\n", (int)w, "trial", "verdict", "pinned",
+	printf("%s%-*s  %-11s %8s %21s %6s %8s %16s\n", quiet ? "" : "\n", (int)w, "trial", "verdict", "pinned",
 	       "reached/requested", "pins", "seconds", "host got back");
 	for (i = 0; i < jobs->len; i++) {
 		mhlJob *j = jobs->pdata[i];
@@ -409,9 +410,9 @@ static void runPrint(const mhlRunOptions *o, GPtrArray *jobs, const char *record
 		printJSON(jobs, records, mhlNow() - t0);
 		return;
 	}
-	if (!o->quiet && jobs->len == 1)
+	if (!o->quiet && jobs->len == 1 && ((mhlJob *)jobs->pdata[0])->rec)
 		printSummary(((mhlJob *)jobs->pdata[0])->rec, records);
-	printTable(jobs, records);
+	printTable(jobs, records, o->quiet);
 	if (o->quiet)
 		return;
 	selfUsage(&cpu, &rss);

@@ -242,6 +242,20 @@ static int sessionTarget(mhlSession *ses, const char *uri)
 	return 0;
 }
 
+int mhlConnIsQemu(virConnectPtr conn, const char *uri)
+{
+	const char *type = virConnectGetType(conn);
+
+	/* a guest agent, QMP and virtio-mem: only the QEMU driver has them (test:/// would poll the agent for 120 s) */
+	if (!type || g_ascii_strcasecmp(type, "QEMU")) {
+		mhlErrorReset();	/* virConnectGetType's own, if any: this says more */
+		mhlError("libvirt at '%s' is the %s driver: memhp-lab runs QEMU guests (qemu:///system, qemu+ssh://HOST/system, or no URI: the embedded QEMU driver)",
+			 uri, type ? type : "unknown");
+		return -1;
+	}
+	return 0;
+}
+
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir)
 {
 	memset(ses, 0, sizeof(*ses));
@@ -252,6 +266,10 @@ int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir)
 	}
 	if (!(ses->conn = virConnectOpen(ses->uri))) {
 		mhlErrorVirt("cannot connect to libvirt at '%s'", ses->uri);
+		mhlSessionClose(ses);
+		return -1;
+	}
+	if (mhlConnIsQemu(ses->conn, ses->uri) < 0) {
 		mhlSessionClose(ses);
 		return -1;
 	}

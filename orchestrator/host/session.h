@@ -42,6 +42,8 @@ char *mhlEmbedRootCreate(void);
 bool mhlUriLocal(const char *uri);
 
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir);
+/* 0 when @conn is libvirt's QEMU driver; else -1 + mhlError naming @uri's driver. */
+int mhlConnIsQemu(virConnectPtr conn, const char *uri);
 /*
  * A daemon's domains named by runs that are gone (memhp-<trial>-<pid>-<n>
  * whose pid runs no more here): destroy them, one line each on stderr unless
