@@ -34,7 +34,7 @@ static const mhlCmd cmds[] = {
 	  mhlCmdCheck, "0 every file accepted, 2 some file refused, or usage error" },
 	{ "report", "RUN_DIR...", "render RUN_DIR/trials.jsonl as HTML, JUnit, KTAP, KCIDB into RUN_DIR/report (--history -o OUT_DIR: several runs over time)",
 	  mhlCmdReportOpts, mhlCmdReport,
-	  "0 rendered, 1 an unreadable line (in either run), a regression since --compare's run (with --history: in the newest run) or a format not written, 2 usage error, a missing or empty run" },
+	  "0 rendered, 1 an unreadable line (in either run), a lost trial (started, never recorded), a regression since --compare's run (with --history: in the newest run) or a format not written, 2 usage error, a missing or empty run" },
 	{ "doctor", "", "check the host: libvirt, QEMU, KVM, kernels, guest image, memory",
 	  mhlCmdDoctorOpts, mhlCmdDoctor, "0 ready (WARN lines allowed: TCG instead of KVM, a kernel not asked for not built), 1 something to fix (a FAIL line), 2 usage error" },
 	{ "cleanup", "", "remove what runs that are gone left: embedded roots, their guests; --uri: a daemon's domains",

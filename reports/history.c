@@ -8,8 +8,8 @@
  * run's verdict does not let a run pass (fail, xpass, error, interrupted,
  * lost) and the trial's previous verdict did (pass, skip, xfail). A number
  * regresses when it is worse than the median of the trial's earlier runs by
- * more than its spread, max(3 x 1.4826 x MAD, 10 % of the median, the
- * metric's floor), with at least two earlier values. Everything from a record
+ * more than its spread (noise.c, the rule --compare applies too), with at
+ * least two earlier values. Everything from a record
  * is escaped.
  */
 #include <glib.h>
@@ -22,78 +22,17 @@
 #include "reports/report.h"
 #include "util.h"
 
-typedef struct {
-	const char *name;	/* JSON key and row label */
-	const char *unit;
-	bool higher_better;
-	double floor;		/* a change smaller than this is never a regression */
-} histMetric;
-
-enum { HM_REACHED, HM_CONVERGE, HM_PIN, HM_CPH, HM_FINDINGS, HM_LAST };
-
-static const histMetric metrics[HM_LAST] = {
-	[HM_REACHED] = { "reached_mib", "MiB", false, 2 },
-	[HM_CONVERGE] = { "seconds_to_converge", "s", false, 0.5 },
-	[HM_PIN] = { "pin_s", "s", false, 0.05 },
-	[HM_CPH] = { "cycles_per_hour", "/h", true, 1 },
-	[HM_FINDINGS] = { "findings", "", false, 0.5 },
-};
-
 const char mhlHistoryRule[] =
 	"a verdict regresses when it fails a run (fail, xpass, error, interrupted, lost) and the trial's "
 	"previous verdict did not; a number regresses when it is worse than the median of the trial's "
-	"earlier runs by more than max(3 x 1.4826 x MAD, 10 % of the median, the metric's floor: "
-	"reached 2 MiB, converge 0.5 s, pin 0.05 s, cycles/h 1, findings 0.5), with two or more earlier runs";
+	"earlier runs by more than max(3 x 1.4826 x MAD, the metric's floor: reached 2 MiB, converge 0.5 s, "
+	"pin 0.05 s, bench 50 us, cycles/h 1, findings 0.5, and with fewer than 5 earlier runs its share of "
+	"the median: pin and bench 100 %, the others 10 %), with two or more earlier runs";
 
 /* The record's value of metric @m; NAN when it has none. */
 static double histValue(json_object *rec, int m)
 {
-	mhlSummary s;
-
-	mhlSummaryRead(rec, &s);
-	switch (m) {
-	case HM_REACHED:
-		return s.reached_bytes >= 0 ? s.reached_bytes / 1048576.0 : NAN;
-	case HM_CONVERGE:
-		return s.seconds_to_converge >= 0 ? s.seconds_to_converge : NAN;
-	case HM_PIN:
-		return mhlTrialPinSeconds(rec) >= 0 ? mhlTrialPinSeconds(rec) : NAN;
-	case HM_CPH:
-		return s.cycles_per_hour >= 0 ? s.cycles_per_hour : NAN;
-	case HM_FINDINGS:
-	default:
-		return s.findings >= 0 ? (double)s.findings : NAN;
-	}
-}
-
-static gint dblCmp(gconstpointer a, gconstpointer b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(GArray *v)
-{
-	g_autoptr(GArray) c = g_array_copy(v);
-
-	g_array_sort(c, dblCmp);
-	if (c->len % 2)
-		return g_array_index(c, double, c->len / 2);
-	return (g_array_index(c, double, c->len / 2 - 1) + g_array_index(c, double, c->len / 2)) / 2;
-}
-
-static double mad(GArray *v, double med)
-{
-	g_autoptr(GArray) d = g_array_sized_new(FALSE, FALSE, sizeof(double), v->len);
-	guint i;
-
-	for (i = 0; i < v->len; i++) {
-		double x = fabs(g_array_index(v, double, i) - med);
-
-		g_array_append_val(d, x);
-	}
-	return median(d);
+	return mhlMetricValue(rec, (mhlMetric)m);
 }
 
 /* How far after this host's clock a run may say it started (another host's clock): a day. */
@@ -298,7 +237,7 @@ static const char *const histCss =
 static bool histNumberRegressed(json_object **recs, guint r, int m, double x, json_object *regs, GPtrArray *why)
 {
 	g_autoptr(GArray) earlier = g_array_new(FALSE, FALSE, sizeof(double));
-	double med, spread, worse;
+	double med, spread;
 	json_object *g;
 	char *w;
 	guint k;
@@ -311,16 +250,13 @@ static bool histNumberRegressed(json_object **recs, guint r, int m, double x, js
 	}
 	if (earlier->len < 2)
 		return false;
-	med = median(earlier);
-	spread = MAX(MAX(3 * 1.4826 * mad(earlier, med), 0.1 * fabs(med)), metrics[m].floor);
-	worse = metrics[m].higher_better ? med - x : x - med;
-	if (worse <= spread)
+	if (mhlNoiseJudge((mhlMetric)m, (double *)(void *)earlier->data, earlier->len, x, &med, &spread) <= 0)
 		return false;
 	g = json_object_new_object();
-	w = g_strdup_printf("%s %g %s, earlier median %g ± %g", metrics[m].name, x, metrics[m].unit, med, spread);
+	w = g_strdup_printf("%s %g %s, earlier median %g ± %g", mhlMetrics[m].name, x, mhlMetrics[m].unit, med, spread);
 	json_object_object_add(g, "run", json_object_new_int((int)r));
 	json_object_object_add(g, "what", json_object_new_string(w));
-	json_object_object_add(g, "metric", json_object_new_string(metrics[m].name));
+	json_object_object_add(g, "metric", json_object_new_string(mhlMetrics[m].name));
 	json_object_object_add(g, "value", json_object_new_double(x));
 	json_object_object_add(g, "median", json_object_new_double(med));
 	json_object_object_add(g, "spread", json_object_new_double(spread));
@@ -333,11 +269,11 @@ static bool histNumberRegressed(json_object **recs, guint r, int m, double x, js
 static void histRows(GString *html, json_object **recs, guint nruns, const char *id, bool regressed,
 		     const bool *vreg, const bool *nreg)
 {
-	bool has[HM_LAST] = { false };
+	bool has[MHL_METRIC_LAST] = { false };
 	int m, nrows = 0;
 	guint r;
 
-	for (m = 0; m < HM_LAST; m++)
+	for (m = 0; m < MHL_METRIC_LAST; m++)
 		for (r = 0; r < nruns; r++)
 			if (recs[r] && !isnan(histValue(recs[r], m))) {
 				has[m] = true;
@@ -357,18 +293,18 @@ static void histRows(GString *html, json_object **recs, guint nruns, const char 
 			      mhlJStr(recs[r], MHL_K_REASON, ""), v);
 	}
 	g_string_append(html, "</tr>\n");
-	for (m = 0; m < HM_LAST; m++) {
+	for (m = 0; m < MHL_METRIC_LAST; m++) {
 		if (!has[m])
 			continue;
-		mhlHtmlf(html, "<tr><th>%s%s%s</th>", metrics[m].name, *metrics[m].unit ? ", " : "", metrics[m].unit);
+		mhlHtmlf(html, "<tr><th>%s%s%s</th>", mhlMetrics[m].name, *mhlMetrics[m].unit ? ", " : "", mhlMetrics[m].unit);
 		for (r = 0; r < nruns; r++) {
 			double x = recs[r] ? histValue(recs[r], m) : NAN;
 
 			if (isnan(x))
 				g_string_append(html, "<td class=note>–</td>");
 			else
-				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[r * HM_LAST + m] ? " class=regression" : "",
-						       m == HM_PIN ? 3 : m == HM_CONVERGE ? 2 : m == HM_CPH ? 1 : 0, x);
+				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[r * MHL_METRIC_LAST + m] ? " class=regression" : "",
+						       m == MHL_METRIC_PIN ? 3 : m == MHL_METRIC_CONVERGE ? 2 : m == MHL_METRIC_CPH ? 1 : 0, x);
 		}
 		g_string_append(html, "</tr>\n");
 	}
@@ -379,7 +315,7 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 	json_object *points = json_object_new_array(), *regs = json_object_new_array();
 	g_autofree json_object **recs = g_new0(json_object *, runs->len + 1);
 	g_autofree bool *vreg = g_new0(bool, runs->len + 1);
-	g_autofree bool *nreg = g_new0(bool, (runs->len + 1) * HM_LAST);
+	g_autofree bool *nreg = g_new0(bool, (runs->len + 1) * MHL_METRIC_LAST);
 	g_autoptr(GPtrArray) why = g_ptr_array_new_with_free_func(g_free);
 	guint r, latest = 0;
 	int m, prev = -1;
@@ -409,14 +345,14 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 			latest += r == runs->len - 1;
 		}
 		prev = v < MHL_VERDICT_LAST ? (int)v : (int)MHL_VERDICT_ERROR;
-		for (m = 0; m < HM_LAST; m++) {
+		for (m = 0; m < MHL_METRIC_LAST; m++) {
 			double x = histValue(rec, m);
 
 			if (isnan(x))
 				continue;
-			json_object_object_add(p, metrics[m].name, json_object_new_double(x));
+			json_object_object_add(p, mhlMetrics[m].name, json_object_new_double(x));
 			if (histNumberRegressed(recs, r, m, x, regs, why)) {
-				nreg[r * HM_LAST + m] = true;
+				nreg[r * MHL_METRIC_LAST + m] = true;
 				latest += r == runs->len - 1;
 			}
 		}

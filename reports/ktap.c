@@ -106,6 +106,24 @@ static void ktapStep(GString *out, int n, json_object *step, bool xfail)
 	}
 }
 
+/*
+ * Why the steps after the recorded ones did not run: "step 2 (resize)
+ * failed", "... erred", "... was interrupted", "... failed as declared"
+ * (xfail), or the trial's verdict when no step failed.
+ */
+static char *ktapNotRunWhy(json_object *rec, json_object *steps, size_t ns)
+{
+	json_object *last = ns ? json_object_array_get_idx(steps, ns - 1) : NULL;
+	mhlVerdict v = mhlVerdictOf(rec);
+	const char *how = v == MHL_VERDICT_ERROR ? "erred" : v == MHL_VERDICT_INTERRUPTED ? "was interrupted" :
+		v == MHL_VERDICT_XFAIL ? "failed as declared" : "failed";
+
+	if (last && !mhlJBool(last, MHL_K_OK, false))
+		return g_strdup_printf("not run: step %zu (%s) %s", ns, mhlJStr(last, MHL_K_STEP, "step"), how);
+	return g_strdup_printf("not run: the trial ended %s step %zu (%s)", ns ? "after" : "before", ns ? ns : 1,
+			       v < MHL_VERDICT_LAST ? mhlVerdictNames[v] : "no verdict");
+}
+
 static void ktapTrial(GString *out, int n, json_object *rec)
 {
 	g_autofree char *desc = ktapText(mhlJStr(rec, MHL_K_TRIAL, ""), true);
@@ -113,12 +131,26 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	g_autofree char *outcome = mhlTrialOutcome(rec);
 	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
 	size_t i, ns = mhlJLen(rec, MHL_K_STEPS);
+	mhlVerdict v = mhlVerdictOf(rec);
+	/* a trial that stopped early: the scenario's steps it never reached, SKIP with why */
+	g_autoptr(GPtrArray) notrun = v != MHL_VERDICT_PASS && v != MHL_VERDICT_SKIP && v != MHL_VERDICT_LOST &&
+		v != MHL_VERDICT_XPASS ? mhlTrialStepsNotRun(rec) : NULL;
+	size_t nn = notrun ? notrun->len : 0;
 
-	if (ns) {
-		g_string_append_printf(out, "  KTAP version 1\n  # Subtest: %s\n  1..%zu\n", desc, ns);
+	if (ns + nn) {
+		g_string_append_printf(out, "  KTAP version 1\n  # Subtest: %s\n  1..%zu\n", desc, ns + nn);
 		for (i = 0; i < ns; i++)
 			ktapStep(out, (int)i + 1, json_object_array_get_idx(steps, i),
 				 mhlVerdictOf(rec) == MHL_VERDICT_XFAIL);
+	}
+	if (nn) {
+		g_autofree char *raw = ktapNotRunWhy(rec, steps, ns), *why = ktapText(raw, false);
+
+		for (i = 0; i < nn; i++) {
+			g_autofree char *step = ktapText(notrun->pdata[i], true);
+
+			g_string_append_printf(out, "  ok %zu %s # SKIP %s\n", ns + i + 1, step, why);
+		}
 	}
 	g_string_append_printf(out, "# %s: %s\n", desc, outcome);
 	switch (mhlVerdictOf(rec)) {

@@ -10,6 +10,7 @@
 #include "reports/report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,7 +369,50 @@ static void compareNote(mhlCompareRow *r, GString *what, int rank, const char *f
 	r->rank = MIN(r->rank, rank);
 }
 
-static void compareTrial(mhlCompareRow *r)
+/*
+ * The values of metric @m before, for mhlNoiseJudge: each record of trial
+ * @id in @before when it ran more than once (repeats), else the repeats @a
+ * holds itself (a bench step's runs), else @a's value alone. For
+ * MHL_METRIC_REACHED each is its distance from @req in MiB.
+ */
+static GArray *compareBefore(const mhlRun *before, json_object *a, const char *id, mhlMetric m, gint64 req)
+{
+	GArray *v = g_array_new(FALSE, FALSE, sizeof(double));
+	guint i;
+
+	for (i = 0; i < before->trials->len; i++) {
+		json_object *rec = before->trials->pdata[i];
+		double x = mhlMetricValue(rec, m);
+
+		if (strcmp(mhlJStr(rec, MHL_K_TRIAL, ""), id) || isnan(x))
+			continue;
+		if (m == MHL_METRIC_REACHED)
+			x = fabs(x - req / 1048576.0);
+		g_array_append_val(v, x);
+	}
+	if (v->len < 2) {
+		g_array_set_size(v, 0);
+		if (!mhlMetricRepeats(a, m, v) && !isnan(mhlMetricValue(a, m))) {
+			double x = mhlMetricValue(a, m);
+
+			if (m == MHL_METRIC_REACHED)
+				x = fabs(x - req / 1048576.0);
+			g_array_append_val(v, x);
+		}
+	}
+	return v;
+}
+
+/* Judge metric @m of the row (its after value @x, its before values): 1 worse, -1 better, 0 noise. */
+static int compareJudge(const mhlRun *before, mhlCompareRow *r, mhlMetric m, double x, gint64 req,
+			double *med, double *spread)
+{
+	g_autoptr(GArray) v = compareBefore(before, r->before, mhlJStr(r->before, MHL_K_TRIAL, ""), m, req);
+
+	return mhlNoiseJudge(m, (double *)(void *)v->data, v->len, x, med, spread);
+}
+
+static void compareTrial(const mhlRun *before, mhlCompareRow *r)
 {
 	g_autoptr(GString) what = g_string_new(NULL);
 	json_object *a = r->before, *b = r->after;
@@ -377,23 +421,35 @@ static void compareTrial(mhlCompareRow *r)
 	gint64 ra = mhlJInt(a, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1), rb = mhlJInt(b, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 	gint64 pa = mhlJInt(a, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1), pb = mhlJInt(b, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1);
 	double ta = mhlTrialPinSeconds(a), tb = mhlTrialPinSeconds(b);
+	double ga = mhlMetricValue(a, MHL_METRIC_BENCH), gb = mhlMetricValue(b, MHL_METRIC_BENCH);
+	double med, spread;
+	int j;
 
 	r->rank = 3;
 	if (va != vb)
 		compareNote(r, what, va == MHL_VERDICT_PASS ? 0 : vb == MHL_VERDICT_PASS ? 1 : 2, "verdict %s -> %s",
 			    mhlVerdictNames[va], mhlVerdictNames[vb]);
-	if (ra != rb && req >= 0 && ra >= 0 && rb >= 0)
-		compareNote(r, what, llabs(rb - req) > llabs(ra - req) ? 0 : 1,
-			    "reached %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB (requested %" G_GINT64_FORMAT ")",
-			    ra >> 20, rb >> 20, req >> 20);
-	else if (ra != rb)
+	/* the numbers: worse or better beyond the noise (noise.c, as --history judges) */
+	if (ra != rb && req >= 0 && ra >= 0 && rb >= 0) {
+		j = compareJudge(before, r, MHL_METRIC_REACHED, fabs((double)(rb - req)) / 1048576.0, req, &med, &spread);
+		compareNote(r, what, j > 0 ? 0 : j < 0 ? 1 : 2,
+			    "reached %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB (requested %" G_GINT64_FORMAT ")%s",
+			    ra >> 20, rb >> 20, req >> 20, j ? "" : ", within the noise");
+	} else if (ra != rb) {
 		compareNote(r, what, 2, "reached %s -> %s", ra >= 0 ? "known" : "unknown",
 			    rb >= 0 ? "known" : "unknown");
+	}
 	if (pa != pb && pa >= 0 && pb >= 0)
 		compareNote(r, what, pb > pa ? 0 : 1, "pins failed %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT,
 			    pa, pb);
-	if (ta > 0 && tb > 0 && (tb / ta >= 1.5 || tb / ta <= 1 / 1.5))
-		compareNote(r, what, tb > ta ? 0 : 1, "pin time x%.2f (%.3f -> %.3f s)", tb / ta, ta, tb);
+	if (ta > 0 && tb > 0 && (j = compareJudge(before, r, MHL_METRIC_PIN, tb, req, &med, &spread)))
+		compareNote(r, what, j > 0 ? 0 : 1, "pin time x%.2f (%.3f -> %.3f s)", tb / med, med, tb);
+	else if (ta > 0 && tb > 0 && tb != ta)
+		compareNote(r, what, 3, "pin time x%.2f (%.3f -> %.3f s), within the noise ± %.3f s", tb / med, med, tb,
+			    spread);
+	if (ga > 0 && gb > 0 && (j = compareJudge(before, r, MHL_METRIC_BENCH, gb, req, &med, &spread)))
+		compareNote(r, what, j > 0 ? 0 : 1, "bench pin time x%.2f (median %.0f -> %.0f us, noise ± %.0f us)",
+			    gb / med, med, gb, spread);
 	r->what = g_string_free(g_steal_pointer(&what), FALSE);
 }
 
@@ -443,7 +499,7 @@ GPtrArray *mhlCompareRuns(const mhlRun *now, const mhlRun *before)
 		r->after = g_hash_table_lookup(hn, r->trial);
 		r->before = g_hash_table_lookup(hb, r->trial);
 		if (r->before) {
-			compareTrial(r);
+			compareTrial(before, r);
 		} else {
 			r->rank = 4;
 			r->what = g_strdup_printf("only in %s", now->dir);

@@ -68,6 +68,19 @@ double mhlRunWallSeconds(const mhlRun *run);
  */
 char *mhlRunDashboard(const mhlRun *run);
 
+/* ---- a run's exit status from its verdicts (exit.c) ---- */
+
+/*
+ * The exit status so far, @rc, with one more trial's verdict @v
+ * (MHL_VERDICT_LAST: no record, or an unknown verdict); @first: it is the
+ * first trial (@rc is ignored). MHL_EXIT_FAILED once a verdict that fails a
+ * run came (mhlVerdictOk), MHL_EXIT_SKIP while every trial was a skip,
+ * MHL_EXIT_PASS otherwise. `run`'s runEnd folds its trials with it.
+ */
+int mhlExitStatusAdd(int rc, bool first, mhlVerdict v);
+/* The same over @n verdicts at once; MHL_EXIT_PASS for none. */
+int mhlExitStatusOf(const mhlVerdict *v, size_t n);
+
 /* ---- plot colours (palette.c): one table for every plot ---- */
 
 #define MHL_PALETTE_NODES 4
@@ -77,6 +90,50 @@ const char *mhlZoneColour(const char *zone, long node);
 extern const char *const mhlZoneNames[];
 /* "#rrggbb" of a verdict, the plots' match of the HTML's colours. */
 const char *mhlVerdictColour(const char *verdict);
+
+/* ---- noise floors (noise.c): when a number is worse, for --history and --compare alike ---- */
+
+/* The numbers judged across runs. */
+typedef enum {
+	MHL_METRIC_REACHED,	/* summary.reached_bytes, MiB */
+	MHL_METRIC_CONVERGE,	/* summary.seconds_to_converge */
+	MHL_METRIC_PIN,		/* seconds pinning (mhlTrialPinSeconds) */
+	MHL_METRIC_BENCH,	/* the first bench step's pin time, the median of its runs' get_us */
+	MHL_METRIC_CPH,		/* a soak's cycles per hour */
+	MHL_METRIC_FINDINGS,	/* a soak's findings */
+	MHL_METRIC_LAST
+} mhlMetric;
+
+typedef struct {
+	const char *name;	/* JSON key and row label */
+	const char *unit;
+	bool higher_better;
+	double relative;	/* without enough repeats a change below this share of the median is noise */
+	double floor;		/* a change below this is always noise */
+} mhlMetricInfo;
+
+extern const mhlMetricInfo mhlMetrics[MHL_METRIC_LAST];
+
+/* From this many values on, their MAD alone (and the absolute floor) measures the noise. */
+#define MHL_NOISE_REPEATS 5
+
+/*
+ * The median of @values (@n of metric @m) into *@med, and their spread:
+ * max(3 x 1.4826 x MAD, the metric's floor), and with fewer than
+ * MHL_NOISE_REPEATS values at least its relative floor x |median| too.
+ * NAN (both) when @n is 0.
+ */
+double mhlNoiseSpread(mhlMetric m, const double *values, size_t n, double *med);
+/*
+ * @x against @values (mhlNoiseSpread, into *@med and *@spread): 1 when worse
+ * than the median by more than the spread (a regression), -1 better by more
+ * (an improvement), 0 noise (or nothing to judge).
+ */
+int mhlNoiseJudge(mhlMetric m, const double *values, size_t n, double x, double *med, double *spread);
+/* @rec's value of @m; NAN when it has none. */
+double mhlMetricValue(json_object *rec, mhlMetric m);
+/* The repeats @rec holds of @m (a bench step's runs[].get_us), appended to @out; how many. */
+size_t mhlMetricRepeats(json_object *rec, mhlMetric m, GArray *out);
 
 /* ---- history across runs (history.c): report --history -o OUT_DIR DIR... ---- */
 
@@ -144,6 +201,13 @@ gint mhlStrPtrCmp(gconstpointer a, gconstpointer b);
 
 /* "pin pin0": the step kind and its id, if any. */
 char *mhlStepName(json_object *step);
+/*
+ * The names of the steps @rec's trial did not run ("check pin0", as
+ * mhlStepName): those its scenario file has after the recorded ones, when
+ * that file is a regular .yaml whose steps up to there match the record's
+ * (kind and line); NULL otherwise, or when every step ran (not-run.c).
+ */
+GPtrArray *mhlTrialStepsNotRun(json_object *rec);
 /* Seconds spent pinning (sum of pin steps' pin_us), -1 when no pin ran. */
 double mhlTrialPinSeconds(json_object *rec);
 /*

@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 64
+plan 70
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -117,6 +117,47 @@ links_exist() {	# every records/ and ../ link of index.html names a file
 }
 ok "index.html: the 6 raw records and 6 serial logs it links to exist" links_exist "$R"
 ok "--compare lists the regressions first" sh -c 'sed -n 3,4p "$1" | grep -c "^  regression" | grep -qx 2' _ "$rd/out"
+
+echo "# reports: --compare judges numbers against the noise (noise.c, the rule --history applies), exit statuses, KTAP's steps not run"
+pins_scaled() {	# DIR K [JQ-SELECT]: a copy of run/ with every pin's pin_us times K
+	mkdir -p "$rd/$1" && cp "$rd/run/"*.log "$rd/$1/"
+	jq -c --argjson k "$2" '(.steps[]? | select(.step == "pin") | .workload.pin_us) |= (if . then . * $k else . end)' \
+		"$rd/run/trials.jsonl" >"$rd/$1/trials.jsonl"
+}
+pins_scaled noise 1.78
+lab report --format ktap "$rd/noise" --compare "$rd/run" >"$rd/noise.out" 2>&1
+crc=$?
+ok "--compare of a run whose pin times are x1.78 (two identical runs here: 3.30 and 1.86 s): noise, no regression, exit 0" \
+	sh -c '[ "$2" = 0 ] && ! grep -q "^  regression" "$1" && grep -q "^  same            series-256: pin time x1.78 (1.196 -> 2.129 s), within the noise ± 1.196 s$" "$1"' _ "$rd/noise.out" "$crc"
+pins_scaled slow 3
+lab report --format ktap "$rd/slow" --compare "$rd/run" >"$rd/slow.out" 2>&1
+crc=$?
+ok "--compare of a run whose pin times are x3: a regression for each of the 5 trials that pinned, exit 1" \
+	sh -c '[ "$2" = 1 ] && [ "$(grep -c "^  regression .*: pin time x3.00 " "$1")" = 5 ] && grep -q "^report: 5 regression(s) since " "$1"' _ "$rd/slow.out" "$crc"
+# 5 repeats of series-256 before, pin times within 2 %: their MAD is the floor, not 100 % of the median
+mkdir -p "$rd/repeats" "$rd/one" && cp "$rd/run/"*.log "$rd/repeats/" && cp "$rd/run/"*.log "$rd/one/"
+for k in 1.00 1.01 0.99 1.02 0.98; do
+	jq -c --argjson k $k 'select(.trial == "series-256") | (.steps[] | select(.step == "pin") | .workload.pin_us) |= . * $k' "$rd/run/trials.jsonl"
+done >"$rd/repeats/trials.jsonl"
+jq -c 'select(.trial == "series-256") | (.steps[] | select(.step == "pin") | .workload.pin_us) |= . * 1.5' "$rd/run/trials.jsonl" >"$rd/one/trials.jsonl"
+lab report --format ktap "$rd/one" --compare "$rd/repeats" >"$rd/repeats.out" 2>&1
+crc=$?
+ok "--compare against 5 repeats of a trial (pin times within 2 %): x1.5 is beyond their measured noise, a regression, exit 1" \
+	sh -c '[ "$2" = 1 ] && grep -q "^  regression      series-256: pin time x1.50 (1.196 -> 1.794 s)$" "$1"' _ "$rd/repeats.out" "$crc"
+lab report --format ktap "$rd/one" --compare "$rd/run" >"$rd/one.out" 2>&1
+crc=$?
+ok "--compare against one earlier trial: the same x1.5 is within the relative floor (pin 100 %), exit 0" \
+	sh -c '[ "$2" = 0 ] && ! grep -q "^  regression" "$1"' _ "$rd/one.out" "$crc"
+mkdir -p "$rd/lost" && cp "$rd/run/"*.log "$rd/lost/" && grep -v '"trial":"series-512"' "$rd/run/trials.jsonl" >"$rd/lost/trials.jsonl"
+jq -c '{trial, scenario, started}' "$rd/run/trials.jsonl" >"$rd/lost/started.jsonl"
+lab report --format ktap "$rd/lost" >"$rd/lost.out" 2>&1
+crc=$?
+ok "report of a run with a lost trial (started, never recorded): exit 1, said on stderr, KTAP 'not ok # ERROR lost'" \
+	sh -c '[ "$2" = 1 ] && grep -q "^report: 1 trial(s) lost (started, never recorded: .*/lost/started.jsonl)$" "$1" &&
+		grep -q "^not ok 6 series-512 # ERROR lost: " "$3"' _ "$rd/lost.out" "$crc" "$rd/lost/report/results.ktap"
+ok "KTAP: a failed trial's steps that did not run are listed, 'ok N step # SKIP not run: step 2 (resize) failed', the checker passes it" \
+	sh -c 'sed -n "/# Subtest: baseline-256\$/,/^not ok/p" "$1" | grep -c "^  ok [34] \(check\|release\) pin0 # SKIP not run: step 2 (resize) failed\$" | grep -qx 2 &&
+		grep -q "^  ok 4 release pin0 # SKIP not run: step 2 (resize) was interrupted\$" "$1" && awk -v strict=1 -f tests/ktap-check.awk "$1" >/dev/null' _ "$R/results.ktap"
 
 # The browser: headless Chromium opens the page from disk.
 chrome() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@"; }

@@ -160,7 +160,7 @@ int mhlCmdReport(int argc, char **argv)
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp",
 			       .datadir = paths->datadir };
 	const char *v;
-	guint i, regressions = 0;
+	guint i, regressions = 0, lost = 0;
 	int first, rc = mhlCmdStart("report", argc, argv, vals, &first);
 
 	if (rc >= 0)
@@ -219,6 +219,10 @@ int mhlCmdReport(int argc, char **argv)
 	} else {
 		reportText(run, other, &opts, &regressions);
 	}
-	/* like a test runner: a regression is a failure a CI job must see */
-	return run->bad->len || (other && other->bad->len) || regressions ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
+	for (i = 0; i < run->trials->len; i++)
+		lost += mhlVerdictOf(run->trials->pdata[i]) == MHL_VERDICT_LOST;
+	if (lost)
+		fprintf(stderr, "report: %u trial(s) lost (started, never recorded: %s/started.jsonl)\n", lost, run->dir);
+	/* like a test runner: a regression, or a record that never came, is a failure a CI job must see */
+	return run->bad->len || (other && other->bad->len) || regressions || lost ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }

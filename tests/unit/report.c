@@ -10,8 +10,10 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include <math.h>
 #include <string.h>
 
+#include "mhl-exit.h"
 #include "reports/report.h"
 #include "unit.h"
 #include "util.h"
@@ -324,6 +326,112 @@ static bool timeOrder(void)
 	return unitExpect(ok && b - a == G_USEC_PER_SEC / 2);
 }
 
+/* ---- noise floors (noise.c): what --history and --compare call a regression ---- */
+
+#define NOISE_MAX 10
+static const struct noiseRow {
+	const char *what;
+	mhlMetric m;
+	double values[NOISE_MAX];
+	size_t n;
+	double x;
+	int want;	/* 1 regression, -1 improvement, 0 noise */
+} noiseRows[] = {
+	{ "one pin time before, x1.78 (two identical runs here): noise", MHL_METRIC_PIN, { 1.196 }, 1, 2.129, 0 },
+	{ "one pin time before, x3: a regression", MHL_METRIC_PIN, { 1.196 }, 1, 3.588, 1 },
+	{ "one pin time before, half of it: still noise (the relative floor, 100 %)", MHL_METRIC_PIN, { 1.196 }, 1, 0.6, 0 },
+	{ "5 repeats within 2 %, x1.5: a regression (their MAD is the floor)", MHL_METRIC_PIN,
+	  { 1.0, 1.01, 0.99, 1.02, 0.98 }, 5, 1.5, 1 },
+	{ "5 repeats within 2 %, x0.5: an improvement", MHL_METRIC_PIN, { 1.0, 1.01, 0.99, 1.02, 0.98 }, 5, 0.5, -1 },
+	{ "5 repeats within 2 %, +0.04 s: below the absolute floor 0.05 s", MHL_METRIC_PIN,
+	  { 1.0, 1.0, 1.0, 1.0, 1.0 }, 5, 1.04, 0 },
+	{ "2 values within 2 %, x1.5: fewer than 5, the relative floor holds: noise", MHL_METRIC_PIN,
+	  { 1.0, 1.02 }, 2, 1.5, 0 },
+	{ "5 spread repeats (1 to 2 s), 2.5 s: within 3 x 1.4826 x MAD", MHL_METRIC_PIN,
+	  { 1.0, 1.3, 1.5, 1.8, 2.0 }, 5, 2.5, 0 },
+	{ "reached 0 MiB from the request before, 1 MiB after: below the floor 2 MiB", MHL_METRIC_REACHED, { 0 }, 1, 1, 0 },
+	{ "reached 0 MiB from the request before, 256 MiB after: a regression", MHL_METRIC_REACHED, { 0 }, 1, 256, 1 },
+	{ "cycles per hour 1201..1203, 600: worse is lower, a regression", MHL_METRIC_CPH, { 1201, 1202, 1203 }, 3, 600, 1 },
+	{ "cycles per hour 1201..1203, 1400: an improvement", MHL_METRIC_CPH, { 1201, 1202, 1203 }, 3, 1400, -1 },
+	{ "a bench's 10 runs' get_us within 1 %, median x1.5: a regression", MHL_METRIC_BENCH,
+	  { 1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003 }, 10, 1500, 1 },
+	{ "a bench's 10 runs' get_us within 1 %, median +30 us: below the floor 50 us", MHL_METRIC_BENCH,
+	  { 1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003 }, 10, 1030, 0 },
+	{ "nothing before: nothing to judge", MHL_METRIC_PIN, { 0 }, 0, 100, 0 },
+};
+
+static bool noiseJudge(const void *row, GString *desc)
+{
+	const struct noiseRow *r = row;
+	double med, spread;
+	int got;
+
+	g_string_printf(desc, "report: noise: %s: %s", mhlMetrics[r->m].name, r->what);
+	if (unitListing)
+		return true;
+	got = mhlNoiseJudge(r->m, r->values, r->n, r->x, &med, &spread);
+	if (got != r->want)
+		unitDiag("got %d (median %g, spread %g), want %d", got, med, spread, r->want);
+	return unitExpect(got == r->want);
+}
+
+/* A bench step's runs are its repeats; its value their median. */
+static bool benchRepeats(void)
+{
+	g_autoptr(json_object) rec = json_tokener_parse(
+		"{\"trial\":\"b\",\"verdict\":\"pass\",\"steps\":[{\"step\":\"pin\",\"ok\":true},"
+		"{\"step\":\"bench\",\"ok\":true,\"workload\":{\"runs\":[{\"get_us\":300},{\"get_us\":100},"
+		"{\"get_us\":200}],\"get_us_median\":200}}]}");
+	g_autoptr(GArray) v = g_array_new(FALSE, FALSE, sizeof(double));
+	size_t n = mhlMetricRepeats(rec, MHL_METRIC_BENCH, v);
+	double x = mhlMetricValue(rec, MHL_METRIC_BENCH);
+
+	if (n != 3 || x != 200)
+		unitDiag("got %zu repeats, value %g", n, x);
+	return unitExpect(n == 3 && v->len == 3 && g_array_index(v, double, 0) == 300 && x == 200 &&
+			  isnan(mhlMetricValue(rec, MHL_METRIC_PIN)));
+}
+
+/* ---- a run's exit status from its verdicts (exit.c) ---- */
+
+#define V(x) MHL_VERDICT_##x
+static const struct exitRow {
+	const char *what;
+	mhlVerdict v[4];
+	size_t n;
+	int want;
+} exitRows[] = {
+	{ "every trial passed: 0", { V(PASS), V(PASS) }, 2, MHL_EXIT_PASS },
+	{ "a pass and a skip: 0", { V(SKIP), V(PASS) }, 2, MHL_EXIT_PASS },
+	{ "a skip after a pass: 0", { V(PASS), V(SKIP), V(SKIP) }, 3, MHL_EXIT_PASS },
+	{ "every trial skipped: 4 (kselftest's KSFT_SKIP)", { V(SKIP), V(SKIP), V(SKIP) }, 3, MHL_EXIT_SKIP },
+	{ "one trial, skipped: 4", { V(SKIP) }, 1, MHL_EXIT_SKIP },
+	{ "skips and an expected failure: 0 (the xfail ran)", { V(SKIP), V(XFAIL), V(SKIP) }, 3, MHL_EXIT_PASS },
+	{ "skips and a failure: 1", { V(SKIP), V(FAIL), V(SKIP) }, 3, MHL_EXIT_FAILED },
+	{ "a failure, then passes: 1", { V(FAIL), V(PASS), V(PASS) }, 3, MHL_EXIT_FAILED },
+	{ "an unexpected pass: 1", { V(PASS), V(XPASS) }, 2, MHL_EXIT_FAILED },
+	{ "an error: 1", { V(ERROR) }, 1, MHL_EXIT_FAILED },
+	{ "an interrupted trial: 1", { V(SKIP), V(INTERRUPTED) }, 2, MHL_EXIT_FAILED },
+	{ "a lost trial: 1", { V(PASS), V(LOST) }, 2, MHL_EXIT_FAILED },
+	{ "a trial without a record (MHL_VERDICT_LAST): 1", { V(SKIP), V(LAST) }, 2, MHL_EXIT_FAILED },
+	{ "no trial: 0", { V(PASS) }, 0, MHL_EXIT_PASS },
+};
+#undef V
+
+static bool exitJudge(const void *row, GString *desc)
+{
+	const struct exitRow *r = row;
+	int got;
+
+	g_string_printf(desc, "report: mhlExitStatusOf: %s", r->what);
+	if (unitListing)
+		return true;
+	got = mhlExitStatusOf(r->v, r->n);
+	if (got != r->want)
+		unitDiag("got %d, want %d", got, r->want);
+	return unitExpect(got == r->want);
+}
+
 static const unitCase cases[] = {
 	{ "report: results.ktap of one trial per verdict, line by line", ktapWhole },
 	{ "report: mhlHistoryTimeParse: half a second after a whole one is later (not by string order)", timeOrder },
@@ -332,6 +440,7 @@ static const unitCase cases[] = {
 	{ "report: a gnuplot string is single-quoted (' doubled, a line end a space): nothing substituted",
 	  gnuplotQuoted },
 	{ "report: an identifier keeps [A-Za-z0-9_-] only; an empty one is '_'", identSafe },
+	{ "report: noise: a bench step's runs[] are its repeats of bench_get_us, its value their median", benchRepeats },
 };
 
 static const unitTable tables[] = {
@@ -339,6 +448,8 @@ static const unitTable tables[] = {
 	UNIT_TABLE(lines, lineJudge),
 	UNIT_TABLE(kcidbRows, kcidbJudge),
 	UNIT_TABLE(times, timeJudge),
+	UNIT_TABLE(noiseRows, noiseJudge),
+	UNIT_TABLE(exitRows, exitJudge),
 };
 
 const unitModule unitReport = UNIT_MODULE("report", reportSetup, reportTeardown, tables);
