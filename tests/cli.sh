@@ -8,7 +8,7 @@
 # field list, conformance trial counts, where results go, file:line:column,
 # the environment, the limits) checked against what the code does.
 
-plan 43
+plan 44
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -280,13 +280,17 @@ results_dir() {
 }
 ok "a plain run writes to results/<name>-<YYYYmmdd-HHMMSS>/ under the current directory, as README and docs/cli.md say" \
 	results_dir "$(realpath "$LAB")" "$top"
+ok "that run directory as a results tree (issue 32, item 18): results/latest points at it, run.json has a 40-hex job_id and host_identity, sysinfo/pre/ holds the host's meminfo and identity" \
+	sh -c 'd=$(ls -d "$1"/results/demo-2*) && [ "$(readlink "$1/results/latest")" = "${d##*/}" ] &&
+		jq -e "(.job_id | test(\"^[0-9a-f]{40}$\")) and (.host_identity.kernel | length > 0)" "$d/run.json" >/dev/null &&
+		grep -q "^MemTotal:" "$d/sysinfo/pre/meminfo" && jq -e .hostname "$d/sysinfo/pre/host_identity.json" >/dev/null' _ "$cli"
 # Errors about a part of the file: each must name file:line:column (docs/scenarios.md),
 # the line and column of that part: each case is "LINE:COL BODY".
 i=0 at=
 for t in '4:5 nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 2}\n' \
 	'4:5 nodes:\n  - memory: 1G\nsteps:\n  - release: {id: ghost}\n' \
 	'5:5 nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n' \
-	'6:5 nodes:\n  - memory: 1G\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 1G}\nsteps:\n  - expect: {unplug: reached}\n' \
+	'6:14 nodes:\n  - memory: 1G\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 1G}\nsteps:\n  - expect: {unplug: reached}\n' \
 	'5:5 nodes:\n  - memory: 1G\n  - memory: 1G\nsteps:\n  - resize: {node: 1, requested: 0}\n' \
 	'3:17 nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 1M, requested: 0}\n' \
 	'1:7 name: "a b"\nnodes:\n  - memory: 1G\n' \

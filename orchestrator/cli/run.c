@@ -397,6 +397,8 @@ static char *runDir(const mhlRunOptions *o, GPtrArray *jobs)
 		mhlError("run: cannot create run directory '%s': %s", outdir, g_strerror(errno));
 		return NULL;
 	}
+	if (!o->outdir)
+		mhlResultsLatest(outdir);	/* results/latest: the newest of the run directories named here */
 	return g_steal_pointer(&outdir);
 }
 
@@ -445,6 +447,11 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	json_object_object_add(run, "scenarios", list);
 	/* the machine the run was started on: what changed after an upgrade (trials name their own hosts) */
 	json_object_object_add(run, MHL_K_HOST_IDENTITY, mhlHostIdentityLocal());
+	{
+		g_autofree char *job = mhlJobId();
+
+		json_object_object_add(run, "job_id", json_object_new_string(job));
+	}
 	if (o->shard_n) {
 		/* which shard, and every trial of the whole run: report --merge checks the shards against it */
 		json_object *sh = json_object_new_object();
@@ -652,6 +659,7 @@ static int runEnd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir, d
 		if (!j->rec || !mhlVerdictOk(j->verdict))
 			rc = MHL_EXIT_FAILED;
 	}
+	mhlSysinfoSave(outdir, "post");
 	runPrint(o, jobs, records, t0);
 	mhlReportAfterRun(outdir, o->quiet || o->json, o->srcdir);
 	return rc;
@@ -684,6 +692,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 		return MHL_EXIT_USAGE;
 	cfg.outdir = outdir;
 	records = g_build_filename(outdir, "trials.jsonl", NULL);
+	mhlSysinfoSave(outdir, o->resume ? "pre-resume" : "pre");
 	mhlSignalsInstall();
 	if (hosts->len) {
 		if (mhlRunFleet(o, &cfg, jobs, hosts, outdir, jobsNeed(jobs)) < 0)

@@ -51,4 +51,14 @@ int mhlRunFleet(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *jobs, GPtr
 /* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
 int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);
 
+/*
+ * results.c: a run directory as a results tree. mhlJobId: a new job id (40
+ * hex digits, run.json's job_id). mhlResultsLatest: DIR/../latest -> DIR's
+ * name, replaced atomically. mhlSysinfoSave: the host's /proc files and
+ * identity into DIR/sysinfo/@when/ ("pre" before the trials, "post" after).
+ */
+char *mhlJobId(void);
+void mhlResultsLatest(const char *outdir);
+void mhlSysinfoSave(const char *outdir, const char *when);
+
 #endif
