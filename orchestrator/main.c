@@ -26,7 +26,7 @@ static int cmdHelp(int argc, char **argv);
 static const mhlCmd cmds[] = {
 	{ "run", "SCENARIO...", "boot a guest per trial, run the scenario's steps, record the outcome",
 	  mhlCmdRunOpts, mhlCmdRun,
-	  "0 every trial passed, was skipped or failed as a known deviation (xfail), 1 some failed, erred, passed unexpectedly (xpass) or were interrupted, 2 usage or setup error (nothing was run)" },
+	  "0 every trial passed, was skipped or failed as a known deviation (xfail), not all skipped, 1 some failed, erred, passed unexpectedly (xpass), were interrupted or not run, 2 usage or setup error (nothing was run), 4 every trial was skipped (kselftest's skip)" },
 	{ "soak", "SCENARIO", "one long-lived guest, a seeded schedule of pins and resizes, checkpoints (docs/soak.md)",
 	  mhlCmdSoakOpts, mhlCmdSoak,
 	  "0 no finding, 1 findings (or interrupted), 2 usage or setup error" },
