@@ -89,10 +89,17 @@ json_object *mhlHostIdentityLocal(void)
 	json_object_object_add(o, "cpus", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
 	if (pages > 0 && psz > 0)
 		json_object_object_add(o, "memory_bytes", json_object_new_int64((int64_t)pages * psz));
-	if (virGetVersion(&lib, NULL, NULL) == 0) {
+	/*
+	 * Not virGetVersion: its first call initializes libvirt, whose logging
+	 * would go to stderr before mhlLibvirtStart points it at the run's
+	 * libvirt.log (and before the guard forks). The library this binary
+	 * was built against; each record's host_identity has the daemon's.
+	 */
+	lib = LIBVIR_VERSION_NUMBER;
+	{
 		g_autofree char *v = versionText(lib);
 
-		addStr(o, "libvirt", v);
+		addStr(o, "libvirt_built_with", v);
 	}
 	addStr(o, "qemu", qemuVersionLocal());
 	return o;

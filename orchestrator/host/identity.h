@@ -8,8 +8,9 @@
 
 /*
  * This machine: {hostname, kernel, kernel_build, machine, cpu_model, cpus,
- * memory_bytes, libvirt, qemu} (run.json's host_identity). Fields that
- * cannot be read are left out.
+ * memory_bytes, libvirt_built_with, qemu} (run.json's host_identity). It
+ * calls no libvirt API (libvirt is not initialized yet when run.json is
+ * written). Fields that cannot be read are left out.
  */
 json_object *mhlHostIdentityLocal(void);
 
