@@ -1,6 +1,6 @@
 # tests/basics.sh - the command line's bad input, and `make install` into a
 # temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
-plan 20
+plan 23
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
@@ -22,6 +22,17 @@ ok "check takes several files: every shipped scenario passes (scenarios/*.yaml s
 	$LAB check scenarios/*.yaml scenarios/*/*.yaml
 expect_fail "check of a good and a bad file: exit 2, the bad one named, the count said" 2 \
 	"check: 1 of 2 scenario file\(s\) refused" $LAB check scenarios/demo.yaml "$work/bad.yaml"
+echo "# check: expectations that could never hold given the steps before them"
+vmem='nodes:\n  - memory: 1G\n  - memory: 128M\n    virtio_mem: {size: 1G, block: 2M, requested: %s}\nsteps:\n'
+printf "$vmem"'  - resize: {node: 1, requested: 512M}\n  - expect: {integrity: true}\n' 0 >"$work/integrity.yaml"
+expect_fail "check refuses expect integrity before any check, io or release, naming its key's file:line:col" 2 \
+	"$work/integrity.yaml:7:14: expect: 'integrity' needs a check, io or release step before it" $LAB check "$work/integrity.yaml"
+printf "$vmem"'  - resize: {node: 1, requested: 512M}\n  - expect: {unplug: reached, host_reclaimed: ">=90%%"}\n' 0 >"$work/grow.yaml"
+expect_fail "check refuses expect host_reclaimed after only a grow (the host gets nothing back)" 2 \
+	"$work/grow.yaml:7:31: expect: 'host_reclaimed' needs a resize step that shrinks a virtio_mem device before it" \
+	$LAB check "$work/grow.yaml"
+printf "$vmem"'  - pin: {id: p, size: 2MiB}\n  - resize: {node: 1, requested: 0}\n  - release: {id: p}\n  - expect: {host_reclaimed: ">=90%%", integrity: true}\n' 1G >"$work/holds.yaml"
+ok "check accepts host_reclaimed after a shrink and integrity after a release" $LAB check "$work/holds.yaml"
 expect_fail "soak --seed -1 (strtoull would wrap it to 2^64-1)" 2 "--seed '-1' is not a non-negative integer" \
 	$LAB soak --seed -1 scenarios/soak.yaml
 

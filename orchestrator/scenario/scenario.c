@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 };
 
 static const char *const policyNames[] = { "series", "baseline", NULL };
+enum { MHL_POLICIES = G_N_ELEMENTS(policyNames) - 1 };
 
 static int oneOf(const char *what, const char *const *names)
 {
@@ -720,11 +722,21 @@ static int waitParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	return 0;
 }
 
-/* What the steps before the one being validated did. */
+/*
+ * What the steps before the one being validated did, as far as the file
+ * tells: what an expect step may assert about them (expectValidate).
+ */
 typedef struct {
 	const mhlScenario *s;
 	GHashTable *held;	/* ids of the workloads started and not released */
-	bool pinned, resized;
+	const mhlStep *last_pin;	/* the pin step an expect's census reads, or NULL */
+	bool resized;		/* a resize step */
+	bool shrunk;		/* one that may give memory back (host_reclaimed) */
+	uint64_t most[MHL_MAX_NODES];	/* the largest request each device had: what it may hold */
+	int checked;		/* check, io and release steps (integrity) */
+	/* pin steps whose failure ends no trial, by policyNames[] index: those
+	 * that must fail (fails_with), those that may (fails_with, measure) */
+	int must_fail[MHL_POLICIES], may_fail[MHL_POLICIES];
 } mhlStepsSoFar;
 
 /*
@@ -738,6 +750,30 @@ static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
 	mhlError("%s:%d:%d: step '%s' names node %d, but the guest has %d node(s)",
 		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->node, sf->s->nnodes);
 	return -1;
+}
+
+static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col);
+
+/* Whether pin @st must fail under policyNames[@p] (fails_with, for every policy or that one). */
+static bool pinMustFail(const mhlStep *st, int p)
+{
+	return st->fails_with[0] && (!st->fails_with_policy[0] ||
+				     !strcmp(st->fails_with_policy, policyNames[p]));
+}
+
+/*
+ * A pin that fails ends the trial (its step fails) unless it must fail
+ * (fails_with) or is only measured (measure: true; of size 0 it pins
+ * nothing, which pins_failed counts as a failure too).
+ */
+static void pinFailures(mhlStepsSoFar *sf, const mhlStep *st)
+{
+	int p;
+
+	for (p = 0; p < MHL_POLICIES; p++) {
+		sf->must_fail[p] += pinMustFail(st, p);
+		sf->may_fail[p] += pinMustFail(st, p) || st->measure;
+	}
 }
 
 static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
@@ -773,7 +809,8 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 		return -1;
 	}
 	g_hash_table_add(sf->held, st->id);
-	sf->pinned = true;
+	pinFailures(sf, st);
+	sf->last_pin = st;
 	return 0;
 }
 
@@ -794,15 +831,20 @@ static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
 			 sf->s->path, st->line, st->col, st->requested, n->vmem_block, n->vmem_size);
 		return -1;
 	}
+	/* the device holds at most the largest request it had: below it, a resize may shrink it */
+	sf->shrunk |= st->requested < sf->most[st->node];
+	sf->most[st->node] = MAX(sf->most[st->node], st->requested);
 	sf->resized = true;
 	return 0;
 }
 
-/* check, io: a workload that is started. */
+/* check, io, release: a workload that is started; each judges its data (integrity). */
 static int heldValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
-	if (g_hash_table_contains(sf->held, st->id))
+	if (g_hash_table_contains(sf->held, st->id)) {
+		sf->checked++;
 		return 0;
+	}
 	mhlError("%s:%d:%d: step '%s' refers to workload '%s', which was never started (or was released)",
 		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->id);
 	return -1;
@@ -816,19 +858,139 @@ static int releaseValidate(mhlStepsSoFar *sf, mhlStep *st)
 	return 0;
 }
 
+/*
+ * An expectation that cannot hold given the steps before it: the message
+ * names where the expect step gives it, and what it needs first.
+ */
+static int G_GNUC_PRINTF(4, 5) expectRefuse(const mhlStepsSoFar *sf, const mhlStep *st,
+					    const char *key, const char *fmt, ...)
+{
+	g_autofree char *why = NULL;
+	va_list ap;
+	int line, col;
+
+	va_start(ap, fmt);
+	why = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	stepKeyAt(st, key, &line, &col);
+	mhlError("%s:%d:%d: expect: '%s' %s", sf->s->path, line, col, key, why);
+	return -1;
+}
+
+/* The pin_policies expect step @st applies under: a bit per policyNames[] index. */
+static unsigned int expectPolicies(const mhlStep *st)
+{
+	return st->policy[0] ? 1u << oneOf(st->policy, policyNames) : (1u << MHL_POLICIES) - 1;
+}
+
+/* unplug: the last resize; host_reclaimed: the last that gave memory back. */
+static int expectResized(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	if (!sf->resized)
+		return expectRefuse(sf, st, key, "needs a resize step before it");
+	if (strcmp(key, "host_reclaimed") || sf->shrunk)
+		return 0;
+	return expectRefuse(sf, st, key, "needs a resize step that shrinks a virtio_mem device before it (requested below a size the device had): the resize steps before it only grow or keep the devices, so the host has nothing to get back");
+}
+
+/* movable_after_pin, census_before, census_after: the census of the last pin, which a failed pin has none of. */
+static int expectPinned(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	const mhlStep *p = sf->last_pin;
+	unsigned int pols = expectPolicies(st);
+	int i;
+
+	if (!p)
+		return expectRefuse(sf, st, key, "needs a pin step before it");
+	if (p->measure && !p->size)
+		return expectRefuse(sf, st, key, "needs a pin step that pins something before it: the last one ('%s', line %d) has size 0, and reports no census",
+				    p->id, p->line);
+	for (i = 0; i < MHL_POLICIES; i++)
+		if ((pols & (1u << i)) && !pinMustFail(p, i))
+			return 0;
+	return expectRefuse(sf, st, key, "needs a pin step that succeeds before it: the last one ('%s', line %d) must fail (fails_with: %s%s%s), and a failed pin reports no census",
+			    p->id, p->line, p->fails_with, p->fails_with_policy[0] ? " under " : "",
+			    p->fails_with_policy);
+}
+
+/*
+ * pins_failed: N: a pin that fails ends the trial but for the ones that must
+ * (fails_with) or may (measure) fail: N is between the two counts before it.
+ */
+static int expectPinsFailed(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	unsigned int pols = expectPolicies(st);
+	int i, may = 0, must = MHL_MAX_STEPS;
+
+	for (i = 0; i < MHL_POLICIES; i++) {
+		if (!(pols & (1u << i)))
+			continue;
+		if (sf->must_fail[i] <= st->pins_failed && st->pins_failed <= sf->may_fail[i])
+			return 0;
+		may = MAX(may, sf->may_fail[i]);
+		must = MIN(must, sf->must_fail[i]);
+	}
+	if (st->pins_failed > may)
+		return expectRefuse(sf, st, key, "(%d) needs %d pin step(s) before it that may fail (fails_with, or measure: true; any other pin that fails ends the trial): there %s %d",
+				    st->pins_failed, st->pins_failed, may == 1 ? "is" : "are", may);
+	return expectRefuse(sf, st, key, "(%d) can never hold: %d pin step(s) before it must fail (fails_with) for the trial to get here",
+			    st->pins_failed, must);
+}
+
+/* integrity: what the check, io and release steps so far found; none: nothing to judge. */
+static int expectChecked(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	if (sf->checked)
+		return 0;
+	return expectRefuse(sf, st, key, "needs a check, io or release step before it (it judges the data those steps found)");
+}
+
+static bool expWantsUnplug(const mhlStep *st) { return st->unplug != MHL_UNPLUG_ANY; }
+static bool expWantsHost(const mhlStep *st) { return st->host_reclaimed != MHL_UNSET; }
+static bool expWantsMovable(const mhlStep *st) { return st->movable_after_pin != MHL_UNSET; }
+static bool expWantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_UNSET; }
+static bool expWantsIntegrity(const mhlStep *st) { return st->integrity; }
+
+static bool expWantsCensus(const mhlStep *st, bool after)
+{
+	int i;
+
+	for (i = 0; i < st->ncensus; i++)
+		if (st->census_after[i] == after)
+			return true;
+	return false;
+}
+
+static bool expWantsCensusBefore(const mhlStep *st) { return expWantsCensus(st, false); }
+static bool expWantsCensusAfter(const mhlStep *st) { return expWantsCensus(st, true); }
+
+/*
+ * Each expectation that holds only after some step (docs/scenarios.md,
+ * expect): the key, whether the step gives it, what it needs before it.
+ * The others hold or not at any point: vmstat (changes since the start),
+ * console_clean; policy and kernel only choose where the step applies.
+ */
+static const struct {
+	const char *key;
+	bool (*wanted)(const mhlStep *st);
+	int (*needs)(const mhlStepsSoFar *sf, const mhlStep *st, const char *key);
+} expectNeeds[] = {
+	{ "unplug", expWantsUnplug, expectResized },
+	{ "movable_after_pin", expWantsMovable, expectPinned },
+	{ "census_before", expWantsCensusBefore, expectPinned },
+	{ "census_after", expWantsCensusAfter, expectPinned },
+	{ "pins_failed", expWantsPinsFailed, expectPinsFailed },
+	{ "integrity", expWantsIntegrity, expectChecked },
+	{ "host_reclaimed", expWantsHost, expectResized },
+};
+
 static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
-	if ((st->unplug || st->host_reclaimed != MHL_UNSET) && !sf->resized) {
-		mhlError("%s:%d:%d: expect: '%s' needs a resize step before it", sf->s->path, st->line, st->col,
-			 st->unplug ? "unplug" : "host_reclaimed");
-		return -1;
-	}
-	if ((st->movable_after_pin != MHL_UNSET || st->ncensus) && !sf->pinned) {
-		mhlError("%s:%d:%d: expect: '%s' needs a pin step before it", sf->s->path, st->line, st->col,
-			 st->ncensus ? (st->census_after[0] ? "census_after" : "census_before") :
-			 "movable_after_pin");
-		return -1;
-	}
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(expectNeeds); i++)
+		if (expectNeeds[i].wanted(st) && expectNeeds[i].needs(sf, st, expectNeeds[i].key) < 0)
+			return -1;
 	return 0;
 }
 
@@ -877,7 +1039,33 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
 					"argv", "exit", "ktap", NULL };
-G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= 32);	/* a bit each in mhlStepParse.seen */
+G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
+G_STATIC_ASSERT(MHL_STEP_KEYS <= 32);
+
+/* Where step @st gives @key: its line and column, else the step's own. */
+static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col)
+{
+	int i = oneOf(key, stepKeys);
+
+	*line = i >= 0 && st->key_at[i].line ? st->key_at[i].line : st->line;
+	*col = i >= 0 && st->key_at[i].line ? st->key_at[i].col : st->col;
+}
+
+/* Note where each key of the step's mapping @v is written, for validate()'s messages. */
+static void stepKeysAt(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_pair_t *p;
+
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		int i = oneOf(scalar(y, k), stepKeys);
+
+		if (i < 0)
+			continue;
+		st->key_at[i].line = (int)k->start_mark.line + 1;
+		st->key_at[i].col = (int)k->start_mark.column + 1;
+	}
+}
 
 static bool stepKindTakes(const mhlStepKind *kind, const char *key)
 {
@@ -1006,6 +1194,8 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 		return -1;
 	if (stepKeysCheck(y, k, &sp) < 0)
 		return -1;
+	if (v->type == YAML_MAPPING_NODE)
+		stepKeysAt(y, v, sp.st);
 	s->nsteps++;
 	return 0;
 }
@@ -1600,6 +1790,8 @@ static int validate(mhlScenario *s)
 		mhlError("%s: no 'nodes' given", s->path);
 		return -1;
 	}
+	for (i = 0; i < s->nnodes; i++)
+		sf.most[i] = s->nodes[i].vmem_requested;
 	for (i = 0; i < s->nsteps; i++) {
 		mhlStep *st = &s->steps[i];
 

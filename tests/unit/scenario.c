@@ -12,6 +12,12 @@
 #include "unit.h"
 #include "util.h"
 
+/* Two nodes, the second with 128 MiB to pin from; then "steps:". */
+#define PIN_GUEST "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n"
+/* The same with a 1 GiB virtio-mem device on node 1 asking for @req at boot. */
+#define VMEM_GUEST(req) "nodes:\n  - memory: 1G\n  - memory: 128M\n" \
+	"    virtio_mem: {size: 1G, block: 2M, requested: " req "}\nsteps:\n"
+
 /* A scenario that must be refused, and a part of the message that says why. */
 static const struct scenarioError {
 	const char *desc, *yaml, *want;
@@ -80,7 +86,7 @@ static const struct scenarioError {
 	  "4:22: unplug: expected reached or short, not 'maybe'" },
 	{ "expect: unplug before any resize",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {unplug: short}\n",
-	  ":4:5: expect: 'unplug' needs a resize step before it" },
+	  ":4:14: expect: 'unplug' needs a resize step before it" },
 	{ "expect: movable_after_pin not a number",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {movable_after_pin: some}\n",
 	  "movable_after_pin (pages, or all): 'some' is not an integer" },
@@ -145,7 +151,7 @@ static const struct scenarioError {
 	  "5:35: census_before cma: expected pages N, \">=N\" or all, not 'some'" },
 	{ "expect: census before any pin",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {census_after: {Movable: 0}}\n",
-	  ":4:5: expect: 'census_after' needs a pin step before it" },
+	  ":4:14: expect: 'census_after' needs a pin step before it" },
 	{ "expect: unknown kernel filter",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {kernel: '5.10'}\n",
 	  "4:22: unknown kernel '5.10' (known: 6.12, 6.1)" },
@@ -227,6 +233,44 @@ static const struct scenarioError {
 	{ "exec: a deadline that is not finite",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/true], deadline: .inf}\n", "deadline" },
 	{ "exec: needs argv", "nodes:\n  - memory: 1G\nsteps:\n  - exec: {deadline: 5}\n", "needs 'argv'" },
+	/*
+	 * An expectation that cannot hold given the steps before it (issue
+	 * "ready to gate nightly runs", item 7), named where the expect step
+	 * gives it.
+	 */
+	{ "expect: integrity before any check, io or release (nothing judged: it could never pass)",
+	  PIN_GUEST "  - pin: {id: a, size: 2M}\n  - expect: {integrity: true}\n",
+	  ":6:14: expect: 'integrity' needs a check, io or release step before it" },
+	{ "expect: integrity as the first step, named at its key on the expect's second line",
+	  PIN_GUEST "  - expect: {console_clean: true,\n             integrity: true}\n",
+	  ":6:14: expect: 'integrity' needs a check, io or release step before it" },
+	{ "expect: host_reclaimed before any resize",
+	  VMEM_GUEST("1G") "  - expect: {host_reclaimed: \">=90%\"}\n",
+	  ":6:14: expect: 'host_reclaimed' needs a resize step before it" },
+	{ "expect: host_reclaimed after only a grow (the host gets nothing back)",
+	  VMEM_GUEST("0") "  - resize: {node: 1, requested: 512M}\n  - expect: {unplug: reached, host_reclaimed: \">=90%\"}\n",
+	  ":7:31: expect: 'host_reclaimed' needs a resize step that shrinks a virtio_mem device before it" },
+	{ "expect: host_reclaimed after a resize to the size the device already had",
+	  VMEM_GUEST("1G") "  - resize: {node: 1, requested: 1G}\n  - expect: {host_reclaimed: \">=90%\"}\n",
+	  ":7:14: expect: 'host_reclaimed' needs a resize step that shrinks" },
+	{ "expect: pins_failed 1 after a pin that must succeed (its failure ends the trial)",
+	  PIN_GUEST "  - pin: {id: a, size: 2M}\n  - expect: {pins_failed: 1}\n",
+	  ":6:14: expect: 'pins_failed' (1) needs 1 pin step(s) before it that may fail (fails_with, or measure: true" },
+	{ "expect: pins_failed 0 after a pin that must fail",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: ENOMEM}\n  - expect: {pins_failed: 0}\n",
+	  ":6:14: expect: 'pins_failed' (0) can never hold: 1 pin step(s) before it must fail (fails_with)" },
+	{ "expect: pins_failed 1 under baseline after a pin that fails under series only",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: {series: ENOMEM}}\n  - expect: {policy: baseline, pins_failed: 1}\n",
+	  ":6:32: expect: 'pins_failed' (1) needs 1 pin step(s) before it that may fail" },
+	{ "expect: movable_after_pin of a pin that must fail (a failed pin has no census)",
+	  PIN_GUEST "  - pin: {id: a, size: 2M}\n  - pin: {id: b, size: 2M, fails_with: ENOMEM}\n  - expect: {movable_after_pin: 0}\n",
+	  ":7:14: expect: 'movable_after_pin' needs a pin step that succeeds before it: the last one ('b', line 6) must fail (fails_with: ENOMEM)" },
+	{ "expect: census_after under series of a pin that fails under series",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: {series: ENOMEM}}\n  - expect: {policy: series, census_after: {Movable: 0}}\n",
+	  ":6:30: expect: 'census_after' needs a pin step that succeeds before it: the last one ('a', line 5) must fail (fails_with: ENOMEM under series)" },
+	{ "expect: census_before of a measured pin of size 0 (nothing pinned)",
+	  PIN_GUEST "  - pin: {id: a, size: 0, measure: true}\n  - expect: {census_before: {Movable: all}}\n",
+	  ":6:14: expect: 'census_before' needs a pin step that pins something before it: the last one ('a', line 5) has size 0" },
 };
 
 static bool scenarioErrorJudge(const void *row, GString *desc)
@@ -245,6 +289,56 @@ static bool scenarioErrorJudge(const void *row, GString *desc)
 	if (s || !strstr(msg, c->want))
 		unitDiag("  got: %s", msg);
 	return unitExpect(!s && strstr(msg, path) && strstr(msg, c->want));
+}
+
+/* Expectations that can hold given the steps before them: check takes them. */
+static const struct scenarioHolds {
+	const char *desc, *yaml;
+} holds[] = {
+	{ "integrity after a check", PIN_GUEST "  - pin: {id: a, size: 2M}\n  - check: {id: a}\n  - expect: {integrity: true}\n" },
+	{ "integrity after an io", PIN_GUEST "  - pin: {id: a, size: 2M}\n  - io: {id: a}\n  - expect: {integrity: true}\n" },
+	{ "integrity after a release", PIN_GUEST "  - pin: {id: a, size: 2M}\n  - release: {id: a}\n  - expect: {integrity: true}\n" },
+	{ "vmstat and console_clean as the first step (they hold or not at any point)",
+	  PIN_GUEST "  - expect: {vmstat: {nr_free_pages: \">=0\"}, console_clean: true}\n" },
+	{ "host_reclaimed after a shrink below the boot request",
+	  VMEM_GUEST("1G") "  - resize: {node: 1, requested: 0}\n  - expect: {host_reclaimed: \">=90%\"}\n" },
+	{ "host_reclaimed after a grow and then a shrink",
+	  VMEM_GUEST("0") "  - resize: {node: 1, requested: 512M}\n  - resize: {node: 1, requested: 256M}\n"
+	  "  - expect: {host_reclaimed: \">=90%\"}\n" },
+	{ "host_reclaimed after a shrink and a grow (the last shrink is judged)",
+	  VMEM_GUEST("1G") "  - resize: {node: 1, requested: 0}\n  - resize: {node: 1, requested: 1G}\n"
+	  "  - expect: {unplug: reached, host_reclaimed: \">=90%\"}\n" },
+	{ "pins_failed 0 after pins that must succeed",
+	  PIN_GUEST "  - pin: {id: a, size: 2M}\n  - pin: {id: b, size: 2M}\n  - expect: {pins_failed: 0}\n" },
+	{ "pins_failed 1 after a pin that must fail",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: SIGKILL}\n  - expect: {pins_failed: 1}\n" },
+	{ "pins_failed 0 and 1 after a measured pin (it may fail)",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, measure: true}\n  - expect: {pins_failed: 0}\n  - expect: {pins_failed: 1}\n" },
+	{ "pins_failed 0 for every policy after a pin that fails under series only (baseline: it holds)",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: {series: ENOMEM}}\n  - expect: {pins_failed: 0}\n" },
+	{ "census_after under baseline of a pin that fails under series only",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: {series: ENOMEM}}\n"
+	  "  - expect: {policy: baseline, census_after: {Movable: all}, movable_after_pin: all}\n" },
+	{ "movable_after_pin of a pin that succeeds after two that must fail",
+	  PIN_GUEST "  - pin: {id: a, size: 2M, fails_with: ENOMEM}\n  - pin: {id: b, size: 2M, fails_with: SIGKILL}\n"
+	  "  - pin: {id: c, size: 2M}\n  - expect: {movable_after_pin: 0, census_before: {pages: all}}\n" },
+};
+
+static bool scenarioHoldsJudge(const void *row, GString *desc)
+{
+	const struct scenarioHolds *c = row;
+	g_autofree char *path = NULL;
+	g_autoptr(mhlScenario) s = NULL;
+
+	g_string_printf(desc, "scenario expectation that can hold: %s", c->desc);
+	if (unitListing)
+		return true;
+	path = unitWriteTmp("h.yaml", c->yaml);
+	s = mhlScenarioLoad(path);
+	if (!s)
+		unitDiag("  refused: %s", mhlErrorLast());
+	mhlErrorReset();
+	return unitExpect(s != NULL);
 }
 
 static bool demoLoads(void)
@@ -642,6 +736,7 @@ static const unitCase cases[] = {
 
 static const unitTable tables[] = {
 	UNIT_TABLE(errors, scenarioErrorJudge),
+	UNIT_TABLE(holds, scenarioHoldsJudge),
 	UNIT_CASES(cases),
 };
 
