@@ -8,13 +8,42 @@
 #include <string.h>
 #include <strings.h>
 
+/*
+ * The multiplier a suffix stands for, as libvirt's virScaleInteger (what
+ * virsh reads a scaled integer with) has it, or 0 for no suffix it knows.
+ * Case does not matter: "", "b", "byte", "bytes": 1; a unit letter alone or
+ * with "iB" ("k", "M", "GiB"): a power of 1024; a unit letter with "B"
+ * ("KB", "MB", "GB"): a power of 1000.
+ */
+static uint64_t size_scale(const char *suffix)
+{
+	static const char units[] = "kmgtpe";
+	const char *u;
+	uint64_t base, scale = 1;
+	long i;
+
+	if (!*suffix || !strcasecmp(suffix, "b") || !strcasecmp(suffix, "byte") ||
+	    !strcasecmp(suffix, "bytes"))
+		return 1;
+	u = strchr(units, tolower((unsigned char)*suffix));
+	if (!u)
+		return 0;
+	if (!suffix[1] || !strcasecmp(suffix + 1, "iB"))
+		base = 1024;
+	else if (!strcasecmp(suffix + 1, "B"))
+		base = 1000;
+	else
+		return 0;
+	for (i = 0; i <= u - units; i++)
+		scale *= base;	/* at most 1024^6 = 2^60 */
+	return scale;
+}
+
 int mhl_size_parse(const char *s, uint64_t *bytes)
 {
-	static const char units[] = "KMGT";
 	unsigned long long v;
-	const char *u;
+	uint64_t scale;
 	char *end;
-	int shift = 0;
 
 	if (!s)
 		goto inval;
@@ -26,22 +55,14 @@ int mhl_size_parse(const char *s, uint64_t *bytes)
 	v = strtoull(s, &end, 10);
 	if (errno == ERANGE)
 		return -1;
-	if (*end) {
-		u = strchr(units, toupper((unsigned char)*end));
-		if (!u)
-			goto inval;
-		shift = 10 * (int)(u - units + 1);
-		end++;
-		if (!strcasecmp(end, "iB") || !strcasecmp(end, "B"))
-			end += strlen(end);
-		if (*end)
-			goto inval;
-	}
-	if (shift && v > (UINT64_MAX >> shift)) {
+	scale = size_scale(end);
+	if (!scale)
+		goto inval;
+	if (v > UINT64_MAX / scale) {
 		errno = ERANGE;
 		return -1;
 	}
-	*bytes = (uint64_t)v << shift;
+	*bytes = (uint64_t)v * scale;
 	return 0;
 inval:
 	errno = EINVAL;

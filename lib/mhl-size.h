@@ -6,9 +6,13 @@
 #include <stdint.h>
 
 /*
- * Parse "4096", "64k", "256M", "256MiB", "1G", "1GiB", "2T" (binary units; a
- * trailing "B" or "iB" is accepted). Returns 0 and sets *bytes, or -1 with
- * errno EINVAL (unparsable, negative, empty) or ERANGE (overflows 64 bits).
+ * Parse a size as virsh reads one (libvirt's virScaleInteger): a decimal
+ * count and an optional suffix, case-insensitive. "4096", "4096B", "4096bytes":
+ * bytes; "64k", "256M", "256MiB", "1G", "1GiB", "2T" (a unit letter k, M, G,
+ * T, P, E alone or with "iB"): powers of 1024; "2KB", "1000MB", "2GB" (the
+ * letter with "B"): powers of 1000. Returns 0 and sets *bytes, or -1 with
+ * errno EINVAL (unparsable, negative, empty, an unknown suffix) or ERANGE
+ * (overflows 64 bits).
  */
 int mhl_size_parse(const char *s, uint64_t *bytes);
 

@@ -1,6 +1,6 @@
 # tests/basics.sh - the command line's bad input, and `make install` into a
 # temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
-plan 23
+plan 26
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
@@ -22,7 +22,7 @@ ok "check takes several files: every shipped scenario passes (scenarios/*.yaml s
 	$LAB check scenarios/*.yaml scenarios/*/*.yaml
 expect_fail "check of a good and a bad file: exit 2, the bad one named, the count said" 2 \
 	"check: 1 of 2 scenario file\(s\) refused" $LAB check scenarios/demo.yaml "$work/bad.yaml"
-echo "# check: expectations that could never hold given the steps before them"
+echo "# check: expectations that could never hold given the steps before them, sizes as virsh reads them"
 vmem='nodes:\n  - memory: 1G\n  - memory: 128M\n    virtio_mem: {size: 1G, block: 2M, requested: %s}\nsteps:\n'
 printf "$vmem"'  - resize: {node: 1, requested: 512M}\n  - expect: {integrity: true}\n' 0 >"$work/integrity.yaml"
 expect_fail "check refuses expect integrity before any check, io or release, naming its key's file:line:col" 2 \
@@ -33,6 +33,15 @@ expect_fail "check refuses expect host_reclaimed after only a grow (the host get
 	$LAB check "$work/grow.yaml"
 printf "$vmem"'  - pin: {id: p, size: 2MiB}\n  - resize: {node: 1, requested: 0}\n  - release: {id: p}\n  - expect: {host_reclaimed: ">=90%%", integrity: true}\n' 1G >"$work/holds.yaml"
 ok "check accepts host_reclaimed after a shrink and integrity after a release" $LAB check "$work/holds.yaml"
+printf 'nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: p, size: 1GB}\n' >"$work/decimal.yaml"
+expect_fail "check: a pin of 1GB is 10^9 bytes as in virsh, no whole number of pages: refused at its size" 2 \
+	"$work/decimal.yaml:5:18: pin: size 1000000000 bytes is no whole number of 4 KiB pages" $LAB check "$work/decimal.yaml"
+printf "$vmem" 2g >"$work/binary.yaml"
+expect_fail "check: 2g is 2 GiB (a unit letter alone is binary, as in virsh): more than the 1 GiB device, refused" 2 \
+	"$work/binary.yaml:4:17: virtio_mem: size \(1073741824\) .*requested \(2147483648\)" $LAB check "$work/binary.yaml"
+printf "$vmem" 1000MB >"$work/mb.yaml"
+expect_fail "check: requested 1000MB is 10^9 bytes as in virsh (not 1000 MiB), no multiple of the 2 MiB block: refused" 2 \
+	"$work/mb.yaml:4:17: virtio_mem: .*requested \(1000000000\)" $LAB check "$work/mb.yaml"
 expect_fail "soak --seed -1 (strtoull would wrap it to 2^64-1)" 2 "--seed '-1' is not a non-negative integer" \
 	$LAB soak --seed -1 scenarios/soak.yaml
 

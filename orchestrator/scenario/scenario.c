@@ -786,6 +786,14 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 		mhlError("%s:%d:%d: workload '%s' is already started", path, st->line, st->col, st->id);
 		return -1;
 	}
+	if (st->size % 4096) {	/* memhp-pin's refusal, after a boot */
+		int line, col;
+
+		stepKeyAt(st, "size", &line, &col);
+		mhlError("%s:%d:%d: pin: size %" G_GUINT64_FORMAT " bytes is no whole number of 4 KiB pages (KB, MB, GB are powers of 1000, as virsh reads them: 1GB is 1000000000 bytes, 1GiB or 1G 1073741824)",
+			 path, line, col, st->size);
+		return -1;
+	}
 	if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
 		mhlError("%s:%d:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
 			 path, st->line, st->col, st->workload);

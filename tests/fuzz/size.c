@@ -4,9 +4,9 @@
  * bytes as a count of bytes format and parse back; formatting into a buffer
  * of every short length stays inside it.
  *
- * mhl_size_format writes a size that is no whole KiB as "<N>B" ("0B",
- * "4097B"), which mhl_size_parse refuses (a "B" only after a unit): the
- * round trip checks such a size without its "B".
+ * Every size formats to a string that parses back as is: "<N>B" ("0B",
+ * "4097B") for one that is no whole KiB (a "B" alone is bytes, as in
+ * virsh), else the largest binary unit ("256MiB").
  */
 #include "fuzz/fuzz.h"
 
@@ -16,16 +16,11 @@
 
 static void roundTrip(uint64_t bytes)
 {
-	char buf[32], full[32], small[32];
+	char buf[32], small[32];
 	uint64_t back = 0;
 	unsigned int len;
-	size_t n;
 
 	mhl_size_format(bytes, buf, sizeof(buf));
-	snprintf(full, sizeof(full), "%s", buf);
-	n = strlen(buf);
-	if (n >= 2 && buf[n - 1] == 'B' && g_ascii_isdigit(buf[n - 2]))
-		buf[n - 1] = '\0';	/* "<N>B": see above */
 	fuzzAssert(mhl_size_parse(buf, &back) == 0 && back == bytes,
 		   "%llu formats as '%s', which parses to %llu (errno %d)",
 		   (unsigned long long)bytes, buf, (unsigned long long)back, errno);
@@ -35,7 +30,7 @@ static void roundTrip(uint64_t bytes)
 		if (!b)
 			abort();
 		mhl_size_format(bytes, b, len);
-		snprintf(small, len, "%s", full);
+		snprintf(small, len, "%s", buf);
 		fuzzAssert(!strcmp(b, small), "len %u: '%s', not '%s'", len, b, small);
 		free(b);
 	}

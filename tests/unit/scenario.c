@@ -233,6 +233,9 @@ static const struct scenarioError {
 	{ "exec: a deadline that is not finite",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - exec: {argv: [/bin/true], deadline: .inf}\n", "deadline" },
 	{ "exec: needs argv", "nodes:\n  - memory: 1G\nsteps:\n  - exec: {deadline: 5}\n", "needs 'argv'" },
+	{ "pin: size 1GB, which virsh reads as 10^9 bytes: no whole number of pages (memhp-pin refuses it)",
+	  PIN_GUEST "  - pin: {id: a, size: 1GB}\n",
+	  ":5:18: pin: size 1000000000 bytes is no whole number of 4 KiB pages (KB, MB, GB are powers of 1000" },
 	/*
 	 * An expectation that cannot hold given the steps before it (issue
 	 * "ready to gate nightly runs", item 7), named where the expect step
