@@ -86,7 +86,8 @@ static void junitHost(GString *out, json_object *rec)
 	g_string_append_c(out, '\n');
 }
 
-static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, const char *classname)
+static void junitCase(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts *opts, json_object *rec,
+		      const char *classname)
 {
 	mhlVerdict v = mhlVerdictOf(rec);
 	g_autofree char *outcome = mhlTrialOutcome(rec);
@@ -96,6 +97,9 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
 	const char *reason = mhlJStr(rec, MHL_K_REASON, "");
 	size_t i;
+	/* where the report's readers find the log: under --artifact-url, else its path here */
+	g_autofree char *logurl = log && opts && opts->artifact_url ? mhlArtifactUrl(opts, run, log) : NULL;
+	const char *logname = logurl ? logurl : log;
 
 	xmlTextWriterStartElement(w, BAD_CAST "testcase");
 	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST mhlJStr(rec, MHL_K_TRIAL, ""));
@@ -104,7 +108,7 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 	if (v != MHL_VERDICT_PASS) {
 		g_autofree char *body = g_strdup_printf("%s\n%s\n%s%s%s%s", reason, outcome,
 							excerpt ? "console excerpt:\n" : "", excerpt ? excerpt : "",
-							log ? "console log: " : "", log ? log : "");
+							log ? "console log: " : "", log ? logname : "");
 
 		/* JUnit has <skipped message=...>: a skip, and an expected failure (its reason said) */
 		bool skipped = v == MHL_VERDICT_SKIP || v == MHL_VERDICT_XFAIL;
@@ -133,7 +137,7 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, json_object *rec, c
 				       mhlJStr(s, MHL_K_ERROR, NULL) ? ": " : "", mhlJStr(s, MHL_K_ERROR, ""));
 	}
 	if (log)
-		g_string_append_printf(out, "console log: %s\n", log);
+		g_string_append_printf(out, "console log: %s\n", logname);
 	xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST out->str);
 	xmlTextWriterEndElement(w);
 }
@@ -202,7 +206,7 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
 
 			if (!strcmp(scn, scenarios->pdata[j]))
-				junitCase(w, run, run->trials->pdata[i], classname);
+				junitCase(w, run, opts, run->trials->pdata[i], classname);
 		}
 		xmlTextWriterEndElement(w);
 	}

@@ -225,8 +225,8 @@ static void kHostReclaimed(json_object *tests, const char *origin, json_object *
 	json_object_array_add(tests, t);
 }
 
-static void kTrial(json_object *tests, const mhlRun *run, const char *origin, json_object *rec,
-		   const char *build)
+static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *opts, const char *origin,
+		   json_object *rec, const char *build)
 {
 	g_autofree char *scn = mhlTrialScenarioName(rec), *iscn = mhlReportIdent(scn);
 	g_autofree char *itrial = mhlReportIdent(mhlJStr(rec, MHL_K_TRIAL, ""));
@@ -246,8 +246,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const char *origin, js
 		json_object_object_add(t, "number", kNumber(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0) / 1048576.0, "MiB"));
 	json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(rec, MHL_K_SECONDS, 0)));
 	if (log) {
-		g_autofree char *abs = g_canonicalize_filename(log, NULL);
-		g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
+		g_autofree char *uri = mhlArtifactUrl(opts, run, log);
 
 		kAddStr(t, "log_url", uri);
 	}
@@ -330,7 +329,7 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
 			json_object_array_add(builds, kBuild(origin, rec, bid, cid));
 			g_hash_table_add(seen, g_strdup(bid));
 		}
-		kTrial(tests, run, origin, rec, bid);
+		kTrial(tests, run, opts, origin, rec, bid);
 	}
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);

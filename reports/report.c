@@ -92,7 +92,14 @@ void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir)
 {
 	g_autofree char *saved = mhlErrorSteal();
 	g_autoptr(mhlRun) run = mhlRunLoad(dir);
-	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp", .datadir = datadir };
+	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp", .datadir = datadir,
+			       .artifact_url = g_getenv("MEMHP_ARTIFACT_URL") };
+
+	if (opts.artifact_url && !mhlArtifactUrlValid(opts.artifact_url)) {
+		fprintf(stderr, "memhp-lab: warning: MEMHP_ARTIFACT_URL '%.200s' is not an http(s):// or file:/// URL; the reports name local files\n",
+			opts.artifact_url);
+		opts.artifact_url = NULL;
+	}
 
 	if (!run || mhlReportWrite(run, &opts) < 0)
 		fprintf(stderr, "memhp-lab: warning: report not complete (trials.jsonl is untouched): %s\n",
@@ -521,4 +528,40 @@ GPtrArray *mhlCompareRuns(const mhlRun *now, const mhlRun *before)
 	}
 	g_ptr_array_sort(rows, compareOrder);
 	return rows;
+}
+
+bool mhlArtifactUrlValid(const char *base)
+{
+	const char *c;
+
+	if (!base || !(g_str_has_prefix(base, "https://") || g_str_has_prefix(base, "http://") ||
+		       g_str_has_prefix(base, "file:///")))
+		return false;
+	for (c = base; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f || *c == '"' || *c == '<' || *c == '>' || *c == '\\')
+			return false;
+	return true;
+}
+
+char *mhlArtifactUrl(const mhlReportOpts *opts, const mhlRun *run, const char *path)
+{
+	g_autofree char *abs = g_canonicalize_filename(path, NULL);
+	g_autofree char *dir = run && run->dir ? g_canonicalize_filename(run->dir, NULL) : NULL;
+	size_t n = dir ? strlen(dir) : 0;
+
+	if (opts && opts->artifact_url && dir && !strncmp(abs, dir, n) && abs[n] == '/') {
+		g_auto(GStrv) parts = g_strsplit(abs + n + 1, "/", -1);
+		g_autoptr(GString) url = g_string_new(opts->artifact_url);
+		int i;
+
+		while (url->len && url->str[url->len - 1] == '/')
+			g_string_truncate(url, url->len - 1);
+		for (i = 0; parts[i]; i++) {
+			g_autofree char *e = g_uri_escape_string(parts[i], NULL, FALSE);
+
+			g_string_append_printf(url, "/%s", e);
+		}
+		return g_string_free(g_steal_pointer(&url), FALSE);
+	}
+	return g_filename_to_uri(abs, NULL, NULL);
 }

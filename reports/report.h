@@ -34,7 +34,17 @@ typedef struct {
 	const char *origin;	/* KCIDB origin */
 	const mhlRun *compare;	/* OTHER_RUN for --compare, or NULL */
 	const char *datadir;	/* holds kernel/patches/ (KCIDB's patchset); NULL: next to the binary */
+	const char *artifact_url;	/* --artifact-url / MEMHP_ARTIFACT_URL: where CI publishes RUN_DIR, or NULL */
 } mhlReportOpts;
+
+/*
+ * Where a reader finds @path, a file of @run: @opts->artifact_url + "/" +
+ * its path under the run directory (each component percent-escaped) when
+ * both are set and @path is inside it; else its file:// URI.
+ */
+char *mhlArtifactUrl(const mhlReportOpts *opts, const mhlRun *run, const char *path);
+/* Whether @base may be an --artifact-url: http(s)://, or file:///; no space or control character. */
+bool mhlArtifactUrlValid(const char *base);
 
 /* Parse "html,junit" into format bits; -1 + mhlError on an unknown name. */
 int mhlReportFormatsParse(const char *list, unsigned *formats);

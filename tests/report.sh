@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 70
+plan 73
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -382,3 +382,17 @@ demo_patchset() {	# the checkout names kernel/patches/6.12's files and their KCI
 }
 ok "the demo run's kcidb.json validates; its checkout has the series' patch files and patchset_hash" \
 	demo_patchset "$demo/report/kcidb.json"
+
+# Where CI publishes the run (issue 32, item 14): the reports point there, not at file:///tmp.
+cp -r tests/data/report/run "$work/art-run"
+$LAB report --artifact-url 'https://ci.example/job/42/artifacts/run' "$work/art-run" >/dev/null 2>&1
+ok "report --artifact-url URL: every KCIDB log_url and every JUnit console-log line is under URL, none a local path" \
+	sh -c 'jq -e "[.tests[] | select(.log_url) | .log_url | startswith(\"https://ci.example/job/42/artifacts/run/\")] | length > 0 and all" "$1/report/kcidb.json" >/dev/null &&
+		grep -q "console log: https://ci.example/job/42/artifacts/run/" "$1/report/junit.xml" &&
+		! grep -q "console log: /" "$1/report/junit.xml"' _ "$work/art-run"
+ok "MEMHP_ARTIFACT_URL does the same for a run's own report" \
+	sh -c 'MEMHP_ARTIFACT_URL=https://ci.example/x "$1" report "$2" >/dev/null 2>&1 &&
+		jq -e "[.tests[] | select(.log_url) | .log_url | startswith(\"https://ci.example/x/\")] | all" "$2/report/kcidb.json" >/dev/null' _ "$LAB" "$work/art-run"
+expect_fail "report --artifact-url that is not an http(s):// or file:/// URL: refused" 2 \
+	"--artifact-url \(or MEMHP_ARTIFACT_URL\) 'javascript:alert\(1\)' is not an http\(s\):// or file:/// URL" \
+	$LAB report --artifact-url 'javascript:alert(1)' "$work/art-run"

@@ -14,6 +14,7 @@ const mhlOpt mhlCmdReportOpts[] = {
 	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
 	{ "compare", 1, 'b', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN (the baseline), regressions first; -c is every command's libvirt URI (memhp-lab -c URI)" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
+	{ "artifact-url", 1, MHL_LONG_ONLY + 'U', "URL", "where CI publishes RUN_DIR: KCIDB log_url and JUnit's console-log lines point under URL instead of file:// (default: MEMHP_ARTIFACT_URL)" },
 	{ "history", 0, MHL_LONG_ONLY + 'H', NULL, "RUN_DIR... are runs (or directories of runs), ordered by their records' started time: per trial its verdicts and numbers over time, regressions marked; history.html and history.json into -o OUT_DIR" },
 	{ "output", 1, 'o', "OUT_DIR", "with --history (required): the directory history.html and history.json are written to" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: the files written, unreadable lines, --compare's rows (docs/schemas/report.schema.json)" },
@@ -173,6 +174,13 @@ int mhlCmdReport(int argc, char **argv)
 	}
 	if (v)
 		opts.origin = v;
+	if (!(opts.artifact_url = g_hash_table_lookup(vals, "artifact-url")))
+		opts.artifact_url = g_getenv("MEMHP_ARTIFACT_URL");
+	if (opts.artifact_url && !mhlArtifactUrlValid(opts.artifact_url)) {
+		mhlError("report: --artifact-url (or MEMHP_ARTIFACT_URL) '%.200s' is not an http(s):// or file:/// URL without spaces",
+			 opts.artifact_url);
+		return MHL_EXIT_USAGE;
+	}
 	if (g_hash_table_contains(vals, "history"))
 		return reportHistory(argc - first, argv + first, g_hash_table_lookup(vals, "output"));
 	if (g_hash_table_contains(vals, "output")) {
