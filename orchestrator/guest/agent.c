@@ -77,15 +77,18 @@ int mhlAgentParseExecPid(const char *reply, long long *pid)
 }
 
 /* A command's stdout or stderr: guest bytes as text (lines kept, nothing else a record cannot carry). */
-static char *decodeB64(json_object *ret, const char *key)
+/* @key's base64 decoded and cleaned; *@bytes what it decoded to, before cleaning. */
+static char *decodeB64(json_object *ret, const char *key, gsize *bytes)
 {
 	json_object *v;
 	gsize len;
 	g_autofree guchar *raw = NULL;
 
+	*bytes = 0;
 	if (!json_object_object_get_ex(ret, key, &v) || !json_object_is_type(v, json_type_string))
 		return g_strdup("");
 	raw = g_base64_decode(json_object_get_string(v), &len);
+	*bytes = len;
 	return mhlTextClean((const char *)raw, (gssize)len, 0, true);
 }
 
@@ -110,8 +113,8 @@ int mhlAgentParseExecStatus(const char *reply, mhlExecStatus *st)
 		st->exitcode = json_object_get_int(v);
 	if (json_object_object_get_ex(ret, "signal", &v))
 		st->signal = json_object_get_int(v);
-	st->out = decodeB64(ret, "out-data");
-	st->err = decodeB64(ret, "err-data");
+	st->out = decodeB64(ret, "out-data", &st->out_bytes);
+	st->err = decodeB64(ret, "err-data", &st->err_bytes);
 	json_object_put(ret);
 	return 0;
 }

@@ -10,8 +10,10 @@ typedef struct {
 	bool exited;
 	int exitcode;		/* valid when exited; -1 when killed by a signal */
 	int signal;
-	char *out;		/* decoded stdout (NUL-terminated) */
-	char *err;		/* decoded stderr */
+	char *out;		/* decoded stdout, cleaned guest text (NUL-terminated) */
+	char *err;		/* decoded stderr, cleaned */
+	gsize out_bytes;	/* what the program printed to stdout, in bytes, before cleaning */
+	gsize err_bytes;	/* the same of stderr */
 } mhlExecStatus;
 
 void mhlExecStatusClear(mhlExecStatus *st);

@@ -18,8 +18,12 @@
 #define EXEC_STDOUT_MAX 16384
 #define EXEC_STDERR_MAX 4096
 
-/* @s as guest text (mhlTextClean, lines kept) under @key, at most @max bytes; NAME_truncated when cut. */
-static void execText(json_object *o, const char *key, const char *s, gsize max)
+/*
+ * @s (cleaned guest text) under @key, at most @max bytes of it; NAME_bytes
+ * what the program printed (@printed, before cleaning: escape sequences and
+ * control characters count), NAME_truncated when the kept text was cut.
+ */
+static void execText(json_object *o, const char *key, const char *s, gsize printed, gsize max)
 {
 	g_autofree char *c = mhlTextClean(s ? s : "", -1, max, true);
 	g_autofree char *flag = g_strdup_printf("%s_truncated", key);
@@ -27,7 +31,7 @@ static void execText(json_object *o, const char *key, const char *s, gsize max)
 	gsize len = s ? strlen(s) : 0;
 
 	json_object_object_add(o, key, json_object_new_string(c));
-	json_object_object_add(o, bytes, json_object_new_int64((int64_t)len));
+	json_object_object_add(o, bytes, json_object_new_int64((int64_t)MAX(printed, len)));
 	json_object_object_add(o, flag, json_object_new_boolean(len > max));
 }
 
@@ -87,8 +91,8 @@ int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object_object_add(ex, "exitcode", json_object_new_int(es.exitcode));
 	if (!es.exited || es.exitcode < 0)
 		json_object_object_add(ex, "signal", json_object_new_int(es.signal));
-	execText(ex, "stdout", es.out, EXEC_STDOUT_MAX);
-	execText(ex, "stderr", es.err, EXEC_STDERR_MAX);
+	execText(ex, "stdout", es.out, es.out_bytes, EXEC_STDOUT_MAX);
+	execText(ex, "stderr", es.err, es.err_bytes, EXEC_STDERR_MAX);
 	if (st->ktap && execKtap(ex, es.out, argv[0], st->measure) < 0)
 		rc = -1;
 	if (rc == 0 && (!es.exited || es.exitcode != st->exit_status) && !st->measure) {

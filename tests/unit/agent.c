@@ -41,6 +41,19 @@ static bool statusExited(void)
 	return unitExpect(ok);
 }
 
+/* what the program printed, counted before cleaning (issue 32, item 22) */
+static bool statusBytesPrinted(void)
+{
+	mhlExecStatus st = { 0 };
+	/* "\x1b[31mred\x1b[0m\n": 13 bytes printed, "red\n" kept */
+	bool ok = mhlAgentParseExecStatus("{\"return\":{\"exited\":true,\"exitcode\":0,"
+					  "\"out-data\":\"G1szMW1yZWQbWzBtCg==\"}}", &st) == 0 &&
+		  st.out && !strcmp(st.out, "red\n") && st.out_bytes == 13 && st.err_bytes == 0;
+
+	mhlExecStatusClear(&st);
+	return unitExpect(ok);
+}
+
 static bool statusRunning(void)
 {
 	mhlExecStatus st = { 0 };
@@ -64,6 +77,7 @@ static const unitCase cases[] = {
 	{ "agent: an error reply is reported, quoted", execError },
 	{ "agent: garbage is an error", execGarbage },
 	{ "agent: exec-status decodes exit code and base64 output", statusExited },
+	{ "agent: exec-status counts the bytes the program printed, before cleaning (13, 'red\\n' kept)", statusBytesPrinted },
 	{ "agent: a running process is not exited", statusRunning },
 	{ "agent: exec-status without 'exited' is an error", statusWithoutExited },
 };
