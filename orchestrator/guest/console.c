@@ -398,3 +398,36 @@ json_object *mhlConsoleScan(const char *text)
 	mhlConsoleScannerClear(&sc);
 	return all;
 }
+
+char *mhlConsoleOomLine(const char *path, const char *comm)
+{
+	g_autofree char *buf = NULL, *want = g_strdup_printf("(%s)", comm), *want2 = g_strdup_printf("task=%s,", comm);
+	g_auto(GStrv) lines = NULL;
+	char *found = NULL;
+	off_t size, from;
+	ssize_t n;
+	int fd, i;
+
+	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
+		return NULL;
+	/* the log's tail, bounded: a killed holder's OOM report is among its last lines */
+	size = lseek(fd, 0, SEEK_END);
+	from = size > (1 << 20) ? size - (1 << 20) : 0;
+	buf = g_malloc((size_t)(size - from) + 1);
+	n = size > 0 ? pread(fd, buf, (size_t)(size - from), from) : 0;
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	lines = g_strsplit(buf, "\n", -1);
+	for (i = 0; lines[i]; i++) {
+		const char *l = lines[i];
+
+		if ((strstr(l, "Out of memory") || strstr(l, "Killed process") || strstr(l, "oom-kill:")) &&
+		    (strstr(l, want) || strstr(l, want2))) {
+			g_free(found);
+			found = mhlTextClean(l, -1, 240, false);
+		}
+	}
+	return found;
+}

@@ -113,6 +113,14 @@ typedef struct {
 
 /* An empty scanner keeping the first @max findings. */
 void mhlConsoleScannerInit(mhlConsoleScanner *sc, size_t max);
+
+/*
+ * The OOM killer's line about @comm in the serial log @path ("Out of memory:
+ * Killed process N (memhp-pin) ..." or an "oom-kill:" line naming it): the
+ * last one in the log's last 1 MiB, cleaned and at most 240 bytes; NULL when
+ * there is none (a step quotes it for a holder killed with SIGKILL).
+ */
+char *mhlConsoleOomLine(const char *path, const char *comm);
 void mhlConsoleScannerClear(mhlConsoleScanner *sc);
 /*
  * Scan @len bytes that follow what was fed before; a line not yet ended waits

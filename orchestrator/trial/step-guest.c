@@ -48,7 +48,16 @@ int mhlStepSysrq(mhlTrial *t, const mhlStep *st, json_object *res)
 	mhlExecStatus es = { 0 };
 	int rc = mhlAgentExec(t->g->dom, argv, 30, &es);
 
-	(void)res;
+	if (rc < 0 && st->key == 'c') {
+		/* a crash, as asked: the agent's connection ends with the guest; the console has the panic */
+		g_autofree char *why = g_strdup(mhlErrorLast());
+
+		mhlErrorReset();
+		json_object_object_add(res, "crashed", json_object_new_boolean(true));
+		json_object_object_add(res, "note", json_object_new_string(why));
+		mhlExecStatusClear(&es);
+		return 0;
+	}
 	if (rc == 0 && (!es.exited || es.exitcode != 0)) {
 		g_autofree char *err = mhlTextClean(es.err, -1, 200, false);
 

@@ -51,6 +51,16 @@ static int pinFailed(mhlTrial *t, const mhlStep *st, const char *fails_with, jso
 		json_object_object_add(res, "measured", json_object_new_boolean(true));
 		return 0;
 	}
+	if (sig && !en) {
+		/* the holder was killed: the console says by whom when the OOM killer did it */
+		g_autofree char *oom = mhlConsoleOomLine(t->g->console, "memhp-pin");
+		g_autofree char *s = mhlTextClean(json_object_get_string(sig), -1, 16, false);
+
+		mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d failed: the holder was killed by %s%s%s%s",
+			 st->id, st->workload, st->size, st->node, s, oom ? ": the OOM killer, console: '" : "",
+			 oom ? oom : " (no OOM killer line about memhp-pin on the console)", oom ? "'" : "");
+		return -1;
+	}
 	why = mhlTextClean(en ? json_object_get_string(en) : json_object_to_json_string(out), -1, 300, false);
 	mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d failed: %s",
 		 st->id, st->workload, st->size, st->node, why);

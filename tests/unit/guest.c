@@ -566,6 +566,26 @@ static bool consoleByteFeeds(void)
  * A console log holds at most its cap (issue 30, finding 17): what the guest
  * writes past it is dropped and counted, and said at the log's end.
  */
+/* issue 32, item 23: a holder killed with SIGKILL: the OOM killer's own line, quoted */
+static bool consoleOomLine(void)
+{
+	g_autofree char *path = g_build_filename(unitTmpdir, "oom.console.log", NULL);
+	g_autofree char *none = g_build_filename(unitTmpdir, "no-oom.console.log", NULL);
+	g_autofree char *got = NULL, *other = NULL;
+	bool ok;
+
+	ok = g_file_set_contents(path, "[    1.0] memhp-init: pin big\n"
+				 "[    2.0] memhp-pin invoked oom-killer: gfp_mask=0x140dca\n"
+				 "[    2.1] oom-kill:constraint=CONSTRAINT_NONE,task=memhp-pin,pid=77,uid=0\n"
+				 "[    2.2] Out of memory: Killed process 77 (memhp-pin) total-vm:660000kB\n"
+				 "[    2.3] Out of memory: Killed process 99 (sleep) total-vm:1kB\n", -1, NULL) &&
+	     g_file_set_contents(none, "[    1.0] nothing here\n", -1, NULL);
+	got = mhlConsoleOomLine(path, "memhp-pin");
+	other = mhlConsoleOomLine(none, "memhp-pin");
+	return unitExpect(ok && got && !strcmp(got, "[    2.2] Out of memory: Killed process 77 (memhp-pin) total-vm:660000kB") &&
+			  !other && !mhlConsoleOomLine("/nonexistent/log", "memhp-pin"));
+}
+
 static bool consoleLogCapped(void)
 {
 	g_autofree char *path = g_build_filename(unitTmpdir, "cap.console.log", NULL);
@@ -798,6 +818,7 @@ static const unitCase cases[] = {
 	{ "console: fed a byte at a time (UTF-8, escapes, backspaces cut between feeds), the same findings",
 	  consoleByteFeeds },
 	{ "console log: capped (MEMHP_CONSOLE_MAX=64K): the rest dropped, counted and said at its end", consoleLogCapped },
+	{ "console: the OOM killer's last line about memhp-pin, quoted for a holder killed with SIGKILL; none in a log without one", consoleOomLine },
 	{ "console log: one already there (another trial's) is refused and left as it was", consoleLogExclusive },
 	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
 	  agentOutputText },
