@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 33 full 36
+plan 34 full 37
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -184,3 +184,10 @@ ok "auto-movable (per node): some hotplugged blocks went to Normal, the pin move
 ok "auto-movable (whole guest): every hotplugged block movable (8, none Normal), the unplug reached 0" \
 	jq -se 'map(select(.trial == "online-auto-movable-global"))[0] | .steps[2].reached_bytes == 0
 	  and (.guest_before.memory_blocks.online_by_zone | type == "object" and .Movable == 8 and (has("Normal") | not))' "$r"
+
+# summary.pinned_bytes is what is held pinned at the shrink (issue 32, item 21):
+# a 64 MiB gup pin, then a hold of 32 MiB (in use, not pinned), then the unplug.
+printf 'name: held\nkernel: "6.12"\nnodes:\n  - memory: 1GiB\n    cpus: 1\n  - memory: 128MiB\n    cpus: 1\n    virtio_mem: {size: 512MiB, block: 2MiB, requested: 512MiB}\nsteps:\n  - pin: {id: g, workload: gup, size: 64MiB, node: 1}\n  - pin: {id: h, workload: hold, size: 32MiB, node: 1}\n  - resize: {node: 1, requested: 0, deadline: 60}\n  - release: {id: g}\n  - release: {id: h}\n' >"$work/held.yaml"
+lab run -q -o "$work/held" "$work/held.yaml" >/dev/null 2>&1
+ok "pinned_bytes: a 64 MiB pin held at the shrink after a 32 MiB hold is 64 MiB (not the last pin step's 0), the table says 64 MiB" \
+	jq -e '.verdict == "pass" and .summary.pinned_bytes == 67108864' "$work/held/trials.jsonl"

@@ -34,6 +34,8 @@ int mhlStepHolder(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object_object_add(res, MHL_K_WORKLOAD, out);
 	if (mhlAgentJSONCheck(out, holderFields, G_N_ELEMENTS(holderFields), who) < 0)
 		return -1;
+	if (release)
+		mhlTrialHeld(t, st->id, 0);
 	if (json_object_object_get_ex(out, MHL_K_PATTERN_OK, &v)) {
 		mhlTri ok = json_object_get_boolean(v) ? MHL_TRI_TRUE : MHL_TRI_FALSE;
 

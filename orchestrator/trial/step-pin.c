@@ -90,8 +90,8 @@ static void pinSummary(mhlTrial *t, const mhlStep *st, json_object *out)
 	if (!json_object_object_get_ex(out, "census_after", &after))
 		return;
 	json_object_object_get_ex(out, "census_before", &before);
-	t->sum.pinned_bytes = json_object_object_get_ex(out, "bytes_pinned", &bytes) ?
-			      json_object_get_int64(bytes) : (gint64)st->size;
+	mhlTrialHeld(t, st->id, json_object_object_get_ex(out, "bytes_pinned", &bytes) ?
+				json_object_get_int64(bytes) : (gint64)st->size);
 	t->sum.pinned_pages_movable_before = mhlCensusPages(before, "Movable");
 	t->sum.pinned_pages_movable_after = mhlCensusPages(after, "Movable");
 }

@@ -178,6 +178,8 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (grow && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
 		return -1;
 	host = mhlGuestHostSample(t->g, &before) == 0;
+	if (!grow && st->requested < plugged_before)
+		mhlTrialHeldAtShrink(t);
 	t_req = mhlNow();
 	secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
 	if (secs < -1)

@@ -7,6 +7,8 @@
 
 #include "trial/steps.h"
 
+#include <string.h>
+
 #include "util.h"
 
 static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
@@ -44,4 +46,39 @@ long long mhlCensusPages(json_object *census, const char *zone)
 	    json_object_get_type(v) == json_type_int)
 		return json_object_get_int64(v);
 	return -1;
+}
+
+static gint64 heldTotal(const mhlTrial *t)
+{
+	gint64 sum = 0;
+	int i;
+
+	for (i = 0; i < t->nheld; i++)
+		sum += t->held[i].bytes;
+	return sum;
+}
+
+void mhlTrialHeld(mhlTrial *t, const char *id, gint64 bytes)
+{
+	int i;
+
+	for (i = 0; i < t->nheld && strcmp(t->held[i].id, id); i++)
+		;
+	if (i == t->nheld) {
+		if (t->nheld == G_N_ELEMENTS(t->held))
+			return;
+		g_strlcpy(t->held[t->nheld++].id, id, sizeof(t->held[0].id));
+	}
+	t->held[i].bytes = MAX(bytes, 0);
+	if (!t->shrunk)
+		t->sum.pinned_bytes = MAX(t->sum.pinned_bytes, heldTotal(t));
+}
+
+void mhlTrialHeldAtShrink(mhlTrial *t)
+{
+	/* the last shrink's: what held the unplug back, or did not (a trial with no pin has none) */
+	if (!t->nheld)
+		return;
+	t->sum.pinned_bytes = heldTotal(t);
+	t->shrunk = true;
 }

@@ -19,7 +19,22 @@ typedef struct {
 	json_object *steps;	/* the results of the steps so far, in order */
 	json_object *before;	/* the guest snapshot taken before the first step */
 	mhlSummary sum;		/* the record's summary, filled as steps end */
+	/* pins held now, by workload id (summary.pinned_bytes: what is held at the shrink) */
+	struct {
+		char id[32];
+		gint64 bytes;
+	} held[MHL_MAX_STEPS];
+	int nheld;
+	bool shrunk;		/* a resize has asked for less: pinned_bytes is fixed there */
 } mhlTrial;
+
+/*
+ * Pin @id holds @bytes now (0: released, or a holder that pins nothing).
+ * Until the first shrink, summary.pinned_bytes follows the most held at
+ * once; mhlTrialHeldAtShrink fixes it at what a shrink found held.
+ */
+void mhlTrialHeld(mhlTrial *t, const char *id, gint64 bytes);
+void mhlTrialHeldAtShrink(mhlTrial *t);
 
 /* A step kind: fills @res, returns 0 if its outcome is what the step requires. */
 typedef int (*mhlStepFn)(mhlTrial *t, const mhlStep *st, json_object *res);
