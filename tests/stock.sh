@@ -48,9 +48,9 @@ ok "check lists the skips per kernel: the gup pin (CONFIG_GUP_TEST), and the io/
 		[ "$(grep -c "SKIP on" "$3")" = 5 ]' _ "$LAB" "$work/stock-gup.yaml" "$work/stock-gup.check"
 lab_run -o "$work/stock-skip" "$work/stock-gup.yaml" "$work/stock-gup-only.yaml" >"$work/stock-skip.out" 2>&1
 skip_rc=$?
-ok "a gup pin on Debian's kernel: run exits 0; the pin and its dependants SKIP (kernel-lacks, needs-skipped-step), the unplug expect ran, the trial passed" \
-	sh -c '[ "$1" = 0 ] && jq -se "map(select(.trial == \"stock-io-uring:pkg=linux-image-cloud-amd64\"))[0] |
-		.verdict == \"pass\" and ([.steps[] | .skip_code] == [\"kernel-lacks\", \"needs-skipped-step\", null, null,
+ok "a gup pin on Debian's kernel: the pin and its dependants SKIP (kernel-lacks, needs-skipped-step), the unplug expect ran, and the trial is skip (its only pin skipped: nothing pinned, issue 32 item 20); both trials skip: run exits 4" \
+	sh -c '[ "$1" = 4 ] && jq -se "map(select(.trial == \"stock-io-uring:pkg=linux-image-cloud-amd64\"))[0] |
+		.verdict == \"skip\" and (.reason | test(\"every pin step \\\\(1\\\\) was skipped, so nothing was pinned\")) and ([.steps[] | .skip_code] == [\"kernel-lacks\", \"needs-skipped-step\", null, null,
 		\"needs-skipped-step\", \"needs-skipped-step\", \"needs-skipped-step\"]) and
 		(.steps[0].skipped | test(\"CONFIG_GUP_TEST\")) and .steps[3].ok and (.steps[3].checks | length) > 0" "$2"' \
 	_ "$skip_rc" "$work/stock-skip/trials.jsonl"
@@ -61,19 +61,19 @@ ok "a trial whose every asserting step is skipped: verdict skip (never pass), it
 # stock_skips_reported DIR: DIR (the run's report/) shows the skipped trial in every format; in
 # KCIDB its test and its pin step's are SKIP with the reason, the trial that ran its unplug PASS.
 stock_skips_reported() {
-	grep -q "^ok [0-9]* stock-gup-only:pkg=linux-image-cloud-amd64 # SKIP every step" "$1/results.ktap" &&
+	grep -q "^ok [0-9]* stock-gup-only:pkg=linux-image-cloud-amd64 # SKIP every pin step" "$1/results.ktap" &&
 		grep -q "^  ok 1 pin .*# SKIP CONFIG_GUP_TEST is not set" "$1/results.ktap" || { echo "KTAP"; return 1; }
-	xmllint --xpath "string(/testsuites/@skipped)" "$1/junit.xml" | grep -qx 1 &&
+	xmllint --xpath "string(/testsuites/@skipped)" "$1/junit.xml" | grep -qx 2 &&
 		xmllint --xpath '//testcase[@name="stock-gup-only:pkg=linux-image-cloud-amd64"]/skipped/@message' "$1/junit.xml" |
 		grep -q CONFIG_GUP_TEST || { echo "JUnit"; return 1; }
 	jq -e --arg t memhp.stock-gup-only.stock-gup-only_pkg_linux-image-cloud-amd64 '
 	  (.tests[] | select(.path == $t) | .status == "SKIP" and .misc.verdict == "skip"
 	     and (.misc.reason | test("stock-gup-only.yaml:19: CONFIG_GUP_TEST is not set"))) and
 	  (.tests[] | select(.path == $t + ".s1_pin_ring") | .status == "SKIP" and (.comment | test("CONFIG_GUP_TEST is not set"))) and
-	  (.tests[] | select(.path == "memhp.stock-gup.stock-io-uring_pkg_linux-image-cloud-amd64") | .status == "PASS")' \
+	  (.tests[] | select(.path == "memhp.stock-gup.stock-io-uring_pkg_linux-image-cloud-amd64") | .status == "SKIP")' \
 		"$1/kcidb.json" >/dev/null || { echo "KCIDB"; return 1; }
 }
-ok "the skips in every report: KTAP ok # SKIP (trial and steps), JUnit skipped=1 with the reason, KCIDB SKIP of that trial and its pin with the reason (the other trial PASS)" \
+ok "the skips in every report: KTAP ok # SKIP (trial and steps), JUnit skipped=2 with the reason, KCIDB SKIP of both trials and the pin with the reason" \
 	stock_skips_reported "$work/stock-skip/report"
 sed -e 's/^name: stock-io-uring/name: stock-baseline\npin_policy: baseline/' -e 's/^  pkg: \[.*\]/  pkg: [linux-image-cloud-amd64]/' \
 	scenarios/stock/pin-io-uring.yaml >"$work/stock-base.yaml"

@@ -280,11 +280,30 @@ static void endSet(mhlTrialEnd *end, mhlVerdict v, char *reason)
  */
 static void trialJudgeSkips(mhlTrial *t, const mhlRunConfig *cfg, mhlTrialEnd *end)
 {
-	const char *first = NULL;
-	int i, first_line = 0;
+	const char *first = NULL, *pin_first = NULL;
+	int i, first_line = 0, pins = 0, pins_skipped = 0, pin_line = 0;
 
 	if (end->verdict != MHL_VERDICT_PASS || !cfg->skips)
 		return;
+	/* the trial's subject is its pins: all of them skipped, it tested nothing it is about */
+	for (i = 0; i < t->s->nsteps; i++) {
+		if (t->s->steps[i].type != MHL_STEP_PIN)
+			continue;
+		pins++;
+		if (cfg->skips->pdata[i]) {
+			pins_skipped++;
+			if (!pin_first) {
+				pin_first = cfg->skips->pdata[i];
+				pin_line = t->s->steps[i].line;
+			}
+		}
+	}
+	if (pins && pins_skipped == pins) {
+		endSet(end, MHL_VERDICT_SKIP, g_strdup_printf("every pin step (%d) was skipped, so nothing was pinned; %s:%d: %s",
+							      pins, t->s->path, pin_line, strstr(pin_first, ": ") ?
+							      strstr(pin_first, ": ") + 2 : pin_first));
+		return;
+	}
 	for (i = 0; i < t->s->nsteps; i++) {
 		const mhlStep *st = &t->s->steps[i];
 
