@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 34 full 37
+plan 35 full 38
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -191,3 +191,6 @@ printf 'name: held\nkernel: "6.12"\nnodes:\n  - memory: 1GiB\n    cpus: 1\n  - m
 lab run -q -o "$work/held" "$work/held.yaml" >/dev/null 2>&1
 ok "pinned_bytes: a 64 MiB pin held at the shrink after a 32 MiB hold is 64 MiB (not the last pin step's 0), the table says 64 MiB" \
 	jq -e '.verdict == "pass" and .summary.pinned_bytes == 67108864' "$work/held/trials.jsonl"
+ok "the host side is sampled through the trial (issue 32, item 10): while the pins are taken, well before the unplug's request (its own sample aside), the timeline shows node 1's backend growing past the 32 MiB held" \
+	jq -e '([.timeline[] | select(.source == "request") | .t] | min) as $r |
+		[.timeline[] | select(.source == "host" and .t < $r - 0.5) | .backend_bytes["1"] // 0] | max >= 33554432' "$work/held/trials.jsonl"

@@ -41,6 +41,7 @@ static char *fatalFirst(mhlGuest *g)
 static void *consoleWatch(void *opaque)
 {
 	mhlGuest *g = opaque;
+	unsigned tick = 0;
 
 	for (;;) {
 		g_autofree char *fatal = NULL;
@@ -52,6 +53,13 @@ static void *consoleWatch(void *opaque)
 		pthread_mutex_unlock(&g->lock);
 		if (stop)
 			return NULL;
+		/*
+		 * The host side through the whole trial, not only around resizes
+		 * (issue 32, item 10): a sample a second (one smaps read), logged
+		 * to the timeline when it moved.
+		 */
+		if (++tick % 3 == 0 && g->hm_open)
+			mhlGuestHostSample(g, NULL);
 		if (mhlConsoleScanFile(&g->scan, g->console, false) < 0 || !(fatal = fatalFirst(g)))
 			continue;
 		pthread_mutex_lock(&g->lock);
@@ -184,6 +192,7 @@ mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg)
 	g->cfg.name = g->name;
 	g->cfg.console = g->console;
 	pthread_mutex_init(&g->lock, NULL);
+	pthread_mutex_init(&g->hm_lock, NULL);
 	g->timeline = json_object_new_array();
 	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
 	return g;
@@ -198,6 +207,7 @@ void mhlGuestFree(mhlGuest *g)
 	mhlConsoleScannerClear(&g->scan);
 	mhlHostMemClear(&g->hm);
 	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->hm_lock);
 	g_free(g->fatal);
 	g_free(g->gone);
 	g_free(g->name);
@@ -280,10 +290,12 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 		return -1;
 	if (pthread_create(&g->watcher, NULL, consoleWatch, g) == 0)
 		g->watching = true;
+	pthread_mutex_lock(&g->hm_lock);	/* the watcher samples from now on */
 	mhlHostMemClear(&g->hm);
 	mhlHostMemOpen(&g->hm, g->dom, g->name, c->host_local, s, c->hugepage_kib);
 	g->hm_open = true;
 	g->host_changed_t = 0;
+	pthread_mutex_unlock(&g->hm_lock);
 	if ((*boot_s = mhlAgentWait(g->dom, c->agent_deadline, g->console)) < 0)
 		return -1;
 	return initialPlug(g, s, plug_s);
@@ -315,7 +327,20 @@ static int64_t hostFigure(const mhlHostSample *hs)
 	return any ? sum : hs->qemu_rss;
 }
 
+static int hostSampleLocked(mhlGuest *g, mhlHostSample *out);
+
 int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out)
+{
+	int rc;
+
+	/* the steps and the console watcher's ticks both sample: one at a time */
+	pthread_mutex_lock(&g->hm_lock);
+	rc = hostSampleLocked(g, out);
+	pthread_mutex_unlock(&g->hm_lock);
+	return rc;
+}
+
+static int hostSampleLocked(mhlGuest *g, mhlHostSample *out)
 {
 	mhlHostSample hs;
 	char *saved;

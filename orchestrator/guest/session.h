@@ -41,6 +41,7 @@ typedef struct {
 	virDomainPtr dom;	/* NULL until booted */
 	double t0;		/* monotonic time of domain creation */
 	pthread_mutex_t lock;
+	pthread_mutex_t hm_lock;	/* hm, host_prev, host_logged, host_changed_t: the steps' and the watcher's samples */
 	json_object *timeline;	/* [{t, source, node|alias, size_bytes|requested_bytes}] */
 	/* Set by the console watcher and the lifecycle callback, under lock. */
 	char *fatal;		/* first panic/Oops line on the console, with file:line */
