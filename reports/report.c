@@ -419,6 +419,37 @@ static int compareJudge(const mhlRun *before, mhlCompareRow *r, mhlMetric m, dou
 	return mhlNoiseJudge(m, (double *)(void *)v->data, v->len, x, med, spread);
 }
 
+/*
+ * What changed on the host between the two records (issue 32, item 3): the
+ * host_identity fields that differ, "qemu 7.2.0 -> 8.0.2; kernel ..."; NULL
+ * when they agree or either has none. Guest-free text: versions and names
+ * the host gave, cleaned with the record.
+ */
+char *mhlHostIdentityDiff(json_object *a, json_object *b)
+{
+	static const char *const keys[] = { "hostname", "kernel", "libvirt", "qemu", "cpu_model", "cpus", "memory_bytes" };
+	json_object *ia = mhlJ(a, MHL_K_HOST_IDENTITY), *ib = mhlJ(b, MHL_K_HOST_IDENTITY);
+	g_autoptr(GString) out = g_string_new(NULL);
+	size_t k;
+
+	if (!json_object_is_type(ia, json_type_object) || !json_object_is_type(ib, json_type_object))
+		return NULL;
+	for (k = 0; k < G_N_ELEMENTS(keys); k++) {
+		json_object *va = NULL, *vb = NULL;
+		const char *sa, *sb;
+
+		json_object_object_get_ex(ia, keys[k], &va);
+		json_object_object_get_ex(ib, keys[k], &vb);
+		if (!va || !vb)
+			continue;
+		sa = json_object_get_string(va);
+		sb = json_object_get_string(vb);
+		if (strcmp(sa, sb))
+			g_string_append_printf(out, "%s%s %.80s -> %.80s", out->len ? ", " : "", keys[k], sa, sb);
+	}
+	return out->len ? g_string_free(g_steal_pointer(&out), FALSE) : NULL;
+}
+
 static void compareTrial(const mhlRun *before, mhlCompareRow *r)
 {
 	g_autoptr(GString) what = g_string_new(NULL);
@@ -457,6 +488,13 @@ static void compareTrial(const mhlRun *before, mhlCompareRow *r)
 	if (ga > 0 && gb > 0 && (j = compareJudge(before, r, MHL_METRIC_BENCH, gb, req, &med, &spread)))
 		compareNote(r, what, j > 0 ? 0 : 1, "bench pin time x%.2f (median %.0f -> %.0f us, noise ± %.0f us)",
 			    gb / med, med, gb, spread);
+	{
+		g_autofree char *host = mhlHostIdentityDiff(a, b);
+
+		/* not a regression by itself: what a reader checks a regression against */
+		if (host)
+			compareNote(r, what, 2, "host changed: %s", host);
+	}
 	r->what = g_string_free(g_steal_pointer(&what), FALSE);
 }
 

@@ -263,6 +263,9 @@ typedef struct {
 	char *what;		/* "verdict pass -> fail; reached 0 -> 256 MiB; ..." */
 } mhlCompareRow;
 
+/* The host_identity fields two records disagree on, "qemu A -> B, kernel C -> D"; NULL if none. */
+char *mhlHostIdentityDiff(json_object *a, json_object *b);
+
 /* Rows sorted regressions first, then improvements, changes, unchanged. */
 GPtrArray *mhlCompareRuns(const mhlRun *now, const mhlRun *before);
 extern const char *const mhlCompareRankNames[5];

@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 73
+plan 74
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -396,3 +396,13 @@ ok "MEMHP_ARTIFACT_URL does the same for a run's own report" \
 expect_fail "report --artifact-url that is not an http(s):// or file:/// URL: refused" 2 \
 	"--artifact-url \(or MEMHP_ARTIFACT_URL\) 'javascript:alert\(1\)' is not an http\(s\):// or file:/// URL" \
 	$LAB report --artifact-url 'javascript:alert(1)' "$work/art-run"
+
+# A host upgrade between two runs (issue 32, item 3): --compare says what changed on the host.
+mkdir -p "$work/hid-a" "$work/hid-b"
+jq -c '.host_identity = {hostname: "lab1", kernel: "6.1.0-28-amd64", libvirt: "9.0.0", qemu: "7.2.0"}' \
+	tests/data/report/run/trials.jsonl >"$work/hid-a/trials.jsonl"
+jq -c '.host_identity = {hostname: "lab1", kernel: "6.1.0-30-amd64", libvirt: "9.0.0", qemu: "8.0.2"}' \
+	tests/data/report/run/trials.jsonl >"$work/hid-b/trials.jsonl"
+ok "report --compare across a host upgrade: each trial says 'host changed: kernel 6.1.0-28-amd64 -> 6.1.0-30-amd64, qemu 7.2.0 -> 8.0.2' (a change, not a regression: exit 0)" \
+	sh -c '"$1" report --compare "$2" "$3" >"$4" 2>&1 && grep -q "host changed: kernel 6.1.0-28-amd64 -> 6.1.0-30-amd64, qemu 7.2.0 -> 8.0.2" "$4"' \
+	_ "$LAB" "$work/hid-a" "$work/hid-b" "$work/hid.out"
