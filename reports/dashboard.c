@@ -84,7 +84,10 @@ char *mhlRunDashboard(const mhlRun *run)
 	g_autofree char *backing = distinct(run, MHL_PATH(MHL_K_HOST, MHL_K_BACKING));
 	g_autofree char *source = distinct(run, MHL_PATH(MHL_K_HOST, MHL_K_SOURCE));
 	g_autofree char *accel = distinct(run, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL));
-	g_autofree char *counts = NULL, *wall = NULL;
+	g_autofree char *hosts = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "hostname"));
+	g_autofree char *qemu = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "qemu"));
+	g_autofree char *hkern = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "kernel"));
+	g_autofree char *counts = NULL, *wall = NULL, *on = NULL;
 	int c[MHL_VERDICT_LAST + 1];
 	double w = mhlRunWallSeconds(run);
 
@@ -96,7 +99,10 @@ char *mhlRunDashboard(const mhlRun *run)
 		wall = g_strdup_printf("%d min %d s", (int)(w / 60), (int)w % 60);
 	else
 		wall = g_strdup_printf("%.1f s", w);
-	return g_strdup_printf("%s: %u trial(s): %s%s | kernel %s | policy %s | host %s (%s) | accel %s | wall %s",
+	/* where it ran (records with host_identity): after an upgrade, the line says so */
+	if (strcmp(hosts, "–"))
+		on = g_strdup_printf(" | on %s (kernel %s, QEMU %s)", hosts, hkern, qemu);
+	return g_strdup_printf("%s: %u trial(s): %s%s | kernel %s | policy %s | host %s (%s) | accel %s%s | wall %s",
 			       name, run->trials->len, counts, run->bad->len ? ", unreadable lines" : "",
-			       kernels, policies, backing, source, accel, wall);
+			       kernels, policies, backing, source, accel, on ? on : "", wall);
 }

@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 74
+plan 75
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -406,3 +406,5 @@ jq -c '.host_identity = {hostname: "lab1", kernel: "6.1.0-30-amd64", libvirt: "9
 ok "report --compare across a host upgrade: each trial says 'host changed: kernel 6.1.0-28-amd64 -> 6.1.0-30-amd64, qemu 7.2.0 -> 8.0.2' (a change, not a regression: exit 0)" \
 	sh -c '"$1" report --compare "$2" "$3" >"$4" 2>&1 && grep -q "host changed: kernel 6.1.0-28-amd64 -> 6.1.0-30-amd64, qemu 7.2.0 -> 8.0.2" "$4"' \
 	_ "$LAB" "$work/hid-a" "$work/hid-b" "$work/hid.out"
+ok "the dashboard line names where the run ran (host_identity): '| on lab1 (kernel 6.1.0-30-amd64, QEMU 8.0.2) |'" \
+	grep -q "<p class=dashboard>.* | accel tcg | on lab1 (kernel 6.1.0-30-amd64, QEMU 8.0.2) | wall " "$work/hid-b/report/index.html"
