@@ -389,6 +389,14 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 		json_object_object_add(o, "dir", json_object_new_string(run->dir));
 		json_object_object_add(o, MHL_K_STARTED, json_object_new_string(runStarted(run)));
 		json_object_object_add(o, "trials", json_object_new_int((int)run->trials->len));
+		if (r > 0 && run->trials->len && ((const mhlRun *)runs->pdata[r - 1])->trials->len) {
+			/* what changed on the host since the run before (its first record's, as this one's) */
+			g_autofree char *host = mhlHostIdentityDiff(((const mhlRun *)runs->pdata[r - 1])->trials->pdata[0],
+								    run->trials->pdata[0]);
+
+			if (host)
+				json_object_object_add(o, "host_changed", json_object_new_string(host));
+		}
 		json_object_array_add(jruns, o);
 	}
 	g_string_append(table, "<table>\n<tr><th>trial</th><th></th>");
@@ -396,7 +404,12 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 		const mhlRun *run = runs->pdata[r];
 		g_autofree char *name = g_path_get_basename(run->dir);
 
-		mhlHtmlf(table, "<th>%u: %s<br><span class=note>%s</span></th>", r + 1, name, runStarted(run));
+		json_object *hc = json_object_object_get(json_object_array_get_idx(jruns, r), "host_changed");
+
+		mhlHtmlf(table, "<th>%u: %s<br><span class=note>%s</span>", r + 1, name, runStarted(run));
+		if (hc)
+			mhlHtmlf(table, "<br><span class=note>host changed: %s</span>", json_object_get_string(hc));
+		g_string_append(table, "</th>");
 	}
 	g_string_append(table, "</tr>\n");
 	for (i = 0; i < ids->len; i++) {

@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 75
+plan 76
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -408,3 +408,9 @@ ok "report --compare across a host upgrade: each trial says 'host changed: kerne
 	_ "$LAB" "$work/hid-a" "$work/hid-b" "$work/hid.out"
 ok "the dashboard line names where the run ran (host_identity): '| on lab1 (kernel 6.1.0-30-amd64, QEMU 8.0.2) |'" \
 	grep -q "<p class=dashboard>.* | accel tcg | on lab1 (kernel 6.1.0-30-amd64, QEMU 8.0.2) | wall " "$work/hid-b/report/index.html"
+mkdir -p "$work/hh/b" && cp -r "$work/hid-a" "$work/hh/a"
+jq -c '.started |= sub("^2026-[0-9]+-[0-9]+"; "2026-12-04")' "$work/hid-b/trials.jsonl" >"$work/hh/b/trials.jsonl"
+ok "report --history across that upgrade: the newer run says 'host changed: kernel ..., qemu 7.2.0 -> 8.0.2' (history.json runs[].host_changed, and its column in history.html)" \
+	sh -c '"$1" report --history -o "$2/out" "$2/a" "$2/b" >/dev/null 2>&1 &&
+		jq -e ".runs[1].host_changed == \"kernel 6.1.0-28-amd64 -> 6.1.0-30-amd64, qemu 7.2.0 -> 8.0.2\" and (.runs[0].host_changed | not)" "$2/out/history.json" >/dev/null &&
+		grep -q "host changed: kernel 6.1.0-28-amd64 -&gt; 6.1.0-30-amd64" "$2/out/history.html"' _ "$LAB" "$work/hh"
