@@ -105,11 +105,17 @@ static virStoragePoolPtr poolGet(mhlFleetHost *h)
 	return p;
 }
 
+/* The XML of a raw volume @name of @bytes (@name: hex digits, '.', '-' and a canonical base name). */
+static char *volXml(const char *name, guint64 bytes)
+{
+	return g_strdup_printf("<volume><name>%s</name><capacity unit='bytes'>%" G_GUINT64_FORMAT
+			       "</capacity><target><format type='raw'/></target></volume>", name, bytes);
+}
+
 /* A new raw volume @name of @bytes in @p (never one that exists: creating it fails then). */
 static virStorageVolPtr volCreate(mhlFleetHost *h, virStoragePoolPtr p, const char *name, guint64 bytes)
 {
-	g_autofree char *xml = g_strdup_printf("<volume><name>%s</name><capacity unit='bytes'>%" G_GUINT64_FORMAT
-					       "</capacity><target><format type='raw'/></target></volume>", name, bytes);
+	g_autofree char *xml = volXml(name, bytes);
 	virStorageVolPtr v = virStorageVolCreateXML(p, xml, 0);
 
 	if (!v)
@@ -271,9 +277,7 @@ static char *volUpload(mhlFleetHost *h, virStoragePoolPtr p, const char *path)
 	}
 	/* the final name when it is free: a clone of the part, then its mark, then the part goes */
 	if (!(v = virStorageVolLookupByName(p, name))) {
-		g_autofree char *xml = g_strdup_printf("<volume><name>%s</name><capacity unit='bytes'>%" G_GUINT64_FORMAT
-						       "</capacity><target><format type='raw'/></target></volume>",
-						       name, len);
+		g_autofree char *xml = volXml(name, len);
 
 		mhlErrorReset();
 		if ((v = virStorageVolCreateXMLFrom(p, xml, pv, 0)) && volHolds(h, v, len, sum) &&

@@ -33,28 +33,28 @@ static void hostsCheck(GPtrArray *hosts)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One way in (@uris as --host, or @file as --hosts): the error contract, then the hosts'. */
+static void hostsParse(const char *way, const char *uris, const char *file)
 {
-	const char *path = fuzzWriteFile("hosts.yaml", data, size);
-	char *text = fuzzString(data, size);
 	GPtrArray *hosts = g_ptr_array_new_with_free_func((GDestroyNotify)mhlFleetHostFree);
 	int rc;
 
 	mhlErrorReset();
-	rc = mhlFleetHostsParse(NULL, path, hosts);
-	fuzzAssert(rc == 0 || rc == -1, "file: returned %d", rc);
-	fuzzAssert((rc < 0) == fuzzErrorTake(), "file: %d and %s error", rc, rc < 0 ? "no" : "an");
-	if (rc == 0)
-		hostsCheck(hosts);
-	g_ptr_array_set_size(hosts, 0);
-	mhlErrorReset();
-	rc = mhlFleetHostsParse(text, NULL, hosts);
-	fuzzAssert(rc == 0 || rc == -1, "--host: returned %d", rc);
-	fuzzAssert((rc < 0) == fuzzErrorTake(), "--host: %d and %s error", rc, rc < 0 ? "no" : "an");
+	rc = mhlFleetHostsParse(uris, file, hosts);
+	fuzzAssert(rc == 0 || rc == -1, "%s: returned %d", way, rc);
+	fuzzAssert((rc < 0) == fuzzErrorTake(), "%s: %d and %s error", way, rc, rc < 0 ? "no" : "an");
 	if (rc == 0)
 		hostsCheck(hosts);
 	g_ptr_array_unref(hosts);
-	free(text);
 	mhlErrorReset();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzzString(data, size);
+
+	hostsParse("file", NULL, fuzzWriteFile("hosts.yaml", data, size));
+	hostsParse("--host", text, NULL);
+	free(text);
 	return 0;
 }
