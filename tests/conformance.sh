@@ -4,7 +4,7 @@
 # (read-only pins of the zero page, split THPs, CMA placement) nothing else
 # in make check exercises. Each row of tools/conformance.sh's table is one
 # check; claim 5 has a row per split (mprotect, munmap).
-plan 24 full 28
+plan 26 full 30
 echo "# conformance: known deviations (tests/data/conformance: c3 on 6.1 under series, recorded)"
 # The table of a recorded run (--table-only), from the records' verdicts (the
 # trial judged the deviation declared in 3-migration-fails.yaml): xfail is
@@ -85,4 +85,17 @@ for p in series baseline; do
 			and ([.steps[] | select(.step == \"check\" and .id == \"r\")][0].workload | .ok and .io.ok and .io.chunks == 64)" \
 		"$work/conformance/trials.jsonl"
 done
+# memhp_pin.gup=retry (workloads/memhp-pin.c): c3's migration cannot succeed,
+# so the pin is tried three times, each failed attempt reported with the
+# pages whose migration failed, and the three leave nothing pinned.
+ok "conformance claim 3, 6.12, series: the pin tried 3 times (gup=retry), each failed attempt with migrate_fail > 0, ENOMEM, nothing left pinned" \
+	jq -se '[.[] | select(.scenario_name == "c3-migration-fails" and .parameters.kernel == "6.12" and .parameters.policy == "series")][0]
+		| (.steps[0].workload | .errno_name == "ENOMEM" and .gup_test.retry.attempts == 3
+		   and (.gup_test.retry.migrate_fail | length == 2 and all(. > 0)))
+		and .guest_after.vmstat.nr_foll_pin_acquired == .guest_after.vmstat.nr_foll_pin_released' \
+	"$work/conformance/trials.jsonl"
+ok "conformance claim 3, 6.12, baseline: no retry where the pin succeeds (gup=retry, attempts 1)" \
+	jq -se '[.[] | select(.scenario_name == "c3-migration-fails" and .parameters.kernel == "6.12" and .parameters.policy == "baseline")][0]
+		| .steps[0].workload | .ok and .gup_test.retry.attempts == 1 and .gup_test.retry.migrate_fail == []' \
+	"$work/conformance/trials.jsonl"
 ok "conformance: exit 0" test "$rc" = 0

@@ -77,6 +77,9 @@ jq -r '
 	def d(k): ((.guest_after.vmstat[k] // 0) - (.guest_before.vmstat[k] // 0));
 	def mib(b): ((b // 0) / 1048576 | floor | tostring) + " MiB";
 	def pin(id): [.steps[] | select(.step == "pin" and .id == id)][0];
+	def tries(w): if (w.gup_test.retry.attempts // 1) > 1
+		then "; pin tried \(w.gup_test.retry.attempts) times, migration failed for \(w.gup_test.retry.migrate_fail | map(tostring) | join(", then ")) pages before the last"
+		else "" end;
 	(.scenario_name | capture("^c(?<n>[0-9]+)").n) as $c
 	| (.parameters.kernel) as $k | (.parameters.policy) as $p
 	| (if $c == "1" then
@@ -85,7 +88,7 @@ jq -r '
 		{e: "\(pin("p").workload.census_after.by_zone.Movable // 0) of \(pin("p").workload.census_after.pages // 0) pages in Movable after the pin; unpinnable +\(d("gup_longterm_unpinnable")), in place +\(d("gup_longterm_pinned_in_place"))", ok: true}
 	   elif $c == "3" then
 		((.guest_after.vmstat.nr_foll_pin_acquired // -1) - (.guest_after.vmstat.nr_foll_pin_released // -2)) as $held
-		| {e: (if $p == "series" then "pin: \(pin("huge").workload.errno_name // "succeeded"); pin_fail +\(d("gup_longterm_pin_fail")); pages still pinned \($held); Movable free \(([.guest_after.zoneinfo[]? | select(.zone == "Movable") | .free] | add // 0) * 4096 / 1048576 | floor) MiB"
+		| {e: (if $p == "series" then "pin: \(pin("huge").workload.errno_name // "succeeded"); pin_fail +\(d("gup_longterm_pin_fail")); pages still pinned \($held); Movable free \(([.guest_after.zoneinfo[]? | select(.zone == "Movable") | .free] | add // 0) * 4096 / 1048576 | floor) MiB\(tries(pin("huge").workload))"
 		       else "pin: \(pin("huge").workload.errno_name // "succeeded"), in place +\(d("gup_longterm_pinned_in_place")); pages still pinned \($held)" end),
 		   ok: ($p == "baseline" or $held == 0)}
 	   elif $c == "4" then
@@ -93,7 +96,7 @@ jq -r '
 		| {e: "zero page (pfn \($w.zero_page.pfn // "?")) in \($w.zero_page.zone // "?"); \($w.census_before.zero // 0) of \($w.census_before.pages // 0) pages map it before the pin, \($w.census_after.zero // 0) after, \($w.census_after.by_zone.Movable // 0) in Movable after; migrated +\(d("gup_longterm_migrate_success")), pin_fail +\(d("gup_longterm_pin_fail"))", ok: true}
 	   elif $c == "5" then
 		(pin("thp").workload) as $w
-		| {e: "\($w.split // "?") split: PMD-mapped \(mib($w.pmd_mapped_before_split)) -> \(mib($w.pmd_mapped_after_split)), thp_split_pmd +\(d("thp_split_pmd")), THP pages \($w.census_before.thp // 0); Movable \($w.census_before.by_zone.Movable // 0) -> \($w.census_after.by_zone.Movable // 0); migrated +\(d("gup_longterm_migrate_success")), in place +\(d("gup_longterm_pinned_in_place"))", ok: true}
+		| {e: "\($w.split // "?") split: PMD-mapped \(mib($w.pmd_mapped_before_split)) -> \(mib($w.pmd_mapped_after_split)), thp_split_pmd +\(d("thp_split_pmd")), THP pages \($w.census_before.thp // 0); Movable \($w.census_before.by_zone.Movable // 0) -> \($w.census_after.by_zone.Movable // 0); migrated +\(d("gup_longterm_migrate_success")), in place +\(d("gup_longterm_pinned_in_place"))\(tries($w))", ok: true}
 	   elif $c == "6" then
 		(pin("cma").workload) as $w
 		| {e: "in CMA \($w.census_before.cma // 0) of \($w.census_before.pages // 0) pages before the pin, \($w.census_after.cma // 0) after, \($w.census_after.by_zone.Movable // 0) in Movable; after the pin in \([$w.census_after.by_node | to_entries[] | "node \(.key) \(.value | del(.pages) | to_entries | map("\(.key) \(.value)") | join(", "))"] | join("; ")); migrated +\(d("gup_longterm_migrate_success"))", ok: true}

@@ -52,6 +52,12 @@
  *	twin      a second thread pins the same range through a second
  *	          gup_test file at the same time, then unpins; the primary pin
  *	          is tried once more if it failed while the twin held pins
+ *	retry     if the pin fails with ENOMEM while gup_longterm_migrate_fail
+ *	          rose (a page it had to move out of ZONE_MOVABLE could not
+ *	          be migrated), try it again, at most RETRY_MAX more times,
+ *	          100 ms apart: a migration can fail on a transient reference
+ *	          (a partly mapped THP that could not be split); every failed
+ *	          attempt is reported, so a retry never hides a failure
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,13 +83,14 @@
 #define SWITCH_PATH	"/sys/kernel/debug/gup_longterm/pin_in_place"
 #define FLIP_AFTER_MS	20
 #define FLIP_MAX_RETRIES 5
+#define RETRY_MAX	2
 
 static int gup_fd = -1;
 
 /* The gup test options and what they saw (see the top of this file). */
 static struct {
 	char opts[64];
-	bool fast, overflow, flip, twin;
+	bool fast, overflow, flip, twin, retry;
 	/* overflow */
 	bool ov_returned;
 	int ov_errno;		/* 0: the START succeeded */
@@ -97,6 +104,9 @@ static struct {
 	/* twin */
 	int twin_errno;		/* 0: the twin's START succeeded */
 	int attempts;		/* of the primary pin */
+	/* retry: gup_longterm_migrate_fail during each failed attempt */
+	long long migrate_fail[RETRY_MAX];
+	int retried;
 } gt = { .retries = -1, .attempts = 0 };
 
 static double ms_now(void)
@@ -131,6 +141,7 @@ static void gup_options(void)
 		gt.overflow |= !strcmp(tok, "overflow");
 		gt.flip |= !strcmp(tok, "flip");
 		gt.twin |= !strcmp(tok, "twin");
+		gt.retry |= !strcmp(tok, "retry");
 	}
 }
 
@@ -282,6 +293,7 @@ static int gup_pin(struct holder *h)
 	pthread_barrier_t go;
 	struct twin_arg ta;
 	long long r0 = -1;
+	long long mf0, mf1;
 	int rc, err = 0;
 
 	gup_options();
@@ -311,8 +323,17 @@ static int gup_pin(struct holder *h)
 		}
 	}
 	gt.attempts = 1;
+	mf0 = vmstat_read("gup_longterm_migrate_fail");
 	rc = ioctl(gup_fd, PIN_LONGTERM_TEST_START, &pin);
 	err = errno;
+	while (gt.retry && rc < 0 && err == ENOMEM && gt.retried < RETRY_MAX && mf0 >= 0 &&
+	       (mf1 = vmstat_read("gup_longterm_migrate_fail")) > mf0) {
+		gt.migrate_fail[gt.retried++] = mf1 - mf0;
+		usleep(100 * 1000);
+		mf0 = mf1;
+		rc = ioctl(gup_fd, PIN_LONGTERM_TEST_START, &pin);
+		err = errno;
+	}
 	if (gt.twin) {
 		pthread_join(twin_thread, NULL);
 		pthread_barrier_destroy(&go);
@@ -352,6 +373,8 @@ static void errno_field(FILE *f, const char *key, int err)
 /* ,"gup_test":{...}: only when test options are set. */
 static void gup_json(struct holder *h, FILE *f)
 {
+	int i;
+
 	(void)h;
 	if (!gt.opts[0])
 		return;
@@ -368,6 +391,12 @@ static void gup_json(struct holder *h, FILE *f)
 			"\"retries\":%lld,\"unwedged\":%s}",
 			gt.switch_before ? gt.switch_before : '?', gt.flipped ? "true" : "false",
 			gt.flipped_at_ms, gt.retries, gt.unwedged ? "true" : "false");
+	if (gt.retry) {
+		fprintf(f, ",\"retry\":{\"attempts\":%d,\"migrate_fail\":[", 1 + gt.retried);
+		for (i = 0; i < gt.retried; i++)
+			fprintf(f, "%s%lld", i ? "," : "", gt.migrate_fail[i]);
+		fputs("]}", f);
+	}
 	if (gt.twin) {
 		fprintf(f, ",\"twin\":{\"attempts\":%d", gt.attempts);
 		errno_field(f, "errno_name", gt.twin_errno);
