@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 37
+plan 38
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -208,7 +208,17 @@ probe13() {	# N SCENARIO: a run (its trial fails: the kernel is no kernel), stde
 	MEMHP_KVM_DEVICE=/dev/null MEMHP_CACHE=$work/cache13 timeout 120 $LAB run -q -o "$work/probe13-$1" "$2" \
 		>/dev/null 2>"$work/probe13-$1.err"
 }
+# libvirt's QEMU capabilities kept in the cache (orchestrator/host/capscache.c):
+# x86_64's file planted as a link to a host file, i386's as garbage. libvirt
+# names each by the SHA-256 of the binary's path.
+caps13=$work/cache13/libvirt-qemu-caps
+caps_x86=$(printf %s /usr/bin/qemu-system-x86_64 | sha256sum | cut -d' ' -f1).xml
+caps_i386=$(printf %s /usr/bin/qemu-system-i386 | sha256sum | cut -d' ' -f1).xml
+mkdir -p "$caps13" && ln -s "$work/secret" "$caps13/$caps_x86" && echo '<qemuCaps>garbage' >"$caps13/$caps_i386"
 probe13 1 "$work/scn13a.yaml"; probe13 2 "$work/scn13a.yaml"; probe13 3 "$work/scn13b.yaml"
+ok "QEMU capabilities cache: a link planted in it is not written through but replaced by libvirt's own file, garbage replaced too, the host file untouched (that a seed reads no link: unit host)" \
+	sh -c 'for f in "$1/$2" "$1/$3"; do [ -f "$f" ] && [ ! -L "$f" ] && grep -q "<selfvers>" "$f" && ! grep -q "$4" "$f" || exit 1; done &&
+		[ "$(cat "$5")" = "$4" ] && ! grep -rq "$4" "$1"' _ "$caps13" "$caps_x86" "$caps_i386" "$secret" "$work/secret"
 ok "KVM probe: probed on the first run, cached (one line, keyed on host kernel, QEMU and bzImage13a) for the second, whose record says so" \
 	sh -c 'grep -q "probing KVM with .*/bzImage13a" "$1/probe13-1.err" && ! grep -q "probing KVM" "$1/probe13-2.err" &&
 		grep -q "^tcg	host .*; emulator .*; kernel .*/bzImage13a " "$1/cache13/accel-probe" &&

@@ -698,7 +698,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 			return MHL_EXIT_USAGE;
 		return runEnd(o, jobs, outdir, t0);
 	}
-	if (mhlSessionOpen(&ses, o->uri, outdir) < 0)
+	if (mhlSessionOpen(&ses, o->uri, outdir, o->cache) < 0)
 		return MHL_EXIT_USAGE;
 	cfg.uri = ses.uri;
 	if (!o->quiet)

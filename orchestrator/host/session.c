@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "guest/session.h"
+#include "host/capscache.h"
 #include "host/guard.h"
 #include "host/hugepages.h"
 #include "util.h"
@@ -256,13 +257,17 @@ int mhlConnIsQemu(virConnectPtr conn, const char *uri)
 	return 0;
 }
 
-int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir)
+int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache)
 {
 	memset(ses, 0, sizeof(*ses));
 	/* The guard forks: before libvirt starts its threads. */
 	if (sessionTarget(ses, uri) < 0 || mhlLibvirtStart(outdir) < 0) {
 		mhlSessionClose(ses);
 		return -1;
+	}
+	if (ses->root && cache) {
+		ses->cache = g_strdup(cache);
+		mhlCapsCacheSeed(ses->root, cache);
 	}
 	if (!(ses->conn = virConnectOpen(ses->uri))) {
 		mhlErrorVirt("cannot connect to libvirt at '%s'", ses->uri);
@@ -288,10 +293,12 @@ void mhlSessionClose(mhlSession *ses)
 		virConnectClose(ses->conn);
 	ses->conn = NULL;
 	if (ses->root) {
+		mhlCapsCacheSave(ses->root, ses->cache);
 		mhlHugetlbfsUnmount(ses->root);
 		mhlRemoveTree(ses->root);
 	}
 	g_clear_pointer(&ses->root, g_free);
 	g_clear_pointer(&ses->uri, g_free);
 	g_clear_pointer(&ses->guard, g_free);
+	g_clear_pointer(&ses->cache, g_free);
 }

@@ -10,6 +10,7 @@ typedef struct {
 	char *uri;		/* the user's, or qemu:///embed?root=ROOT */
 	char *root;		/* the embedded driver's private root, removed at close; or NULL */
 	char *guard;		/* how the embedded guests are kept from outliving us (host/guard.c) */
+	char *cache;		/* $MEMHP_CACHE: libvirt's QEMU capabilities kept there (capscache.c), or NULL */
 } mhlSession;
 
 /*
@@ -30,18 +31,19 @@ bool mhlEmbedRootStale(const char *root, long *pid);
 char *mhlEmbedRootCreate(void);
 
 /*
- * Start libvirt (mhlLibvirtStart), connect to @uri or, if NULL, to the
- * embedded driver in a new private root (after cleaning what dead runs left),
- * and register the guests' event callbacks. -1 + mhlError, nothing left open.
- */
-/*
  * Whether @uri's daemon (and so its QEMU) runs on this host: no host part
  * (qemu:///system, qemu:///embed?root=...). Pids in domain names and QEMU's
  * /proc are then ours to read.
  */
 bool mhlUriLocal(const char *uri);
 
-int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir);
+/*
+ * Start libvirt (mhlLibvirtStart), connect to @uri or, if NULL, to the
+ * embedded driver in a new private root (after cleaning what dead runs left;
+ * seeded with the QEMU capabilities kept in @cache, which may be NULL),
+ * and register the guests' event callbacks. -1 + mhlError, nothing left open.
+ */
+int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache);
 /* 0 when @conn is libvirt's QEMU driver; else -1 + mhlError naming @uri's driver. */
 int mhlConnIsQemu(virConnectPtr conn, const char *uri);
 /*

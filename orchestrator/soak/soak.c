@@ -917,7 +917,7 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 static int soakConnect(const mhlSoakOptions *o, mhlSoakPlan *p, mhlSession *ses, virConnectPtr *conn)
 {
 	if (!p->host) {
-		if (mhlSessionOpen(ses, o->uri, p->outdir) < 0)
+		if (mhlSessionOpen(ses, o->uri, p->outdir, o->cache) < 0)
 			return -1;
 		*conn = ses->conn;
 		return 0;

@@ -1,7 +1,8 @@
 /*
  * tests/unit/host.c - the host side (orchestrator/host/): what the cleanup of
  * a dead run may touch: which QEMU it kills, which embedded roots it
- * removes, which domains of a daemon it destroys (on libvirt's test driver).
+ * removes, which domains of a daemon it destroys (on libvirt's test driver);
+ * what the QEMU capabilities cache copies between $MEMHP_CACHE and a root.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -14,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/capscache.h"
 #include "host/guard.h"
 #include "host/session.h"
 #include "unit.h"
+#include "util.h"
 
 typedef struct {
 	const char *cmdline;	/* /proc/PID/cmdline, NULs as spaces */
@@ -214,7 +217,99 @@ static bool deadRunDomains(void)
 	return unitExpect(ok);
 }
 
+/* ---- libvirt's QEMU capabilities kept in $MEMHP_CACHE (host/capscache.c) ---- */
+
+#define HEX64 "926803a9278e445ec919c2b6cbd8c1c449c75b26dcb1686b774314180376c725"
+#define HEX64B "f11008721aacc79c97e592178e61264d75be551864cd79cc41fe820e31262f27"
+
+static char *fileText(const char *dir, const char *sub, const char *name)
+{
+	g_autofree char *p = g_build_filename(dir, sub, name, NULL);
+	char *t = NULL;
+
+	return g_file_get_contents(p, &t, NULL, NULL) ? t : NULL;
+}
+
+/* "none" when @dir holds no temporary file (".NAME.XXXXXX") of a copy, else its name. */
+static char *noTemp(const char *dir)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *e;
+
+	while (d && (e = g_dir_read_name(d)))
+		if (e[0] == '.')
+			return g_strdup(e);
+	return g_strdup(d ? "none" : "no directory");
+}
+
+/*
+ * Seeding copies only regular files named as libvirt names them: a link (to
+ * a file of the host's), another name, an empty file are left behind. Saving
+ * copies what libvirt wrote or changed back, replacing a stale copy.
+ */
+static bool capsCacheCopies(void)
+{
+	g_autofree char *tmp = g_dir_make_tmp("mhl-unit-caps-XXXXXX", NULL);
+	g_autofree char *cache = g_build_filename(tmp, "cache", NULL);
+	g_autofree char *kept = g_build_filename(cache, "libvirt-qemu-caps", NULL);
+	g_autofree char *root = g_build_filename(tmp, "root", NULL);
+	g_autofree char *caps = g_build_filename(root, "cache", "qemu", "capabilities", NULL);
+	g_autofree char *secret = g_build_filename(tmp, "secret", NULL);
+	g_autofree char *link = g_build_filename(kept, HEX64B ".xml", NULL);
+	g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *saved = NULL;
+	g_autofree char *good = g_build_filename(kept, HEX64 ".xml", NULL);
+	g_autofree char *other = g_build_filename(kept, "notes.xml", NULL);
+	g_autofree char *fresh = g_build_filename(caps, HEX64B ".xml", NULL);
+	g_autofree char *changed = g_build_filename(caps, HEX64 ".xml", NULL);
+	bool ok;
+
+	if (!tmp || g_mkdir_with_parents(kept, 0700) < 0 || g_mkdir_with_parents(root, 0700) < 0 ||
+	    !g_file_set_contents(secret, "root:secret", -1, NULL) || symlink(secret, link) < 0 ||
+	    !g_file_set_contents(good, "<qemuCaps/>", -1, NULL) ||
+	    !g_file_set_contents(other, "<x/>", -1, NULL))
+		return unitExpect(false);
+	mhlCapsCacheSeed(root, cache);
+	a = fileText(root, "cache/qemu/capabilities", HEX64 ".xml");
+	b = fileText(root, "cache/qemu/capabilities", HEX64B ".xml");
+	c = fileText(root, "cache/qemu/capabilities", "notes.xml");
+	/* libvirt probes again (a new file) and rewrites the stale one */
+	unlink(link);
+	ok = g_file_set_contents(fresh, "<qemuCaps>b</qemuCaps>", -1, NULL) &&
+	     g_file_set_contents(changed, "<qemuCaps>a2</qemuCaps>", -1, NULL);
+	mhlCapsCacheSave(root, cache);
+	d = fileText(cache, "libvirt-qemu-caps", HEX64B ".xml");
+	e = fileText(cache, "libvirt-qemu-caps", HEX64 ".xml");
+	saved = noTemp(kept);
+	mhlRemoveTree(tmp);
+	return unitExpect(a && !strcmp(a, "<qemuCaps/>") && !b && !c && ok &&
+			  d && !strcmp(d, "<qemuCaps>b</qemuCaps>") && e && !strcmp(e, "<qemuCaps>a2</qemuCaps>") &&
+			  saved && !strcmp(saved, "none"));
+}
+
+/* No cache, or nothing in it: nothing copied, nothing created, no error. */
+static bool capsCacheNone(void)
+{
+	g_autofree char *tmp = g_dir_make_tmp("mhl-unit-caps-XXXXXX", NULL);
+	g_autofree char *root = g_build_filename(tmp, "root", NULL);
+	g_autofree char *caps = g_build_filename(root, "cache", NULL);
+	g_autofree char *none = g_build_filename(tmp, "none", NULL);
+	bool ok;
+
+	if (!tmp || g_mkdir_with_parents(root, 0700) < 0)
+		return unitExpect(false);
+	mhlErrorReset();
+	mhlCapsCacheSeed(root, none);
+	mhlCapsCacheSeed(root, NULL);
+	mhlCapsCacheSave(root, none);
+	ok = !g_file_test(caps, G_FILE_TEST_EXISTS) && !g_file_test(none, G_FILE_TEST_EXISTS) &&
+	     !strcmp(mhlErrorLast(), "unknown error");	/* nothing reported */
+	mhlRemoveTree(tmp);
+	return unitExpect(ok);
+}
+
 static const unitCase cases[] = {
+	{ "QEMU capabilities cache: seeds a root with the files libvirt named (no link, no other name), saves back what libvirt rewrote", capsCacheCopies },
+	{ "QEMU capabilities cache: none kept, nothing copied or created, no error", capsCacheNone },
 	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other (test:///default)",
 	  deadRunDomains },
 };
