@@ -5,7 +5,7 @@
 # pinning trial on each, the online policy as shipped, and what such a
 # kernel cannot run refused before anything boots.
 
-plan 21
+plan 20 full 21
 echo "# stock kernels: kernel/package.sh refuses what is not a Debian kernel package name"
 expect_fail "package.sh: a name with shell in it" 1 "not a linux-image-\\* package name" \
 	kernel/package.sh 'linux-image-$(id)'
@@ -123,8 +123,12 @@ printf 'name: bad\nguest: ubuntu\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot
 expect_fail "guest: an unknown userspace: check refuses it at its line and column" 2 \
 	"stock-badguest.yaml:2:8: guest: unknown userspace 'ubuntu' \\(known: lab, debian\\)" $LAB check "$work/stock-badguest.yaml"
 
+# The same package kernel from the command line (full tier: the fast tier
+# boots it through the scenario's kernel: {package} above).
+if full; then
 echo "# stock kernels: --kernel package:NAME on the command line overrides a scenario's kernel"
 lab_run -o "$work/stock-cli" --kernel package:linux-image-cloud-amd64 scenarios/pin-io-uring.yaml >"$work/stock-cli.out" 2>&1
 ok "run --kernel package:linux-image-cloud-amd64 scenarios/pin-io-uring.yaml: the lab's io_uring scenario passes on Debian's 6.1 (record: the package, kind package)" \
 	jq -e '.verdict == "pass" and (.kernel.source_package | test("^linux-image-6\\.1\\.0-[0-9]+-cloud-amd64$")) and .kernel.kind == "package" and .summary.reached_bytes == 0' \
 	"$work/stock-cli/trials.jsonl"
+fi
