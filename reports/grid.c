@@ -41,8 +41,17 @@ double mhlTrialUnplugFraction(json_object *rec)
 
 char *mhlGridNumber(json_object *rec)
 {
+	const char *label = mhlJStr(rec, MHL_PATH(MHL_K_GRID, MHL_K_LABEL), NULL);
+	json_object *v = mhlJ(rec, MHL_PATH(MHL_K_GRID, MHL_K_VALUE));
 	mhlSummary m;
 
+	/* the number the scenario declared its claim is about (grid:), where it did */
+	if (label && v && json_object_is_type(v, json_type_int))
+		return g_strdup_printf("%" G_GINT64_FORMAT " %s", json_object_get_int64(v), label);
+	if (label && v && json_object_is_type(v, json_type_double))
+		return g_strdup_printf("%.3g %s", json_object_get_double(v), label);
+	if (label)
+		return g_strdup_printf("– %s", label);
 	mhlSummaryRead(rec, &m);
 	if (m.requested_bytes >= 0 && m.reached_bytes >= 0)
 		return g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " MiB", m.reached_bytes >> 20,
@@ -253,8 +262,9 @@ bool mhlHtmlGrid(GString *out, const mhlRun *run)
 			gridCell(out, notes, run, &L, r, order[c]);
 		g_string_append(out, "</tr>\n");
 	}
-	g_string_append(out, "</table>\n<p class=note>Each cell: the verdict and reached/requested MiB of the "
-			"unplug (pins failed where the trial resized nothing); it links to the trial.</p>\n");
+	g_string_append(out, "</table>\n<p class=note>Each cell: the verdict and the number its scenario's "
+			"<code>grid:</code> names (what its claim is about), else reached/requested MiB of the "
+			"unplug, or pins failed where the trial resized nothing; it links to the trial.</p>\n");
 	if (notes->len)
 		g_string_append_printf(out, "<ul class=reasons>\n%s</ul>\n", notes->str);
 	gridLayoutClear(&L);

@@ -184,7 +184,10 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions);
  * virtio-mem size; 1 when the unplug reached the request. -1 without a shrink.
  */
 double mhlTrialUnplugFraction(json_object *rec);
-/* A trial's one number: "reached/requested MiB", else "N pins failed", else "–". */
+/*
+ * A trial's one number: its scenario's grid: number ("65536 migrated"; record key
+ * grid), else "reached/requested MiB", else "N pins failed", else "–".
+ */
 char *mhlGridNumber(json_object *rec);
 /* The grid as HTML into @out; false (nothing written) unless two or more trials have parameters. */
 bool mhlHtmlGrid(GString *out, const mhlRun *run);

@@ -4,7 +4,7 @@
 # (read-only pins of the zero page, split THPs, CMA placement) nothing else
 # in make check exercises. Each row of tools/conformance.sh's table is one
 # check; claim 5 has a row per split (mprotect, munmap).
-plan 24 full 30
+plan 26 full 32
 echo "# conformance: known deviations (tests/data/conformance: c3 on 6.1 under series, recorded)"
 # The table of a recorded run (--table-only), from the records' verdicts (the
 # trial judged the deviation declared in 3-migration-fails.yaml): xfail is
@@ -102,4 +102,14 @@ ok "conformance claim 3, 6.12, baseline: no retry where the pin succeeds (gup=re
 	jq -se '[.[] | select(.scenario_name == "c3-migration-fails" and .parameters.kernel == "6.12" and .parameters.policy == "baseline")][0]
 		| .steps[0].workload | .ok and .gup_test.retry.attempts == 1 and .gup_test.retry.migrate_fail == []' \
 	"$work/conformance/trials.jsonl"
+# The grid's cells (issue 32, item 26): the number each claim is about, as
+# its scenario's grid: declares it, from the record.
+ok "conformance grid: every trial whose scenario declares grid: records its number (c3, c4, c5, c6), c8 none" \
+	jq -se '[.[] | select(.scenario_name | test("^c[3456]-"))] as $g | ($g | length) >= 5 and
+		all($g[]; (.grid.value | type) == "number" and (.grid.label | length) > 0 and (.grid.of | length) > 0) and
+		all(.[] | select(.scenario_name == "c8-unplug-with-pins"); .grid == null)' "$work/conformance/trials.jsonl"
+ok "conformance grid: the cells say c3's failed pins, c5's pages migrated, c6's pages left in CMA (0) and c8's reached/requested MiB" \
+	sh -c 'grep -Eq "<b>pass</b> [1-9][0-9]* pin\(s\) failed</a>" "$1" && grep -q "<b>pass</b> 0/0 MiB</a>" "$1" &&
+		grep -Eq "<b>pass</b> 3[0-9]{4} migrated</a>" "$2" && grep -q "<b>pass</b> 0 left in CMA</a>" "$2"' \
+	_ "$work/conformance/report/index.html" "$work/conformance-456/report/index.html"
 ok "conformance: exit 0" test "$rc" = 0

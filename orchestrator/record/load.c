@@ -8,6 +8,7 @@
 
 #include "record/record.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -18,6 +19,15 @@ json_object *mhlJ(json_object *o, const char *path)
 	size_t i;
 
 	for (i = 0; o && keys[i]; i++) {
+		if (json_object_is_type(o, json_type_array) && keys[i][0] &&
+		    strspn(keys[i], "0123456789") == strlen(keys[i]) && strlen(keys[i]) <= 6) {
+			size_t idx = strtoul(keys[i], NULL, 10);
+
+			if (idx >= json_object_array_length(o))
+				return NULL;
+			o = json_object_array_get_idx(o, idx);
+			continue;
+		}
 		if (!json_object_is_type(o, json_type_object) ||
 		    !json_object_object_get_ex(o, keys[i], &o))
 			return NULL;

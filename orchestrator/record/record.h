@@ -48,6 +48,10 @@
 #define MHL_K_REASON			"reason"
 #define MHL_K_REQUEUED			"requeued"	/* a fleet trial whose host went away: it ran once more elsewhere */
 #define MHL_K_NOT_RUN			"not_run"	/* a fleet trial no host was left to take: never started */
+#define MHL_K_GRID			"grid"		/* the scenario's grid: number: {label, value, of} */
+#define MHL_K_LABEL			"label"
+#define MHL_K_VALUE			"value"
+#define MHL_K_OF			"of"
 #define MHL_K_HOST_IDENTITY		"host_identity"	/* the host the trial ran on: versions, CPU, memory (host/identity.h) */
 
 /* domain */
@@ -288,8 +292,8 @@ int mhlTextCutLen(const char *s, int max);
 /* ---- reading ---- */
 
 /*
- * A dotted path into a record: "summary.reached_bytes". NULL when absent or
- * null. The typed accessors give the default (NULL, 0) for a value of
+ * A dotted path into a record: "summary.reached_bytes"; a component of
+ * digits indexes an array ("steps.0.workload"). NULL when absent or null. The typed accessors give the default (NULL, 0) for a value of
  * another type: a string is never a number or a boolean, an object never an
  * array; json-c's own getters assert on some types and read "false" as true.
  */

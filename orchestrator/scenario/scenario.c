@@ -1666,11 +1666,141 @@ const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reaso
 	return NULL;
 }
 
+/*
+ * grid: {label: TEXT, policy: P, vmstat: NAME | path: PATH | ratio: [PATH, PATH]}
+ * or a list of them (mhlGridSpec).
+ */
+enum { GR_LABEL, GR_POLICY, GR_VMSTAT, GR_PATH, GR_RATIO };
+static const char *const gridKeys[] = { "label", "policy", "vmstat", "path", "ratio", NULL };
+
+/* A record path: 1 to MHL_MAX_GRID_PATH bytes, components of [A-Za-z0-9_] between dots. */
+static int gridPath(mhlYaml *y, yaml_node_t *v, const char *what, char *out)
+{
+	const char *t, *p;
+
+	if (wantKind(y, v, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	t = scalar(y, v);
+	for (p = t; *p; p++)
+		if (!(g_ascii_isalnum(*p) || *p == '_' || (*p == '.' && p > t && p[1] && p[1] != '.')))
+			break;
+	if (!*t || *p || strlen(t) > MHL_MAX_GRID_PATH) {
+		mhlError("%s:%d:%d: %s '%s' is not a record path (1 to %d bytes: names of [A-Za-z0-9_] or array indexes, between dots)",
+			 AT(y, v), what, t, MHL_MAX_GRID_PATH);
+		return -1;
+	}
+	g_strlcpy(out, t, MHL_MAX_GRID_PATH + 1);
+	return 0;
+}
+
+static int gridPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlGridSpec *g = opaque;
+	const unsigned char *c;
+	yaml_node_t *a, *b;
+
+	switch (key) {
+	case GR_LABEL:
+		if (wantKind(y, v, YAML_SCALAR_NODE, "grid label") < 0)
+			return -1;
+		if (!*scalar(y, v) || strlen(scalar(y, v)) > MHL_MAX_GRID_LABEL || !g_utf8_validate(scalar(y, v), -1, NULL)) {
+			mhlError("%s:%d:%d: grid label must be 1 to %d bytes of UTF-8", AT(y, v), MHL_MAX_GRID_LABEL);
+			return -1;
+		}
+		for (c = (const unsigned char *)scalar(y, v); *c; c++)
+			if (*c < 0x20 || *c == 0x7f) {
+				mhlError("%s:%d:%d: grid label must be one line without control characters", AT(y, v));
+				return -1;
+			}
+		g_strlcpy(g->label, scalar(y, v), sizeof(g->label));
+		return 0;
+	case GR_POLICY:
+		return getName(y, v, "grid policy", policyNames, g->policy, sizeof(g->policy));
+	case GR_VMSTAT:
+		if (gridPath(y, v, "grid vmstat", g->a) < 0)
+			return -1;
+		if (strchr(g->a, '.')) {
+			mhlError("%s:%d:%d: grid vmstat '%s' is not a /proc/vmstat name", AT(y, v), g->a);
+			return -1;
+		}
+		g->kind = MHL_GRID_VMSTAT;
+		return 0;
+	case GR_PATH:
+		g->kind = MHL_GRID_PATH;
+		return gridPath(y, v, "grid path", g->a);
+	case GR_RATIO:
+	default:
+		if (wantKind(y, v, YAML_SEQUENCE_NODE, "grid ratio") < 0)
+			return -1;
+		if (v->data.sequence.items.top - v->data.sequence.items.start != 2) {
+			mhlError("%s:%d:%d: grid ratio: two record paths, [DIVIDEND, DIVISOR]", AT(y, v));
+			return -1;
+		}
+		a = yaml_document_get_node(y->doc, v->data.sequence.items.start[0]);
+		b = yaml_document_get_node(y->doc, v->data.sequence.items.start[1]);
+		g->kind = MHL_GRID_RATIO;
+		return gridPath(y, a, "grid ratio", g->a) < 0 || gridPath(y, b, "grid ratio", g->b) < 0 ? -1 : 0;
+	}
+}
+
+static int gridEntry(mhlYaml *y, mhlScenario *s, yaml_node_t *n)
+{
+	mhlGridSpec *g;
+	yaml_node_pair_t *p;
+	int sources = 0;
+
+	if (s->ngrid >= MHL_MAX_GRID) {
+		mhlError("%s:%d:%d: more than %d grid entries", AT(y, n), MHL_MAX_GRID);
+		return -1;
+	}
+	g = &s->grid[s->ngrid++];
+	if (forPairs(y, n, "a grid entry", gridKeys, gridPair, g) < 0)
+		return -1;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const char *k = scalar(y, yaml_document_get_node(y->doc, p->key));
+
+		sources += !strcmp(k, "vmstat") || !strcmp(k, "path") || !strcmp(k, "ratio");
+	}
+	if (!g->label[0] || sources != 1) {
+		mhlError("%s:%d:%d: a grid entry needs a label and one of vmstat, path or ratio", AT(y, n));
+		return -1;
+	}
+	return 0;
+}
+
+static int parseGrid(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+
+	if (v->type == YAML_MAPPING_NODE)
+		return gridEntry(y, s, v);
+	if (wantKind(y, v, YAML_SEQUENCE_NODE, "grid") < 0)
+		return -1;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+
+		if (wantKind(y, n, YAML_MAPPING_NODE, "a grid entry") < 0 || gridEntry(y, s, n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+const mhlGridSpec *mhlScenarioGrid(const mhlScenario *s)
+{
+	int i;
+
+	for (i = 0; i < s->ngrid; i++)
+		if (!s->grid[i].policy[0] || !g_strcmp0(s->grid[i].policy, s->pin_policy))
+			return &s->grid[i];
+	return NULL;
+}
+
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
-       TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST, TOP_HOST_LABELS };
+       TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST, TOP_HOST_LABELS,
+       TOP_GRID };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
 				       "steps", "matrix", "devices", "memory_backing", "online",
-				       "soak", "xfail", "guest", "host_labels", NULL };
+				       "soak", "xfail", "guest", "host_labels", "grid", NULL };
 /* guest: the guest's userspace: the lab's initramfs, or Debian's own (workloads/debian-guest.sh) */
 static const char *const guestNames[] = { "lab", "debian", NULL };
 
@@ -1728,6 +1858,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return parseXfail(y, s, v);
 	case TOP_HOST_LABELS:
 		return parseHostLabels(y, s, v);
+	case TOP_GRID:
+		return parseGrid(y, s, v);
 	case TOP_GUEST:
 		if (wantKind(y, v, YAML_SCALAR_NODE, "guest") < 0)
 			return -1;

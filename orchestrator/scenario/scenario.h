@@ -147,6 +147,25 @@ typedef struct {
 	char *match;		/* a GRegex (PCRE) the failure's reason must match; NULL: any failure */
 } mhlDeviation;
 
+/*
+ * grid: the number a matrix grid's cell shows for the trial (docs/scenarios.md,
+ * "grid"): one entry, or a list whose first entry for the trial's pin_policy
+ * applies. {label, vmstat: NAME}: the change of /proc/vmstat NAME over the
+ * trial; {label, path: A.B.0.C}: a number of the record; {label, ratio:
+ * [PATH, PATH]}: the first over the second.
+ */
+#define MHL_MAX_GRID 4
+#define MHL_MAX_GRID_LABEL 40
+#define MHL_MAX_GRID_PATH 128
+typedef enum { MHL_GRID_VMSTAT, MHL_GRID_PATH, MHL_GRID_RATIO } mhlGridKind;
+typedef struct {
+	char policy[16];			/* "series", "baseline", or "": any */
+	char label[MHL_MAX_GRID_LABEL + 1];	/* what the number is: "migrated", "x slower" */
+	mhlGridKind kind;
+	char a[MHL_MAX_GRID_PATH + 1];		/* the vmstat name, or the (first) path */
+	char b[MHL_MAX_GRID_PATH + 1];		/* ratio: the path divided by */
+} mhlGridSpec;
+
 typedef struct {
 	char *path;
 	char *name;		/* the trial id: name, or name:axis=value,... in a matrix */
@@ -182,6 +201,8 @@ typedef struct {
 	char **host_labels;	/* host_labels: a fleet host must have all of these (NULL-terminated), or NULL */
 	int nxfail;		/* xfail: the known deviations, in file order */
 	mhlDeviation xfail[MHL_MAX_XFAIL];
+	int ngrid;		/* grid: the cell's number, in file order */
+	mhlGridSpec grid[MHL_MAX_GRID];
 	int nnodes;
 	mhlNode nodes[MHL_MAX_NODES];
 	int nsteps;
@@ -201,6 +222,8 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
  * an xpass). NULL: none.
  */
 const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reason);
+/* The grid entry that applies to @s's pin_policy (the first), or NULL. */
+const mhlGridSpec *mhlScenarioGrid(const mhlScenario *s);
 
 /*
  * @buf (@len bytes of @path) as one YAML document into *@doc (the caller

@@ -10,6 +10,7 @@
 #include "trial/trial.h"
 
 #include <libvirt/virterror.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -406,6 +407,55 @@ static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findin
 	trialJudgeDeviation(t, end);
 }
 
+static bool gridNumber(json_object *o, double *v)
+{
+	if (!o || !(json_object_is_type(o, json_type_int) || json_object_is_type(o, json_type_double)))
+		return false;
+	*v = json_object_get_double(o);
+	return isfinite(*v);
+}
+
+/*
+ * The number the scenario's grid: entry that applies names, from the
+ * finished record (docs/scenarios.md, "grid"): "grid": {label, value, of},
+ * value null where the record lacks it (a trial that ended early).
+ */
+static void trialGrid(const mhlScenario *s, json_object *rec)
+{
+	const mhlGridSpec *g = mhlScenarioGrid(s);
+	g_autofree char *before = NULL, *after = NULL, *of = NULL;
+	double a = 0, b = 0, v = 0;
+	bool have = false;
+	json_object *o;
+
+	if (!g)
+		return;
+	switch (g->kind) {
+	case MHL_GRID_VMSTAT:
+		before = g_strdup_printf("%s.vmstat.%s", MHL_K_GUEST_BEFORE, g->a);
+		after = g_strdup_printf("%s.vmstat.%s", MHL_K_GUEST_AFTER, g->a);
+		have = gridNumber(mhlJ(rec, after), &a) && gridNumber(mhlJ(rec, before), &b);
+		v = a - b;
+		of = g_strdup_printf("the change of /proc/vmstat %s over the trial", g->a);
+		break;
+	case MHL_GRID_PATH:
+		have = gridNumber(mhlJ(rec, g->a), &v);
+		of = g_strdup(g->a);
+		break;
+	case MHL_GRID_RATIO:
+		have = gridNumber(mhlJ(rec, g->a), &a) && gridNumber(mhlJ(rec, g->b), &b) && b != 0;
+		v = have ? a / b : 0;
+		of = g_strdup_printf("%s / %s", g->a, g->b);
+		break;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, MHL_K_LABEL, json_object_new_string(g->label));
+	json_object_object_add(o, MHL_K_VALUE, !have ? NULL : v == (double)(gint64)v && fabs(v) < 9e15 ?
+			       json_object_new_int64((gint64)v) : json_object_new_double(v));
+	json_object_object_add(o, MHL_K_OF, json_object_new_string(of));
+	json_object_object_add(rec, MHL_K_GRID, o);
+}
+
 /* The record's tail, then one line in trials.jsonl. */
 static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object *rec,
 			      json_object *findings, double t_start, mhlTrialEnd *end)
@@ -417,6 +467,7 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	json_object_object_add(rec, MHL_K_STEPS, json_object_get(t->steps));
 	json_object_object_add(rec, MHL_K_TIMELINE, mhlGuestTimelineTake(t->g));
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&t->sum));
+	trialGrid(t->s, rec);
 	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_start));
 	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[end->verdict]));
 	json_object_object_add(rec, MHL_K_REASON, end->reason ? json_object_new_string(end->reason) : NULL);

@@ -256,6 +256,36 @@ static bool htmlfEscapes(void)
 	return unitExpect(!strcmp(out->str, "<td>&lt;a href=&quot;x&quot;&gt;&amp;&apos;</td><td>3</td>"));
 }
 
+/* ---- the grid's number (scenario grid:, record key grid) ---- */
+
+static const struct gridRow {
+	const char *desc, *rec, *want;
+} gridRows[] = {
+	{ "an integer with its label", "{\"grid\":{\"label\":\"migrated\",\"value\":65536}}", "65536 migrated" },
+	{ "a ratio to 3 digits", "{\"grid\":{\"label\":\"x slower\",\"value\":23.912}}", "23.9 x slower" },
+	{ "no value (the trial ended first): a dash", "{\"grid\":{\"label\":\"left in CMA\",\"value\":null}}", "– left in CMA" },
+	{ "a value of text is no number", "{\"grid\":{\"label\":\"l\",\"value\":\"7\"}}", "– l" },
+	{ "no grid: the unplug's reached/requested",
+	  "{\"summary\":{\"reached_bytes\":268435456,\"requested_bytes\":0}}", "256/0 MiB" },
+	{ "no grid, no resize: the pins failed", "{\"summary\":{\"pins_failed\":1}}", "1 pin failed" },
+};
+
+static bool gridJudge(const void *row, GString *desc)
+{
+	const struct gridRow *r = row;
+	g_autoptr(json_object) rec = NULL;
+	g_autofree char *got = NULL;
+
+	g_string_printf(desc, "report: grid cell number: %s: '%s'", r->desc, r->want);
+	if (unitListing)
+		return true;
+	rec = json_tokener_parse(r->rec);
+	got = mhlGridNumber(rec);
+	if (g_strcmp0(got, r->want))
+		unitDiag("got '%s'", got);
+	return unitExpect(!g_strcmp0(got, r->want));
+}
+
 /* ---- the other escapes ---- */
 
 static bool gnuplotQuoted(void)
@@ -446,6 +476,7 @@ static const unitCase cases[] = {
 static const unitTable tables[] = {
 	UNIT_CASES(cases),
 	UNIT_TABLE(lines, lineJudge),
+	UNIT_TABLE(gridRows, gridJudge),
 	UNIT_TABLE(kcidbRows, kcidbJudge),
 	UNIT_TABLE(times, timeJudge),
 	UNIT_TABLE(noiseRows, noiseJudge),

@@ -210,6 +210,24 @@ static const struct scenarioError {
 	  "2:24: xfail match 'a(b' is not a regular expression" },
 	{ "xfail: a reason of two lines", "xfail:\n  - {reason: \"a\\nb\"}\nnodes:\n  - memory: 1G\n",
 	  "2:14: xfail reason must be one line without control characters" },
+	{ "grid: no label", "grid: {vmstat: pgfault}\nnodes:\n  - memory: 1G\n",
+	  "1:7: a grid entry needs a label and one of vmstat, path or ratio" },
+	{ "grid: two sources", "grid: {label: x, vmstat: pgfault, path: summary.pins_failed}\nnodes:\n  - memory: 1G\n",
+	  "1:7: a grid entry needs a label and one of vmstat, path or ratio" },
+	{ "grid: a path with a shell character", "grid: {label: x, path: 'steps.0;id'}\nnodes:\n  - memory: 1G\n",
+	  "1:24: grid path 'steps.0;id' is not a record path" },
+	{ "grid: a path with an empty component", "grid: {label: x, path: steps..workload}\nnodes:\n  - memory: 1G\n",
+	  "1:24: grid path 'steps..workload' is not a record path" },
+	{ "grid: a vmstat name with a dot", "grid: {label: x, vmstat: a.b}\nnodes:\n  - memory: 1G\n",
+	  "1:26: grid vmstat 'a.b' is not a /proc/vmstat name" },
+	{ "grid: a ratio of one path", "grid: {label: x, ratio: [summary.pins_failed]}\nnodes:\n  - memory: 1G\n",
+	  "1:25: grid ratio: two record paths, [DIVIDEND, DIVISOR]" },
+	{ "grid: a label of two lines", "grid: {label: \"a\\nb\", vmstat: pgfault}\nnodes:\n  - memory: 1G\n",
+	  "1:15: grid label must be one line without control characters" },
+	{ "grid: an unknown policy", "grid: [{label: x, vmstat: pgfault, policy: never}]\nnodes:\n  - memory: 1G\n",
+	  "1:44: unknown grid policy 'never' (known: series, baseline)" },
+	{ "grid: an unknown key", "grid: {label: x, sum: [a, b]}\nnodes:\n  - memory: 1G\n",
+	  "1:18: unknown key 'sum' in a grid entry (known: label, policy, vmstat, path, ratio)" },
 	{ "matrix: a key twice (an axis given twice)",
 	  "matrix: {v: [x], v: [y]}\nnodes:\n  - memory: 1G\n",
 	  "1:18: key 'v' given twice in one mapping" },
@@ -342,6 +360,25 @@ static bool scenarioHoldsJudge(const void *row, GString *desc)
 		unitDiag("  refused: %s", mhlErrorLast());
 	mhlErrorReset();
 	return unitExpect(s != NULL);
+}
+
+/* grid: the first entry for the trial's pin_policy applies; an entry without policy, any. */
+static bool gridApplies(void)
+{
+	g_autofree char *path = unitWriteTmp("g.yaml",
+		"pin_policy: ${p}\nmatrix: {p: [series, baseline]}\n"
+		"grid:\n  - {policy: baseline, label: in place, vmstat: gup_longterm_pinned_in_place}\n"
+		"  - {label: moved, ratio: [steps.0.workload.a, summary.b]}\nnodes:\n  - memory: 1G\n");
+	g_autoptr(GPtrArray) trials = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	const mhlGridSpec *s0, *s1;
+
+	if (mhlScenarioLoadAll(path, trials) < 0 || trials->len != 2)
+		return unitExpect(false);
+	s0 = mhlScenarioGrid(trials->pdata[0]);
+	s1 = mhlScenarioGrid(trials->pdata[1]);
+	return unitExpect(s0 && s0->kind == MHL_GRID_RATIO && !strcmp(s0->label, "moved") &&
+			  !strcmp(s0->a, "steps.0.workload.a") && !strcmp(s0->b, "summary.b") &&
+			  s1 && s1->kind == MHL_GRID_VMSTAT && !strcmp(s1->a, "gup_longterm_pinned_in_place"));
 }
 
 static bool demoLoads(void)
@@ -718,6 +755,7 @@ static const unitCase cases[] = {
 	{ "scenario: xfail applies by kernel and policy after --kernel/--pin-policy, match is a regex", xfailOverride },
 	{ "scenario: a prebuilt kernel in a scenario given as dir/own.yaml: paths from the file's directory", prebuiltRelative },
 	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
+	{ "scenario: grid: the first entry for the trial's pin_policy applies, one without policy to any", gridApplies },
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
 	{ "scenario: --kernel/--pin-policy override, unknown kernel refused", policyOverride },
 	{ "scenario: --kernel package:NAME[=VERSION] makes it a Debian package kernel; shell in the name refused", packageOverride },
