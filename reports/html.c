@@ -746,8 +746,8 @@ static char *htmlHref(const mhlRun *run, const char *path)
 }
 
 /*
- * What the host got back from the last shrink (docs/host.md): "N MiB (P %)"
- * of what its backend had to give back, or "–" for a record without it.
+ * What the host got back over the trial's shrinks (docs/host.md): "N MiB
+ * (P %)" of what its backend had to give back, or "–" for a record without it.
  */
 static void htmlHostCell(GString *out, json_object *rec)
 {

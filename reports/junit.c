@@ -70,7 +70,7 @@ static void junitVersion(xmlTextWriterPtr w, const mhlRun *run, const char *scen
 	xmlTextWriterEndElement(w);
 }
 
-/* The host side of the last shrink (summary.host_*), one line of system-out; none without it. */
+/* The host side over the trial's shrinks (summary.host_*), one line of system-out; none without it. */
 static void junitHost(GString *out, json_object *rec)
 {
 	mhlSummary m;
@@ -79,10 +79,13 @@ static void junitHost(GString *out, json_object *rec)
 	if (m.host_reclaimed_bytes < 0)
 		return;
 	g_string_append_printf(out, "host: %" G_GINT64_FORMAT " MiB back", m.host_reclaimed_bytes >> 20);
+	if (m.host_shrinks > 1)
+		g_string_append_printf(out, " over %" G_GINT64_FORMAT " shrinks", m.host_shrinks);
 	if (m.host_reclaimed_of_reclaimable >= 0)
 		g_string_append_printf(out, ", %.0f %% of what had to come back", m.host_reclaimed_of_reclaimable * 100);
 	if (m.host_settle_s >= 0)
-		g_string_append_printf(out, ", settled %.2f s after the request", m.host_settle_s);
+		g_string_append_printf(out, ", settled %.2f s after the request%s", m.host_settle_s,
+				       m.host_shrinks > 1 ? " (the longest)" : "");
 	g_string_append_c(out, '\n');
 }
 

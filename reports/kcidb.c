@@ -196,11 +196,11 @@ static json_object *kTest(const char *origin, const char *id, const char *build,
 }
 
 /*
- * What the host got back from the trial's last shrink (summary.host_*,
+ * What the host got back over the trial's shrinks (summary.host_*,
  * docs/record.md): a child <path>.host_reclaimed whose number is the MiB
  * that came back, DONE (a measurement: an expect step judges it), with the
- * shares of the unplugged and of the reclaimable bytes and the settle time
- * in misc. None for a record without it.
+ * shrinks, what had to come back and its share, and the settle time in
+ * misc. None for a record without it.
  */
 static void kHostReclaimed(json_object *tests, const char *origin, json_object *rec, const char *build,
 			   const char *path, const char *id)
@@ -216,7 +216,8 @@ static void kHostReclaimed(json_object *tests, const char *origin, json_object *
 	t = kTest(origin, hid, build, hpath, "DONE", rec);
 	misc = json_object_new_object();
 	json_object_object_add(t, "number", kNumber(m.host_reclaimed_bytes / 1048576.0, "MiB"));
-	kAddCopy(misc, "reclaimed_of_unplugged", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_RECLAIMED_RATIO));
+	kAddCopy(misc, "shrinks", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_SHRINKS));
+	kAddCopy(misc, "reclaimable_bytes", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_RECLAIMABLE_BYTES));
 	kAddCopy(misc, "reclaimed_of_reclaimable", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE));
 	kAddCopy(misc, "settle_s", rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_HOST_SETTLE_S));
 	kAddCopy(misc, "memory_backing", rec, MHL_PATH(MHL_K_HOST, MHL_K_BACKING));

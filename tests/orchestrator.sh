@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 35 full 38
+plan 36 full 39
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -188,10 +188,21 @@ ok "auto-movable (whole guest): every hotplugged block movable (8, none Normal),
 # summary.pinned_bytes is what is held pinned at the shrink (issue 32, item 21):
 # a 64 MiB gup pin, then a hold of 32 MiB (in use, not pinned), 2 s of wait (in
 # which only the watcher samples the host), then the unplug.
-printf 'name: held\nkernel: "6.12"\nnodes:\n  - memory: 1GiB\n    cpus: 1\n  - memory: 128MiB\n    cpus: 1\n    virtio_mem: {size: 512MiB, block: 2MiB, requested: 512MiB}\nsteps:\n  - pin: {id: g, workload: gup, size: 64MiB, node: 1}\n  - pin: {id: h, workload: hold, size: 32MiB, node: 1}\n  - wait: {seconds: 2}\n  - resize: {node: 1, requested: 0, deadline: 60}\n  - release: {id: g}\n  - release: {id: h}\n' >"$work/held.yaml"
+printf 'name: held\nkernel: "6.12"\nnodes:\n  - memory: 1GiB\n    cpus: 1\n  - memory: 128MiB\n    cpus: 1\n    virtio_mem: {size: 512MiB, block: 2MiB, requested: 512MiB}\nsteps:\n  - pin: {id: g, workload: gup, size: 64MiB, node: 1}\n  - pin: {id: h, workload: hold, size: 32MiB, node: 1}\n  - wait: {seconds: 2}\n  - resize: {node: 1, requested: 32MiB, deadline: 60}\n  - resize: {node: 1, requested: 0, deadline: 60}\n  - release: {id: g}\n  - release: {id: h}\n' >"$work/held.yaml"
 lab run -q -o "$work/held" "$work/held.yaml" >/dev/null 2>&1
 ok "pinned_bytes: a 64 MiB pin held at the shrink after a 32 MiB hold is 64 MiB (not the last pin step's 0), the table says 64 MiB" \
 	jq -e '.verdict == "pass" and .summary.pinned_bytes == 67108864' "$work/held/trials.jsonl"
 ok "the host side is sampled through the trial (issue 32, item 10): in the 2 s wait before the unplug's request (its own sample aside), the timeline shows node 1's backend holding more than the 32 MiB held" \
 	jq -e '([.timeline[] | select(.source == "request") | .t] | min) as $r |
 		[.timeline[] | select(.source == "host" and .t < $r - 0.5) | .backend_bytes["1"] // 0] | max >= 33554432' "$work/held/trials.jsonl"
+# The summary's host side is every shrink's (issue 32, item 11): held's two
+# shrinks (512 -> 32 -> 0 MiB; the guest touched about 76 MiB of the device,
+# so the first gives some back) add up, their share is the sums'.
+ok "host got back over two shrinks: the summary's reclaimed and reclaimable bytes are the steps' sums, its share the sums' ratio, host_shrinks 2" \
+	jq -e '[.steps[] | select(.step == "resize") | .host] as $h | ($h | length) == 2 and
+		.summary.host_shrinks == 2 and ($h[0].reclaimed_bytes > 0) and
+		.summary.host_reclaimed_bytes == ([$h[] | [.reclaimed_bytes, 0] | max] | add) and
+		.summary.host_reclaimable_bytes == ([$h[].reclaimable_bytes] | add) and
+		(.summary.host_reclaimed_of_reclaimable - .summary.host_reclaimed_bytes / .summary.host_reclaimable_bytes | fabs) < 1e-9 and
+		.summary.host_before_bytes == $h[0].before.backend_bytes["1"] and .summary.host_after_bytes == $h[1].after.backend_bytes["1"] and
+		(.summary | has("host_reclaimed_ratio") | not)' "$work/held/trials.jsonl"

@@ -94,11 +94,12 @@ static void printSummary(json_object *rec, const char *records)
 	else if (m.requested_bytes >= 0)
 		printf(", did not converge\n");
 	if (m.host_reclaimed_bytes >= 0) {
-		printf("  host:             %" G_GINT64_FORMAT " MiB back (backend %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB)",
-		       m.host_reclaimed_bytes >> 20, m.host_before_bytes >> 20, m.host_after_bytes >> 20);
+		printf("  host:             %" G_GINT64_FORMAT " MiB back over %" G_GINT64_FORMAT " shrink(s) (backend %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB)",
+		       m.host_reclaimed_bytes >> 20, MAX(m.host_shrinks, 1), m.host_before_bytes >> 20, m.host_after_bytes >> 20);
 		if (m.host_reclaimed_of_reclaimable >= 0)
 			printf(", %.0f %% of what had to come back", m.host_reclaimed_of_reclaimable * 100);
-		printf(", settled %.2f s after the request\n", MAX(m.host_settle_s, 0));
+		printf(", settled %.2f s after the request%s\n", MAX(m.host_settle_s, 0),
+		       m.host_shrinks > 1 ? " (the longest)" : "");
 	}
 	if (m.pattern_ok_after_resize != MHL_TRI_UNSET)
 		printf("  integrity:        pattern %s after the unplug",
@@ -139,7 +140,7 @@ static void printTable(GPtrArray *jobs, const char *records, bool quiet)
 			snprintf(pins, sizeof(pins), "%" G_GINT64_FORMAT, m.pins_failed);
 		if (mhlJ(j->rec, MHL_K_SECONDS))
 			snprintf(secs, sizeof(secs), "%.1f", mhlJDbl(j->rec, MHL_K_SECONDS, 0));
-		/* the last shrink's host side: MiB back, and the share of what had to come back */
+		/* the host side over every shrink: MiB back, and the share of what had to come back */
 		if (m.host_reclaimed_bytes >= 0 && m.host_reclaimed_of_reclaimable >= 0)
 			snprintf(host, sizeof(host), "%" G_GINT64_FORMAT " MiB %3.0f%%", m.host_reclaimed_bytes >> 20,
 				 m.host_reclaimed_of_reclaimable * 100);

@@ -137,13 +137,17 @@
 #define MHL_K_POLL_S			"poll_s"
 #define MHL_K_PLUG_TO_ONLINE_S		"plug_to_online_s"	/* summary: the last grow's */
 
-/* summary: the host side of the last shrinking resize */
-#define MHL_K_HOST_BEFORE_BYTES		"host_before_bytes"
-#define MHL_K_HOST_AFTER_BYTES		"host_after_bytes"
-#define MHL_K_HOST_RECLAIMED_BYTES	"host_reclaimed_bytes"
-#define MHL_K_HOST_RECLAIMED_RATIO	"host_reclaimed_ratio"		/* of the unplugged bytes */
-#define MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE "host_reclaimed_of_reclaimable"
-#define MHL_K_HOST_SETTLE_S		"host_settle_s"
+/*
+ * summary: the host side of the trial's shrinking resizes, all of them
+ * (docs/record.md): what came back in total, of what had to.
+ */
+#define MHL_K_HOST_SHRINKS		"host_shrinks"			/* how many were measured */
+#define MHL_K_HOST_BEFORE_BYTES		"host_before_bytes"		/* the first one's figure before */
+#define MHL_K_HOST_AFTER_BYTES		"host_after_bytes"		/* the last one's after */
+#define MHL_K_HOST_RECLAIMED_BYTES	"host_reclaimed_bytes"		/* the sum of what each gave back */
+#define MHL_K_HOST_RECLAIMABLE_BYTES	"host_reclaimable_bytes"	/* the sum of what had to come back */
+#define MHL_K_HOST_RECLAIMED_OF_RECLAIMABLE "host_reclaimed_of_reclaimable"	/* the first sum over the second */
+#define MHL_K_HOST_SETTLE_S		"host_settle_s"			/* the longest */
 
 /* timeline[] */
 #define MHL_K_SOURCE			"source"	/* request, event, qmp */
@@ -224,11 +228,12 @@ typedef struct {
 	mhlTri pattern_ok_after_resize;
 	mhlTri pattern_ok_at_release;
 	gint64 pins_failed;
-	/* the host side of the last shrinking resize */
+	/* the host side of every shrinking resize (MHL_K_HOST_SHRINKS) */
+	gint64 host_shrinks;
 	gint64 host_before_bytes;
 	gint64 host_after_bytes;
 	gint64 host_reclaimed_bytes;
-	double host_reclaimed_ratio;
+	gint64 host_reclaimable_bytes;	/* -1 when a shrink had no reclaimable figure */
 	double host_reclaimed_of_reclaimable;
 	double host_settle_s;
 	double plug_to_online_s;	/* the last grow: request to the guest's MemTotal grown */

@@ -46,6 +46,29 @@ static int64_t hostBytes(const mhlHostSample *hs, int node, const char **by)
 }
 
 /*
+ * The summary's host side adds up every shrink (issue 32, item 11): a
+ * grow-shrink trial whose first shrink gave 140 MiB back and whose last
+ * gave 0 got back 140 MiB. Reclaimed and reclaimable are sums, their ratio
+ * the sums' (the one share, named as what it is); reclaimable is -1 from
+ * the first shrink without one on (QEMU's RSS only: no share then).
+ */
+static void hostSummary(mhlSummary *m, int64_t before, int64_t after, int64_t reclaimable, double settle_s)
+{
+	bool first = m->host_shrinks <= 0;
+
+	m->host_shrinks = first ? 1 : m->host_shrinks + 1;
+	if (first)
+		m->host_before_bytes = before;
+	m->host_after_bytes = after;
+	m->host_reclaimed_bytes = (first ? 0 : m->host_reclaimed_bytes) + MAX(0, before - after);
+	m->host_reclaimable_bytes = reclaimable < 0 || (!first && m->host_reclaimable_bytes < 0) ? -1 :
+				    (first ? 0 : m->host_reclaimable_bytes) + reclaimable;
+	m->host_reclaimed_of_reclaimable = m->host_reclaimable_bytes > 0 ?
+					   (double)m->host_reclaimed_bytes / (double)m->host_reclaimable_bytes : -1;
+	m->host_settle_s = first ? settle_s : MAX(m->host_settle_s, settle_s);
+}
+
+/*
  * The host side of a resize: wait until the host's figures stop moving (at
  * most HOST_SETTLE_MAX s), then before and after, and for a shrink what came
  * back: res.host, and the summary's host_* fields.
@@ -101,12 +124,7 @@ static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before
 	if (reclaimable > 0)
 		json_object_object_add(h, MHL_K_RECLAIMED_OF_RECLAIMABLE,
 				       json_object_new_double((double)(b - a) / (double)reclaimable));
-	t->sum.host_before_bytes = b;
-	t->sum.host_after_bytes = a;
-	t->sum.host_reclaimed_bytes = MAX(0, b - a);
-	t->sum.host_reclaimed_ratio = MAX(0, (double)(b - a) / (double)unplugged);
-	t->sum.host_reclaimed_of_reclaimable = reclaimable > 0 ? MAX(0, (double)(b - a) / (double)reclaimable) : -1;
-	t->sum.host_settle_s = MAX(0, g->host_changed_t - t_req);
+	hostSummary(&t->sum, b, a, reclaimable, MAX(0, g->host_changed_t - t_req));
 }
 
 #define ONLINE_MAX 30.0	/* s after plugged for the guest to online what was plugged */

@@ -315,7 +315,8 @@ static void summaryFill(mhlSummary *s)
 	s->host_before_bytes = 300LL << 20;
 	s->host_after_bytes = 44LL << 20;
 	s->host_reclaimed_bytes = 256LL << 20;
-	s->host_reclaimed_ratio = 0.25;
+	s->host_shrinks = 2;
+	s->host_reclaimable_bytes = 292LL << 20;
 	s->host_reclaimed_of_reclaimable = 0.875;
 	s->host_settle_s = 0.5;
 	s->plug_to_online_s = 0.75;
@@ -360,7 +361,7 @@ static bool summaryRoundTrip(void)
 	back = json_tokener_parse(json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN));
 	memset(&r, 0, sizeof(r));
 	mhlSummaryRead(back, &r);
-	return unitExpect(json_object_object_length(mhlJ(rec, MHL_K_SUMMARY)) == 23 && !memcmp(&s, &r, sizeof(s)));
+	return unitExpect(json_object_object_length(mhlJ(rec, MHL_K_SUMMARY)) == 24 && !memcmp(&s, &r, sizeof(s)));
 }
 
 static bool summaryAbsentUnset(void)
