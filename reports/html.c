@@ -1152,6 +1152,30 @@ static void htmlHostFacts(GString *out, json_object *rec)
 	g_string_append(out, ".<br>\n");
 }
 
+/*
+ * A soak's serial logs, one per segment (soak-segmentN.console.log, N from 0
+ * to the summary's segments - 1, at most SOAK_LOGS_MAX), those found in RUN_DIR.
+ */
+#define SOAK_LOGS_MAX 64
+static void htmlSoakConsoles(GString *out, const mhlRun *run, json_object *rec)
+{
+	gint64 n = MIN(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SEGMENTS), 1), SOAK_LOGS_MAX), k;
+	guint found = 0;
+
+	for (k = 0; k < n; k++) {
+		g_autofree char *base = g_strdup_printf("soak-segment%" G_GINT64_FORMAT ".console.log", k);
+		g_autofree char *path = mhlRunFilePath(run, base), *lh = NULL;
+
+		if (!path)
+			continue;
+		lh = htmlHref(run, path);
+		mhlHtmlf(out, "%s<a href='%s'>segment %" G_GINT64_FORMAT "</a>", found++ ? ", " : " · serial console logs: ",
+			 lh, k);
+	}
+	if (!found)
+		g_string_append(out, " · serial console logs not found (soak-segment*.console.log)");
+}
+
 /* A trial's heading and first paragraph: reason, outcome, kernel identity, record and log links. */
 static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_object *rec, const char *href)
 {
@@ -1171,6 +1195,8 @@ static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_obj
 		g_autofree char *lh = htmlHref(run, log);
 
 		mhlHtmlf(out, " · <a href='%s'>serial console log</a>", lh);
+	} else if (json_object_is_type(mhlJ(rec, MHL_K_SOAK), json_type_object)) {
+		htmlSoakConsoles(out, run, rec);
 	} else {
 		mhlHtmlf(out, " · serial console log not found (%s)", mhlJStr(rec, MHL_K_CONSOLE_LOG, "not recorded"));
 	}
@@ -1212,6 +1238,14 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 	if (htmlRecordWrite(outdir, idx, rec, &href) < 0)
 		return -1;
 	htmlTrialHeader(out, run, idx, rec, href);
+	if (json_object_is_type(mhlJ(rec, MHL_K_SOAK), json_type_object)) {
+		/* a soak: its cycles, findings and trends (soak-page.c), not a trial's steps */
+		htmlFindings(out, run, rec);
+		if (mhlSoakPage(out, run, rec, outdir) < 0)
+			return -1;
+		g_string_append(out, "</section>\n");
+		return 0;
+	}
 	if (tl)
 		plotInline(out, p, tl, "virtio-mem requested and plugged size over time");
 	else

@@ -228,18 +228,24 @@ char *mhlTrialOutcome(json_object *rec)
 char *mhlTrialConsolePath(const mhlRun *run, json_object *rec)
 {
 	const char *p = mhlJStr(rec, MHL_K_CONSOLE_LOG, NULL);
-	g_autofree char *base = NULL, *here = NULL, *real = NULL, *dir = NULL;
-	struct stat sb;
-	size_t n;
+	g_autofree char *base = NULL;
 
 	if (!p)
 		return NULL;
 	/*
 	 * A record may come from elsewhere and name any file: only its basename
-	 * is used, under RUN_DIR (a run moved elsewhere still finds its logs), a
-	 * regular file there or a link to one that stays inside RUN_DIR.
+	 * is used, under RUN_DIR (a run moved elsewhere still finds its logs).
 	 */
 	base = g_path_get_basename(p);
+	return mhlRunFilePath(run, base);
+}
+
+char *mhlRunFilePath(const mhlRun *run, const char *base)
+{
+	g_autofree char *here = NULL, *real = NULL, *dir = NULL;
+	struct stat sb;
+	size_t n;
+
 	if (!strcmp(base, ".") || !strcmp(base, "..") || strchr(base, G_DIR_SEPARATOR))
 		return NULL;
 	here = g_build_filename(run->dir, base, NULL);

@@ -233,6 +233,11 @@ char *mhlTrialOutcome(json_object *rec);
  * regular file (or a link to one) inside RUN_DIR; else NULL. Never the
  * recorded path itself: a record may come from elsewhere.
  */
+/*
+ * RUN_DIR/@base when it is a regular file there, or a link to one that stays
+ * inside RUN_DIR; NULL otherwise (@base with a '/', "." or ".." too).
+ */
+char *mhlRunFilePath(const mhlRun *run, const char *base);
 char *mhlTrialConsolePath(const mhlRun *run, json_object *rec);
 /*
  * That log opened for reading (mhlFileOpenRegular: a regular file, judged

@@ -177,6 +177,9 @@ static bool trendFinding(json_object *row)
 	return json_object_get_boolean(f ? f : mhlJ(row, "over_budget"));
 }
 
+/* A series that moves less than this (MiB) over the soak is drawn on a 2 MiB axis. */
+#define SOAK_FLAT_MIB (1.0 / 1024)
+
 /* One plot per series with points; its name into @names. */
 static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_object *rec)
 {
@@ -187,6 +190,7 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 		json_object *row = trendRow(rec, soakPlots[i].series);
 		g_autofree char *title = NULL, *q = NULL;
 		size_t n = 0, step = cps->len / SOAK_POINTS_MAX + 1;
+		double lo = 0, hi = 0, y;
 
 		for (k = 0; k < cps->len; k += step) {
 			json_object *cp = cps->pdata[k], *v = mhlJ(mhlJ(cp, MHL_K_COUNTERS), soakPlots[i].key);
@@ -194,8 +198,10 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 			if (!v || !json_object_is_type(v, json_type_int) ||
 			    (soakPlots[i].dropped_only && !json_object_get_boolean(mhlJ(cp, MHL_K_DROPPED))))
 				continue;
-			g_string_append_printf(data, "%" G_GINT64_FORMAT " %.6f\n", mhlJInt(cp, MHL_K_CYCLE, 0),
-					       (double)json_object_get_int64(v) * soakPlots[i].scale / (1 << 20));
+			y = (double)json_object_get_int64(v) * soakPlots[i].scale / (1 << 20);
+			g_string_append_printf(data, "%" G_GINT64_FORMAT " %.6f\n", mhlJInt(cp, MHL_K_CYCLE, 0), y);
+			lo = n ? MIN(lo, y) : y;
+			hi = n ? MAX(hi, y) : y;
 			n++;
 		}
 		if (n < 2)
@@ -207,6 +213,9 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 		g_string_append_printf(sc, "\nreset\nset output 's%zu.svg'\nset title %s noenhanced\n"
 				       "set grid lc rgb '#dddddd'\nset xlabel 'cycle'\nset ylabel 'MiB'\nset key top left\n"
 				       "$d%zu << EOD\n%sEOD\n", i, q, i, data->str);
+		/* a flat series (vmalloc, percpu): 1 MiB either side, not an axis of 0.0000003 MiB */
+		if (hi - lo < SOAK_FLAT_MIB)
+			g_string_append_printf(sc, "set yrange [%.6f:%.6f]\n", lo - 1, hi + 1);
 		g_string_append_printf(sc, "plot $d%zu using 1:2 with points pt 7 ps 0.4 lc rgb '#1f77b4' title 'measured'", i);
 		if (row) {
 			double b = mhlJDbl(row, "per_cycle.slope", 0), a = mhlJDbl(row, "per_cycle.intercept", 0);
@@ -281,6 +290,22 @@ static void soakPlotInline(GString *out, const char *dir, const char *name)
 	mhlHtmlf(out, "<figure class=plot data-plot='%s'>\n", name);
 	g_string_append(out, body);
 	g_string_append(out, "</figure>\n");
+}
+
+/* "N cycles in K segment(s) over T (R cycles/hour), F finding(s)": the soak at a glance. */
+static void soakOutline(GString *out, json_object *rec)
+{
+	mhlSummary m;
+	double s;
+
+	mhlSummaryRead(rec, &m);
+	s = MAX(m.soak_seconds, 0);
+	g_string_append_printf(out, "<p class=soak><b>%" G_GINT64_FORMAT " cycle(s)</b> in %" G_GINT64_FORMAT
+			       " segment(s) over %d min %d s", MAX(m.cycles, 0), MAX(m.segments, 1),
+			       (int)(s / 60), (int)s % 60);
+	if (m.cycles_per_hour >= 0)
+		g_string_append_printf(out, " (%.0f cycles/hour)", m.cycles_per_hour);
+	g_string_append_printf(out, ", <b>%" G_GINT64_FORMAT " finding(s)</b>.</p>\n", MAX(m.findings, 0));
 }
 
 static void soakTrendTable(GString *out, json_object *rec)
@@ -442,9 +467,11 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	if (dir)
 		mhlRemoveTree(dir);
 	rc = mhlReportFileWrite(outdir, SOAK_PAGE, page->str, page->len);
-	/* in the trial's section of index.html: the findings and the link */
+	/* in the trial's section of index.html: what the soak did, its findings and verdicts, the link */
 	g_string_append(out, "<h4>Soak</h4>\n");
+	soakOutline(out, rec);
 	soakFindings(out, c.trends, rec);
+	soakTrendTable(out, rec);
 	soakCheckpointsClear(&c);
 	mhlHtmlf(out, "<p><a href='%s'>The soak's page</a>: %u series plotted with their fitted lines, the trend table and the slab caches that grew.</p>\n",
 	      SOAK_PAGE, names->len);

@@ -7,7 +7,7 @@
 # (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
-plan 21 full 29
+plan 23 full 31
 soak_checkpoints_ok() {
 	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
 	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
@@ -43,6 +43,34 @@ ok "soak: it ran for its duration, not longer than one cycle past it" \
 	jq -se --argjson s "$soak_s" 'last.elapsed_s >= $s and (last.t < $s)' "$c"
 ok "soak: JUnit and KTAP reports carry the soak" \
 	sh -c "grep -q 'soak:soak:seed=42' '$work/soak/report/junit.xml' && grep -q '^ok 1 soak:soak:seed=42' '$work/soak/report/results.ktap'"
+# What a scheduled-soak user opens first (issue 32, item 25): the soak itself.
+ok "soak index.html shows the soak: its cycles and findings as the record says, the trend table (or that no series had points enough: 40 s), the segment's console log; no empty trial notes, no 'host – (–)', duration_s=$soak_s" \
+	sh -c 'i=$1/report/index.html; n=$(jq .summary.cycles "$1/trials.jsonl") &&
+		grep -q "<p class=soak><b>$n cycle(s)</b> in 1 segment(s) over .*, <b>0 finding(s)</b>.</p>" "$i" &&
+		if [ "$(jq ".soak.trends | length" "$1/trials.jsonl")" -gt 0 ]; then
+			grep -q "<table class=trends>" "$i" && grep -q "<td>slab_unreclaimable_bytes</td>" "$i"
+		else
+			grep -q "<p class=note>No series had enough points for a trend.</p>" "$i"
+		fi &&
+		grep -q "serial console logs: <a href=.\.\./soak-segment0\.console\.log.>segment 0</a>" "$i" &&
+		! grep -q "No step ran\|No plugged-size timeline\|not found (not recorded)\|host – (–)" "$i" &&
+		grep -q "<td>seed=42, duration_s=$2</td>" "$i"' _ "$work/soak" "$soak_s"
+soak_flat_axes() {	# DIR: each of vmalloc and percpu that stayed flat is plotted with ticks of at most 2 decimals; at least one did
+	local flat=0 key title
+	for key in vmalloc_bytes:vmalloc "percpu_bytes:per-CPU memory"; do
+		jq -se --arg k "${key%%:*}" '[.[].counters[$k]] | unique | length == 1' "$1/checkpoints.jsonl" >/dev/null || continue
+		flat=$((flat + 1)) title=${key#*:}
+		TITLE="$title" perl -0777 -ne 'my $t = quotemeta($ENV{TITLE});
+			my ($f) = m{<figure class=plot data-plot=[^>]*>((?:(?!</figure>).)*?<text[^>]*>$t, MiB over cycles</text>.*?)</figure>}s
+				or do { print "no $ENV{TITLE} plot\n"; exit 1 };
+			my @t = $f =~ m{<tspan[^>]*>\s*(-?[0-9.]+)\s*</tspan>}g;
+			@t >= 3 or do { print "$ENV{TITLE}: no ticks\n"; exit 1 };
+			for (@t) { if (/\.[0-9]{3,}/) { print "$ENV{TITLE}: tick $_\n"; exit 1 } }' "$1/report/soak.html" || return 1
+	done
+	[ "$flat" -gt 0 ] || { echo "neither vmalloc nor percpu stayed flat"; return 1; }
+}
+ok "soak.html: a series that stays flat (vmalloc, percpu) is drawn on a sensible axis (1 MiB either side), not on 0.0000003 MiB ticks" \
+	soak_flat_axes "$work/soak"
 
 # The kmemleak kernel's soak (full tier: make check-full builds that flavour),
 # with the kernel's own leak sample loaded and unloaded each cycle, runs beside

@@ -196,6 +196,7 @@ int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, j
 	g_autofree char *records = g_build_filename(outdir, "trials.jsonl", NULL);
 	g_autoptr(json_object) rec = json_object_new_object();
 	json_object *params = json_object_new_object(), *d = json_object_new_object();
+	char dur[32];
 	mhlSummary sum;
 
 	mhlSummaryInit(&sum);
@@ -203,7 +204,10 @@ int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, j
 	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(s->path));
 	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(meta, MHL_K_STARTED)));
 	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(meta, "seed", "")));
-	json_object_object_add(params, "duration_s", json_object_new_string(mhlJStr(meta, "duration_s", "")));
+	if (mhlJDbl(meta, "duration_s", 0) > 0) {	/* a number in soak.json; parameters are text */
+		snprintf(dur, sizeof(dur), "%g", mhlJDbl(meta, "duration_s", 0));
+		json_object_object_add(params, "duration_s", json_object_new_string(dur));
+	}
 	json_object_object_add(rec, MHL_K_PARAMETERS, params);
 	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
 	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(identity));
