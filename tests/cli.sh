@@ -8,7 +8,7 @@
 # field list, conformance trial counts, where results go, file:line:column,
 # the environment, the limits) checked against what the code does.
 
-plan 44
+plan 47
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -237,6 +237,16 @@ ok "the harness version (memhp-lab --version, git describe) is in the record, ju
 		jq -e --arg v "$v" "[.tests[] | select(.misc.verdict) | .misc.harness_version == \$v] | length > 0 and all" "$2/report/kcidb.json" >/dev/null' _ "$LAB" "$cli/keep"
 expect_fail "run --keep with a matrix of several trials: refused, asking for --only" 2 \
 	"--keep holds one guest, and the scenarios give 2 trials: pick one with --only" $LAB run --keep -o "$cli/keep2" scenarios/exec-selftests.yaml
+
+# --pin-policy/--kernel against a matrix axis (issue 32, item 20): a trial
+# whose id says policy=baseline is not run under series; nothing boots here.
+expect_fail "run --pin-policy series of c1's policy=baseline trial: not run (its axis chose baseline), so no trial: refused" 2 \
+	"1-migrate-out.yaml: 1 trial\(s\) not run: their matrix axis chose another pin_policy than --pin-policy series" \
+	$LAB run --pin-policy series --only 'c1-migrate-out:kernel=6.12,policy=baseline' -o "$cli/axis1" scenarios/conformance/1-migrate-out.yaml
+expect_fail "run --kernel 6.12 of c1's kernel=6.1 trials: not run (their axis chose 6.1), so no trial: refused" 2 \
+	"1-migrate-out.yaml: 2 trial\(s\) not run: their matrix axis chose another kernel than --kernel 6.12" \
+	$LAB run --kernel 6.12 --only 'c1-migrate-out:kernel=6.1,*' -o "$cli/axis2" scenarios/conformance/1-migrate-out.yaml
+ok "... and neither made a record or a run directory" sh -c '[ ! -e "$1/axis1/trials.jsonl" ] && [ ! -e "$1/axis2/trials.jsonl" ]' _ "$cli"
 
 # A driver without a guest agent (issue 32, item 8): refused at once with the driver's name, not a 120 s poll.
 expect_fail "run -c test:///default: refused at once, naming the TEST driver and the URIs that run QEMU guests" 2 \

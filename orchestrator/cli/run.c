@@ -265,6 +265,21 @@ static int jobsUnique(GPtrArray *jobs)
 	return jobsLogsUnique(jobs);
 }
 
+/*
+ * --pin-policy P (--kernel K) overrides a scenario's pin_policy (kernel);
+ * where a matrix axis chose it ("pin_policy: ${policy}"), the trial's id
+ * names the axis' value, so such a trial of another value is not run
+ * rather than run under a policy its id contradicts (issue 32, item 20):
+ * `run --pin-policy series c1.yaml` runs c1's series trials.
+ */
+static bool axisOther(const mhlRunOptions *o, const mhlScenario *s)
+{
+	if (o->pin_policy && s->pin_policy_from_axis && g_strcmp0(s->pin_policy, o->pin_policy))
+		return true;
+	return o->kernel && !g_str_has_prefix(o->kernel, "package:") && s->kernel_from_axis &&
+	       g_strcmp0(s->kernel, o->kernel);
+}
+
 /* Every scenario's trials, filtered by --only, ids unique; --kernel/--pin-policy applied. */
 static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray *jobs)
 {
@@ -272,7 +287,7 @@ static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GP
 
 	for (i = 0; i < nscenarios; i++) {
 		g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
-		guint k;
+		guint k, other = 0;
 
 		if (mhlScenarioLoadAll(scenarios[i], all) < 0)
 			return -1;
@@ -281,12 +296,21 @@ static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GP
 
 			if (o->only && !g_pattern_match_simple(o->only, ((mhlScenario *)all->pdata[k])->name))
 				continue;
+			if (axisOther(o, all->pdata[k])) {
+				other++;
+				continue;
+			}
 			j = g_new0(mhlJob, 1);
 			j->s = g_steal_pointer(&all->pdata[k]);
 			g_ptr_array_add(jobs, j);
 			if (mhlScenarioOverride(j->s, o->kernel, o->pin_policy) < 0)
 				return -1;
 		}
+		if (other && !o->quiet)
+			fprintf(stderr, "memhp-lab: %s: %u trial(s) not run: their matrix axis chose another %s than %s%s%s\n",
+				scenarios[i], other, o->pin_policy ? "pin_policy" : "kernel",
+				o->pin_policy ? "--pin-policy " : "--kernel ", o->pin_policy ? o->pin_policy : o->kernel,
+				o->pin_policy && o->kernel ? " (or --kernel)" : "");
 	}
 	if (!jobs->len) {
 		mhlError("run: no trial %s%s%s", o->only ? "matches --only '" : "in the scenarios",

@@ -1300,6 +1300,12 @@ static int prebuiltPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	return 0;
 }
 
+/* Whether scalar @v's value came from a matrix axis ("${kernel}"). */
+static bool fromAxis(mhlYaml *y, yaml_node_t *v)
+{
+	return y->expanded && g_hash_table_contains(y->expanded, v);
+}
+
 static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {
 	g_free(s->kernel);
@@ -1342,6 +1348,7 @@ static int parseKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 			 AT(y, v), scalar(y, v));
 		return -1;
 	}
+	s->kernel_from_axis = fromAxis(y, v);
 	s->kernel = g_strdup(scalar(y, v));
 	return 0;
 }
@@ -1880,6 +1887,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 				 AT(y, v), scalar(y, v));
 			return -1;
 		}
+		if (key == TOP_POLICY)
+			s->pin_policy_from_axis = fromAxis(y, v);
 		if (key == TOP_NAME && nameCheck(y, v) < 0)
 			return -1;
 		if (key == TOP_CMDLINE && cmdlineCheck(y, v) < 0)

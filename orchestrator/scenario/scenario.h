@@ -181,6 +181,8 @@ typedef struct {
 	char *kernel_modules;	/* prebuilt: its lib/modules/RELEASE tree (absolute), or NULL */
 	char kernel_flavour[16];	/* 6.12/6.1: "" or a debug flavour (kernel: {debug: kmemleak}) */
 	char *pin_policy;	/* "series" (default) or "baseline" */
+	bool kernel_from_axis;		/* kernel: "${axis}": a matrix axis chose it (its trial id says so) */
+	bool pin_policy_from_axis;	/* pin_policy: "${axis}" */
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */

@@ -381,6 +381,25 @@ static bool gridApplies(void)
 			  s1 && s1->kind == MHL_GRID_VMSTAT && !strcmp(s1->a, "gup_longterm_pinned_in_place"));
 }
 
+/* Whether a matrix axis chose pin_policy and kernel (run --pin-policy/--kernel then select, not override). */
+static bool axisChosen(void)
+{
+	g_autofree char *path = unitWriteTmp("a.yaml", "pin_policy: ${p}\nkernel: '6.1'\nmatrix: {p: [baseline]}\n"
+					     "nodes:\n  - memory: 1G\n");
+	g_autofree char *path2 = unitWriteTmp("b.yaml", "pin_policy: baseline\nkernel: '${k}'\nmatrix: {k: ['6.12']}\n"
+					      "nodes:\n  - memory: 1G\n");
+	g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	g_autoptr(GPtrArray) b = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	const mhlScenario *sa, *sb;
+
+	if (mhlScenarioLoadAll(path, a) != 1 || mhlScenarioLoadAll(path2, b) != 1)
+		return unitExpect(false);
+	sa = a->pdata[0];
+	sb = b->pdata[0];
+	return unitExpect(sa->pin_policy_from_axis && !sa->kernel_from_axis && !strcmp(sa->pin_policy, "baseline") &&
+			  !sb->pin_policy_from_axis && sb->kernel_from_axis && !strcmp(sb->kernel, "6.12"));
+}
+
 static bool demoLoads(void)
 {
 	g_autoptr(mhlScenario) s = mhlScenarioLoad("scenarios/demo.yaml");
@@ -756,6 +775,7 @@ static const unitCase cases[] = {
 	{ "scenario: a prebuilt kernel in a scenario given as dir/own.yaml: paths from the file's directory", prebuiltRelative },
 	{ "scenario: the demo loads (2 nodes, 4 steps, 256 MiB pin, request 0)", demoLoads },
 	{ "scenario: grid: the first entry for the trial's pin_policy applies, one without policy to any", gridApplies },
+	{ "scenario: pin_policy and kernel from a matrix axis are marked so (run --pin-policy selects those)", axisChosen },
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
 	{ "scenario: --kernel/--pin-policy override, unknown kernel refused", policyOverride },
 	{ "scenario: --kernel package:NAME[=VERSION] makes it a Debian package kernel; shell in the name refused", packageOverride },
