@@ -218,7 +218,7 @@ static json_object *runTrial(const mhlRun *run, const char *id)
 }
 
 static const char *const histCss =
-	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:90em}"
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:90em}h2{margin-top:1.5em}figure.plot{margin:.3em 0;display:inline-block}"
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
 	"th{background:#f0f0f0}.pass{background:#c8e6c9}.fail{background:#ef9a9a}.error{background:#ffcc80}"
 	".interrupted,.lost,.unknown{background:#e0e0e0}.skip{background:#e3f2fd}.xfail{background:#d1c4e9}"
@@ -265,52 +265,133 @@ static bool histNumberRegressed(json_object **recs, guint r, int m, double x, js
 	return true;
 }
 
-/* The trial's rows of the history table: its verdicts, then each number it has in some run. */
-static void histRows(GString *html, json_object **recs, guint nruns, const char *id, bool regressed,
+/* "2026-12-05 07:30 UTC" of a record's `started`, or the text as given when it does not parse. */
+static char *histWhen(const char *iso)
+{
+	g_autoptr(GDateTime) t = iso && *iso ? g_date_time_new_from_iso8601(iso, NULL) : NULL;
+	g_autoptr(GDateTime) u = t ? g_date_time_to_utc(t) : NULL;
+
+	return u ? g_date_time_format(u, "%Y-%m-%d %H:%M UTC") : g_strdup(iso && *iso ? iso : "–");
+}
+
+/*
+ * The trial's table of the history: a row per run, the newest first (what a
+ * nightly reader looks at), its verdict, then each number it has in some
+ * run; regressions marked.
+ */
+static void histRows(GString *html, GPtrArray *runs, json_object **recs, const char *id, bool regressed,
 		     const bool *vreg, const bool *nreg)
 {
 	bool has[MHL_METRIC_LAST] = { false };
-	int m, nrows = 0;
-	guint r;
+	int m;
+	guint r, k;
 
 	for (m = 0; m < MHL_METRIC_LAST; m++)
-		for (r = 0; r < nruns; r++)
+		for (r = 0; r < runs->len; r++)
 			if (recs[r] && !isnan(histValue(recs[r], m))) {
 				has[m] = true;
-				nrows++;
 				break;
 			}
-	mhlHtmlf(html, "<tr><th rowspan=%d id='%s'>%s%s</th><th>verdict</th>", nrows + 1, id, id,
-	      regressed ? " (regressed)" : "");
-	for (r = 0; r < nruns; r++) {
-		const char *v = recs[r] ? mhlJStr(recs[r], MHL_K_VERDICT, "?") : NULL;
+	(void)id;
+	(void)regressed;
+	g_string_append(html, "<table class=history>\n<tr><th>run</th><th>started</th><th>verdict</th>");
+	for (m = 0; m < MHL_METRIC_LAST; m++)
+		if (has[m])
+			mhlHtmlf(html, "<th>%s%s%s</th>", mhlMetrics[m].name, *mhlMetrics[m].unit ? ", " : "",
+				 mhlMetrics[m].unit);
+	g_string_append(html, "</tr>\n");
+	for (k = runs->len; k-- > 0;) {
+		const mhlRun *run = runs->pdata[k];
+		const char *v = recs[k] ? mhlJStr(recs[k], MHL_K_VERDICT, "?") : NULL;
+		g_autofree char *name = g_path_get_basename(run->dir), *when = histWhen(runStarted(run));
 
+		mhlHtmlf(html, "<tr><td>%u: %s</td><td>%s</td>", k + 1, name, when);
 		if (!v)
-			g_string_append(html, "<td class=note>–</td>");
+			g_string_append(html, "<td class=note>not in this run</td>");
 		else
 			mhlHtmlf(html, "<td class='%s%s' title='%s'>%s</td>",
-			      mhlVerdictOf(recs[r]) < MHL_VERDICT_LAST ? v : "unknown", vreg[r] ? " regression" : "",
-			      mhlJStr(recs[r], MHL_K_REASON, ""), v);
-	}
-	g_string_append(html, "</tr>\n");
-	for (m = 0; m < MHL_METRIC_LAST; m++) {
-		if (!has[m])
-			continue;
-		mhlHtmlf(html, "<tr><th>%s%s%s</th>", mhlMetrics[m].name, *mhlMetrics[m].unit ? ", " : "", mhlMetrics[m].unit);
-		for (r = 0; r < nruns; r++) {
-			double x = recs[r] ? histValue(recs[r], m) : NAN;
+				 mhlVerdictOf(recs[k]) < MHL_VERDICT_LAST ? v : "unknown", vreg[k] ? " regression" : "",
+				 mhlJStr(recs[k], MHL_K_REASON, ""), v);
+		for (m = 0; m < MHL_METRIC_LAST; m++) {
+			double x = recs[k] ? histValue(recs[k], m) : NAN;
 
+			if (!has[m])
+				continue;
 			if (isnan(x))
 				g_string_append(html, "<td class=note>–</td>");
 			else
-				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[r * MHL_METRIC_LAST + m] ? " class=regression" : "",
+				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[k * MHL_METRIC_LAST + m] ? " class=regression" : "",
 						       m == MHL_METRIC_PIN ? 3 : m == MHL_METRIC_CONVERGE ? 2 : m == MHL_METRIC_CPH ? 1 : 0, x);
 		}
 		g_string_append(html, "</tr>\n");
 	}
+	g_string_append(html, "</table>\n");
 }
 
-static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, const char *id)
+/* The 1, 2 or 5 times a power of ten at or above @x (> 0): a tic step people read. */
+static double histTicStep(double x)
+{
+	double p = pow(10, floor(log10(x)));
+
+	return x <= p ? p : x <= 2 * p ? 2 * p : x <= 5 * p ? 5 * p : 10 * p;
+}
+
+/*
+ * A trend plot per number of trial @t (index) that two or more runs have:
+ * the value per run, oldest left, regressions in red; into script @sc,
+ * each plot's name into @names.
+ */
+static void histPlots(GString *sc, GPtrArray *names, json_object **recs, guint nruns, const char *id, guint t,
+		      const bool *nreg)
+{
+	int m;
+	guint r;
+
+	for (m = 0; m < MHL_METRIC_LAST; m++) {
+		g_autoptr(GString) data = g_string_new(NULL), bad = g_string_new(NULL);
+		g_autofree char *title = NULL, *q = NULL, *name = NULL;
+		double lo = 0, hi = 0, step;
+		guint n = 0;
+
+		for (r = 0; r < nruns; r++) {
+			double x = recs[r] ? histValue(recs[r], m) : NAN;
+
+			if (isnan(x))
+				continue;
+			g_string_append_printf(data, "%u %.6g\n", r + 1, x);
+			lo = n ? MIN(lo, x) : x;
+			hi = n ? MAX(hi, x) : x;
+			if (nreg[r * MHL_METRIC_LAST + m])
+				g_string_append_printf(bad, "%u %.6g\n", r + 1, x);
+			n++;
+		}
+		if (n < 2)
+			continue;
+		name = g_strdup_printf("h%u_%d", t, m);
+		title = g_strdup_printf("%s: %s%s%s per run", id, mhlMetrics[m].name, *mhlMetrics[m].unit ? ", " : "",
+					mhlMetrics[m].unit);
+		q = mhlGnuplotString(title);
+		g_string_append_printf(sc, "\nreset\nset output '%s.svg'\nset title %s noenhanced\nset grid lc rgb '#dddddd'\n"
+				       "set xlabel 'run (oldest left)'\nset xrange [0.5:%u.5]\nset key top left\n"
+				       "$d%s << EOD\n%sEOD\n", name, q, nruns, name, data->str);
+		/* about 4 y tics at a 1-2-5 step, whatever the spread: 11 labels do not fit 220 px */
+		if (hi - lo < 1e-9 * MAX(1, fabs(hi)))
+			lo -= MAX(fabs(lo) * 0.1, 1e-3), hi += MAX(fabs(hi) * 0.1, 1e-3);
+		step = histTicStep((hi - lo) / 4);
+		g_string_append_printf(sc, "set yrange [%.9g:%.9g]\nset ytics %.9g\nset xtics %u\n",
+				       floor(lo / step) * step, ceil(hi / step) * step, step, nruns > 10 ? 5 : 1);
+		g_string_append_printf(sc, "plot $d%s using 1:2 with linespoints pt 7 ps 0.5 lc rgb '#1f77b4' title 'measured'",
+				       name);
+		if (bad->len)
+			g_string_append_printf(sc, ", '-' using 1:2 with points pt 7 ps 1.2 lc rgb '#b71c1c' title 'regression'\n%se",
+					       bad->str);
+		g_string_append_c(sc, '\n');
+		g_ptr_array_add(names, g_steal_pointer(&name));
+	}
+}
+
+static guint histTrial(GString *html, GString *sc, GPtrArray *names, guint t, json_object *jtrial,
+		       GPtrArray *runs, const char *id)
 {
 	json_object *points = json_object_new_array(), *regs = json_object_new_array();
 	g_autofree json_object **recs = g_new0(json_object *, runs->len + 1);
@@ -362,8 +443,14 @@ static guint histTrial(GString *html, json_object *jtrial, GPtrArray *runs, cons
 	json_object_object_add(jtrial, "points", points);
 	json_object_object_add(jtrial, "regressions", regs);
 
-	histRows(html, recs, runs->len, id, json_object_array_length(regs) > 0, vreg, nreg);
+	histRows(html, runs, recs, id, json_object_array_length(regs) > 0, vreg, nreg);
+	histPlots(sc, names, recs, runs->len, id, t, nreg);
 	return latest;
+}
+
+static void historyStringFree(gpointer s)
+{
+	g_string_free(s, TRUE);
 }
 
 int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
@@ -372,8 +459,12 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 	g_autoptr(json_object) doc = json_object_new_object();
 	json_object *jruns = json_object_new_array(), *jtrials = json_object_new_array();
 	g_autoptr(GString) html = g_string_new(NULL), table = g_string_new(NULL);
+	g_autoptr(GString) sc = g_string_new("set terminal svg size 640,220 fixed enhanced font 'sans,12' background rgb 'white'\n");
+	g_autoptr(GPtrArray) sections = g_ptr_array_new_with_free_func(historyStringFree);
+	g_autoptr(GPtrArray) plots = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autofree char *dir = NULL;
 	const char *json;
-	guint r, i, total = 0;
+	guint r, i, total = 0, nplots = 0;
 
 	*regressions = 0;
 	for (r = 0; r < runs->len; r++) {
@@ -399,28 +490,51 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 		}
 		json_object_array_add(jruns, o);
 	}
-	g_string_append(table, "<table>\n<tr><th>trial</th><th></th>");
-	for (r = 0; r < runs->len; r++) {
+	/* the runs, newest first: when, how many trials, what changed on the host */
+	g_string_append(table, "<h2 id=runs>Runs</h2>\n<table class=runs>\n<tr><th>run</th><th>started</th>"
+			"<th>trials</th><th>host</th></tr>\n");
+	for (r = runs->len; r-- > 0;) {
 		const mhlRun *run = runs->pdata[r];
-		g_autofree char *name = g_path_get_basename(run->dir);
-
+		g_autofree char *name = g_path_get_basename(run->dir), *when = histWhen(runStarted(run));
 		json_object *hc = json_object_object_get(json_object_array_get_idx(jruns, r), "host_changed");
 
-		mhlHtmlf(table, "<th>%u: %s<br><span class=note>%s</span>", r + 1, name, runStarted(run));
-		if (hc)
-			mhlHtmlf(table, "<br><span class=note>host changed: %s</span>", json_object_get_string(hc));
-		g_string_append(table, "</th>");
+		mhlHtmlf(table, "<tr><td>%u: %s</td><td>%s</td><td>%u</td><td>%s%s</td></tr>\n", r + 1, name, when,
+			 run->trials->len, hc ? "host changed: " : "", hc ? json_object_get_string(hc) : "");
 	}
-	g_string_append(table, "</tr>\n");
+	g_string_append(table, "</table>\n");
+	if (g_mkdir_with_parents(outdir, 0755) < 0) {
+		mhlError("report --history: cannot create '%s': %s", outdir, g_strerror(errno));
+		return -1;
+	}
+	/* each trial id: its trend plots, then its table (a row per run) */
 	for (i = 0; i < ids->len; i++) {
 		json_object *t = json_object_new_object();
-		guint latest = histTrial(table, t, runs, ids->pdata[i]);
+		GString *sec = g_string_new(NULL);
+		GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+		guint latest = histTrial(sec, sc, names, i, t, runs, ids->pdata[i]);
 
 		total += json_object_array_length(json_object_object_get(t, "regressions"));
 		*regressions += latest;
 		json_object_array_add(jtrials, t);
+		g_ptr_array_add(sections, sec);
+		g_ptr_array_add(plots, names);
+		nplots += names->len;
 	}
-	g_string_append(table, "</table>\n");
+	if (nplots && !(dir = mhlPlotsRender(outdir, sc, "history")))
+		return -1;
+	for (i = 0; i < ids->len; i++) {
+		GPtrArray *names = plots->pdata[i];
+		guint k;
+
+		mhlHtmlf(table, "<h2 id='%s'>%s%s</h2>\n", (char *)ids->pdata[i], (char *)ids->pdata[i],
+			 json_object_array_length(json_object_object_get(json_object_array_get_idx(jtrials, i), "regressions")) ?
+			 " (regressed)" : "");
+		for (k = 0; k < names->len; k++)
+			mhlPlotInline(table, dir, names->pdata[k]);
+		g_string_append(table, ((GString *)sections->pdata[i])->str);
+	}
+	if (dir)
+		mhlRemoveTree(dir);
 	json_object_object_add(doc, "rule", json_object_new_string(mhlHistoryRule));
 	json_object_object_add(doc, "runs", jruns);
 	json_object_object_add(doc, "regressions", json_object_new_int((int)total));
@@ -432,14 +546,10 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 	g_string_append_printf(html, "<style>%s</style>\n</head>\n<body>\n", histCss);
 	g_string_append_printf(html, "<h1>memhp-lab history: %u run(s), %u trial id(s)</h1>\n", runs->len, ids->len);
 	g_string_append_printf(html, "<p><b>%u regression(s)</b>, %u in the newest run (the exit status gates on those). "
-			       "Runs oldest first; <a href='history.json'>history.json</a>.</p>\n", total, *regressions);
+			       "Runs newest first, a table per trial id; <a href='history.json'>history.json</a> (runs oldest first).</p>\n", total, *regressions);
 	mhlHtmlf(html, "<p class=note>Rule: %s.</p>\n", mhlHistoryRule);
 	g_string_append(html, table->str);
 	g_string_append(html, "</body>\n</html>\n");
-	if (g_mkdir_with_parents(outdir, 0755) < 0) {
-		mhlError("report --history: cannot create '%s': %s", outdir, g_strerror(errno));
-		return -1;
-	}
 	json = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (mhlReportFileWrite(outdir, "history.json", json, (gssize)strlen(json)) < 0 ||
 	    mhlReportFileWrite(outdir, "history.html", html->str, (gssize)html->len) < 0)

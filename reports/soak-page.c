@@ -232,23 +232,22 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 	}
 }
 
-/* Run the script in a new directory under @outdir; the directory, or NULL + mhlError. */
-static char *soakPlotsRender(const char *outdir, GString *sc)
+char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 {
 	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
-	g_autofree char *dir = g_build_filename(outdir, ".soak-plots-XXXXXX", NULL);
+	g_autofree char *dir = g_build_filename(outdir, ".plots-XXXXXX", NULL);
 	g_autofree char *script = NULL, *errout = NULL;
 	g_autoptr(GError) err = NULL;
 	int status = 0;
 
 	if (!g_mkdtemp(dir)) {
-		mhlError("report: soak page: cannot create a plot directory under '%s': %s", outdir,
+		mhlError("report: %s: cannot create a plot directory under '%s': %s", what, outdir,
 			 g_strerror(errno));
 		return NULL;
 	}
 	script = g_build_filename(dir, "soak.gp", NULL);
 	if (!g_file_set_contents(script, sc->str, sc->len, &err)) {
-		mhlError("report: soak page: cannot write '%s': %s", script, err->message);
+		mhlError("report: %s: cannot write '%s': %s", what, script, err->message);
 		mhlRemoveTree(dir);
 		return NULL;
 	}
@@ -257,7 +256,7 @@ static char *soakPlotsRender(const char *outdir, GString *sc)
 
 		if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
 				  NULL, &errout, &status, &err) || !g_spawn_check_wait_status(status, &err)) {
-			mhlError("report: soak page: '%s %s' failed (%s): %s", gnuplot, script, err->message,
+			mhlError("report: %s: '%s %s' failed (%s): %s", what, gnuplot, script, err->message,
 				 errout && *errout ? g_strstrip(errout) : "no message");
 			mhlRemoveTree(dir);
 			return NULL;
@@ -266,8 +265,7 @@ static char *soakPlotsRender(const char *outdir, GString *sc)
 	return g_steal_pointer(&dir);
 }
 
-/* Plot @name's SVG, its ids prefixed with the name (one page holds several). */
-static void soakPlotInline(GString *out, const char *dir, const char *name)
+void mhlPlotInline(GString *out, const char *dir, const char *name)
 {
 	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
 	g_autofree char *file = g_strdup_printf("%s/%s.svg", dir, name);
@@ -442,7 +440,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	sc = g_string_new("set terminal svg size " G_STRINGIFY(SOAK_PLOT_W) "," G_STRINGIFY(SOAK_PLOT_H)
 			  " fixed enhanced font 'sans,10' background rgb 'white'\n");
 	soakGnuplot(sc, names, c.cps, rec);
-	if (names->len && !(dir = soakPlotsRender(outdir, sc))) {
+	if (names->len && !(dir = mhlPlotsRender(outdir, sc, "soak page"))) {
 		soakCheckpointsClear(&c);
 		return -1;
 	}
@@ -462,7 +460,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	soakKmemleakTable(page, rec);
 	g_string_append(page, "<h3>Series over cycles, with the fitted line</h3>\n");
 	for (i = 0; i < names->len; i++)
-		soakPlotInline(page, dir, names->pdata[i]);
+		mhlPlotInline(page, dir, names->pdata[i]);
 	g_string_append(page, "</body>\n</html>\n");
 	if (dir)
 		mhlRemoveTree(dir);

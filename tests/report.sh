@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 76
+plan 78
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -341,6 +341,25 @@ ok "history: the injected regression is marked (series-256 pass -> fail and reac
 	   and (.runs | map(.dir | sub(\".*/\"; \"\")) == [\"2026-12-01\", \"2026-12-02\", \"2026-12-03\", \"2026-12-04\"])" "$1/out/history.json" >/dev/null &&
 	 grep -q "report: 3 regression(s) in the newest run" "$1/out2" &&
 	 [ "$(grep -o "class=.fail regression.\|class=regression" "$1/out/history.html" | wc -l)" = 3 ]' _ "$H" "$hrc"
+# 30 nightly runs (issue 32, item 12): runs as rows, newest first, readable
+# dates, a trend plot per number, read in headless Chromium at 1366 and 1920 px.
+H30=$work/history30
+rm -rf "$H30" && mkdir -p "$H30"
+for k in $(seq 1 30); do
+	d=$(printf '2026-11-%02d' "$k") && mkdir -p "$H30/$d"
+	jq -c --arg d "$d" --argjson k "$k" '.started |= sub("^2026-..-.."; $d) | (.steps[]? | select(.step == "pin") | .workload.pin_us) |= (if . then . * (1 + 0.01 * ($k % 5)) else . end)' \
+		tests/data/report/run/trials.jsonl >"$H30/$d/trials.jsonl"
+done
+lab report --history -o "$H30/out" "$H30"/2026-11-* >"$H30/out.txt" 2>&1
+ok "history of 30 runs: the runs table first, newest first (30: 2026-11-30 on top), dates as 'YYYY-MM-DD HH:MM UTC', a table per trial id, a trend plot per number two runs have" \
+	sh -c 'h=$1/out/history.html; [ "$(sed -n "/<table class=runs>/{n;n;p;q}" "$h")" = "<tr><td>30: 2026-11-30</td><td>2026-11-30 12:49 UTC</td><td>6</td><td></td></tr>" ] &&
+		[ "$(grep -c "<table class=history>" "$h")" = 6 ] && [ "$(grep -c "<figure class=plot data-plot=.h[0-9]*_[0-9]*.>" "$h")" -ge 6 ] &&
+		! grep -q "T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9]" "$h"' _ "$H30"
+LAB=$LAB tools/report-check.sh --history "$H30/out" -o "$H30/shots" >"$H30/check.out" 2>&1
+hcrc=$?
+sed 's/^/#   /' "$H30/check.out" | grep -v "^#   ok "
+ok "tools/report-check.sh --history: the 30-run history at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, the runs table first, nothing wider than the window" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 10 ]' _ "$hcrc" "$H30/check.out"
 expect_fail "report --history of a directory without runs" 2 "no run directory .with a trials.jsonl. in 1 directory given" $LAB report --history -o "$work/history-none" "$rd/skip/report"
 expect_fail "report of two runs without --history" 2 "report: expected one RUN_DIR, got 2 .several only with --history." $LAB report "$rd/run" "$rd/before"
 

@@ -4,8 +4,10 @@
 # (tests/data/conformance/grid: claim x kernel x policy, c3 on 6.1 an XFAIL)
 # at a laptop's and a desktop's width, 1366 and 1920 pixels.
 #
-# Usage: tools/report-check.sh [-o DIR] [RUN_DIR]
+# Usage: tools/report-check.sh [-o DIR] [RUN_DIR | --history OUT_DIR]
 #   RUN_DIR  a run to render and check (default: a copy of tests/data/conformance/grid)
+#   --history OUT_DIR  instead, the history page `report --history -o OUT_DIR`
+#            wrote there: its first table the runs, a trend plot per number
 #   -o DIR   where the screenshots go: DIR/report-grid-1366.png and
 #            DIR/report-grid-1920.png (default: a temporary directory;
 #            `make report-check` passes docs/)
@@ -21,9 +23,11 @@ cd "$(dirname "$0")/.."
 LAB=${LAB:-build/memhp-lab}
 out=
 run=
+hist=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) out=${2:-}; shift;;
+	--history) hist=${2:-}; shift;;
 	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
 	-*) echo "Error: unknown option '$1' (see tools/report-check.sh --help)" >&2; exit 2;;
 	*) run=$1;;
@@ -35,16 +39,24 @@ command -v chromium >/dev/null || { echo "Error: chromium is not installed (make
 work=$(mktemp -d /tmp/mhl-report-check-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 conf=
-if [ -z "$run" ]; then
+first=grid plots='p[0-9]+' shot=report-grid
+if [ -n "$hist" ]; then
+	[ -s "$hist/history.html" ] || { echo "Error: '$hist' has no history.html (report --history -o '$hist' RUN_DIR...)" >&2; exit 2; }
+	first=runs plots='h[0-9]+_[0-9]+' shot=history
+elif [ -z "$run" ]; then
 	cp -r tests/data/conformance/grid "$work/conformance"
 	run=$work/conformance conf=1
 fi
-[ -s "$run/trials.jsonl" ] || { echo "Error: '$run' has no trials.jsonl" >&2; exit 2; }
+[ -n "$hist" ] || [ -s "$run/trials.jsonl" ] || { echo "Error: '$run' has no trials.jsonl" >&2; exit 2; }
 [ -n "$out" ] || out=$work
 mkdir -p "$out" || exit 2
 t0=$(date +%s%N)
-"$LAB" report --format html "$run" >/dev/null 2>"$work/report.err" || { cat "$work/report.err" >&2; exit 1; }
-page=$(cd "$run/report" && pwd)/index.html
+if [ -n "$hist" ]; then
+	page=$(cd "$hist" && pwd)/history.html
+else
+	"$LAB" report --format html "$run" >/dev/null 2>"$work/report.err" || { cat "$work/report.err" >&2; exit 1; }
+	page=$(cd "$run/report" && pwd)/index.html
+fi
 n=0 fail=0
 ok() {	# ok DESC CMD...
 	n=$((n + 1))
@@ -80,19 +92,19 @@ EOF
 	chrome --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$work/probe-$1.html" 2>/dev/null >"$work/probe-$1.out"
 }
 for w in 1366 1920; do
-	chrome --window-size=$w,1000 --screenshot="$out/report-grid-$w.png" "file://$page" >/dev/null 2>&1
-	ok "$w px: screenshot $out/report-grid-$w.png is a PNG" \
-		test "$(head -c 8 "$out/report-grid-$w.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
+	chrome --window-size=$w,1000 --screenshot="$out/$shot-$w.png" "file://$page" >/dev/null 2>&1
+	ok "$w px: screenshot $out/$shot-$w.png is a PNG" \
+		test "$(head -c 8 "$out/$shot-$w.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a
 	chrome --window-size=$w,1000 --enable-logging=stderr --v=0 --virtual-time-budget=3000 --dump-dom "file://$page" \
 		2>"$work/console-$w.log" >/dev/null
 	ok "$w px: no console message from the page" sh -c '! grep -F CONSOLE "$1" | grep -qF "$2"' _ "$work/console-$w.log" "$page"
 	probe $w
 	figs=$(sed -n 's/.*>figures \([0-9]*\)$/\1/p' "$work/probe-$w.out")
 	ok "$w px: every plot drawn (${figs:-0} figure(s), each an SVG with a size and paths)" sh -c \
-		'[ "${2:-0}" -gt 0 ] && [ "$(grep -cE "^plot p[0-9]+ [1-9][0-9]* [1-9][0-9]* [1-9][0-9]* overlaps" "$1")" = "$2" ]' _ "$work/probe-$w.out" "$figs"
+		'[ "${2:-0}" -gt 0 ] && [ "$(grep -cE "^plot $3 [1-9][0-9]* [1-9][0-9]* [1-9][0-9]* overlaps" "$1")" = "$2" ]' _ "$work/probe-$w.out" "$figs" "$plots"
 	ok "$w px: no two labels of a plot overlap" sh -c '! grep -E "^plot .* overlaps [1-9]" "$1"' _ "$work/probe-$w.out"
-	ok "$w px: the grid is the first table, no cell overflows, the page is no wider than the window" \
-		awk -v w=$w '/^firsttable / { f = ($2 == "grid" && $4 > 0 && $6 == 0 && $8 <= w) } END { exit !f }' "$work/probe-$w.out"
+	ok "$w px: the $first table is the first, no cell overflows, the page is no wider than the window" \
+		awk -v w=$w -v t=$first '/^firsttable / { f = ($2 == t && $4 > 0 && $6 == 0 && $8 <= w) } END { exit !f }' "$work/probe-$w.out"
 	[ -z "$conf" ] || ok "$w px: the grid's XFAIL cell (c3 on 6.1) carries its reason" grep -qx "xfail reason" "$work/probe-$w.out"
 	grep -E "^plot .* overlaps [1-9]|^firsttable|^xfail" "$work/probe-$w.out" | sed 's/^/# /'
 done
