@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 15
+plan 17
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -81,8 +81,18 @@ expect_fail "soak --duration inf is refused" 2 "--duration 'inf' is not a durati
 	$LAB soak --duration inf -o "$hw/soakinf" "$hw/no-scenario.yaml"
 sed 's/^  - memory: 128MiB$/  - memory: 16384GiB/' scenarios/demo.yaml >"$hw/huge.yaml"
 expect_fail "run: one guest of 16 TiB is refused before boot with the numbers (default -j)" 2 \
-	"a guest of [0-9]+ MiB \(boot memory \+ virtio-mem \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available" \
+	"a guest that can make [0-9]+ MiB resident \(boot memory \+ what its steps touch of virtio-mem, .* \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available" \
 	$LAB run -o "$hw/huge" "${noinit[@]}" "$hw/huge.yaml"
+# A 1 TiB virtio-mem device (issue 36, item 5): plugging touches nothing, so
+# what counts is what the steps can touch (the demo's 256 MiB pin);
+# preallocated, the whole device counts (1 TiB fits no machine of ours).
+sed 's/virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}/virtio_mem: {size: 1TiB, block: 2MiB, requested: 1TiB}/' \
+	scenarios/demo.yaml >"$hw/big64.yaml"
+expect_fail "run: a 1 TiB virtio-mem device with a 256 MiB pin passes the fit (it stops at the missing initramfs instead)" 2 \
+	"run: cannot read '.*/no-initrd.cpio.gz'" $LAB run -o "$hw/big64" "${noinit[@]}" "$hw/big64.yaml"
+{ cat "$hw/big64.yaml"; echo 'memory_backing: {source: anonymous, prealloc: true}'; } >"$hw/big64p.yaml"
+expect_fail "run: the same device preallocated is refused: all of it counts (1049984 MiB with boot memory and QEMU's)" 2 \
+	"a guest that can make 1049984 MiB resident .* does not fit" $LAB run -o "$hw/big64p" "${noinit[@]}" "$hw/big64p.yaml"
 
 # 15. One soak per run directory; a blank line among the checkpoints is an error.
 mksoak() {	# DIR CYCLES CHECKPOINT-LINES...: a soak run directory
