@@ -96,7 +96,7 @@ static const char ktapWant[] =
 	"KTAP version 1\n"
 	"# memhp-lab run report-run: 7 trial record(s), 1 unreadable line(s)\n"
 	"# report-run: 7 trial(s): 1 pass, 1 fail, 1 error, 1 skip, 1 xfail, 1 xpass, 1 interrupted, unreadable lines"
-	" | kernel \xe2\x80\x93 | policy \xe2\x80\x93 | host \xe2\x80\x93 (\xe2\x80\x93) | accel \xe2\x80\x93"
+	" | kernel \xe2\x80\x93 | policy \xe2\x80\x93 | accel \xe2\x80\x93"
 	" | wall \xe2\x80\x93\n"
 	"1..8\n"
 	"  KTAP version 1\n"
