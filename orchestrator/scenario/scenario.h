@@ -76,7 +76,6 @@ typedef struct {
 	double deadline;	/* resize: seconds */
 	int repeat;		/* bench: repetitions */
 	bool fresh;		/* bench: a new buffer for every repetition */
-	bool lean;		/* resize (a soak's): no host-side settle wait, no plug-path timing */
 	bool measure;		/* pin, resize: record the outcome, a failed pin or a short
 				 * unplug included, without failing the step (capacity sweeps) */
 	char key;		/* sysrq */

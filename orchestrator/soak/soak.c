@@ -188,7 +188,6 @@ static int cycleResize(mhlTrial *t, const mhlSoakCycle *c, uint64_t bytes, doubl
 	st.requested = bytes;
 	st.deadline = deadline;
 	st.measure = true;	/* stopping short is a finding of the cycle, not the end of the soak */
-	st.lean = true;		/* the checkpoint records no host settle or plug path: not waited for */
 	if (cycleStep(t, &st, res, gone) < 0) {
 		*gone = true;
 		return -1;

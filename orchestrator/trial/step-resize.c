@@ -193,19 +193,18 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 		return -1;
 	t->g->host_changed_t = 0;
 	grow = st->requested > plugged_before;
-	if (grow && !st->lean && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
+	if (grow && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
 		return -1;
-	host = !st->lean && mhlGuestHostSample(t->g, &before) == 0;
+	host = mhlGuestHostSample(t->g, &before) == 0;
 	if (!grow && st->requested < plugged_before)
 		mhlTrialHeldAtShrink(t);
 	t_req = mhlNow();
 	secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
 	if (secs < -1)
 		return -1;
-	/* a soak's resizes (lean) record neither: its checkpoints have the host's figures */
-	if (grow && secs >= 0 && !mhlInterrupted && !st->lean)
+	if (grow && secs >= 0 && !mhlInterrupted)
 		plugPath(t, t_req, secs, plugged_before, reached, mt0, on0, res);
-	if (host && !mhlInterrupted && !st->lean)
+	if (host && !mhlInterrupted)
 		hostSide(t, st, &before, t_req, plugged_before, reached, res);
 	json_object_object_add(res, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
 	json_object_object_add(res, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
