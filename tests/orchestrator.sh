@@ -56,8 +56,10 @@ lab run --json -q -o "$work/js" --only 'mx:*series' "$work/mx.yaml" >"$work/js.o
 ok "--json -q: stdout is one JSON object with the trial's verdict, nothing on stderr" \
 	sh -c "jq -e '.trials | length == 1 and .[0].verdict == \"pass\" and .[0].trial == \"mx:kernel=6.12,policy=series\"' '$work/js.out' >/dev/null && test ! -s '$work/js.err'"
 expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"
+# the demo's guest can make 1792 MiB resident: 1 GiB + 128 MiB boot memory,
+# its 256 MiB pin + 128 MiB of the 1 GiB device, 256 MiB for QEMU
 expect_fail "-j whose guests do not fit in memory is refused, with the numbers" 2 \
-	'64 guest\(s\) of up to 2432 MiB each .* need 155648 MiB, but only [0-9]+ MiB is available' \
+	'64 guest\(s\) that can make up to 1792 MiB resident each .* need 114688 MiB, but only [0-9]+ MiB is available' \
 	$LAB run -j 64 -o "$work/j64" scenarios/demo.yaml
 expect_fail "-j that is not a number" 2 "-j 'many' is not a number of guests" $LAB run -j many scenarios/demo.yaml
 
