@@ -530,7 +530,7 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 			 json_object_array_length(json_object_object_get(json_object_array_get_idx(jtrials, i), "regressions")) ?
 			 " (regressed)" : "");
 		for (k = 0; k < names->len; k++)
-			mhlPlotInline(table, dir, names->pdata[k]);
+			mhlPlotInline(table, dir, names->pdata[k], NULL);
 		g_string_append(table, ((GString *)sections->pdata[i])->str);
 	}
 	if (dir)

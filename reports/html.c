@@ -89,71 +89,10 @@ static const char *plotBegin(htmlPlots *p, const char *title)
 
 static int plotsRender(htmlPlots *p, const char *outdir)
 {
-	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
-	g_autofree char *tmpl = g_build_filename(outdir, ".plots-XXXXXX", NULL);
-	g_autofree char *script = NULL, *errout = NULL;
-	g_autoptr(GError) err = NULL;
-	int status = 0;
-
 	if (!p->names->len)
 		return 0;
-	if (!g_mkdtemp(tmpl)) {
-		mhlError("report: html: cannot create a plot directory under '%s': %s", outdir, g_strerror(errno));
-		return -1;
-	}
-	p->dir = g_steal_pointer(&tmpl);
-	script = g_build_filename(p->dir, "plots.gp", NULL);
-	if (!g_file_set_contents(script, p->script->str, p->script->len, &err)) {
-		mhlError("report: html: cannot write '%s': %s", script, err->message);
-		return -1;
-	}
-	{
-		char *argv[] = { (char *)gnuplot, script, NULL };
-
-		if (!g_spawn_sync(p->dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-				  NULL, NULL, NULL, &errout, &status, &err)) {
-			mhlError("report: html: cannot run '%s' (Debian package gnuplot-nox; make deps): %s",
-				 gnuplot, err->message);
-			return -1;
-		}
-	}
-	if (!g_spawn_check_wait_status(status, &err)) {
-		mhlError("report: html: '%s %s' failed (%s): %s", gnuplot, script, err->message,
-			 errout && *errout ? g_strstrip(errout) : "no message");
-		return -1;
-	}
-	return 0;
-}
-
-/* The plot's SVG with its ids prefixed (several plots share one page), or a note why not. */
-static void plotInline(GString *out, htmlPlots *p, const char *name, const char *alt)
-{
-	g_autofree char *path = g_build_filename(p->dir ? p->dir : ".", NULL);
-	g_autofree char *file = g_strdup_printf("%s/%s.svg", path, name);
-	g_autofree char *svg = NULL;
-	g_autofree char *pre = g_strdup_printf("%s-", name);
-	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
-	const char *start;
-	size_t i;
-
-	if (!p->dir || !g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
-		mhlHtmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
-		return;
-	}
-	{
-		g_autofree char *body = g_strdup(start);
-
-		for (i = 0; i < G_N_ELEMENTS(refs); i++) {
-			g_auto(GStrv) parts = g_strsplit(body, refs[i], -1);
-			g_autofree char *with = g_strconcat(refs[i], pre, NULL);
-
-			g_free(body);
-			body = g_strjoinv(with, parts);
-		}
-		mhlHtmlf(out, "<figure class=plot data-plot='%s' aria-label='%s'>\n", name, alt);
-		g_string_append(out, body);
-		g_string_append(out, "</figure>\n");
-	}
+	p->dir = mhlPlotsRender(outdir, p->script, "html");
+	return p->dir ? 0 : -1;
 }
 
 static double mib(gint64 bytes)
@@ -1115,7 +1054,7 @@ static void htmlCapacity(GString *out, htmlPlots *p, GPtrArray *cap, const char 
 		mhlHtmlf(out, "<li>%s</li>\n", sentence);
 	}
 	g_string_append(out, "</ul>\n");
-	plotInline(out, p, plot, "capacity frontier: unplugged vs pinned fraction");
+	mhlPlotInline(out, p->dir, plot, "capacity frontier: unplugged vs pinned fraction");
 }
 
 /*
@@ -1247,11 +1186,11 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 		return 0;
 	}
 	if (tl)
-		plotInline(out, p, tl, "virtio-mem requested and plugged size over time");
+		mhlPlotInline(out, p->dir, tl, "virtio-mem requested and plugged size over time");
 	else
 		g_string_append(out, "<p class=note>No plugged-size timeline: the trial ended before the first size report.</p>\n");
 	if (cen)
-		plotInline(out, p, cen, "census of the pinned buffer before and after the pin");
+		mhlPlotInline(out, p->dir, cen, "census of the pinned buffer before and after the pin");
 	htmlPins(out, rec);
 	htmlHostSteps(out, rec);
 	htmlSteps(out, rec);
@@ -1295,7 +1234,7 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 		htmlCompare(out, run, opts->compare);
 	if (matrix) {
 		g_string_append(out, "<h2 id=matrix>Unplug outcome across the parameters</h2>\n");
-		plotInline(out, &p, matrix, "unplug outcome across the parameters");
+		mhlPlotInline(out, p.dir, matrix, "unplug outcome across the parameters");
 	}
 	if (capacity)
 		htmlCapacity(out, &p, cap, capacity);

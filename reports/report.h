@@ -265,8 +265,12 @@ char *mhlGnuplotString(const char *s);
  * removes it (mhlRemoveTree).
  */
 char *mhlPlotsRender(const char *outdir, GString *sc, const char *what);
-/* Plot @name's SVG from @dir inline, its ids prefixed with the name (one page holds several). */
-void mhlPlotInline(GString *out, const char *dir, const char *name);
+/*
+ * Plot @name's SVG from @dir inline, its ids prefixed with the name (one page
+ * holds several), labelled @alt (aria-label) unless NULL; a note where
+ * gnuplot wrote none (or @dir is NULL).
+ */
+void mhlPlotInline(GString *out, const char *dir, const char *name, const char *alt);
 /* Write @data to @dir/@name atomically. -1 + mhlError. */
 int mhlReportFileWrite(const char *dir, const char *name, const char *data, gssize len);
 

@@ -238,6 +238,7 @@ char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 	g_autofree char *dir = g_build_filename(outdir, ".plots-XXXXXX", NULL);
 	g_autofree char *script = NULL, *errout = NULL;
 	g_autoptr(GError) err = NULL;
+	char *argv[] = { (char *)gnuplot, NULL, NULL };
 	int status = 0;
 
 	if (!g_mkdtemp(dir)) {
@@ -245,35 +246,32 @@ char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 			 g_strerror(errno));
 		return NULL;
 	}
-	script = g_build_filename(dir, "soak.gp", NULL);
-	if (!g_file_set_contents(script, sc->str, sc->len, &err)) {
+	script = g_build_filename(dir, "plots.gp", NULL);
+	argv[1] = script;
+	if (!g_file_set_contents(script, sc->str, sc->len, &err))
 		mhlError("report: %s: cannot write '%s': %s", what, script, err->message);
-		mhlRemoveTree(dir);
-		return NULL;
-	}
-	{
-		char *argv[] = { (char *)gnuplot, script, NULL };
-
-		if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-				  NULL, &errout, &status, &err) || !g_spawn_check_wait_status(status, &err)) {
-			mhlError("report: %s: '%s %s' failed (%s): %s", what, gnuplot, script, err->message,
-				 errout && *errout ? g_strstrip(errout) : "no message");
-			mhlRemoveTree(dir);
-			return NULL;
-		}
-	}
-	return g_steal_pointer(&dir);
+	else if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+			       NULL, &errout, &status, &err))
+		mhlError("report: %s: cannot run '%s' (Debian package gnuplot-nox; make deps): %s", what,
+			 gnuplot, err->message);
+	else if (!g_spawn_check_wait_status(status, &err))
+		mhlError("report: %s: '%s %s' failed (%s): %s", what, gnuplot, script, err->message,
+			 errout && *errout ? g_strstrip(errout) : "no message");
+	else
+		return g_steal_pointer(&dir);
+	mhlRemoveTree(dir);
+	return NULL;
 }
 
-void mhlPlotInline(GString *out, const char *dir, const char *name)
+void mhlPlotInline(GString *out, const char *dir, const char *name, const char *alt)
 {
 	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
-	g_autofree char *file = g_strdup_printf("%s/%s.svg", dir, name);
+	g_autofree char *file = dir ? g_strdup_printf("%s/%s.svg", dir, name) : NULL;
 	g_autofree char *svg = NULL, *body = NULL, *pre = g_strdup_printf("%s-", name);
 	const char *start;
 	size_t i;
 
-	if (!g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
+	if (!file || !g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
 		mhlHtmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
 		return;
 	}
@@ -285,7 +283,10 @@ void mhlPlotInline(GString *out, const char *dir, const char *name)
 		g_free(body);
 		body = g_strjoinv(with, parts);
 	}
-	mhlHtmlf(out, "<figure class=plot data-plot='%s'>\n", name);
+	if (alt)
+		mhlHtmlf(out, "<figure class=plot data-plot='%s' aria-label='%s'>\n", name, alt);
+	else
+		mhlHtmlf(out, "<figure class=plot data-plot='%s'>\n", name);
 	g_string_append(out, body);
 	g_string_append(out, "</figure>\n");
 }
@@ -460,7 +461,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	soakKmemleakTable(page, rec);
 	g_string_append(page, "<h3>Series over cycles, with the fitted line</h3>\n");
 	for (i = 0; i < names->len; i++)
-		mhlPlotInline(page, dir, names->pdata[i]);
+		mhlPlotInline(page, dir, names->pdata[i], NULL);
 	g_string_append(page, "</body>\n</html>\n");
 	if (dir)
 		mhlRemoveTree(dir);
