@@ -107,24 +107,24 @@ static void capsCopy(const char *from, const char *to)
 	}
 }
 
-void mhlCapsCacheSeed(const char *root, const char *cache_dir)
+/* Between @root's capabilities directory and @cache_dir's, @to_root saying which way. */
+static void capsCopyWay(const char *root, const char *cache_dir, bool to_root)
 {
-	g_autofree char *from = NULL, *to = NULL;
+	g_autofree char *caps = NULL, *kept = NULL;
 
 	if (!root || !cache_dir)
 		return;
-	from = g_build_filename(cache_dir, CACHE_SUBDIR, NULL);
-	to = g_build_filename(root, CAPS_SUBDIR, NULL);
-	capsCopy(from, to);
+	caps = g_build_filename(root, CAPS_SUBDIR, NULL);
+	kept = g_build_filename(cache_dir, CACHE_SUBDIR, NULL);
+	capsCopy(to_root ? kept : caps, to_root ? caps : kept);
+}
+
+void mhlCapsCacheSeed(const char *root, const char *cache_dir)
+{
+	capsCopyWay(root, cache_dir, true);
 }
 
 void mhlCapsCacheSave(const char *root, const char *cache_dir)
 {
-	g_autofree char *from = NULL, *to = NULL;
-
-	if (!root || !cache_dir)
-		return;
-	from = g_build_filename(root, CAPS_SUBDIR, NULL);
-	to = g_build_filename(cache_dir, CACHE_SUBDIR, NULL);
-	capsCopy(from, to);
+	capsCopyWay(root, cache_dir, false);
 }
