@@ -279,8 +279,7 @@ static char *histWhen(const char *iso)
  * nightly reader looks at), its verdict, then each number it has in some
  * run; regressions marked.
  */
-static void histRows(GString *html, GPtrArray *runs, json_object **recs, const char *id, bool regressed,
-		     const bool *vreg, const bool *nreg)
+static void histRows(GString *html, GPtrArray *runs, json_object **recs, const bool *vreg, const bool *nreg)
 {
 	bool has[MHL_METRIC_LAST] = { false };
 	int m;
@@ -292,8 +291,6 @@ static void histRows(GString *html, GPtrArray *runs, json_object **recs, const c
 				has[m] = true;
 				break;
 			}
-	(void)id;
-	(void)regressed;
 	g_string_append(html, "<table class=history>\n<tr><th>run</th><th>started</th><th>verdict</th>");
 	for (m = 0; m < MHL_METRIC_LAST; m++)
 		if (has[m])
@@ -443,7 +440,7 @@ static guint histTrial(GString *html, GString *sc, GPtrArray *names, guint t, js
 	json_object_object_add(jtrial, "points", points);
 	json_object_object_add(jtrial, "regressions", regs);
 
-	histRows(html, runs, recs, id, json_object_array_length(regs) > 0, vreg, nreg);
+	histRows(html, runs, recs, vreg, nreg);
 	histPlots(sc, names, recs, runs->len, id, t, nreg);
 	return latest;
 }
@@ -453,20 +450,11 @@ static void historyStringFree(gpointer s)
 	g_string_free(s, TRUE);
 }
 
-int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
+/* history.json's runs[] into @jruns (oldest first, what changed on the host), every trial id into @ids. */
+static void histRunsJSON(GPtrArray *runs, json_object *jruns, GPtrArray *ids)
 {
-	g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(json_object) doc = json_object_new_object();
-	json_object *jruns = json_object_new_array(), *jtrials = json_object_new_array();
-	g_autoptr(GString) html = g_string_new(NULL), table = g_string_new(NULL);
-	g_autoptr(GString) sc = g_string_new("set terminal svg size 640,220 fixed enhanced font 'sans,12' background rgb 'white'\n");
-	g_autoptr(GPtrArray) sections = g_ptr_array_new_with_free_func(historyStringFree);
-	g_autoptr(GPtrArray) plots = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-	g_autofree char *dir = NULL;
-	const char *json;
-	guint r, i, total = 0, nplots = 0;
+	guint r, i;
 
-	*regressions = 0;
 	for (r = 0; r < runs->len; r++) {
 		const mhlRun *run = runs->pdata[r];
 		json_object *o = json_object_new_object();
@@ -490,7 +478,13 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 		}
 		json_object_array_add(jruns, o);
 	}
-	/* the runs, newest first: when, how many trials, what changed on the host */
+}
+
+/* The runs table, newest first: when, how many trials, what changed on the host (from @jruns). */
+static void histRunsTable(GString *table, GPtrArray *runs, json_object *jruns)
+{
+	guint r;
+
 	g_string_append(table, "<h2 id=runs>Runs</h2>\n<table class=runs>\n<tr><th>run</th><th>started</th>"
 			"<th>trials</th><th>host</th></tr>\n");
 	for (r = runs->len; r-- > 0;) {
@@ -502,6 +496,28 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 			 run->trials->len, hc ? "host changed: " : "", hc ? json_object_get_string(hc) : "");
 	}
 	g_string_append(table, "</table>\n");
+}
+
+int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
+{
+	g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(json_object) doc = json_object_new_object();
+	json_object *jruns = json_object_new_array();
+	g_autoptr(json_object) jtrials = json_object_new_array();	/* into doc at the end, after the numbers */
+	g_autoptr(GString) html = g_string_new(NULL), table = g_string_new(NULL);
+	g_autoptr(GString) sc = g_string_new("set terminal svg size 640,220 fixed enhanced font 'sans,12' background rgb 'white'\n");
+	g_autoptr(GPtrArray) sections = g_ptr_array_new_with_free_func(historyStringFree);
+	g_autoptr(GPtrArray) plots = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autofree char *dir = NULL;
+	const char *json;
+	guint i, total = 0, nplots = 0;
+
+	*regressions = 0;
+	/* the document owns them from here: an early return frees them */
+	json_object_object_add(doc, "rule", json_object_new_string(mhlHistoryRule));
+	json_object_object_add(doc, "runs", jruns);
+	histRunsJSON(runs, jruns, ids);
+	histRunsTable(table, runs, jruns);
 	if (g_mkdir_with_parents(outdir, 0755) < 0) {
 		mhlError("report --history: cannot create '%s': %s", outdir, g_strerror(errno));
 		return -1;
@@ -535,11 +551,9 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 	}
 	if (dir)
 		mhlRemoveTree(dir);
-	json_object_object_add(doc, "rule", json_object_new_string(mhlHistoryRule));
-	json_object_object_add(doc, "runs", jruns);
 	json_object_object_add(doc, "regressions", json_object_new_int((int)total));
 	json_object_object_add(doc, "regressions_in_newest_run", json_object_new_int((int)*regressions));
-	json_object_object_add(doc, "trials", jtrials);
+	json_object_object_add(doc, "trials", json_object_get(jtrials));
 
 	mhlHtmlf(html, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n<title>memhp-lab history: %u run(s)</title>\n",
 	      runs->len);
