@@ -1842,6 +1842,32 @@ static int parseHostLabels(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	return 0;
 }
 
+/* nodes: [{memory, cpus, virtio_mem}, ...], one NUMA cell each, in order. */
+static int parseNodes(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+
+	if (wantKind(y, v, YAML_SEQUENCE_NODE, "nodes") < 0)
+		return -1;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+
+		if (s->nnodes >= MHL_MAX_NODES) {
+			mhlError("%s:%d:%d: more than %d nodes", AT(y, n), MHL_MAX_NODES);
+			return -1;
+		}
+		s->nodes[s->nnodes].cpus = 1;
+		if (forPairs(y, n, "a node", nodeKeys, nodePair, &s->nodes[s->nnodes]) < 0)
+			return -1;
+		if (!s->nodes[s->nnodes].memory) {
+			mhlError("%s:%d:%d: node %d needs 'memory'", AT(y, n), s->nnodes);
+			return -1;
+		}
+		s->nnodes++;
+	}
+	return 0;
+}
+
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
 	mhlScenario *s = opaque;
@@ -1898,25 +1924,7 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		*dst = g_strdup(scalar(y, v));
 		return 0;
 	case TOP_NODES:
-		if (wantKind(y, v, YAML_SEQUENCE_NODE, "nodes") < 0)
-			return -1;
-		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-			yaml_node_t *n = yaml_document_get_node(y->doc, *it);
-
-			if (s->nnodes >= MHL_MAX_NODES) {
-				mhlError("%s:%d:%d: more than %d nodes", AT(y, n), MHL_MAX_NODES);
-				return -1;
-			}
-			s->nodes[s->nnodes].cpus = 1;
-			if (forPairs(y, n, "a node", nodeKeys, nodePair, &s->nodes[s->nnodes]) < 0)
-				return -1;
-			if (!s->nodes[s->nnodes].memory) {
-				mhlError("%s:%d:%d: node %d needs 'memory'", AT(y, n), s->nnodes);
-				return -1;
-			}
-			s->nnodes++;
-		}
-		return 0;
+		return parseNodes(y, s, v);
 	case TOP_STEPS:
 	default:
 		if (wantKind(y, v, YAML_SEQUENCE_NODE, "steps") < 0)
