@@ -1,7 +1,9 @@
 # tests/workloads.sh - the pinning workloads of `make check` (gup, io_uring,
 # vfio, vfio-noiommu, rdma), sourced by tests/run.sh (uses its ok/expect_fail
 # helpers, $LAB, $B, $work and the jq test $balanced). Bad input of
-# memhp-pin runs on this host (the binary is static); each mode then pins
+# memhp-pin runs on this host (the binary is static), and io_uring's pins,
+# traced: nothing there may load or configure anything in this host's
+# kernel (the modes and backings that would are refused); each mode then pins
 # memory that starts in ZONE_MOVABLE on the real guest, the node's virtio-mem
 # device is unplugged, and the record must show the pin, no pinned page in
 # ZONE_MOVABLE, intact I/O or DMA after the unplug, and the unplug reaching
