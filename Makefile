@@ -317,27 +317,32 @@ $(B)/memhp-lab.bash-completion: $(B)/memhp-lab
 # prefix, its man page and its bash completion. Only the orchestrator's own
 # C is (re)built here: the guest images are installed as they are, and a
 # missing one is an error naming the target that builds it (never a kernel
-# build from install). File names go through find -print0 | xargs -0 (no
-# word splitting). kernel/package.sh goes with the data, memhp-kmod (the
-# reader it runs on packages) into libexec, where memhp-lab finds it.
+# build from install). Every path is one shell word ($(call sq,...): a
+# DESTDIR or PREFIX with a space or a quote in it stays whole) and file
+# names go through find -print0 | xargs -0 (no word splitting).
+# kernel/package.sh goes with the data, memhp-kmod (the reader it runs on
+# packages) into libexec, where memhp-lab finds it.
 LIBEXECDIR   = $(PREFIX)/libexec/memhp-lab
+# sq: $(1) as one single-quoted shell word (each ' closed, escaped, reopened).
+sq = '$(subst ','\'',$(1))'
+INST = $(call sq,$(DESTDIR)$(1))
 
 install: $(B)/memhp-lab $(B)/memhp-kmod $(B)/memhp-lab.1 $(B)/memhp-lab.bash-completion
-	@[ -f $(B)/initramfs.cpio.gz ] || \
+	@[ -f $(call sq,$(B)/initramfs.cpio.gz) ] || \
 		{ echo "Error: no guest image $(B)/initramfs.cpio.gz: make demo (or make image) builds it; install builds no kernel" >&2; exit 1; }
-	@echo "[install] $(DESTDIR)$(PREFIX)"
-	@install -D -m 0755 $(B)/memhp-lab $(DESTDIR)$(PREFIX)/bin/memhp-lab
-	@install -D -m 0755 $(B)/memhp-kmod $(DESTDIR)$(LIBEXECDIR)/memhp-kmod
-	@install -D -m 0644 $(B)/memhp-lab.1 $(DESTDIR)$(MANDIR)/man1/memhp-lab.1
-	@install -D -m 0644 $(B)/memhp-lab.bash-completion $(DESTDIR)$(BASHCOMPDIR)/memhp-lab
-	@for f in initramfs.cpio.gz initramfs-debian.cpio.gz; do [ ! -f $(B)/$$f ] || \
-		install -D -m 0644 $(B)/$$f $(DESTDIR)$(DATADIR)/$$f || exit 1; done
-	@install -D -m 0755 kernel/package.sh $(DESTDIR)$(DATADIR)/kernel/package.sh
-	@install -D -m 0755 kernel/apt-download.sh $(DESTDIR)$(DATADIR)/kernel/apt-download.sh
+	@echo "[install] "$(call INST,$(PREFIX))
+	@install -D -m 0755 $(call sq,$(B)/memhp-lab) $(call INST,$(PREFIX)/bin/memhp-lab)
+	@install -D -m 0755 $(call sq,$(B)/memhp-kmod) $(call INST,$(LIBEXECDIR)/memhp-kmod)
+	@install -D -m 0644 $(call sq,$(B)/memhp-lab.1) $(call INST,$(MANDIR)/man1/memhp-lab.1)
+	@install -D -m 0644 $(call sq,$(B)/memhp-lab.bash-completion) $(call INST,$(BASHCOMPDIR)/memhp-lab)
+	@for f in initramfs.cpio.gz initramfs-debian.cpio.gz; do [ ! -f $(call sq,$(B))/"$$f" ] || \
+		install -D -m 0644 $(call sq,$(B))/"$$f" $(call INST,$(DATADIR))/"$$f" || exit 1; done
+	@install -D -m 0755 kernel/package.sh $(call INST,$(DATADIR)/kernel/package.sh)
+	@install -D -m 0755 kernel/apt-download.sh $(call INST,$(DATADIR)/kernel/apt-download.sh)
 	@find domains/*.xml kernel/required.list kernel/patches scenarios docs README.md -type f -print0 | \
-		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' "$(DESTDIR)$(DATADIR)"
+		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' $(call INST,$(DATADIR))
 	@find docs README.md -type f -print0 | \
-		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' "$(DESTDIR)$(DOCDIR)"
+		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' $(call INST,$(DOCDIR))
 
 clean:
 	rm -rf $(B)

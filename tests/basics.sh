@@ -1,6 +1,6 @@
 # tests/basics.sh - the command line's bad input, and `make install` into a
 # temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
-plan 26
+plan 27
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
@@ -46,10 +46,12 @@ expect_fail "soak --seed -1 (strtoull would wrap it to 2^64-1)" 2 "--seed '-1' i
 	$LAB soak --seed -1 scenarios/soak.yaml
 
 echo "# install: make install into a temporary DESTDIR; the installed memhp-lab finds its data from its prefix"
-inst=$work/inst
+# A DESTDIR with a space and a quote: every path of the install recipe is one
+# shell word (issue 30, finding 12), so each check below also guards that.
+inst="$work/inst with space 'q'"
 share=$inst/usr/share/memhp-lab
 ILAB=$inst/usr/bin/memhp-lab
-ok "make install DESTDIR=\$work/inst PREFIX=/usr" make --no-print-directory B="$B" install DESTDIR="$inst" PREFIX=/usr
+ok "make install DESTDIR=\"\$work/inst with space 'q'\" PREFIX=/usr" make --no-print-directory B="$B" install DESTDIR="$inst" PREFIX=/usr
 ok "installed: bin/memhp-lab; share/memhp-lab/ with the guest image, domains/, scenarios/ (and subfolders), kernel's required.list files, docs" \
 	test -x "$ILAB" -a -s "$share/initramfs.cpio.gz" -a -s "$share/domains/numa-virtio-mem.xml" \
 	-a -s "$share/scenarios/demo.yaml" -a -s "$share/scenarios/capacity/zones.yaml" -a -s "$share/kernel/required.list" \
@@ -59,6 +61,26 @@ ok "installed: bin/memhp-lab; share/memhp-lab/ with the guest image, domains/, s
 ok "installed memhp-lab --version is build/memhp-lab's" sh -c '[ "$("$1" --version)" = "$("$2" --version)" ]' _ "$ILAB" "$LAB"
 ok "installed memhp-lab checks the installed scenarios/demo.yaml (run from /)" \
 	sh -c 'cd / && "$1" check "$2"' _ "$ILAB" "$share/scenarios/demo.yaml"
+# A package kernel (kernel: {deb}): only the installed kernel/package.sh can
+# unpack it, with the installed libexec/memhp-lab/memhp-kmod (MEMHP_KMOD
+# unset, run from /: nothing of the checkout is reachable). A tiny
+# linux-image .deb: the lab's required options built in, virtio_pci a module.
+ideb=$work/ideb rel=9.9.9-inst
+mkdir -p "$ideb/DEBIAN" "$ideb/boot" "$ideb/lib/modules/$rel/kernel"
+printf 'Package: linux-image-%s\nVersion: 1.0\nArchitecture: all\nMaintainer: memhp-lab <lab@localhost>\nDescription: install test\n' \
+	"$rel" >"$ideb/DEBIAN/control"
+echo bzimage >"$ideb/boot/vmlinuz-$rel"
+grep -v '^#' kernel/required.list | sed -e '/^$/d' -e 's/^/CONFIG_/' -e 's/$/=y/' -e 's/^CONFIG_VIRTIO_PCI=y$/CONFIG_VIRTIO_PCI=m/' \
+	>"$ideb/boot/config-$rel"
+echo junk | xz >"$ideb/lib/modules/$rel/kernel/virtio_pci.ko.xz"
+dpkg-deb --root-owner-group -b "$ideb" "$work/inst.deb" >/dev/null
+printf 'name: instdeb\nkernel: {deb: %s}\nnodes:\n  - memory: 512MiB\n  - memory: 128MiB\n    virtio_mem: {size: 256MiB, block: 2MiB, requested: 256MiB}\nsteps:\n  - snapshot:\n' \
+	"$work/inst.deb" >"$work/instdeb.yaml"
+ok "installed memhp-lab check --resolve of a kernel: {deb} scenario (run from /, MEMHP_KMOD unset): the installed package.sh unpacks it with the installed memhp-kmod into MEMHP_CACHE" \
+	sh -c 'cd / && env -u MEMHP_KMOD MEMHP_CACHE="$3" "$1" check --resolve "$2" >"$4" 2>&1 &&
+		grep -q "ok: scenario .instdeb." "$4" && [ -s "$(find "$3/kernel/pkg" -name modules.list | head -n 1)" ]' \
+	_ "$ILAB" "$work/instdeb.yaml" "$work/inst-cache" "$work/inst-deb.out"
+sed 's/^/#   /' "$work/inst-deb.out" | tail -n 3
 timed "$ok_timeout" sh -c 'cd / && exec "$1" doctor' _ "$ILAB" >"$work/inst-doctor.out" 2>&1
 sed 's/^/#   /' "$work/inst-doctor.out"
 ok "installed doctor: the guest image found in the prefix" \

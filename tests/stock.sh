@@ -83,8 +83,10 @@ expect_fail "pin_policy baseline on Debian's kernel: refused (it has no test swi
 echo "# stock kernels: a .deb file (kernel: {deb}) and a user's modular kernel (kernel: {bzimage, config, modules})"
 img61=$(apt-cache depends --no-recommends --no-suggests linux-image-cloud-amd64 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | sed -n 1p)
+ver61=$(apt-cache policy "$img61" 2>/dev/null | sed -n "s/^ *Candidate: //p")
+# as package.sh fetches one: apt's privilege drop kept (its methods run as _apt)
 mkdir -p "$work/debs" &&
-	timed 300 sh -c 'cd "$1" && exec apt-get -q -o APT::Sandbox::User=root download "$2"' _ "$work/debs" "$img61" >/dev/null 2>&1
+	timed 300 kernel/apt-download.sh "$img61=$ver61" "$work/debs" >/dev/null 2>&1
 deb=$(ls "$work"/debs/*.deb 2>/dev/null | sed -n 1p)
 # the user's own tree: the package unpacked, modules.dep made by depmod as make modules_install would
 dpkg-deb -x "$deb" "$work/own61" 2>/dev/null; rel61=$(ls "$work/own61/lib/modules" 2>/dev/null | sed -n 1p)

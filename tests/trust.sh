@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 38
+plan 39
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -244,15 +244,30 @@ ok "deps.sh, apt-get install failing: exit 1, the log it names is a new 0600 fil
 # kernel packages from apt: a small package fetched the same way, under strace
 mkdir -p "$work/apt19"
 hver=$(apt-cache show hostname 2>/dev/null | sed -n 's/^Version: //p' | sed -n 1p)
-ok "kernel/apt-download.sh (package.sh's apt fetch) as root: apt's method drops to _apt (setresuid to its uid), the .deb a 0644 root file; no APT::Sandbox::User outside comments in kernel/ or tools/" \
+ok "kernel/apt-download.sh (package.sh's apt fetch) as root: apt's method drops to _apt (setresuid to its uid), the .deb a 0644 root file; no APT::Sandbox::User outside comments in kernel/, tools/ or tests/ (but this grep)" \
 	sh -c 'u=$(id -u _apt) && deb=$(strace -f -o "$1/st19" -e trace=setresuid kernel/apt-download.sh "hostname=$2" "$1/apt19" 2>/dev/null) &&
 		grep -q "setresuid($u, $u, $u) *= 0" "$1/st19" && [ -f "$deb" ] && [ "$(stat -c "%a %U" "$deb")" = "644 root" ] &&
-		! grep -rn "^[^#]*APT::Sandbox::User" kernel tools' _ "$work" "$hver"
+		! grep -rn --exclude=trust.sh "^[^#]*APT::Sandbox::User" kernel tools tests' _ "$work" "$hver"
 ok "package.sh --modules under umask 077 with a 0600 config: the cache's files get 0644, not the copied files' modes" \
 	sh -c 'cp "$2" "$1/config19" && chmod 0600 "$1/config19" && echo "# $RANDOM" >>"$1/config19" &&
 		d=$(umask 077 && kernel/package.sh --modules "$3" --config "$1/config19" 2>/dev/null) &&
 		for f in modules.cpio.gz modules.list; do [ "$(stat -c %a "$d/$f")" = 644 ] || exit 1; done' \
 	_ "$work" "$work/config" "$work/good-tree/$trel"
+
+# The guest image: what it copies from the host gets modes of its own, not
+# the copied file's or the umask's (the mktemp -d root was the guest's /, 0700).
+ok "workloads/mkinitramfs.sh under umask 077: the image file 0644; in it / and every directory 0755, memhp-pin, busybox, qemu-ga, numactl, a kselftest and the loader 0755, etc/passwd 0644, nothing else" \
+	sh -c '(umask 077 && workloads/mkinitramfs.sh "$1/img19.cpio.gz" "$2" "$3") >/dev/null 2>&1 || exit 1
+		[ "$(stat -c %a "$1/img19.cpio.gz")" = 644 ] || exit 1
+		zcat "$1/img19.cpio.gz" | cpio -tv --quiet >"$1/img19.list" || exit 1
+		for f in . bin/memhp-pin bin/busybox usr/sbin/qemu-ga bin/numactl bin/ksft/${3##*/} etc/passwd; do
+			m=$(awk -v f="$f" "\$NF == f {print \$1}" "$1/img19.list")
+			w=-rwxr-xr-x; [ "$f" != . ] || w=drwxr-xr-x; [ "$f" != etc/passwd ] || w=-rw-r--r--
+			[ "$m" = "$w" ] || { echo "$f: $m, not $w"; exit 1; }
+		done
+		grep -q "^-rwxr-xr-x .* lib.*/ld-linux" "$1/img19.list" &&
+		! awk "\$1 !~ /^(drwxr-xr-x|-rwxr-xr-x|-rw-r--r--|lrwxrwxrwx)\$/" "$1/img19.list" | grep -q .' \
+	_ "$work" "$top/$B/memhp-pin" "$top/$B/ksft/gup_longterm_counters"
 
 echo "# trust: a second YAML document in a scenario or hosts file is refused (libyaml would read the first only)"
 { cat scenarios/demo.yaml; printf -- '---\nname: other\n'; } >"$work/twodocs.yaml"

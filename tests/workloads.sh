@@ -1,12 +1,14 @@
 # tests/workloads.sh - the pinning workloads of `make check` (gup, io_uring,
 # vfio, vfio-noiommu, rdma), sourced by tests/run.sh (uses its ok/expect_fail
 # helpers, $LAB, $B, $work and the jq test $balanced). Bad input of
-# memhp-pin runs on this host (the binary is static); each mode then pins
+# memhp-pin runs on this host (the binary is static), and io_uring's pins,
+# traced: nothing there may load or configure anything in this host's
+# kernel (the modes and backings that would are refused); each mode then pins
 # memory that starts in ZONE_MOVABLE on the real guest, the node's virtio-mem
 # device is unplugged, and the record must show the pin, no pinned page in
 # ZONE_MOVABLE, intact I/O or DMA after the unplug, and the unplug reaching
 # its request.
-plan 87 full 102
+plan 90 full 105
 PIN=$B/memhp-pin
 
 echo "# workloads: memhp-pin's bad input (on this host: one JSON object with \"error\", exit non-zero)"
@@ -53,6 +55,46 @@ ok "memhp-pin rdma, rdma-odp, vfio, vfio-noiommu, kmem and leak on this host: ea
 			[ $? = 2 ] || exit 1
 			! grep -E "AF_NETLINK|openat\\(.*\"/sys/.*O_(WRONLY|RDWR)|mount\\(|init_module\\(" "$2/strace-$m" || exit 1
 		done' _ "$PIN" "$work"
+# --backing hugetlb grows the node's hugetlb pool (nr_hugepages) before the
+# pin: the host's pool, outside a guest. Refused for every mode; a private
+# tmpfs stands in for node0's sysfs directory, so even a memhp-pin that
+# wrote would only write there (and the check sees it).
+ok "gup and io_uring --backing hugetlb on this host: each exits 2 (refused: it would grow this machine's hugetlb pool), opening nothing under /sys for writing, node0's nr_hugepages (a private tmpfs) still 0 (strace)" \
+	unshare -m sh -c 'mount -t tmpfs none /sys/devices/system/node || exit 1
+		d=/sys/devices/system/node/node0/hugepages/hugepages-2048kB && mkdir -p $d && echo 0 >$d/nr_hugepages || exit 1
+		for m in gup io_uring; do
+			strace -f -o "$2/strace-hugetlb-$m" -e trace=openat "$1" $m --id host-huge-$m --size 4M --backing hugetlb >"$2/hugetlb-$m.out" 2>&1
+			[ $? = 2 ] && grep -q "runs only in a memhp-lab guest.*hugetlb pool" "$2/hugetlb-$m.out" || exit 1
+			! grep -E "openat\(.*\"/sys/.*O_(WRONLY|RDWR)" "$2/strace-hugetlb-$m" || exit 1
+			[ "$(cat $d/nr_hugepages)" = 0 ] || exit 1
+		done' _ "$PIN" "$work"
+# What still runs on this host (io_uring and gup's bad input, io_uring's pins
+# below) asks the kernel for nothing that could load or configure anything:
+# traced, a pin, check and release of each io_uring backing used here make
+# only AF_UNIX sockets (the holder's), open no file under /sys or /proc/sys
+# for writing, no device but /dev/null, mount nothing, load no module.
+ok "io_uring on this host under strace (pin, check, release; memfd, and THP split by munmap): sockets AF_UNIX only, nothing under /sys or /proc/sys opened for writing, no device but /dev/null, no mount, no module load; /proc/modules (where this host has one) unchanged" \
+	sh -c 'm0=$(cat /proc/modules 2>/dev/null); t=$2/strace-uring
+		strace -f -o "$t" -e trace=socket,open,openat,mount,init_module,finit_module,io_uring_setup sh -c "
+			\"\$1\" io_uring --id hosttrace --size 8M --backing memfd && \"\$1\" ctl hosttrace check && \"\$1\" ctl hosttrace release &&
+			\"\$1\" io_uring --id hosttrace2 --size 8M --backing thp --split munmap && \"\$1\" ctl hosttrace2 release" _ "$1" >/dev/null 2>&1 || exit 1
+		[ "$(grep -c "io_uring_setup(.* = [0-9]" "$t")" = 2 ] || exit 1
+		! grep "socket(" "$t" | grep -v "socket(AF_UNIX," || exit 1
+		! grep -E "open(at)?\(.*\"/(sys|proc/sys)/[^\"]*\", [^)]*O_(WRONLY|RDWR)" "$t" || exit 1
+		! grep -E "open(at)?\(.*\"/dev/" "$t" | grep -v "\"/dev/null\"" || exit 1
+		! grep -E "mount\(|init_module\(" "$t" || exit 1
+		[ "$(cat /proc/modules 2>/dev/null)" = "$m0" ]' _ "$PIN" "$work"
+# io_uring's I/O file is a fixed name in /tmp (/tmp/memhp-ID.io): a link
+# planted there by another user is removed, never written through as root.
+echo untouched >"$work/victim20"
+planted20=/tmp/memhp-hostlink.io
+[ -e "$planted20" ] || [ -L "$planted20" ] || { ln -s "$work/victim20" "$planted20" && planted20_ours=1; }
+"$PIN" io_uring --id hostlink --size 4M --backing memfd >"$work/hostlink.out" 2>&1 && "$PIN" ctl hostlink release >>"$work/hostlink.out" 2>&1
+hostlink_rc=$?
+ok "io_uring on this host: a link planted at /tmp/memhp-hostlink.io (its I/O file) is not written through (the file it names untouched), the pin and release still succeed" \
+	sh -c '[ "$1" = 0 ] && [ -n "$4" ] && [ "$(cat "$2")" = untouched ] && [ ! -e "$3" ] && [ ! -L "$3" ]' \
+	_ "$hostlink_rc" "$work/victim20" "$planted20" "${planted20_ours:-}"
+[ -z "${planted20_ours:-}" ] || rm -f "$planted20"
 # A THP buffer split at every PMD (munmap + a fresh page) before io_uring pins it:
 # nothing PMD-mapped is left, the data (the fresh pages included) stays right.
 pin_json "io_uring on this host: THP buffer (8 MiB PMD-mapped) split by munmap, no PMD mapping left, I/O intact" 0 \

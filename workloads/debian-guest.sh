@@ -12,7 +12,10 @@
 # package brings (the cpio kernel/package.sh makes, appended by the
 # orchestrator) and logs each as the lab's own init does. The whole root
 # filesystem is the initramfs: systemd runs as /init from it.
+# What the lab adds gets a mode of its own (never the copied file's or the
+# caller's umask's), the root / 0755 and the image 0644 (issue 30, finding 19).
 set -euo pipefail
+umask 022
 out=$1; pin=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,11 +44,12 @@ say "root filesystem: $tar"
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 tar -xf "$tar" -C "$root"
+chmod 0755 "$root"	# the guest's / (mktemp -d made it 0700)
 install -D -m 0755 "$pin" "$root/usr/bin/memhp-pin"
-mkdir -p "$root/usr/bin/ksft"
+mkdir -p -m 0755 "$root/usr/bin/ksft"
 for t in "$@"; do
 	[ -x "$t" ] || die "kselftest binary $t not found (make workloads)"
-	cp "$t" "$root/usr/bin/ksft/$(basename "$t")"
+	install -m 0755 "$t" "$root/usr/bin/ksft/$(basename "$t")"
 done
 install -m 0755 "$here/debian/memhp-modules" "$root/usr/local/sbin/memhp-modules"
 install -m 0644 "$here/debian/memhp-modules.service" "$root/etc/systemd/system/memhp-modules.service"
@@ -55,5 +59,6 @@ echo memhp-guest >"$root/etc/hostname"
 # systemd is PID 1 straight from the initramfs (no /etc/initrd-release: not an initrd, the root)
 ln -sf /usr/lib/systemd/systemd "$root/init"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
+chmod 0644 "$out.tmp"
 mv "$out.tmp" "$out"
 say "image: $out ($(du -m "$out" | cut -f1) MiB)"

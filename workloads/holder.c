@@ -582,9 +582,9 @@ static int usage_error(const char *mode, const char *msg, const char *arg)
 	return 2;
 }
 
-int lab_guest_only(const char *mode)
+int lab_guest_only(const char *mode, const char *what)
 {
-	char line[4096], *tok, *save = NULL;
+	char line[4096], msg[512], *tok, *save = NULL;
 	FILE *f = fopen("/proc/cmdline", "re");
 	bool guest = false;
 
@@ -595,7 +595,8 @@ int lab_guest_only(const char *mode)
 		fclose(f);
 	if (guest)
 		return 0;
-	return usage_error(mode, "runs only in a memhp-lab guest (no memhp_guest=1 on /proc/cmdline): it would configure this machine's kernel (links, device bindings, modules or mounts)", NULL);
+	snprintf(msg, sizeof(msg), "runs only in a memhp-lab guest (no memhp_guest=1 on /proc/cmdline): it would configure this machine's kernel (%s)", what);
+	return usage_error(mode, msg, NULL);
 }
 
 /* The options of a holder into @h; 0, or usage_error()'s exit code. */
@@ -824,7 +825,9 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 	pid_t pid;
 
 	if ((rc = parse_options(&h, argc, argv)) || (rc = check_options(&h, argv)) ||
-	    (m->guest_only && (rc = lab_guest_only(m->name))))
+	    (m->guest_only && (rc = lab_guest_only(m->name, "links, device bindings, modules or mounts"))) ||
+	    /* hugetlb_reserve() writes the node's nr_hugepages: the host's pool, outside a guest */
+	    (h.backing == BACKING_HUGETLB && (rc = lab_guest_only(m->name, "--backing hugetlb grows the node's hugetlb pool, nr_hugepages"))))
 		return rc;
 	mkdir(RUN_DIR, 0755);
 	if (sock_path(h.id, &sa) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {

@@ -55,9 +55,11 @@ struct pin_mode {
 /*
  * Whether this is a memhp-lab guest: memhp_guest=1 on /proc/cmdline (the
  * domain's kernel command line, orchestrator/guest/domain.c). 0 if it is;
- * else usage_error's JSON and message for @mode, and exit code 2.
+ * else usage_error's JSON and message for @mode, saying that @what (what
+ * would be configured: "links, device bindings, modules or mounts", "this
+ * machine's hugetlb pool") is why, and exit code 2.
  */
-int lab_guest_only(const char *mode);
+int lab_guest_only(const char *mode, const char *what);
 
 struct holder {
 	const struct pin_mode *mode;

@@ -170,7 +170,7 @@ int leak_main(int argc, char **argv)
 	int i, fd, lfd;
 	pid_t pid;
 
-	if (lab_guest_only("leak"))	/* it loads a module */
+	if (lab_guest_only("leak", "it loads a module"))
 		return 2;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--id") && i + 1 < argc)

@@ -4,7 +4,12 @@
 # the shared libraries ldd lists (and the loader), our init and the static
 # workloads; the series' kselftests (static) go to /bin/ksft/, where the
 # scenario step `selftest:` runs them by name.
+# Every file and directory of the image gets a mode of its own (0755
+# programs, libraries and directories, 0644 data, the image 0644), never one
+# copied from the host's file or left to the caller's umask: the mktemp -d
+# root was the guest's / with mode 0700 (issue 30, finding 19).
 set -euo pipefail
+umask 022
 out=$1; pin=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,23 +25,26 @@ numactl=/usr/bin/numactl
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,sbin,dev,proc,sys,run,tmp,etc,usr/sbin}
-cp "$busybox" "$root/bin/busybox"
-cp "$qga" "$root/usr/sbin/qemu-ga"
+chmod 0755 "$root"	# the guest's /
+mkdir -p -m 0755 "$root"/{bin,sbin,dev,proc,sys,run,tmp,etc,usr/sbin}
+install -m 0755 "$busybox" "$root/bin/busybox"
+install -m 0755 "$qga" "$root/usr/sbin/qemu-ga"
 ln -s ../usr/sbin/qemu-ga "$root/bin/qemu-ga"
-cp "$numactl" "$root/bin/numactl"
-# Shared libraries of qemu-ga and numactl, at their own paths (the loader included).
+install -m 0755 "$numactl" "$root/bin/numactl"
+# Shared libraries of qemu-ga and numactl, at their own paths (the loader
+# included; install follows links as cp -L did).
 ldd "$qga" "$numactl" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}' | while read -r lib; do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
+	install -D -m 0755 "$lib" "$root$lib"
 done
-cp "$pin" "$root/bin/memhp-pin"
-mkdir -p "$root/bin/ksft"
+install -m 0755 "$pin" "$root/bin/memhp-pin"
+mkdir -p -m 0755 "$root/bin/ksft"
 for t in "$@"; do
 	[ -x "$t" ] || die "kselftest binary $t not found (make workloads)"
-	cp "$t" "$root/bin/ksft/$(basename "$t")"
+	install -m 0755 "$t" "$root/bin/ksft/$(basename "$t")"
 done
 install -m 0755 "$here/init" "$root/init"
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+chmod 0644 "$root/etc/passwd"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
+chmod 0644 "$out.tmp"
 mv "$out.tmp" "$out"

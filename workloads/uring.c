@@ -162,7 +162,15 @@ static int uring_pin(struct holder *h)
 	h->bytes_pinned = h->size;
 	snprintf(u->path, sizeof(u->path), "/tmp/memhp-%s.io", h->id);
 	h->fail_what = "open the I/O file";
-	u->fd = open(u->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * A fixed name in /tmp: whatever is there (a file a killed holder left,
+	 * a link another user planted) is removed, never written through, and
+	 * the file is created new (O_EXCL: a link planted again in between
+	 * fails the pin instead).
+	 */
+	if (unlink(u->path) < 0 && errno != ENOENT)
+		return -1;
+	u->fd = open(u->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	return u->fd < 0 ? -1 : 0;
 }
 
