@@ -429,7 +429,8 @@ static int compareJudge(const mhlRun *before, mhlCompareRow *r, mhlMetric m, dou
  * What changed on the host between the two records (issue 32, item 3): the
  * host_identity fields that differ, "qemu 7.2.0 -> 8.0.2; kernel ..."; NULL
  * when they agree or either has none. Guest-free text: versions and names
- * the host gave, cleaned with the record.
+ * the host gave, cleaned with the record (valid UTF-8, no control
+ * character); each value at most 80 bytes, cut between two characters.
  */
 char *mhlHostIdentityDiff(json_object *a, json_object *b)
 {
@@ -450,8 +451,10 @@ char *mhlHostIdentityDiff(json_object *a, json_object *b)
 			continue;
 		sa = json_object_get_string(va);
 		sb = json_object_get_string(vb);
+		/* each value cut between two characters: "%.80s" could end inside one (finding 15) */
 		if (strcmp(sa, sb))
-			g_string_append_printf(out, "%s%s %.80s -> %.80s", out->len ? ", " : "", keys[k], sa, sb);
+			g_string_append_printf(out, "%s%s %.*s -> %.*s", out->len ? ", " : "", keys[k],
+					       mhlTextCutLen(sa, 80), sa, mhlTextCutLen(sb, 80), sb);
 	}
 	return out->len ? g_string_free(g_steal_pointer(&out), FALSE) : NULL;
 }

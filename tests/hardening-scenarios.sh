@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 17
+plan 21
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -41,6 +41,26 @@ expect_fail "check: a 2 MiB scenario refused, naming the file" 2 "big.yaml: the 
 expect_fail "check: 7 axes of 1000 values refused at once with file:line and the product" 2 \
 	"m7.yaml:1:1: the matrix has 1000 x 1000 x 1000 x 1000 x 1000 x 1000 x 1000 = 1000000000000000000000 combinations" \
 	timeout 10 $LAB check "$hw/m7.yaml"
+
+# 11b. No control character in a key or value (issue 30, finding 15): a quoted
+# YAML string writes one ("\e", "\x9b"), and trial ids reach the terminal.
+cat >"$hw/esc.yaml" <<'EOF2'
+name: esc
+matrix:
+  v: ["a\e]0;PWNED\ab", "c\e[31md"]
+nodes:
+  - {memory: 256MiB, cpus: 1}
+steps:
+  - wait: {seconds: 1}
+EOF2
+$LAB check "$hw/esc.yaml" >"$hw/esc.out" 2>"$hw/esc.err"
+rc=$?
+ok "check: a matrix value holding an OSC title and a colour (\\e) is refused at its line, and no escape reaches stdout or stderr" \
+	sh -c '[ "$1" = 2 ] && grep -q "esc.yaml:3:7: a value holding the control character U+001B" "$2/esc.err" &&
+		! grep -q "$(printf "\033")" "$2/esc.out" "$2/esc.err"' _ "$rc" "$hw"
+sed 's/^name: esc$/name: "c1\\x9bx"/' "$hw/esc.yaml" | sed '/^matrix:/,/^  v:/d' >"$hw/c1.yaml"
+expect_fail "check: a name holding a C1 control (\\x9b, CSI) is refused at its line" 2 \
+	"c1.yaml:1:7: a value holding the control character U\+009B" $LAB check "$hw/c1.yaml"
 
 # 12. Trial ids are unique in a run; the second source is named with the first.
 cp scenarios/demo.yaml "$hw/demo-copy.yaml"	# name: demo
@@ -83,6 +103,19 @@ sed 's/^  - memory: 128MiB$/  - memory: 16384GiB/' scenarios/demo.yaml >"$hw/hug
 expect_fail "run: one guest of 16 TiB is refused before boot with the numbers (default -j)" 2 \
 	"a guest that can make [0-9]+ MiB resident \(boot memory \+ what its steps touch of virtio-mem, .* \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available" \
 	$LAB run -o "$hw/huge" "${noinit[@]}" "$hw/huge.yaml"
+# check boots nothing, but says it: a warning, the file still ok (a fleet host may take it).
+$LAB check "$hw/huge.yaml" scenarios/pin-policy-ab.yaml >"$hw/huge-check.out" 2>"$hw/huge-check.err"
+rc=$?
+ok "check: that 16 TiB guest is accepted with a warning naming what it can make resident and this host's MemAvailable (pin-policy-ab beside it, which fits, with none)" \
+	sh -c '[ "$1" = 0 ] && grep -q "huge.yaml: ok: scenario" "$2/huge-check.out" &&
+		[ "$(grep -c warning "$2/huge-check.err")" = 1 ] &&
+		grep -Eq "^warning: .*huge.yaml: trial '"'demo'"': a guest that can make [0-9]{8,} MiB resident .* does not fit in the [0-9]+ MiB available on this host \(MemAvailable in /proc/meminfo\): run here refuses it" "$2/huge-check.err"' \
+	_ "$rc" "$hw"
+$LAB check --json "$hw/huge.yaml" >"$hw/huge-check.json" 2>/dev/null
+ok "check --json: that trial holds the warning and its file is \"ok\": true" \
+	jq -e '.refused == 0 and .files[0].ok == true and
+		(.files[0].trials[0].warning | test("^a guest that can make [0-9]{8,} MiB resident .* does not fit in the [0-9]+ MiB available on this host"))' \
+	"$hw/huge-check.json"
 # A 1 TiB virtio-mem device (issue 36, item 5): plugging touches nothing, so
 # what counts is what the steps can touch (the demo's 256 MiB pin);
 # preallocated, the whole device counts (1 TiB fits no machine of ours).

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/run.h"
 #include "host/kernel.h"
 #include "record/record.h"
 #include "scenario/scenario.h"
@@ -113,6 +114,22 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
 }
 
 /*
+ * A trial whose guest does not fit in this host's @avail bytes (MemAvailable;
+ * 0: unknown): why, as run's refusal says it; NULL when it fits. A warning,
+ * not an error: run on this host refuses it before anything boots, but a
+ * fleet host, or this one with more memory free, may take it.
+ */
+static char *checkFit(const mhlScenario *s, uint64_t avail)
+{
+	uint64_t need = mhlGuestBytes(s);
+
+	if (!avail || need <= avail)
+		return NULL;
+	return g_strdup_printf("a guest that can make %" G_GUINT64_FORMAT " MiB resident (boot memory + what its steps touch of virtio-mem + QEMU's share) does not fit in the %" G_GUINT64_FORMAT " MiB available on this host (MemAvailable in /proc/meminfo): run here refuses it before anything boots",
+			       need >> 20, avail >> 20);
+}
+
+/*
  * A file refused: the error on stderr and, with @f (--json), "ok": false
  * and "error". @why names the file as given: made one line of valid UTF-8
  * without control characters (mhlTextClean), like every file name check
@@ -153,18 +170,21 @@ static int checkLogsUnique(GPtrArray *before, GPtrArray *all)
  * object for it there instead. Nothing is printed for it before every trial
  * has been checked (its kernel resolved, its console logs apart from those
  * of the files before it, @before): a file with any error is refused, never
- * "ok" as well. Its trials join @before once their logs are found apart.
+ * "ok" as well; a trial whose guest does not fit this host is a warning
+ * on stderr after it (checkFit). Its trials join @before once their logs
+ * are found apart.
  * 0, or -1 with the error printed.
  */
 static int checkOne(const char *path, const mhlCliPaths *paths, json_object *files, bool resolve,
 		    GPtrArray *before)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
-	g_autoptr(GString) text = g_string_new(NULL);
+	g_autoptr(GString) text = g_string_new(NULL), warn = g_string_new(NULL);
 	g_autoptr(json_object) trials = files ? json_object_new_array() : NULL;
 	g_autofree char *shown = mhlTextClean(path, -1, 0, false), *why = NULL;
 	json_object *f = files ? json_object_new_object() : NULL;
 	mhlScenario *s;
+	uint64_t avail = mhlMemAvailable();
 	guint i;
 	int n;
 
@@ -196,10 +216,16 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 	for (i = 0; i < all->len; i++) {
 		const mhlScenario *t = all->pdata[i];
 		const mhlDeviation *d = mhlScenarioDeviation(t, NULL);
+		g_autofree char *fit = checkFit(t, avail);
 		json_object *tj = NULL;
 
 		if (trials)
 			json_object_array_add(trials, tj = checkTrialJson(t));
+		if (fit) {
+			g_string_append_printf(warn, "warning: %s: trial '%s': %s\n", shown, t->name, fit);
+			if (tj)
+				json_object_object_add(tj, "warning", json_object_new_string(fit));
+		}
 		if ((n > 1 || s->nparams) && !trials)
 			g_string_append_printf(text, "  %s\n", t->name);
 		if (d && !trials)
@@ -216,6 +242,8 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 	} else {
 		fputs(text->str, stdout);
 	}
+	fflush(stdout);
+	fputs(warn->str, stderr);
 	return 0;
 }
 

@@ -55,7 +55,7 @@ static uint64_t addSat(uint64_t a, uint64_t b)
  * Saturates at UINT64_MAX rather than wrap (sizes reach 16 EiB).
  */
 #define GUEST_SLACK	(128ULL << 20)
-static uint64_t guestBytes(const mhlScenario *s)
+uint64_t mhlGuestBytes(const mhlScenario *s)
 {
 	uint64_t b = QEMU_OVERHEAD, touch[MHL_MAX_NODES] = { 0 };
 	bool all = s->prealloc || !strcmp(s->backing, "hugepages");
@@ -77,7 +77,7 @@ static uint64_t guestBytes(const mhlScenario *s)
 	return b;
 }
 
-static uint64_t memAvailable(void)
+uint64_t mhlMemAvailable(void)
 {
 	g_autofree char *text = NULL;
 	const char *p;
@@ -364,12 +364,12 @@ static int jobsKernels(const mhlRunOptions *o, GPtrArray *jobs)
  */
 static int jobsChoose(const mhlRunOptions *o, GPtrArray *jobs)
 {
-	mhlHostFit h = { .avail_bytes = memAvailable(), .cores = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	mhlHostFit h = { .avail_bytes = mhlMemAvailable(), .cores = (int)sysconf(_SC_NPROCESSORS_ONLN) };
 	int n;
 	guint i;
 
 	for (i = 0; i < jobs->len; i++)
-		h.need_bytes = MAX(h.need_bytes, guestBytes(((mhlJob *)jobs->pdata[i])->s));
+		h.need_bytes = MAX(h.need_bytes, mhlGuestBytes(((mhlJob *)jobs->pdata[i])->s));
 	n = MAX(o->jobs ? o->jobs : mhlJobsDefault(&h), 1);
 	if (h.avail_bytes && h.need_bytes > h.avail_bytes / (uint64_t)n) {
 		if (n == 1)
@@ -688,7 +688,7 @@ static uint64_t jobsNeed(GPtrArray *jobs)
 	guint i;
 
 	for (i = 0; i < jobs->len; i++)
-		need = MAX(need, guestBytes(((mhlJob *)jobs->pdata[i])->s));
+		need = MAX(need, mhlGuestBytes(((mhlJob *)jobs->pdata[i])->s));
 	return need;
 }
 

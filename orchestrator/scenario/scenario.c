@@ -2331,12 +2331,33 @@ static char *scenarioRead(const char *path, size_t *len)
 }
 
 /*
+ * The first control character of a scalar's @len bytes (libyaml gives valid
+ * UTF-8): C0 but tab and newline, DEL, C1 (U+0080-U+009F) and NUL; -1 when
+ * none. A double-quoted YAML string writes any of them ("\e]0;title\a",
+ * "\x9b", "\0"), and a scenario's text reaches the terminal (check's trial
+ * list, run's progress lines) and every report (issue 30, finding 15).
+ */
+static int scalarControl(const unsigned char *v, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if ((v[i] < 0x20 && v[i] != '\t' && v[i] != '\n') || v[i] == 0x7f)
+			return v[i];
+		if (v[i] == 0xc2 && i + 1 < len && v[i + 1] >= 0x80 && v[i + 1] <= 0x9f)
+			return v[i + 1];
+	}
+	return -1;
+}
+
+/*
  * Before the document is built, from libyaml's events: lists and mappings
  * nested at most MHL_SCENARIO_MAX_DEPTH deep and at most
  * MHL_SCENARIO_MAX_ANCHORS anchors (libyaml's loader takes time in the square
- * of either), and one document only (yaml_parser_load reads the first; the
- * rest would be ignored without a word). A syntax error is left to the
- * loader, which reports it.
+ * of either), one document only (yaml_parser_load reads the first; the
+ * rest would be ignored without a word), and no control character in a key
+ * or value (scalarControl). A syntax error is left to the loader, which
+ * reports it.
  */
 static int yamlShapeCheck(const char *path, const char *buf, size_t len)
 {
@@ -2349,6 +2370,7 @@ static int yamlShapeCheck(const char *path, const char *buf, size_t len)
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	while (!end && !rc && yaml_parser_parse(&parser, &ev)) {
 		const yaml_char_t *anchor = NULL;
+		int ctl = -1;
 
 		switch (ev.type) {
 		case YAML_SEQUENCE_START_EVENT:
@@ -2361,6 +2383,7 @@ static int yamlShapeCheck(const char *path, const char *buf, size_t len)
 			break;
 		case YAML_SCALAR_EVENT:
 			anchor = ev.data.scalar.anchor;
+			ctl = scalarControl(ev.data.scalar.value, ev.data.scalar.length);
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
@@ -2376,6 +2399,10 @@ static int yamlShapeCheck(const char *path, const char *buf, size_t len)
 			/* the loader would read the first and silently drop the rest */
 			mhlError("%s:%d:%d: a second YAML document ('---'); the file must hold one",
 				 path, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1);
+			rc = -1;
+		} else if (ctl >= 0) {
+			mhlError("%s:%d:%d: a value holding the control character U+%04X (an escape such as \\e in a quoted string); no key or value may hold one but tab and newline",
+				 path, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1, ctl);
 			rc = -1;
 		} else if (depth > MHL_SCENARIO_MAX_DEPTH) {
 			mhlError("%s:%d:%d: lists and mappings nest more than %d deep", path,

@@ -462,6 +462,35 @@ static bool exitJudge(const void *row, GString *desc)
 	return unitExpect(got == r->want);
 }
 
+/*
+ * report --compare and --history: a host_identity value over 80 bytes,
+ * quoted in "what changed on the host", is cut between two characters
+ * (issue 30, finding 15): "x" and 100 euro signs (3 bytes each), so a cut
+ * at byte 80 falls inside one.
+ */
+static bool hostDiffCut(void)
+{
+	g_autoptr(GString) cpu = g_string_new("x");
+	g_autoptr(json_object) a = json_object_new_object(), b = json_object_new_object();
+	json_object *ia = json_object_new_object(), *ib = json_object_new_object();
+	g_autofree char *diff = NULL;
+	int i;
+
+	for (i = 0; i < 100; i++)
+		g_string_append(cpu, "\u20ac");
+	json_object_object_add(ia, "cpu_model", json_object_new_string(cpu->str));
+	json_object_object_add(ib, "cpu_model", json_object_new_string("other"));
+	json_object_object_add(a, "host_identity", ia);
+	json_object_object_add(b, "host_identity", ib);
+	diff = mhlHostIdentityDiff(a, b);
+	if (diff && !g_utf8_validate(diff, -1, NULL))
+		unitDiag("not UTF-8: %s", diff);
+	/* 1 + 26 * 3 = 79 bytes of the value: the 27th sign would end at byte 82 */
+	return unitExpect(diff && g_utf8_validate(diff, -1, NULL)) &&
+	       unitExpect(g_str_has_prefix(diff, "cpu_model x") && g_str_has_suffix(diff, " -> other")) &&
+	       unitExpect(strlen(diff) == strlen("cpu_model ") + 79 + strlen(" -> other"));
+}
+
 static const unitCase cases[] = {
 	{ "report: results.ktap of one trial per verdict, line by line", ktapWhole },
 	{ "report: mhlHistoryTimeParse: half a second after a whole one is later (not by string order)", timeOrder },
@@ -471,6 +500,8 @@ static const unitCase cases[] = {
 	  gnuplotQuoted },
 	{ "report: an identifier keeps [A-Za-z0-9_-] only; an empty one is '_'", identSafe },
 	{ "report: noise: a bench step's runs[] are its repeats of bench_get_us, its value their median", benchRepeats },
+	{ "report: what changed on the host quotes a host_identity value of 80 bytes and more cut between two characters (valid UTF-8)",
+	  hostDiffCut },
 };
 
 static const unitTable tables[] = {
