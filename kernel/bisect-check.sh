@@ -11,14 +11,26 @@
 # main build directory and its config stay as they are. Headers the patches
 # change are covered through those units, not through every user of them:
 # this is a check of each step of the series, not a full build per step.
-# A last pass builds the whole series with the options it adds
-# (kernel/patches/<KVER>/required.list) turned off.
+# Each prefix also compiles the kselftests the first k patches touch
+# (tools/testing/selftests/mm or vm, against the tree's own uapi headers).
+# Then the configurations 0-day would try on these patches, each with the
+# whole series:
+#   - the options it adds (kernel/patches/<KVER>/required.list) turned off;
+#   - CONFIG_MIGRATION=n (and COMPACTION, TRANSPARENT_HUGEPAGE, CMA and
+#     NUMA_BALANCING, which select it): the counters where nothing migrates;
+#   - CONFIG_DEBUG_FS=n with the switch on (its debugfs file goes away);
+#   - an i386 build of the touched units (ARCH=i386, its own build
+#     directory), for the 32-bit layout of the ioctl structure;
+# and last the upstream series as it would be posted
+# (kernel/patches/<KVER>/posting/upstream.series, kernel/export.sh
+# --posting), applied alone to the Debian tree with patch(1) and built
+# with its selftests.
 #
-# One line per prefix; the result is kept in
-# $MEMHP_CACHE/kernel/<KVER>/bisect-<series hash>-<config key>-<compiler key>.result
-# and reused while series, config and compiler (`gcc --version`, the one the
-# kernel's make runs) are unchanged. Exit 1 at the first prefix
-# that does not build, naming it and its log.
+# One line per check; the result is kept in
+# $MEMHP_CACHE/kernel/<KVER>/bisect-<series hash>-<config key>-<compiler key>-<check key>.result
+# and reused while series, config, compiler (`gcc --version`, the one the
+# kernel's make runs) and this script with the posting series are
+# unchanged. Exit 1 at the first check that fails, naming it and its log.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +54,9 @@ src=$kdir/src-$pkgver
 
 cc=$(gcc --version 2>/dev/null | head -n 1) && [ -n "$cc" ] || die "no gcc to build with"
 cckey=$(printf '%s' "$cc" | sha256sum | cut -c1-8)
-result=$kdir/bisect-$series_hash-$key-$cckey.result
+pdir=$here/patches/$kver
+ckey=$(cat "$here/bisect-check.sh" "$pdir"/posting/* | sha256sum | cut -c1-8)
+result=$kdir/bisect-$series_hash-$key-$cckey-$ckey.result
 if [ -s "$result" ]; then
 	awk -v cc="$cc" '{ print $0 " (cached, " cc ")" }' "$result"
 	exit 0
@@ -59,9 +73,13 @@ mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/patches/ser
 [ ${#patches[@]} -gt 0 ] || { echo "ok 0 patches: nothing to check" | tee "$result"; exit 0; }
 
 obj=$kdir/obj-bisect-$pkgver
-log=$kdir/bisect-$series_hash-$key-$cckey.log
+obj32=$kdir/obj-bisect-i386-$pkgver
+hdr=$kdir/khdr-bisect-$pkgver
+log=$kdir/bisect-$series_hash-$key-$cckey-$ckey.log
 : >"$log"
-mk() { make -C "$src" O="$obj" ARCH=x86_64 "$@" >>"$log" 2>&1; }
+# mk ARGS: make in the tree, for $arch (x86_64) into $o ($obj).
+arch=x86_64 o=$obj
+mk() { make -C "$src" O="$o" ARCH="$arch" "$@" >>"$log" 2>&1; }
 
 # Whatever happens, leave the tree with the whole series applied, each file
 # the series touches with the timestamp it had if its content is what it was:
@@ -79,7 +97,19 @@ restore() {
 	done <"$stamps" || true
 	rm -f "$stamps"
 }
-trap restore EXIT
+# The upstream series is applied with patch(1) on the tree without the
+# quilt series: whatever happens, reverse what was applied before quilt
+# pushes the series again.
+upstream_applied=()
+unapply_upstream() {
+	local i
+	for (( i = ${#upstream_applied[@]} - 1; i >= 0; i-- )); do
+		patch -R -p1 -s -d "$src" --no-backup-if-mismatch <"$pdir/${upstream_applied[i]}" >>"$log" 2>&1 ||
+			say "could not reverse ${upstream_applied[i]} in $src (log: $log): remove $src to extract it again"
+	done
+	upstream_applied=()
+}
+trap 'unapply_upstream; restore' EXIT
 
 (cd "$src" && quilt pop -a -q >>"$log" 2>&1) || die "quilt pop -a failed in $src (log: $log)"
 mkdir -p "$obj"
@@ -89,16 +119,57 @@ if [ ! -f "$obj/.memhp-prepared" ]; then
 	mk olddefconfig && mk -j"$jobs" prepare || die "make prepare failed (log: $log)"
 	touch "$obj/.memhp-prepared"
 fi
+# The tree's uapi headers for the selftests (the series changes none).
+if [ ! -f "$hdr/.memhp-headers" ]; then
+	say "uapi headers for the selftests (make headers) into $hdr"
+	o=$hdr mk headers || die "make headers failed (log: $log)"
+	echo '#define LOCAL_CONFIG_HAVE_LIBURING 1' >"$hdr/local_config.h"
+	touch "$hdr/.memhp-headers"
+fi
+ksft=$src/tools/testing/selftests/mm
+[ -d "$ksft" ] || ksft=$src/tools/testing/selftests/vm	# 6.1
 
 out=$(mktemp)
-units=()
-# check N WHAT-OK WHAT-FAIL: olddefconfig, then the units with -Werror; one
-# line "ok N ..." or "not ok N ..." (then stop, naming the log).
+units=() tests=()
+# add_units PATCH: the kernel C files PATCH touches (not tools/, which is
+# userspace) to $units as objects, the selftests' C files to $tests.
+add_units() {
+	local f
+	while read -r f; do
+		case $f in
+		tools/testing/selftests/*) case " ${tests[*]} " in *" ${f##*/} "*) ;; *) tests+=("${f##*/}");; esac;;
+		tools/*) ;;
+		*) case " ${units[*]} " in *" ${f%.c}.o "*) ;; *) units+=("${f%.c}.o");; esac;;
+		esac
+	done < <(sed -n 's|^+++ [^/]*/\([^[:space:]]*\.c\).*|\1|p' "$1")
+}
+# selftests: each selftest C file in $tests compiles (syntax and types,
+# against the tree's uapi headers; errors fail, as the selftests' own
+# Makefile would; warnings are upstream's business).
+selftests() {
+	local t
+	for t in "${tests[@]}"; do
+		[ -f "$ksft/$t" ] || continue	# deleted by the series
+		echo "=== selftest $t" >>"$log"
+		(cd "$ksft" && ${CC:-cc} -fsyntax-only -Wall -I"$hdr" -I"$hdr/usr/include" \
+			-I"$src/tools/testing/selftests" -I"$ksft" -I"$src" "$t") >>"$log" 2>&1 || return 1
+	done
+}
+# config_has LINE...: each LINE is in $o/.config (a variant was reached).
+config_has() {
+	local l
+	for l; do grep -qxF -- "$l" "$o/.config" || { echo "=== $o/.config lacks '$l'" >>"$log"; return 1; }; done
+}
+# check N WHAT-OK WHAT-FAIL [CONFIG-LINE...]: olddefconfig (each
+# CONFIG-LINE must then be in the config), the units with -Werror and the
+# selftests; one line "ok N ..." or "not ok N ..." (then stop, naming the
+# log).
 check() {
 	local n=$1 good=$2 bad=$3 t0
+	shift 3
 	t0=$(date +%s)
-	if mk olddefconfig && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}"; then
-		echo "ok $n $good (${units[*]}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
+	if mk olddefconfig && config_has "$@" && mk -j"$jobs" KCFLAGS=-Werror "${units[@]}" && selftests; then
+		echo "ok $n $good (${units[*]}${tests[*]:+, selftests ${tests[*]}}, $(( $(date +%s) - t0 )) s)" | tee -a "$out"
 	else
 		echo "not ok $n $bad (log: $log)" | tee -a "$out"
 		grep -E 'error|warning' "$log" | tail -n 10 >&2
@@ -109,22 +180,71 @@ check() {
 for k in "${!patches[@]}"; do
 	p=${patches[$k]}
 	(cd "$src" && quilt push -q "$p" >>"$log" 2>&1) || die "patch $p does not apply (log: $log)"
-	# Kernel C files this patch touches (not tools/, which is userspace).
-	while read -r f; do
-		case " ${units[*]} " in *" ${f%.c}.o "*) ;; *) units+=("${f%.c}.o");; esac
-	done < <(sed -n 's|^+++ [^/]*/\([^[:space:]]*\.c\).*|\1|p' "$src/patches/$p" | grep -v '^tools/')
+	add_units "$src/patches/$p"
 	cp "$art/config" "$obj/.config"
 	echo "=== prefix $((k + 1)): $p: ${units[*]}" >>"$log"
 	check $((k + 1)) "prefix 1..$((k + 1)) builds: $p" "prefix 1..$((k + 1)) does not build: $p"
 done
-# The whole series once more with its own options off: the #else side.
-off=$(grep -v '^[[:space:]]*\(#\|$\)' "$here/patches/$kver/required.list" 2>/dev/null || true)
+n=${#patches[@]}
+# variant WHAT OPTION-ARGS... -- CONFIG-LINE...: the whole series with the
+# artifact's config changed by scripts/config OPTION-ARGS, checked to hold
+# each CONFIG-LINE after olddefconfig.
+variant() {
+	local what=$1 ops=() want=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do ops+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	want=("$@")
+	cp "$art/config" "$o/.config"
+	[ ${#ops[@]} -eq 0 ] || "$src/scripts/config" --file "$o/.config" "${ops[@]}"
+	echo "=== whole series, $what: ${ops[*]}" >>"$log"
+	n=$((n + 1))
+	check $n "whole series builds with $what" "whole series does not build with $what" "${want[@]}"
+}
+# The series' own options off: the #else side.
+off=$(grep -v '^[[:space:]]*\(#\|$\)' "$pdir/required.list" 2>/dev/null || true)
 if [ -n "$off" ]; then
+	args=()
+	for opt in $off; do args+=(--disable "$opt"); done
+	want=()
+	for opt in $off; do want+=("# CONFIG_$opt is not set"); done
+	variant "$(echo $off | sed 's/\([^ ]*\)/CONFIG_\1/g')=n" "${args[@]}" -- "${want[@]}"
+fi
+variant "CONFIG_MIGRATION=n" --disable MIGRATION --disable COMPACTION --disable TRANSPARENT_HUGEPAGE \
+	--disable CMA --disable NUMA_BALANCING -- \
+	"# CONFIG_MIGRATION is not set"
+on=()
+for opt in $off; do on+=(--enable "$opt"); done
+variant "CONFIG_DEBUG_FS=n${off:+ and the switch on}" --disable DEBUG_FS "${on[@]}" -- \
+	"# CONFIG_DEBUG_FS is not set" $(for opt in $off; do echo "CONFIG_$opt=y"; done)
+# i386: its own build directory, prepared once per source version.
+arch=i386 o=$obj32
+if [ ! -f "$obj32/.memhp-prepared" ]; then
+	say "prepare $obj32 for i386 (once per source version)"
+	mkdir -p "$obj32"
+	cp "$art/config" "$obj32/.config"
+	mk olddefconfig && mk -j"$jobs" prepare || die "make ARCH=i386 prepare failed (log: $log)"
+	touch "$obj32/.memhp-prepared"
+fi
+variant "ARCH=i386" -- "CONFIG_X86_32=y" $(for opt in $off; do echo "CONFIG_$opt=y"; done)
+arch=x86_64 o=$obj
+# The upstream series as posted, alone on the Debian tree.
+mapfile -t up < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/posting/upstream.series" | awk '{print $1}')
+if [ ${#up[@]} -gt 0 ]; then
+	(cd "$src" && quilt pop -a -q >>"$log" 2>&1) || die "quilt pop -a failed in $src (log: $log)"
+	units=() tests=()
+	for p in "${up[@]}"; do
+		[ -f "$pdir/$p" ] || die "$pdir/posting/upstream.series names $p, which $pdir does not have"
+		patch -p1 -s -d "$src" -N --no-backup-if-mismatch <"$pdir/$p" >>"$log" 2>&1 ||
+			die "upstream series: $p does not apply after the patches before it (log: $log)"
+		upstream_applied+=("$p")
+		add_units "$pdir/$p"
+	done
 	cp "$art/config" "$obj/.config"
-	for o in $off; do "$src/scripts/config" --file "$obj/.config" --disable "$o"; done
-	echo "=== whole series, off: $off" >>"$log"
-	check $(( ${#patches[@]} + 1 )) \
-		"whole series builds with $(echo $off | sed 's/\([^ ]*\)/CONFIG_\1/g')=n" \
-		"whole series does not build with its options off"
+	echo "=== upstream series: ${up[*]}" >>"$log"
+	n=$((n + 1))
+	check $n "upstream series (posting/upstream.series, ${#up[@]} patches) builds alone" \
+		"upstream series (posting/upstream.series) does not build alone"
+	unapply_upstream
 fi
 mv "$out" "$result"
