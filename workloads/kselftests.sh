@@ -19,6 +19,16 @@ for k in "$@"; do
 	src=$cache/kernel/$k/src-$ver
 	[ -f "$src/.memhp-extracted" ] ||
 		die "no source tree $src for kernel $k (kernel/build.sh extracts it; remove $art and run make kernel)"
+	# The tree's lock, as kernel/build.sh and kernel/bisect-check.sh take
+	# it: the bisect check pops the series off this tree for a while, and
+	# the selftests must be compiled from it patched.
+	exec 9>"$cache/kernel/$k/.lock"
+	if ! flock -n 9; then
+		echo "[ksft] $k: waiting for a build or bisect check of $k to finish (lock $cache/kernel/$k/.lock)"
+		flock 9
+	fi
+	[ "$(cat "$src/.memhp-series" 2>/dev/null)" = "$(jq -r .series_hash "$art/identity.json")" ] ||
+		die "$src does not carry the series of $art: run make kernel"
 	hdr=$(realpath -m "$b/khdr-$k")
 	if [ ! -f "$hdr/.memhp-headers" ]; then
 		echo "[ksft] $k: the tree's uapi headers (make headers) into $hdr"
@@ -40,5 +50,6 @@ for k in "$@"; do
 	fi
 	echo "[cc] $b/ksft/gup_test-$k (static, from $d)"
 	(cd "$d" && ${CC:-cc} -O2 -static -w "${inc[@]}" -o "$out/gup_test-$k" gup_test.c "${util[@]}" -lpthread)
+	exec 9>&-
 done
 touch "$b/ksft/.upstream-$(echo "$@" | tr ' ' '-')"
