@@ -31,7 +31,7 @@ static const mhlCmd cmds[] = {
 	  mhlCmdSoakOpts, mhlCmdSoak,
 	  "0 no finding, 1 findings (or interrupted), 2 usage or setup error" },
 	{ "check", "SCENARIO...", "validate scenario files without booting anything", mhlCmdCheckOpts,
-	  mhlCmdCheck, "0 every file accepted, 2 some file refused, or usage error" },
+	  mhlCmdCheck, "0 every file accepted, 1 some file refused, 2 usage error (an unknown option, no file named)" },
 	{ "report", "RUN_DIR...", "render RUN_DIR/trials.jsonl as HTML, JUnit, KTAP, KCIDB into RUN_DIR/report (--history -o OUT_DIR: several runs over time)",
 	  mhlCmdReportOpts, mhlCmdReport,
 	  "0 rendered, 1 an unreadable line (in either run), a lost trial (started, never recorded), a regression since --compare's run (with --history: in the newest run) or a format not written, 2 usage error, a missing or empty run" },

@@ -1,6 +1,6 @@
 # tests/basics.sh - the command line's bad input, and `make install` into a
 # temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
-plan 27
+plan 28
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
@@ -10,7 +10,17 @@ ok "--version and -V print 'memhp-lab VERSION'" \
 expect_fail "unknown option" 2 "unknown option.*--bogus" $LAB run --bogus scenarios/demo.yaml
 expect_fail "missing scenario file" 2 "cannot open scenario '/nonexistent/s.yaml'" $LAB run /nonexistent/s.yaml
 printf 'name: x\nnodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 5M}\n' >"$work/bad.yaml"
-expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_mem" $LAB check "$work/bad.yaml"
+expect_fail "bad scenario names file:line:col" 1 "$work/bad.yaml:4:17: virtio_mem" $LAB check "$work/bad.yaml"
+# check's exit status tells a refused file (1) from a usage error (2), as
+# docs/cli.md says: no file named and an unknown option are usage errors.
+check_usage() {
+	local rc1 rc2
+	$LAB check >/dev/null 2>"$work/cu1.err"; rc1=$?
+	$LAB check --no-such-option scenarios/demo.yaml >/dev/null 2>"$work/cu2.err"; rc2=$?
+	[ "$rc1" = 2 ] && [ "$rc2" = 2 ] && grep -q "expected at least one SCENARIO" "$work/cu1.err" &&
+		grep -q "unknown option or missing value: '--no-such-option'" "$work/cu2.err"
+}
+ok "check with no file, and with an unknown option: exit 2 (usage), not 1 (a file refused)" check_usage
 expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
 	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
 expect_fail "-c/--connect, virsh's name for --uri" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
@@ -20,27 +30,27 @@ expect_fail "LIBVIRT_DEFAULT_URI honoured as virsh does" 2 "cannot connect to li
 ok "check accepts the demo scenario" $LAB check scenarios/demo.yaml
 ok "check takes several files: every shipped scenario passes (scenarios/*.yaml scenarios/*/*.yaml)" \
 	$LAB check scenarios/*.yaml scenarios/*/*.yaml
-expect_fail "check of a good and a bad file: exit 2, the bad one named, the count said" 2 \
+expect_fail "check of a good and a bad file: exit 1, the bad one named, the count said" 1 \
 	"check: 1 of 2 scenario file\(s\) refused" $LAB check scenarios/demo.yaml "$work/bad.yaml"
 echo "# check: expectations that could never hold given the steps before them, sizes as virsh reads them"
 vmem='nodes:\n  - memory: 1G\n  - memory: 128M\n    virtio_mem: {size: 1G, block: 2M, requested: %s}\nsteps:\n'
 printf "$vmem"'  - resize: {node: 1, requested: 512M}\n  - expect: {integrity: true}\n' 0 >"$work/integrity.yaml"
-expect_fail "check refuses expect integrity before any check, io or release, naming its key's file:line:col" 2 \
+expect_fail "check refuses expect integrity before any check, io or release, naming its key's file:line:col" 1 \
 	"$work/integrity.yaml:7:14: expect: 'integrity' needs a check, io or release step before it" $LAB check "$work/integrity.yaml"
 printf "$vmem"'  - resize: {node: 1, requested: 512M}\n  - expect: {unplug: reached, host_reclaimed: ">=90%%"}\n' 0 >"$work/grow.yaml"
-expect_fail "check refuses expect host_reclaimed after only a grow (the host gets nothing back)" 2 \
+expect_fail "check refuses expect host_reclaimed after only a grow (the host gets nothing back)" 1 \
 	"$work/grow.yaml:7:31: expect: 'host_reclaimed' needs a resize step that shrinks a virtio_mem device before it" \
 	$LAB check "$work/grow.yaml"
 printf "$vmem"'  - pin: {id: p, size: 2MiB}\n  - resize: {node: 1, requested: 0}\n  - release: {id: p}\n  - expect: {host_reclaimed: ">=90%%", integrity: true}\n' 1G >"$work/holds.yaml"
 ok "check accepts host_reclaimed after a shrink and integrity after a release" $LAB check "$work/holds.yaml"
 printf 'nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: p, size: 1GB}\n' >"$work/decimal.yaml"
-expect_fail "check: a pin of 1GB is 10^9 bytes as in virsh, no whole number of pages: refused at its size" 2 \
+expect_fail "check: a pin of 1GB is 10^9 bytes as in virsh, no whole number of pages: refused at its size" 1 \
 	"$work/decimal.yaml:5:18: pin: size 1000000000 bytes is no whole number of 4 KiB pages" $LAB check "$work/decimal.yaml"
 printf "$vmem" 2g >"$work/binary.yaml"
-expect_fail "check: 2g is 2 GiB (a unit letter alone is binary, as in virsh): more than the 1 GiB device, refused" 2 \
+expect_fail "check: 2g is 2 GiB (a unit letter alone is binary, as in virsh): more than the 1 GiB device, refused" 1 \
 	"$work/binary.yaml:4:17: virtio_mem: size \(1073741824\) .*requested \(2147483648\)" $LAB check "$work/binary.yaml"
 printf "$vmem" 1000MB >"$work/mb.yaml"
-expect_fail "check: requested 1000MB is 10^9 bytes as in virsh (not 1000 MiB), no multiple of the 2 MiB block: refused" 2 \
+expect_fail "check: requested 1000MB is 10^9 bytes as in virsh (not 1000 MiB), no multiple of the 2 MiB block: refused" 1 \
 	"$work/mb.yaml:4:17: virtio_mem: .*requested \(1000000000\)" $LAB check "$work/mb.yaml"
 expect_fail "soak --seed -1 (strtoull would wrap it to 2^64-1)" 2 "--seed '-1' is not a non-negative integer" \
 	$LAB soak --seed -1 scenarios/soak.yaml

@@ -215,13 +215,13 @@ printf 'name: nokernel\nkernel: {bzimage: %s/none/bzImage, config: %s/none/confi
 	"$d" "$d" >"$d/nokernel.yaml"
 lab check "$d/nokernel.yaml" >"$d/nk.out" 2>"$d/nk.err"
 rc=$?
-ok "check: a file whose kernel cannot be resolved: exit 2, an error naming it, and no 'ok' line for it" sh -c '
-	test "$1" = 2 && grep -q "nokernel.yaml: trial .nokernel.: cannot read kernel image" "$3" && ! grep -q "nokernel.yaml: ok" "$2"' \
+ok "check: a file whose kernel cannot be resolved: exit 1, an error naming it, and no 'ok' line for it" sh -c '
+	test "$1" = 1 && grep -q "nokernel.yaml: trial .nokernel.: cannot read kernel image" "$3" && ! grep -q "nokernel.yaml: ok" "$2"' \
 	_ "$rc" "$d/nk.out" "$d/nk.err"
 lab check --json "$d/nokernel.yaml" scenarios/demo.yaml >"$d/nk.json" 2>/dev/null
 rc=$?
-ok "check --json: that file is \"ok\": false with its error and no trials, the good one beside it ok, refused 1, exit 2" sh -c '
-	test "$1" = 2 && jq -e ".files[0].ok == false and (.files[0].error | test(\"cannot read kernel image\")) and
+ok "check --json: that file is \"ok\": false with its error and no trials, the good one beside it ok, refused 1, exit 1" sh -c '
+	test "$1" = 1 && jq -e ".files[0].ok == false and (.files[0].error | test(\"cannot read kernel image\")) and
 		(.files[0] | has(\"trials\") or has(\"scenario_name\") | not) and .files[1].ok == true and .refused == 1 and .trials == 1" \
 		"$2" >/dev/null' _ "$rc" "$d/nk.json"
 # rc_fit RC WANT FILE...: RC is WANT and every FILE is valid UTF-8 without control characters
@@ -238,7 +238,7 @@ rc=$?
 ok "check --json: that file's path is valid UTF-8 without control characters" rc_fit "$rc" 0 "$d/name.json" "$d/name.json.err"
 lab check "$d/$name-refused.yaml" >"$d/refused.out" 2>&1
 rc=$?
-ok "check: the error for a refused file of such a name is valid UTF-8 without control characters" rc_fit "$rc" 2 "$d/refused.out"
+ok "check: the error for a refused file of such a name is valid UTF-8 without control characters" rc_fit "$rc" 1 "$d/refused.out"
 
 echo "# hardening: report --merge keeps a shard's trial ids clean (finding 15)"
 d=$hr/merge

@@ -116,13 +116,13 @@ printf 'name: bad\nkernel: {deb: /etc/passwd}\nnodes:\n  - memory: 1GiB\nsteps:\
 expect_fail "kernel: {deb: /etc/passwd}: refused before boot, naming the file" 2 \
 	"kernel deb '/etc/passwd': not a Debian package" $LAB run -o "$work/stock-baddeb" "$work/stock-baddeb.yaml"
 printf 'name: bad\nkernel: {deb: /x.deb, package: linux-image-amd64}\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-both.yaml"
-expect_fail "kernel: deb and package at once: check refuses it at its line and column" 2 \
+expect_fail "kernel: deb and package at once: check refuses it at its line and column" 1 \
 	"stock-both.yaml:2:9: kernel: one of 'package', 'deb', or 'bzimage' and 'config'" $LAB check "$work/stock-both.yaml"
 
 # The Debian userspace guest itself (systemd to the agent: 40-55 s under TCG)
 # boots in make stock (tools/stock.sh checks its console); here, its refusal.
 printf 'name: bad\nguest: ubuntu\nnodes:\n  - memory: 1GiB\nsteps:\n  - snapshot:\n' >"$work/stock-badguest.yaml"
-expect_fail "guest: an unknown userspace: check refuses it at its line and column" 2 \
+expect_fail "guest: an unknown userspace: check refuses it at its line and column" 1 \
 	"stock-badguest.yaml:2:8: guest: unknown userspace 'ubuntu' \\(known: lab, debian\\)" $LAB check "$work/stock-badguest.yaml"
 
 # The same package kernel from the command line (full tier: the fast tier

@@ -94,13 +94,13 @@ expect_fail "package.sh --modules: a modules.dep path holding a sed program ('x|
 ok "check of a kernel: {modules} scenario reads no modules tree without --resolve: exit 0, it says the skips are not listed" \
 	sh -c '"$1" check "$2" >"$3" 2>&1 && grep -q "skips not listed: kernel {modules: .*} is read only with --resolve" "$3"' \
 	_ "$LAB" "$work/scn1.yaml" "$work/check1.out"
-expect_fail "check --resolve of that scenario: refused, naming modules.dep:1" 2 \
+expect_fail "check --resolve of that scenario: refused, naming modules.dep:1" 1 \
 	"modules.dep:1: module path 'x\\|touch" $LAB check --resolve "$work/scn1.yaml"
 expect_fail "run of that scenario: refused before anything boots, naming modules.dep:1" 2 \
 	"modules.dep:1: module path 'x\\|touch" $LAB run -q -o "$work/run1" "$work/scn1.yaml"
 expect_fail "package.sh --deb: a module named 'a|touch \$M|e;s|/virtio_pci.ko' in the package: depmod's line for it is refused" 1 \
 	"modules.dep:[0-9]+: module path 'kernel/a\\|touch" kernel/package.sh --deb "$work/deb2.deb"
-expect_fail "check --resolve of a kernel: {deb} scenario with that package: refused the same way" 2 \
+expect_fail "check --resolve of a kernel: {deb} scenario with that package: refused the same way" 1 \
 	"modules.dep:[0-9]+: module path 'kernel/a\\|touch" $LAB check --resolve "$work/scn2.yaml"
 ok "check --help says what --resolve fetches and unpacks, and that check reads no package without it" \
 	sh -c '"$1" check --help | grep -q -- "--resolve" && "$1" check --help | grep -q "without it check reads no package"' _ "$LAB"
@@ -271,7 +271,7 @@ ok "workloads/mkinitramfs.sh under umask 077: the image file 0644; in it / and e
 
 echo "# trust: a second YAML document in a scenario or hosts file is refused (libyaml would read the first only)"
 { cat scenarios/demo.yaml; printf -- '---\nname: other\n'; } >"$work/twodocs.yaml"
-expect_fail "check: a scenario file with a second document ('---') is refused at its line" 2 \
+expect_fail "check: a scenario file with a second document ('---') is refused at its line" 1 \
 	"twodocs.yaml:[0-9]+:1: a second YAML document \('---'\); the file must hold one" $LAB check "$work/twodocs.yaml"
 printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n---\nhosts: []\n' "$work" >"$work/hosts-2doc.yaml"
 expect_fail "--hosts: a hosts file with a second document is refused at its line" 2 \

@@ -119,7 +119,7 @@ sc() { printf 'name: w\nnodes:\n  - memory: 1G\n%s\nsteps:\n  - pin: {id: p, siz
 # description | top-level line | pin keys | what the error says
 while IFS='|' read -r desc toplevel keys says; do	# not $top: run.sh's checkout path
 	sc "$toplevel" "$keys"
-	expect_fail "$desc" 2 "$says" $LAB check "$work/w.yaml"
+	expect_fail "$desc" 1 "$says" $LAB check "$work/w.yaml"
 done <<'EOF'
 unknown workload, naming the known ones||workload: nvme|w.yaml:6:.*unknown workload 'nvme' \(known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem\)
 unknown backing||backing: pmem|unknown backing 'pmem' \(known: anon, thp, hugetlb, memfd\)

@@ -281,5 +281,5 @@ int mhlCmdCheck(int argc, char **argv)
 	}
 	if (bad && argc - first > 1)
 		fprintf(stderr, "check: %d of %d scenario file(s) refused\n", bad, argc - first);
-	return bad ? MHL_EXIT_USAGE : MHL_EXIT_PASS;
+	return bad ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }
