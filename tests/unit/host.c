@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fleet/fleet.h"
 #include "host/accel.h"
 #include "host/capscache.h"
 #include "host/guard.h"
@@ -289,6 +290,88 @@ static bool capsCacheCopies(void)
 			  saved && !strcmp(saved, "none"));
 }
 
+/*
+ * cleanup --volumes on libvirt's test driver: in a pool "memhp-lab", the
+ * lab's volumes (a final volume, its mark, a part) go, the marks first; a
+ * volume a defined domain boots from stays with its mark; volumes that are
+ * not the lab's (another name, hex of the wrong length or case, a part of
+ * another shape) stay; a second run finds nothing more to do; a host
+ * without the pool is nothing to do.
+ */
+#define VSUM "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define VSUM2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+static bool volExists(virStoragePoolPtr p, const char *name)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(p, name);
+
+	if (v)
+		virStorageVolFree(v);
+	return v != NULL;
+}
+
+static bool fleetVolumesClean(void)
+{
+	static const char *const ours[] = { VSUM "-bzImage", VSUM ".ok", VSUM ".part-1700000000-42-0", VSUM2 ".part-1-2-3" };
+	static const char *const used[] = { VSUM2 "-initramfs.cpio.gz", VSUM2 ".ok" };
+	static const char *const theirs[] = { "disk.img", VSUM, VSUM "x", "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.ok",
+					      VSUM ".part-1-2", VSUM ".part-1-2-3x", VSUM ".okay", "abc.ok" };
+	virConnectPtr conn = virConnectOpen("test:///default");
+	virStoragePoolPtr p = NULL;
+	virDomainPtr dom = NULL;
+	g_autofree char *dxml = NULL;
+	int gone = -2, again = -2, none = -2, kept = -1, kept2 = -1, kept3 = -1;
+	bool ok = conn != NULL;
+	size_t i;
+
+	if (!ok)
+		return unitExpect(false);
+	virConnSetErrorFunc(conn, NULL, libvirtQuiet);
+	none = mhlFleetVolumesClean(conn, "test:///default", NULL, &kept3);	/* no pool memhp-lab yet */
+	ok = (p = virStoragePoolCreateXML(conn, "<pool type='dir'><name>memhp-lab</name><target><path>/mhl-unit-pool</path></target></pool>", 0)) != NULL;
+	for (i = 0; ok && i < G_N_ELEMENTS(ours) + G_N_ELEMENTS(used) + G_N_ELEMENTS(theirs); i++) {
+		const char *n = i < G_N_ELEMENTS(ours) ? ours[i] : i < G_N_ELEMENTS(ours) + G_N_ELEMENTS(used) ?
+			used[i - G_N_ELEMENTS(ours)] : theirs[i - G_N_ELEMENTS(ours) - G_N_ELEMENTS(used)];
+		g_autofree char *xml = g_strdup_printf("<volume><name>%s</name><capacity unit='bytes'>4096</capacity></volume>", n);
+		virStorageVolPtr v = virStorageVolCreateXML(p, xml, 0);
+
+		if (!(ok = v != NULL))
+			unitDiag("cannot create volume %s: %s", n, virGetLastErrorMessage());
+		else
+			virStorageVolFree(v);
+	}
+	dxml = g_strdup_printf("<domain type='test'><name>mhl-unit-vol</name><memory>1024</memory><os><type>hvm</type>"
+			       "<kernel>/mhl-unit-pool/%s</kernel></os></domain>", used[0]);
+	ok = ok && (dom = virDomainDefineXML(conn, dxml)) != NULL;
+	if (ok) {
+		gone = mhlFleetVolumesClean(conn, "test:///default", NULL, &kept);
+		again = mhlFleetVolumesClean(conn, "test:///default", "memhp-lab", &kept2);
+	}
+	for (i = 0; ok && i < G_N_ELEMENTS(ours); i++)
+		if (volExists(p, ours[i]) && !(ok = false))
+			unitDiag("volume %s of the lab left", ours[i]);
+	for (i = 0; ok && i < G_N_ELEMENTS(used) + G_N_ELEMENTS(theirs); i++) {
+		const char *n = i < G_N_ELEMENTS(used) ? used[i] : theirs[i - G_N_ELEMENTS(used)];
+
+		if (!(ok = volExists(p, n)))
+			unitDiag("volume %s deleted", n);
+	}
+	if (gone != 4 || kept != 2 || again != 0 || kept2 != 2 || none != 0)
+		unitDiag("deleted %d (want 4), kept %d (want 2); again %d kept %d (want 0, 2); no pool %d (want 0)", gone, kept,
+			 again, kept2, none);
+	if (dom) {
+		virDomainUndefine(dom);
+		virDomainFree(dom);
+	}
+	if (p) {
+		virStoragePoolDestroy(p);
+		virStoragePoolFree(p);
+	}
+	virConnectClose(conn);
+	mhlErrorReset();
+	return unitExpect(ok && gone == 4 && kept == 2 && again == 0 && kept2 == 2 && none == 0);
+}
+
 /* ---- the KVM probe: what its cached answer is keyed on, which ends of QEMU are an answer ---- */
 
 /* How QEMU ended: as waitpid reports an exit with @code, or a death by @sig. */
@@ -408,6 +491,8 @@ static const unitCase cases[] = {
 	{ "QEMU capabilities cache: none kept, nothing copied or created, no error", capsCacheNone },
 	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other (test:///default)",
 	  deadRunDomains },
+	{ "cleanup --volumes: the lab's volumes, marks and parts in pool memhp-lab deleted; one a domain boots from kept with its mark; other names untouched; no pool: nothing to do (test:///default)",
+	  fleetVolumesClean },
 	{ "KVM probe: the cache key changes with QEMU (size, mtime), the guest kernel and the device node (path, major:minor, or none), not without a change",
 	  probeKeyParts },
 	{ "KVM probe: a cached answer matches its whole key only (not a prefix), a store replaces the key's line and keeps the newest 32",
