@@ -4,7 +4,7 @@
 # the trial list, merged by report --merge into one run whose trial ids are
 # exactly the unsharded run's; what merge refuses.
 
-plan 21 full 32
+plan 22 full 33
 echo "# fleet: run --shard K/N, three shards side by side, report --merge"
 # Six trials whose ids fall in shards 1 and 2, three each (FNV-1a of the id,
 # docs/fleet.md): shard 3 of 3 is empty.
@@ -173,6 +173,14 @@ ok "a fleet run whose only host drops out before any trial (its pool does not ex
 		(.reason | startswith(\"not run: no host was left to take it\") and contains(\$a) and contains(\"no-such-pool\")))" \
 		--arg a "$3" "$1/trials.jsonl" >/dev/null && grep -q "0 passed, 0 failed, 0 error, 0 interrupted, 3 not run" "$4"' \
 	_ "$work/fl-nopool" "$fl_np" "$fl_a" "$work/fl-nopool.out"
+# No run deletes a volume it did not make (finding 18), so a host's pool only
+# grows: `cleanup --volumes` empties it of the lab's volumes, and of nothing else.
+virsh -q -c "$fl_a" vol-create-as memhp-lab keep-me.img 4096 >/dev/null 2>&1
+fl_vols=$(virsh -q -c "$fl_a" vol-list memhp-lab 2>/dev/null | awk '{print $1}' | grep -cE '^[0-9a-f]{64}')
+$LAB cleanup --uri "$fl_a" --volumes >"$work/fl-clean.out" 2>&1
+ok "cleanup --uri HOST --volumes: the lab's $fl_vols volumes (kernel, guest image, marks) deleted from pool memhp-lab, saying how many; a volume of another name (keep-me.img) left" \
+	sh -c '[ "$3" -ge 3 ] && grep -q "^cleanup: $3 volume(s) of memhp-lab deleted from pool .memhp-lab. on " "$2" &&
+		[ "$(virsh -q -c "$1" vol-list memhp-lab | awk "{print \$1}")" = keep-me.img ]' _ "$fl_a" "$work/fl-clean.out" "$fl_vols"
 expect_fail "run --host: a trial whose host_labels no host has is refused before anything connects" 2 \
 	"trial 'fleet-crash' asks for a host with host_labels \\[tcp\\], and no host given has them all" \
 	$LAB run --host "$fl_a" -o "$work/fl-bad2" "$work/fleet-crash.yaml"

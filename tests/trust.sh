@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 39
+plan 41
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -167,6 +167,16 @@ expect_fail "--hosts: a host's key given twice is refused at the second (the las
 printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n    pool: "../etc"\n' "$work" >"$work/hosts18.yaml"
 expect_fail "--hosts: a pool that is not a storage pool name ('../etc') is refused at its line (finding 18)" 2 \
 	"hosts18.yaml:3:11: pool: not a storage pool name" trust_fleet --hosts "$work/hosts18.yaml"
+
+expect_fail "cleanup --volumes --pool '../etc': a pool that is not a storage pool name is refused before anything connects (finding 18)" 2 \
+	"cleanup: --pool: '../etc' is not a storage pool name" $LAB cleanup --uri test:///default --volumes --pool ../etc
+
+# Finding 11: an embedded driver has no storage pool, so every trial's upload
+# failed, the host dropped out and the run died on an assertion (exit 134).
+expect_fail "run --host 'qemu:///embed?root=DIR' -j 2: refused when the options are read, naming what a fleet host needs (a daemon with a storage pool), nothing written (finding 11)" 2 \
+	"--host: 'qemu:///embed\?root=[^']*': an embedded driver \(qemu:///embed\) is not a fleet host: it has no storage pool" \
+	sh -c 'mkdir -p "$1/emb11" && $2 run --host "qemu:///embed?root=$1/emb11" -j 2 -o "$1/run11" "$1/scn6.yaml"; rc=$?; [ ! -e "$1/run11" ] || exit 99; exit $rc' \
+	_ "$work" "$LAB"
 
 echo "# trust: report --merge reads run.json as data (finding 7)"
 mkdir -p "$work/m7"

@@ -91,6 +91,12 @@ static int hostOpen(mhlFleetHost *h)
 		mhlErrorReset();	/* a local driver has no keepalive: its close is seen directly */
 	if (virConnectRegisterCloseCallback(h->conn, onClose, h, NULL) < 0)
 		mhlErrorReset();
+	/* what every trial needs of a host: a storage pool to upload into (upload.c) */
+	if (virConnectNumOfStoragePools(h->conn) < 0) {
+		mhlErrorVirt("host '%s': its libvirt offers no storage pools (a driver or daemon without the storage API, e.g. no virtstoraged beside virtqemud); a fleet host needs one to receive the kernel and guest image (docs/fleet.md)",
+			     h->uri);
+		return -1;
+	}
 	if (mhlGuestEventsRegister(h->conn) < 0 || hostCapacity(h) < 0) {
 		g_autofree char *e = g_strdup(mhlErrorLast());
 

@@ -81,6 +81,16 @@ char *mhlFleetUpload(mhlFleetHost *h, const char *path);
 void mhlFleetUploadsEnd(mhlFleetHost *h);
 /* A pool name a hosts file may give: [A-Za-z0-9._-], 1 to 64, not starting with '.' or '-'. */
 bool mhlFleetPoolNameValid(const char *name);
+/*
+ * `cleanup --volumes`: delete memhp-lab's volumes ("<sha256>-<name>",
+ * "<sha256>.ok", "<sha256>.part-...") from @pool (NULL: MHL_FLEET_POOL) on
+ * @conn: the marks first, then the volumes and parts; a volume whose path a
+ * domain there names (active or defined) is kept with its mark, each
+ * counted in *kept. Other
+ * volumes are never touched; no pool is nothing to do. The number deleted,
+ * or -1 + mhlError (@uri names the host in messages).
+ */
+int mhlFleetVolumesClean(virConnectPtr conn, const char *uri, const char *pool, int *kept);
 
 /*
  * console-stream.c: the serial console of @dom (a pty) copied into the local

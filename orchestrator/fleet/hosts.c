@@ -67,9 +67,10 @@ static bool hostPartOk(const char *s, const char *set)
 /*
  * Whether @uri is a libvirt URI a fleet host may have (docs/fleet.md): a
  * scheme of hostSchemes, [USER@]HOST[:PORT] of plain names, the path
- * /system or /session, and no query parameter but socket=ABSOLUTE-PATH with
- * qemu+unix. libvirt reads its parameters case-insensitively, split at '&'
- * and ';', percent-decoded: so are they here. The rest of libvirt's remote
+ * /system or /session (never /embed: no storage pool to upload into), and
+ * no query parameter but socket=ABSOLUTE-PATH with qemu+unix. libvirt
+ * reads its parameters case-insensitively, split at '&' and ';',
+ * percent-decoded: so are they here. The rest of libvirt's remote
  * parameters (command, netcat, keyfile, no_verify, known_hosts, sshauth,
  * pkipath, ...) change what runs or what is verified: refused, naming the
  * parameter. 0, or -1 + mhlError naming @where.
@@ -103,6 +104,11 @@ static int hostUriOk(const char *uri, const char *where)
 	host = g_uri_get_host(u) ? g_uri_get_host(u) : "";
 	user = g_uri_get_userinfo(u);
 	path = g_uri_get_path(u);
+	if (!g_ascii_strcasecmp(path, "/embed")) {
+		mhlError("%s: '%s': an embedded driver (qemu:///embed) is not a fleet host: it has no storage pool to receive the kernel and guest image, and no daemon that outlives this process; a fleet host is a libvirt daemon with a storage pool (e.g. qemu:///system, qemu+ssh://HOST/system; docs/fleet.md). To run here with an embedded driver, leave out --host/--hosts",
+			 where, uri);
+		return -1;
+	}
 	if (g_uri_get_fragment(u) || (user && !hostPartOk(user, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "._-")) ||
 	    (*host && !hostPartOk(host, G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS ".:-")) || (unix_ && *host) ||
 	    (!*host && i > 0 && !unix_) || (strcmp(path, "/system") && strcmp(path, "/session"))) {

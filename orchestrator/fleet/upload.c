@@ -342,3 +342,128 @@ void mhlFleetUploadsEnd(mhlFleetHost *h)
 	virStoragePoolFree(p);
 	mhlErrorReset();
 }
+
+/*
+ * A volume of memhp-lab's: "<sha256>-<name>", "<sha256>.ok" or
+ * "<sha256>.part-<time>-<pid>-<n>" (64 lowercase hex digits first). *rank:
+ * the order they go in: marks first (no run reuses a volume that is being
+ * deleted), then the volumes, then parts.
+ */
+static bool labVolume(const char *name, int *rank)
+{
+	long long t;
+	int pid, n, end = 0;
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!name[i] || !g_ascii_isxdigit(name[i]) || g_ascii_isupper(name[i]))
+			return false;
+	name += 64;
+	if (!strcmp(name, ".ok"))
+		*rank = 0;
+	else if (name[0] == '-' && name[1])
+		*rank = 1;
+	else if (sscanf(name, ".part-%lld-%d-%d%n", &t, &pid, &n, &end) == 3 && !name[end])
+		*rank = 2;
+	else
+		return false;
+	return true;
+}
+
+/* The XML of every domain on @conn, active or defined, one after the other. */
+static char *domainsXml(virConnectPtr conn)
+{
+	GString *all = g_string_new(NULL);
+	virDomainPtr *doms = NULL;
+	int n = virConnectListAllDomains(conn, &doms, 0), i;
+
+	for (i = 0; i < n; i++) {
+		char *xml = virDomainGetXMLDesc(doms[i], 0);
+
+		if (xml)
+			g_string_append(all, xml);
+		free(xml);
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	if (n < 0) {
+		g_string_free(all, TRUE);
+		return NULL;
+	}
+	return g_string_free(all, FALSE);
+}
+
+int mhlFleetVolumesClean(virConnectPtr conn, const char *uri, const char *pool, int *kept)
+{
+	const char *name = pool ? pool : MHL_FLEET_POOL;
+	g_autofree char *doms = NULL;
+	g_autoptr(GHashTable) used = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	virStoragePoolPtr p;
+	virStorageVolPtr *vols = NULL;
+	int n, i, rank, gone = 0, failed = 0;
+
+	*kept = 0;
+	if (!mhlFleetPoolNameValid(name)) {
+		mhlError("cleanup: '%s' is not a storage pool name ([A-Za-z0-9._-], 1 to 64 of them, not starting with '.' or '-')", name);
+		return -1;
+	}
+	if (!(p = virStoragePoolLookupByName(conn, name))) {
+		if (virGetLastErrorCode() == VIR_ERR_NO_STORAGE_POOL) {
+			mhlErrorReset();
+			return 0;	/* no pool: nothing of ours there */
+		}
+		mhlErrorVirt("cleanup: host '%s': cannot look up storage pool '%s'", uri, name);
+		return -1;
+	}
+	if (virStoragePoolIsActive(p) != 1 || virStoragePoolRefresh(p, 0) < 0 ||
+	    (n = virStoragePoolListAllVolumes(p, &vols, 0)) < 0 || !(doms = domainsXml(conn))) {
+		mhlErrorVirt("cleanup: host '%s': cannot list the volumes of storage pool '%s' (is it active?) or the domains", uri, name);
+		virStoragePoolFree(p);
+		return -1;
+	}
+	/* the volumes a domain names, by their SHA-256: those and their marks stay */
+	for (i = 0; i < n; i++) {
+		const char *vn = virStorageVolGetName(vols[i]);
+		g_autofree char *path = virStorageVolGetPath(vols[i]);
+		int r;
+
+		if (vn && labVolume(vn, &r) && r > 0 && path && strstr(doms, path))
+			g_hash_table_add(used, g_strndup(vn, 64));
+	}
+	for (rank = 0; rank < 3; rank++) {
+		for (i = 0; i < n; i++) {
+			const char *vn = vols[i] ? virStorageVolGetName(vols[i]) : NULL;
+			g_autofree char *path = NULL, *sum = NULL;
+			int r;
+
+			if (!vn || !labVolume(vn, &r) || r != rank)
+				continue;
+			path = virStorageVolGetPath(vols[i]);
+			sum = g_strndup(vn, 64);
+			if (g_hash_table_contains(used, sum) && (rank == 0 || (path && strstr(doms, path)))) {
+				fprintf(stderr, "memhp-lab: cleanup: host '%s': volume '%s' kept: a domain there uses %s\n", uri, vn,
+					rank ? "it" : "the volume it marks");
+				(*kept)++;
+			} else if (virStorageVolDelete(vols[i], 0) == 0) {
+				gone++;
+			} else {
+				fprintf(stderr, "memhp-lab: cleanup: host '%s': cannot delete volume '%s': %s\n", uri, vn,
+					virGetLastErrorMessage());
+				failed++;
+			}
+			virStorageVolFree(vols[i]);
+			vols[i] = NULL;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (vols[i])
+			virStorageVolFree(vols[i]);
+	free(vols);
+	virStoragePoolFree(p);
+	mhlErrorReset();
+	if (failed) {
+		mhlError("cleanup: host '%s': %d volume(s) of pool '%s' could not be deleted (see above)", uri, failed, name);
+		return -1;
+	}
+	return gone;
+}

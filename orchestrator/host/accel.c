@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 typedef enum {
 	PROBE_BOOTED,		/* the banner on the serial log: KVM runs our kernel */
 	PROBE_EXITED,		/* QEMU ended without it: KVM refused (its reason in .stderr) */
+	PROBE_STARVED,		/* QEMU ended for want of a resource (mhlAccelExitIsAnswer): no answer */
 	PROBE_TIMEOUT,		/* neither within PROBE_SECONDS: a slow or loaded host, no answer */
 	PROBE_INTERRUPTED,	/* a signal ended the wait */
 } mhlProbe;
@@ -27,9 +29,35 @@ typedef enum {
 static const char *const probeWords[] = {
 	[PROBE_BOOTED] = "booted",
 	[PROBE_EXITED] = "did not boot (QEMU exited)",
+	[PROBE_STARVED] = "ended for want of memory or another resource of a loaded host (not cached: probed again next time)",
 	[PROBE_TIMEOUT] = "gave no answer within " G_STRINGIFY(PROBE_SECONDS) " s (not cached: probed again next time)",
 	[PROBE_INTERRUPTED] = "was interrupted (not cached)",
 };
+
+/*
+ * What QEMU says when the host, not KVM, stopped it: the errno texts of a
+ * loaded or starved host (no memory, a busy or exhausted resource), as
+ * g_strerror words them in "failed to initialize kvm: ..." and the like.
+ */
+static const char *const starvedWords[] = {
+	"Cannot allocate memory", "Resource temporarily unavailable", "Device or resource busy",
+	"Too many open files", "No space left on device", NULL
+};
+
+bool mhlAccelExitIsAnswer(int status, const char *qemu_stderr)
+{
+	int i;
+
+	/* SIGKILL: the OOM killer or an operator, not KVM; exit 127: QEMU did not start */
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return false;
+	for (i = 0; qemu_stderr && starvedWords[i]; i++)
+		if (strstr(qemu_stderr, starvedWords[i]))
+			return false;
+	return true;
+}
 
 static mhlProbe probeBoot(const char *emulator, const char *kernel, const char *log)
 {
@@ -73,8 +101,11 @@ static mhlProbe probeBoot(const char *emulator, const char *kernel, const char *
 			break;
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid) {
+			g_autofree char *err = NULL;
+
 			pid = -1;
-			res = PROBE_EXITED;
+			g_file_get_contents(errlog, &err, NULL, NULL);
+			res = mhlAccelExitIsAnswer(status, err) ? PROBE_EXITED : PROBE_STARVED;
 			break;
 		}
 		if (mhlNow() - t0 >= PROBE_SECONDS)
@@ -99,14 +130,20 @@ static char *fileKey(const char *path)
 			       st.st_mtim.tv_nsec);
 }
 
-char *mhlAccelProbeKey(const char *emulator, const char *kernel)
+char *mhlAccelProbeKey(const char *emulator, const char *kernel, const char *dev)
 {
-	g_autofree char *e = fileKey(emulator), *k = fileKey(kernel);
+	g_autofree char *e = fileKey(emulator), *k = fileKey(kernel), *d = NULL;
 	struct utsname u;
+	struct stat st;
 
 	uname(&u);
-	/* what decides whether KVM boots our guest: the host kernel, QEMU, the guest kernel */
-	return g_strdup_printf("host %s %s; emulator %s; kernel %s", u.release, u.version, e, k);
+	/* the node the probe opened: another node (MEMHP_KVM_DEVICE) or a /dev/kvm made again is another key */
+	if (stat(dev, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+		d = g_strdup_printf("%s -", dev);
+	else
+		d = g_strdup_printf("%s %u:%u", dev, major(st.st_rdev), minor(st.st_rdev));
+	/* what decides whether KVM boots our guest: the host kernel, QEMU, the guest kernel, the device */
+	return g_strdup_printf("host %s %s; emulator %s; kernel %s; device %s", u.release, u.version, e, k, d);
 }
 
 /* The cached answer for @key in @text ("kvm|tcg\tKEY" lines), or NULL. */
@@ -171,16 +208,16 @@ const char *mhlAccelChoose(const char *emulator, const char *kernel, const char 
 		return "tcg";
 	}
 	close(fd);
-	key = mhlAccelProbeKey(emulator, kernel);
+	key = mhlAccelProbeKey(emulator, kernel, dev);
 	cache = g_build_filename(cache_dir, "accel-probe", NULL);
 	if (g_file_get_contents(cache, &cached, NULL, NULL) && (hit = mhlAccelCacheLookup(cached, key))) {
-		*why = g_strdup_printf("cached probe in %s (this host kernel, QEMU and guest kernel)", cache);
+		*why = g_strdup_printf("cached probe in %s (this host kernel, QEMU, guest kernel and %s)", cache, dev);
 		return hit;
 	}
 	g_mkdir_with_parents(cache_dir, 0755);
 	log = g_build_filename(cache_dir, "accel-probe.log", NULL);
-	fprintf(stderr, "memhp-lab: probing KVM with %s (a test boot of at most %d s; once per host kernel, QEMU and guest kernel)\n",
-		kernel, PROBE_SECONDS);
+	fprintf(stderr, "memhp-lab: probing KVM with %s (a test boot of at most %d s; once per host kernel, QEMU, guest kernel and %s)\n",
+		kernel, PROBE_SECONDS, dev);
 	res = probeBoot(emulator, kernel, log);
 	if (res == PROBE_BOOTED || res == PROBE_EXITED) {
 		g_autofree char *content = mhlAccelCacheStore(cached, key, res == PROBE_BOOTED ? "kvm" : "tcg");

@@ -8,13 +8,17 @@
 #include <glib/gstdio.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "fleet/fleet.h"
+#include "host/accel.h"
 #include "host/capscache.h"
 #include "host/guard.h"
 #include "host/session.h"
@@ -286,6 +290,181 @@ static bool capsCacheCopies(void)
 			  saved && !strcmp(saved, "none"));
 }
 
+/*
+ * cleanup --volumes on libvirt's test driver: in a pool "memhp-lab", the
+ * lab's volumes (a final volume, its mark, a part) go, the marks first; a
+ * volume a defined domain boots from stays with its mark; volumes that are
+ * not the lab's (another name, hex of the wrong length or case, a part of
+ * another shape) stay; a second run finds nothing more to do; a host
+ * without the pool is nothing to do.
+ */
+#define VSUM "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define VSUM2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+static bool volExists(virStoragePoolPtr p, const char *name)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(p, name);
+
+	if (v)
+		virStorageVolFree(v);
+	return v != NULL;
+}
+
+static bool fleetVolumesClean(void)
+{
+	static const char *const ours[] = { VSUM "-bzImage", VSUM ".ok", VSUM ".part-1700000000-42-0", VSUM2 ".part-1-2-3" };
+	static const char *const used[] = { VSUM2 "-initramfs.cpio.gz", VSUM2 ".ok" };
+	static const char *const theirs[] = { "disk.img", VSUM, VSUM "x", "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.ok",
+					      VSUM ".part-1-2", VSUM ".part-1-2-3x", VSUM ".okay", "abc.ok" };
+	virConnectPtr conn = virConnectOpen("test:///default");
+	virStoragePoolPtr p = NULL;
+	virDomainPtr dom = NULL;
+	g_autofree char *dxml = NULL;
+	int gone = -2, again = -2, none = -2, kept = -1, kept2 = -1, kept3 = -1;
+	bool ok = conn != NULL;
+	size_t i;
+
+	if (!ok)
+		return unitExpect(false);
+	virConnSetErrorFunc(conn, NULL, libvirtQuiet);
+	none = mhlFleetVolumesClean(conn, "test:///default", NULL, &kept3);	/* no pool memhp-lab yet */
+	ok = (p = virStoragePoolCreateXML(conn, "<pool type='dir'><name>memhp-lab</name><target><path>/mhl-unit-pool</path></target></pool>", 0)) != NULL;
+	for (i = 0; ok && i < G_N_ELEMENTS(ours) + G_N_ELEMENTS(used) + G_N_ELEMENTS(theirs); i++) {
+		const char *n = i < G_N_ELEMENTS(ours) ? ours[i] : i < G_N_ELEMENTS(ours) + G_N_ELEMENTS(used) ?
+			used[i - G_N_ELEMENTS(ours)] : theirs[i - G_N_ELEMENTS(ours) - G_N_ELEMENTS(used)];
+		g_autofree char *xml = g_strdup_printf("<volume><name>%s</name><capacity unit='bytes'>4096</capacity></volume>", n);
+		virStorageVolPtr v = virStorageVolCreateXML(p, xml, 0);
+
+		if (!(ok = v != NULL))
+			unitDiag("cannot create volume %s: %s", n, virGetLastErrorMessage());
+		else
+			virStorageVolFree(v);
+	}
+	dxml = g_strdup_printf("<domain type='test'><name>mhl-unit-vol</name><memory>1024</memory><os><type>hvm</type>"
+			       "<kernel>/mhl-unit-pool/%s</kernel></os></domain>", used[0]);
+	ok = ok && (dom = virDomainDefineXML(conn, dxml)) != NULL;
+	if (ok) {
+		gone = mhlFleetVolumesClean(conn, "test:///default", NULL, &kept);
+		again = mhlFleetVolumesClean(conn, "test:///default", "memhp-lab", &kept2);
+	}
+	for (i = 0; ok && i < G_N_ELEMENTS(ours); i++)
+		if (volExists(p, ours[i]) && !(ok = false))
+			unitDiag("volume %s of the lab left", ours[i]);
+	for (i = 0; ok && i < G_N_ELEMENTS(used) + G_N_ELEMENTS(theirs); i++) {
+		const char *n = i < G_N_ELEMENTS(used) ? used[i] : theirs[i - G_N_ELEMENTS(used)];
+
+		if (!(ok = volExists(p, n)))
+			unitDiag("volume %s deleted", n);
+	}
+	if (gone != 4 || kept != 2 || again != 0 || kept2 != 2 || none != 0)
+		unitDiag("deleted %d (want 4), kept %d (want 2); again %d kept %d (want 0, 2); no pool %d (want 0)", gone, kept,
+			 again, kept2, none);
+	if (dom) {
+		virDomainUndefine(dom);
+		virDomainFree(dom);
+	}
+	if (p) {
+		virStoragePoolDestroy(p);
+		virStoragePoolFree(p);
+	}
+	virConnectClose(conn);
+	mhlErrorReset();
+	return unitExpect(ok && gone == 4 && kept == 2 && again == 0 && kept2 == 2 && none == 0);
+}
+
+/* ---- the KVM probe: what its cached answer is keyed on, which ends of QEMU are an answer ---- */
+
+/* How QEMU ended: as waitpid reports an exit with @code, or a death by @sig. */
+#define EXITED(code) ((code) << 8)
+#define KILLED(sig) (sig)
+
+static const struct exitRow {
+	const char *what;
+	int status;
+	const char *err;	/* QEMU's stderr */
+	bool answer;		/* cached as "tcg" */
+} exitRows[] = {
+	{ "an assertion after a failed MSR write (this project's nested host)", KILLED(SIGABRT),
+	  "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x0\nqemu: ../target/i386/kvm/kvm.c:3000: kvm_buf_set_msrs: Assertion `ret == cpu->kvm_msr_buf->nmsrs' failed.\n", true },
+	{ "exit 1: KVM refused the CPU model", EXITED(1), "qemu-system-x86_64: -accel kvm: unable to find CPU model 'host'\n", true },
+	{ "exit 1: failed to initialize kvm: Cannot allocate memory", EXITED(1),
+	  "qemu-system-x86_64: -accel kvm: failed to initialize kvm: Cannot allocate memory\n", false },
+	{ "exit 1: cannot set up guest memory: Cannot allocate memory", EXITED(1),
+	  "qemu-system-x86_64: cannot set up guest memory 'pc.ram': Cannot allocate memory\n", false },
+	{ "exit 1: Device or resource busy", EXITED(1), "qemu-system-x86_64: Could not access KVM kernel module: Device or resource busy\n", false },
+	{ "exit 1: Resource temporarily unavailable", EXITED(1), "qemu-system-x86_64: failed to create thread: Resource temporarily unavailable\n", false },
+	{ "exit 1: Too many open files", EXITED(1), "qemu-system-x86_64: kvm_init_vcpu: Too many open files\n", false },
+	{ "SIGKILL (the OOM killer), no word on stderr", KILLED(SIGKILL), "", false },
+	{ "exit 127: QEMU did not start", EXITED(127), "", false },
+};
+
+static bool exitJudge(const void *row, GString *desc)
+{
+	const struct exitRow *r = row;
+
+	g_string_printf(desc, "KVM probe: QEMU ended by %s: %s", r->what,
+			r->answer ? "an answer about KVM, cached as tcg" : "no answer about KVM (the host's doing), not cached");
+	if (unitListing)
+		return true;
+	return unitExpect(mhlAccelExitIsAnswer(r->status, r->err) == r->answer);
+}
+
+/*
+ * The key changes with each thing that decides the answer: QEMU's size or
+ * mtime, the guest kernel, the device node (another path, or none); and not
+ * without a change.
+ */
+static bool probeKeyParts(void)
+{
+	g_autofree char *tmp = g_dir_make_tmp("mhl-unit-accel-XXXXXX", NULL);
+	g_autofree char *qemu = g_build_filename(tmp, "qemu", NULL), *kernel = g_build_filename(tmp, "bzImage", NULL);
+	g_autofree char *other = g_build_filename(tmp, "bzImage2", NULL), *nodev = g_build_filename(tmp, "kvm", NULL);
+	g_autofree char *k0 = NULL, *k1 = NULL, *k2 = NULL, *k3 = NULL, *k4 = NULL, *k5 = NULL, *k6 = NULL;
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } }, later[2] = { { 1000000001, 0 }, { 1000000001, 0 } };
+	bool ok;
+
+	if (!tmp || !g_file_set_contents(qemu, "qemu-1", -1, NULL) || !g_file_set_contents(kernel, "k", -1, NULL) ||
+	    !g_file_set_contents(other, "k", -1, NULL) || utimensat(AT_FDCWD, qemu, old, 0) < 0)
+		return unitExpect(false);
+	k0 = mhlAccelProbeKey(qemu, kernel, "/dev/null");
+	k1 = mhlAccelProbeKey(qemu, kernel, "/dev/null");
+	k2 = mhlAccelProbeKey(qemu, other, "/dev/null");
+	k3 = mhlAccelProbeKey(qemu, kernel, "/dev/zero");
+	k4 = mhlAccelProbeKey(qemu, kernel, nodev);
+	ok = utimensat(AT_FDCWD, qemu, later, 0) == 0;
+	k5 = mhlAccelProbeKey(qemu, kernel, "/dev/null");	/* QEMU touched: its mtime */
+	ok = ok && g_file_set_contents(qemu, "qemu-2.1", -1, NULL) && utimensat(AT_FDCWD, qemu, later, 0) == 0;
+	k6 = mhlAccelProbeKey(qemu, kernel, "/dev/null");	/* QEMU replaced: its size */
+	mhlRemoveTree(tmp);
+	return unitExpect(ok && !strcmp(k0, k1) && strcmp(k0, k2) && strcmp(k0, k3) && strcmp(k0, k4) &&
+			  strstr(k0, "; device /dev/null 1:3") && strstr(k4, "; device ") && g_str_has_suffix(k4, "/kvm -") &&
+			  strcmp(k0, k5) && strcmp(k5, k6) && !strchr(k0, '\n') && !strchr(k0, '\t'));
+}
+
+/* A lookup matches a whole key, never a key that is its prefix; a store replaces the key's line, keeps the newest 32. */
+static bool probeCacheLines(void)
+{
+	g_autoptr(GString) many = g_string_new(NULL);
+	g_autofree char *one = mhlAccelCacheStore(NULL, "host A; kernel /k 1", "tcg");
+	g_autofree char *two = mhlAccelCacheStore(one, "host A; kernel /k 12", "kvm");
+	g_autofree char *again = mhlAccelCacheStore(two, "host A; kernel /k 1", "kvm");
+	g_autofree char *full = NULL;
+	int i;
+
+	for (i = 0; i < 40; i++)
+		g_string_append_printf(many, "tcg\tkey %d\n", i);
+	full = mhlAccelCacheStore(many->str, "key new", "kvm");
+	return unitExpect(!g_strcmp0(mhlAccelCacheLookup(one, "host A; kernel /k 1"), "tcg") &&
+			  !mhlAccelCacheLookup(one, "host A; kernel /k") && !mhlAccelCacheLookup(one, "host A; kernel /k 12") &&
+			  !g_strcmp0(mhlAccelCacheLookup(two, "host A; kernel /k 12"), "kvm") &&
+			  !g_strcmp0(mhlAccelCacheLookup(again, "host A; kernel /k 1"), "kvm") &&
+			  !strcmp(again, "kvm\thost A; kernel /k 12\nkvm\thost A; kernel /k 1\n") &&
+			  !mhlAccelCacheLookup("kvmx\tkey\n", "key") && !mhlAccelCacheLookup(NULL, "key") &&
+			  !mhlAccelCacheLookup(full, "key 8") && !g_strcmp0(mhlAccelCacheLookup(full, "key 9"), "tcg") &&
+			  !g_strcmp0(mhlAccelCacheLookup(full, "key new"), "kvm") && g_str_has_prefix(full, "tcg\tkey 9\n") &&
+			  g_str_has_suffix(full, "tcg\tkey 39\nkvm\tkey new\n"));
+}
+
 /* No cache, or nothing in it: nothing copied, nothing created, no error. */
 static bool capsCacheNone(void)
 {
@@ -312,11 +491,18 @@ static const unitCase cases[] = {
 	{ "QEMU capabilities cache: none kept, nothing copied or created, no error", capsCacheNone },
 	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other (test:///default)",
 	  deadRunDomains },
+	{ "cleanup --volumes: the lab's volumes, marks and parts in pool memhp-lab deleted; one a domain boots from kept with its mark; other names untouched; no pool: nothing to do (test:///default)",
+	  fleetVolumesClean },
+	{ "KVM probe: the cache key changes with QEMU (size, mtime), the guest kernel and the device node (path, major:minor, or none), not without a change",
+	  probeKeyParts },
+	{ "KVM probe: a cached answer matches its whole key only (not a prefix), a store replaces the key's line and keeps the newest 32",
+	  probeCacheLines },
 };
 
 static const unitTable tables[] = {
 	UNIT_TABLE(guestRows, guestJudge),
 	UNIT_TABLE(roots, rootJudge),
+	UNIT_TABLE(exitRows, exitJudge),
 	UNIT_CASES(cases),
 };
 
