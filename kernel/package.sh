@@ -77,8 +77,10 @@ esac
 # debian) when the kernel unpacks it over the guest image. Its version is in
 # identity.json (cpio_layout); a cache entry of another layout is remade.
 # -v2: made from a checked archive and modules.dep (issue 30); entries of
-# the script before, which trusted both, are remade.
-layout=usr-lib-modules-v2
+# the script before, which trusted both, are remade. -v3: the rdma
+# workload's modules (crc32_generic, dummy, ib_uverbs, rdma_rxe) too where the config has
+# them as modules (issue 32 item 20).
+layout=usr-lib-modules-v3
 
 # modules_cpio MODDIR RELEASE CONFIG WHO: the modules the guest needs, by
 # config option (=m means a module to load), each after its dependencies

@@ -40,13 +40,14 @@ static const struct {
 	{ "IO_URING", "io_uring", false, false, "the io_uring workload registers buffers with it" },
 	{ "VFIO_IOMMU_TYPE1", "vfio", false, false, "the vfio workload maps DMA through it" },
 	{ "VFIO_NOIOMMU", "vfio-noiommu", false, false, "the vfio-noiommu workload needs VFIO's no-IOMMU mode" },
-	/* Debian's generic kernels have these as modules, its cloud kernels no rxe at all. */
-	{ "RDMA_RXE", "rdma", false, true, "the rdma workload registers its MR with soft-RoCE" },
-	{ "INFINIBAND_USER_ACCESS", "rdma", false, true, "the rdma workload reaches rxe through user verbs" },
-	{ "DUMMY", "rdma", false, true, "the rdma workload runs rxe on a dummy netdev" },
-	{ "RDMA_RXE", "rdma-odp", false, true, "the rdma-odp workload registers its MR with soft-RoCE" },
-	{ "INFINIBAND_USER_ACCESS", "rdma-odp", false, true, "the rdma-odp workload reaches rxe through user verbs" },
-	{ "DUMMY", "rdma-odp", false, true, "the rdma-odp workload runs rxe on a dummy netdev" },
+	/* Debian's generic kernels have these as modules (the guest's init loads them,
+	 * host/kmod.c), its cloud kernels no rxe at all. */
+	{ "RDMA_RXE", "rdma", false, false, "the rdma workload registers its MR with soft-RoCE" },
+	{ "INFINIBAND_USER_ACCESS", "rdma", false, false, "the rdma workload reaches rxe through user verbs" },
+	{ "DUMMY", "rdma", false, false, "the rdma workload runs rxe on a dummy netdev" },
+	{ "RDMA_RXE", "rdma-odp", false, false, "the rdma-odp workload registers its MR with soft-RoCE" },
+	{ "INFINIBAND_USER_ACCESS", "rdma-odp", false, false, "the rdma-odp workload reaches rxe through user verbs" },
+	{ "DUMMY", "rdma-odp", false, false, "the rdma-odp workload runs rxe on a dummy netdev" },
 	{ "INFINIBAND_ON_DEMAND_PAGING", "rdma-odp", false, true, "an MR with IBV_ACCESS_ON_DEMAND needs it" },
 	{ "CMA", NULL, false, false, "CMA" },
 };
@@ -72,13 +73,15 @@ static bool expectOnPins(const mhlStep *st)
  * Why each step of @s cannot run on the kernel of @config: NULL (it runs),
  * or the reason, prefixed by its code from the fixed vocabulary of
  * docs/record.md ("kernel-lacks: ", "needs-skipped-step: "). A capability a
- * step needs and the kernel lacks; the series' gup_longterm_* counters a
+ * step needs and the kernel lacks (not set, or a module where the guest
+ * loads none: a kernel without @modules, or one its init never loads); the
+ * series' gup_longterm_* counters a
  * vmstat expect reads (only a kernel with the series has them: its Kconfig
  * symbol GUP_LONGTERM_PIN_IN_PLACE is in the config, set or not); a step
  * that names the id of a skipped pin, and an expect that asserts on pins
  * after one was skipped.
  */
-static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const char *config_path)
+static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const char *config_path, bool modules)
 {
 	GPtrArray *skips = g_ptr_array_new_full(s->nsteps, g_free);
 	bool series = strstr(config, "CONFIG_GUP_LONGTERM_PIN_IN_PLACE") != NULL;
@@ -98,7 +101,7 @@ static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const ch
 
 			char v = needs ? mhlKconfigValue(config, capabilities[c].opt) : 'y';
 
-			if (!v || (v == 'm' && capabilities[c].builtin))
+			if (!v || (v == 'm' && (capabilities[c].builtin || !modules)))
 				why = g_strdup_printf("kernel-lacks: CONFIG_%s is %s in %s (%s)", capabilities[c].opt,
 						      v ? "a module the guest does not load" : "not set",
 						      config_path, capabilities[c].why);
@@ -155,7 +158,7 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 			 reqpath);
 		return -1;
 	}
-	all = kernelSkips(s, config, config_path);
+	all = kernelSkips(s, config, config_path, modules);
 	for (i = 0; !skips && i < s->nsteps; i++) {
 		const mhlStep *st = &s->steps[i];
 

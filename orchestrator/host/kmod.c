@@ -25,6 +25,13 @@ const mhlKmodWant mhlKmodWanted[] = {
 	{ "VFIO", "vfio" },
 	{ "VFIO_IOMMU_TYPE1", "vfio_iommu_type1" },
 	{ "VFIO_PCI", "vfio-pci" },
+	/* the rdma workload's soft-RoCE (Debian's generic kernels: modules); rxe
+	 * asks the crypto API for "crc32" when a link is made, which only a
+	 * modprobe could load on demand: the guest has none, so it comes first */
+	{ "CRYPTO_CRC32", "crc32_generic" },
+	{ "DUMMY", "dummy" },
+	{ "INFINIBAND_USER_ACCESS", "ib_uverbs" },
+	{ "RDMA_RXE", "rdma_rxe" },
 };
 const size_t mhlKmodNWanted = G_N_ELEMENTS(mhlKmodWanted);
 
