@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 38 full 41
+plan 39 full 42
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -90,8 +90,12 @@ steps:
   - exec: {argv: [/bin/sh, -c, 'i=0; while [ $i -lt 2000 ]; do echo "flood line $i ................................................"; i=$((i+1)); done >/dev/console'], deadline: 120}
   - exec: {argv: [/bin/sh, -c, 'echo "<2>WARNING: after the flood" >/dev/kmsg'], deadline: 10}
 EOF
-timed "$run_timeout" env MEMHP_CONSOLE_MAX=64K $LAB run -o "$work/flood" "$work/flood.yaml" >"$work/flood.out" 2>&1
-r=$work/flood/trials.jsonl fl=$work/flood/console-flood.console.log
+# the same flood, then a panic (sysrq c)
+sed -e 's/^name: .*/name: flood-panic/' -e 's|echo "<2>WARNING: after the flood" >/dev/kmsg|echo c >/proc/sysrq-trigger|' \
+	"$work/flood.yaml" >"$work/flood-panic.yaml"
+timed "$run_timeout" env MEMHP_CONSOLE_MAX=64K $LAB run -o "$work/flood" "$work/flood.yaml" "$work/flood-panic.yaml" >"$work/flood.out" 2>&1
+jq -c 'select(.trial == "console-flood")' "$work/flood/trials.jsonl" >"$work/flood.rec"
+r=$work/flood.rec fl=$work/flood/console-flood.console.log
 ok "console flood: the log within the 64 KiB cap and its note, the boot kept at its head, the cut said, console_truncated true" \
 	sh -c '[ "$(stat -c %s "$1")" -le $((65536 + 200)) ] && head -c 49152 "$1" | grep -q "Linux version" &&
 		grep -q "console log cut at 65536 bytes (MEMHP_CONSOLE_MAX)" "$1" && jq -e ".console_truncated == true" "$2"' _ "$fl" "$r"
@@ -100,6 +104,11 @@ ok "console flood: the WARNING after it is in the log's tail (after the cut's no
 		cut=$(grep -n -m 1 "console log cut at" "$1" | cut -d: -f1) && [ "$l" -gt "$cut" ] &&
 		sed -n "${l}p" "$1" | grep -q "WARNING: after the flood" &&
 		jq -e ".verdict == \"fail\"" "$2" && grep -q "WARNING: after the flood" "$3"' _ "$fl" "$r" "$work/flood/report/junit.xml"
+ok "console flood, then a panic: the trial is an error whose reason quotes the panic at its line in the log's tail, a panic finding there" \
+	sh -c 'cut=$(grep -n -m 1 "console log cut at" "$1" | cut -d: -f1) &&
+		jq -se --argjson cut "$cut" "[.[] | select(.trial == \"flood-panic\")][0] | .verdict == \"error\" and .console_truncated and
+			(.reason | test(\"Kernel panic - not syncing: sysrq triggered crash \\\\(.*flood-panic.console.log:[0-9]+\\\\)\")) and
+			any(.console_findings[]; .kind == \"panic\" and .line > \$cut)" "$2"' _ "$work/flood/flood-panic.console.log" "$work/flood/trials.jsonl"
 
 echo "# orchestrator: QEMU killed from outside is an ERROR trial, not a hang"
 sed -e 's/^name: .*/name: killed/' -e '/sysrq/d' scenarios/fault-guest-crash.yaml >"$work/killed.yaml"
