@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 36 full 39
+plan 39 full 42
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -74,6 +74,41 @@ ok "crashed trial: the sysrq c step did what it asked (ok, crashed), and the 30 
 	jq -se '[.[0].steps[].step] == ["pin", "sysrq", "wait"] and .[0].steps[1].ok and .[0].steps[1].crashed and
 		(.[0].steps[2].ok | not) and .[0].steps[2].seconds < 25' "$r"
 ok "the next trial (demo) passes" jq -se '.[1].trial == "demo" and .[1].verdict == "pass"' "$r"
+
+echo "# orchestrator: a console flood past MEMHP_CONSOLE_MAX, then a WARNING: the log capped, its head and tail kept"
+# 2000 lines (about 130 KB) under a 64 KiB cap: the log keeps 48 KiB of head
+# and 16 KiB of tail; the kernel's line after the flood is in the tail, so the
+# scanner finds it (issue 30, finding 17: with the head alone it was dropped
+# and the trial passed with no finding).
+cat >"$work/flood.yaml" <<'EOF'
+name: console-flood
+kernel: "6.12"
+nodes:
+  - memory: 512MiB
+    cpus: 1
+steps:
+  - exec: {argv: [/bin/sh, -c, 'i=0; while [ $i -lt 2000 ]; do echo "flood line $i ................................................"; i=$((i+1)); done >/dev/console'], deadline: 120}
+  - exec: {argv: [/bin/sh, -c, 'echo "<2>WARNING: after the flood" >/dev/kmsg'], deadline: 10}
+EOF
+# the same flood, then a panic (sysrq c)
+sed -e 's/^name: .*/name: flood-panic/' -e 's|echo "<2>WARNING: after the flood" >/dev/kmsg|echo c >/proc/sysrq-trigger|' \
+	"$work/flood.yaml" >"$work/flood-panic.yaml"
+timed "$run_timeout" env MEMHP_CONSOLE_MAX=64K $LAB run -o "$work/flood" "$work/flood.yaml" "$work/flood-panic.yaml" >"$work/flood.out" 2>&1
+jq -c 'select(.trial == "console-flood")' "$work/flood/trials.jsonl" >"$work/flood.rec"
+r=$work/flood.rec fl=$work/flood/console-flood.console.log
+ok "console flood: the log within the 64 KiB cap and its note, the boot kept at its head, the cut said, console_truncated true" \
+	sh -c '[ "$(stat -c %s "$1")" -le $((65536 + 200)) ] && head -c 49152 "$1" | grep -q "Linux version" &&
+		grep -q "console log cut at 65536 bytes (MEMHP_CONSOLE_MAX)" "$1" && jq -e ".console_truncated == true" "$2"' _ "$fl" "$r"
+ok "console flood: the WARNING after it is in the log's tail (after the cut's note), a finding at its line (verdict fail), quoted in junit.xml" \
+	sh -c 'l=$(jq -r "[.console_findings[] | select(.kind == \"warning\" and (.text | test(\"WARNING: after the flood\")))][0].line" "$2") &&
+		cut=$(grep -n -m 1 "console log cut at" "$1" | cut -d: -f1) && [ "$l" -gt "$cut" ] &&
+		sed -n "${l}p" "$1" | grep -q "WARNING: after the flood" &&
+		jq -e ".verdict == \"fail\"" "$2" && grep -q "WARNING: after the flood" "$3"' _ "$fl" "$r" "$work/flood/report/junit.xml"
+ok "console flood, then a panic: the trial is an error whose reason quotes the panic at its line in the log's tail, a panic finding there" \
+	sh -c 'cut=$(grep -n -m 1 "console log cut at" "$1" | cut -d: -f1) &&
+		jq -se --argjson cut "$cut" "[.[] | select(.trial == \"flood-panic\")][0] | .verdict == \"error\" and .console_truncated and
+			(.reason | test(\"Kernel panic - not syncing: sysrq triggered crash \\\\(.*flood-panic.console.log:[0-9]+\\\\)\")) and
+			any(.console_findings[]; .kind == \"panic\" and .line > \$cut)" "$2"' _ "$work/flood/flood-panic.console.log" "$work/flood/trials.jsonl"
 
 echo "# orchestrator: QEMU killed from outside is an ERROR trial, not a hang"
 sed -e 's/^name: .*/name: killed/' -e '/sysrq/d' scenarios/fault-guest-crash.yaml >"$work/killed.yaml"

@@ -8,9 +8,14 @@
  *
  * The guest may print without end (issue 30, finding 17): a log holds at
  * most MEMHP_CONSOLE_MAX bytes (64 MiB; the environment variable of that name
- * changes it), the rest is read and dropped, counted, and said at the log's
- * end. A trial's log is created, never truncated (finding 9): a file already
- * there is another trial's, and the trial fails rather than overwrite it.
+ * changes it). Its head goes to the file as it comes; the last quarter of the
+ * cap (1 MiB at most) is a ring in memory, written at the end: whole when it
+ * held all the rest, else after a line saying how much was dropped and from
+ * the first line that starts in it. A kernel that floods its console and then
+ * panics has the panic in its log, where the scanner and the report find it;
+ * the watcher sees the tail only when the guest has stopped. A trial's log
+ * is created, never truncated (finding 9): a file already there is another
+ * trial's, and the trial fails rather than overwrite it.
  */
 #include <glib.h>
 
@@ -48,8 +53,11 @@ int mhlConsoleLogMax(guint64 *max)
 int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive)
 {
 	memset(log, 0, sizeof(*log));
+	log->fd = -1;
 	if (mhlConsoleLogMax(&log->max) < 0)
 		return -1;
+	log->tail_cap = (size_t)MIN(log->max / 4, (guint64)MHL_CONSOLE_TAIL_MAX);
+	log->head = log->max - log->tail_cap;
 	log->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
 			     (exclusive ? O_EXCL : O_TRUNC), 0644);
 	if (log->fd < 0 && exclusive && errno == EEXIST) {
@@ -82,26 +90,73 @@ static bool writeAll(int fd, const char *buf, size_t n)
 
 int mhlConsoleLogWrite(mhlConsoleLog *log, const char *buf, size_t n)
 {
-	size_t room = log->written < log->max ? (size_t)MIN((guint64)n, log->max - log->written) : 0;
+	size_t room = log->written < log->head ? (size_t)MIN((guint64)n, log->head - log->written) : 0;
 
 	if (room && !writeAll(log->fd, buf, room))
 		return -1;
 	log->written += room;
-	log->dropped += n - room;
+	buf += room;
+	n -= room;
+	if (!n)
+		return 0;
+	if (!log->tail)
+		log->tail = g_malloc(log->tail_cap);
+	/* only the last tail_cap bytes of @buf can stay */
+	if (n > log->tail_cap) {
+		log->over += n - log->tail_cap;
+		buf += n - log->tail_cap;
+		n = log->tail_cap;
+	}
+	while (n) {
+		size_t at = (size_t)(log->over % log->tail_cap), k = MIN(n, log->tail_cap - at);
+
+		memcpy(log->tail + at, buf, k);
+		log->over += k;
+		buf += k;
+		n -= k;
+	}
+	log->dropped = log->over > log->tail_cap ? log->over - log->tail_cap : 0;
 	return 0;
 }
 
 void mhlConsoleLogClose(mhlConsoleLog *log)
 {
+	g_autofree char *ring = NULL;
+	size_t len = 0, from = 0;
+
 	if (log->fd < 0)
 		return;
-	if (log->dropped) {
-		g_autofree char *note = g_strdup_printf(
-			"\n[memhp-lab: console log cut at %" G_GUINT64_FORMAT " bytes (MEMHP_CONSOLE_MAX): %"
-			G_GUINT64_FORMAT " more bytes from the guest dropped]\n", log->max, log->dropped);
+	if (log->over) {
+		/* the ring in order: its oldest byte first */
+		len = (size_t)MIN(log->over, (guint64)log->tail_cap);
+		ring = g_malloc(len);
+		if (log->over <= log->tail_cap) {
+			memcpy(ring, log->tail, len);
+		} else {
+			size_t at = (size_t)(log->over % log->tail_cap);
 
+			memcpy(ring, log->tail + at, len - at);
+			memcpy(ring + len - at, log->tail, at);
+		}
+	}
+	if (log->over > log->tail_cap) {
+		g_autofree char *note = NULL;
+		const char *nl = memchr(ring, '\n', len);
+
+		/* from the first line that starts in the ring; a ring of one line is kept whole */
+		if (nl && (size_t)(nl - ring) + 1 < len)
+			from = (size_t)(nl - ring) + 1;
+		log->dropped = log->over - (len - from);
+		note = g_strdup_printf("\n[memhp-lab: console log cut at %" G_GUINT64_FORMAT
+				       " bytes (MEMHP_CONSOLE_MAX): its first %" G_GUINT64_FORMAT
+				       " bytes, then %" G_GUINT64_FORMAT " more bytes from the guest dropped]\n",
+				       log->max, log->written, log->dropped);
 		(void)writeAll(log->fd, note, strlen(note));
 	}
+	if (len - from && writeAll(log->fd, ring + from, len - from))
+		log->written += len - from;
+	g_free(log->tail);
+	log->tail = NULL;
 	close(log->fd);
 	log->fd = -1;
 }
@@ -219,8 +274,8 @@ guint64 mhlConsoleStreamStop(mhlConsoleStream *cs)
 		virStreamFree(cs->st);
 	if (cs->pty >= 0)
 		close(cs->pty);
+	mhlConsoleLogClose(&cs->log);	/* the tail written: what was dropped is known */
 	dropped = cs->log.dropped;
-	mhlConsoleLogClose(&cs->log);
 	g_free(cs);
 	return dropped;
 }

@@ -97,25 +97,33 @@ int mhlFleetVolumesClean(virConnectPtr conn, const char *uri, const char *pool, 
  * file @path by a thread of its own, until the domain stops or the
  * connection goes: from the pty @pty when it is on this host, else as a
  * stream (virDomainOpenConsole). The log holds at most mhlConsoleLogMax()
- * bytes; the rest is dropped and counted. @exclusive: @path must not exist
- * (a trial's log is never another's); else it is truncated (a soak segment's).
+ * bytes: its head goes to the file as it comes, the guest's last bytes
+ * (MHL_CONSOLE_TAIL_MAX at most, a quarter of the cap) are held in memory and
+ * written at the end, from a line's start, after a line saying what was
+ * dropped between them. @exclusive: @path must not exist (a trial's log is
+ * never another's); else it is truncated (a soak segment's).
  */
 #define MHL_CONSOLE_MAX_DEFAULT (64ULL << 20)	/* bytes of a console log; MHL_CONSOLE_MAX changes it */
+#define MHL_CONSOLE_TAIL_MAX (1U << 20)		/* bytes of the log's tail at most */
 
 typedef struct {
 	int fd;
-	guint64 max;		/* bytes kept */
-	guint64 written;	/* bytes in the log */
-	guint64 dropped;	/* bytes past @max, read and dropped */
+	guint64 max;		/* bytes kept: head + tail */
+	guint64 head;		/* bytes written to the file as they come (@max less the tail) */
+	guint64 written;	/* bytes in the file */
+	guint64 over;		/* bytes past @head, the last @tail_cap of them in @tail */
+	guint64 dropped;	/* bytes read and dropped (final after mhlConsoleLogClose) */
+	char *tail;		/* a ring of @tail_cap bytes, the next one at over % tail_cap */
+	size_t tail_cap;
 } mhlConsoleLog;
 
 /* The cap: MHL_CONSOLE_MAX (a size, at least 4 KiB) or MHL_CONSOLE_MAX_DEFAULT. -1 + mhlError. */
 int mhlConsoleLogMax(guint64 *max);
 /* Create @path (@exclusive: only if it does not exist; else truncated). -1 + mhlError. */
 int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive);
-/* Append what fits under the cap, count the rest as dropped. -1 when the write fails. */
+/* Append to the head while it has room, the rest to the tail's ring. -1 when the write fails. */
 int mhlConsoleLogWrite(mhlConsoleLog *log, const char *buf, size_t n);
-/* A line saying what was dropped, if anything, then close. */
+/* The tail: whole if nothing was dropped, else a line saying what was and the tail's last lines; then close. */
 void mhlConsoleLogClose(mhlConsoleLog *log);
 
 typedef struct mhlConsoleStream mhlConsoleStream;

@@ -562,10 +562,6 @@ static bool consoleByteFeeds(void)
 	return unitExpect(ok);
 }
 
-/*
- * A console log holds at most its cap (issue 30, finding 17): what the guest
- * writes past it is dropped and counted, and said at the log's end.
- */
 /* issue 32, item 23: a holder killed with SIGKILL: the OOM killer's own line, quoted */
 static bool consoleOomLine(void)
 {
@@ -586,6 +582,10 @@ static bool consoleOomLine(void)
 			  !other && !mhlConsoleOomLine("/nonexistent/log", "memhp-pin"));
 }
 
+/*
+ * A console log holds at most its cap (issue 30, finding 17): what the guest
+ * writes past it is dropped and counted, and said at the log's end.
+ */
 static bool consoleLogCapped(void)
 {
 	g_autofree char *path = g_build_filename(unitTmpdir, "cap.console.log", NULL);
@@ -600,13 +600,78 @@ static bool consoleLogCapped(void)
 	g_unsetenv("MEMHP_CONSOLE_MAX");
 	for (i = 0; ok && i < 100; i++)
 		ok = mhlConsoleLogWrite(&log, chunk, 10000) == 0;
-	ok = ok && log.written == 65536 && log.dropped == 100 * 10000 - 65536;
 	mhlConsoleLogClose(&log);
-	ok = ok && g_file_get_contents(path, &text, &len, NULL) && len > 65536 && len < 65536 + 200 &&
-	     strstr(text + 65536, "console log cut at 65536 bytes");
+	/* the head (48 KiB), the note, the tail (16 KiB: one line, kept whole) */
+	ok = ok && log.written == 65536 && log.dropped == 100 * 10000 - 65536 &&
+	     g_file_get_contents(path, &text, &len, NULL) && len > 65536 && len < 65536 + 200 &&
+	     g_str_has_prefix(text + 49152, "\n[memhp-lab: console log cut at 65536 bytes") &&
+	     strspn(text + len - 16384, "x") == 16384;
 	if (!ok)
 		unitDiag("written %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT ", file %zu bytes",
 			 log.written, log.dropped, (size_t)len);
+	return unitExpect(ok);
+}
+
+/*
+ * A flood, then a panic: the log keeps its head and its last lines (from a
+ * line's start), so the panic that ends a flood is in the log, found by the
+ * scanner and quoted by the report at its line; what is between is dropped,
+ * counted and said where it was.
+ */
+static bool consoleLogCappedTail(void)
+{
+	g_autofree char *path = g_build_filename(unitTmpdir, "cap-tail.console.log", NULL);
+	g_autofree char *whole = g_build_filename(unitTmpdir, "cap-whole.console.log", NULL);
+	g_autofree char *text = NULL, *line = NULL, *chunk = g_strnfill(10000, 'x');
+	const char *panic = "[    9.0] Kernel panic - not syncing: after the flood\n";
+	mhlConsoleScanner sc;
+	json_object *fs = NULL, *f;
+	guint64 total = 0;
+	mhlConsoleLog log;
+	gsize len = 0;
+	int i;
+	bool ok;
+
+	g_setenv("MEMHP_CONSOLE_MAX", "64K", TRUE);
+	ok = mhlConsoleLogOpen(&log, path, true) == 0;
+	g_unsetenv("MEMHP_CONSOLE_MAX");
+	for (i = 0; ok && i < 20000; i++) {
+		g_free(line);
+		line = g_strdup_printf("[    1.%06d] filler line %d\n", i, i);
+		ok = mhlConsoleLogWrite(&log, line, strlen(line)) == 0;
+		total += strlen(line);
+	}
+	ok = ok && mhlConsoleLogWrite(&log, panic, strlen(panic)) == 0;
+	total += strlen(panic);
+	mhlConsoleLogClose(&log);
+	ok = ok && log.dropped > 0 && log.dropped < total - 32768 &&
+	     g_file_get_contents(path, &text, &len, NULL) && len <= 65536 + 200 &&
+	     g_str_has_prefix(text, "[    1.000000] filler line 0\n") &&
+	     strstr(text, "console log cut") && g_str_has_suffix(text, panic) &&
+	     /* the tail starts at a line's start, right after the note */
+	     strstr(text, "dropped]\n[    1.");
+	mhlConsoleScannerInit(&sc, 10);
+	ok = ok && mhlConsoleScanFile(&sc, path, true) == 0;
+	fs = mhlConsoleScanFindings(&sc);
+	f = json_object_array_length(fs) == 1 ? json_object_array_get_idx(fs, 0) : NULL;
+	ok = ok && f && !strcmp(mhlJStr(f, "kind", ""), "panic") &&
+	     mhlJInt(f, "line", 0) == (gint64)sc.line;
+	if (!ok)
+		unitDiag("dropped %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT ", file %zu bytes, findings %s",
+			 log.dropped, total, (size_t)len, json_object_to_json_string(fs));
+	json_object_put(fs);
+	mhlConsoleScannerClear(&sc);
+	/* under the cap, past the head: the tail is the rest, kept whole, nothing said */
+	g_setenv("MEMHP_CONSOLE_MAX", "64K", TRUE);
+	ok = ok && mhlConsoleLogOpen(&log, whole, true) == 0;
+	g_unsetenv("MEMHP_CONSOLE_MAX");
+	for (i = 0; ok && i < 6; i++)
+		ok = mhlConsoleLogWrite(&log, chunk, 10000) == 0;
+	mhlConsoleLogClose(&log);
+	g_free(text);
+	text = NULL;
+	ok = ok && log.dropped == 0 && g_file_get_contents(whole, &text, &len, NULL) && len == 60000 &&
+	     strspn(text, "x") == 60000;
 	return unitExpect(ok);
 }
 
@@ -818,6 +883,7 @@ static const unitCase cases[] = {
 	{ "console: fed a byte at a time (UTF-8, escapes, backspaces cut between feeds), the same findings",
 	  consoleByteFeeds },
 	{ "console log: capped (MEMHP_CONSOLE_MAX=64K): the rest dropped, counted and said at its end", consoleLogCapped },
+	{ "console log: a flood past the cap, then a panic: the log keeps its head and its last lines, the panic found there; 60000 bytes under a 64K cap kept whole", consoleLogCappedTail },
 	{ "console: the OOM killer's last line about memhp-pin, quoted for a holder killed with SIGKILL; none in a log without one", consoleOomLine },
 	{ "console log: one already there (another trial's) is refused and left as it was", consoleLogExclusive },
 	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
