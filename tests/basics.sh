@@ -1,6 +1,6 @@
 # tests/basics.sh - the command line's bad input, and `make install` into a
 # temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
-plan 27
+plan 28
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
@@ -11,6 +11,10 @@ expect_fail "unknown option" 2 "unknown option.*--bogus" $LAB run --bogus scenar
 expect_fail "missing scenario file" 2 "cannot open scenario '/nonexistent/s.yaml'" $LAB run /nonexistent/s.yaml
 printf 'name: x\nnodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 2M, requested: 5M}\n' >"$work/bad.yaml"
 expect_fail "bad scenario names file:line:col" 2 "$work/bad.yaml:4:17: virtio_mem" $LAB check "$work/bad.yaml"
+printf 'pin_policy: sometimes\nnodes:\n  - memory: 1G\n    cpus: 0\nsteps:\n  - dance: {}\n' >"$work/three.yaml"
+expect_fail "run of a scenario with three errors: refused before anything runs, naming the first and how many more check lists" 2 \
+	"^error: $work/three.yaml:1:13: unknown pin_policy 'sometimes' .* \(and 2 more error\(s\) in the file: memhp-lab check $work/three.yaml lists every one\)$" \
+	$LAB run -o "$work/three" "$work/three.yaml"
 expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
 	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
 expect_fail "-c/--connect, virsh's name for --uri" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
