@@ -1,6 +1,6 @@
 # tests/basics.sh - the command line's bad input, and `make install` into a
 # temporary DESTDIR whose memhp-lab finds its data from its prefix. No guest.
-plan 28
+plan 29
 echo "# bad input"
 expect_fail "no command" 2 'usage: memhp-lab' $LAB
 expect_fail "unknown command, naming every command" 2 \
@@ -21,6 +21,10 @@ check_usage() {
 		grep -q "unknown option or missing value: '--no-such-option'" "$work/cu2.err"
 }
 ok "check with no file, and with an unknown option: exit 2 (usage), not 1 (a file refused)" check_usage
+printf 'pin_policy: sometimes\nnodes:\n  - memory: 1G\n    cpus: 0\nsteps:\n  - dance: {}\n' >"$work/three.yaml"
+expect_fail "run of a scenario with three errors: refused before anything runs, naming the first and how many more check lists" 2 \
+	"^error: $work/three.yaml:1:13: unknown pin_policy 'sometimes' .* \(and 2 more error\(s\) in the file: memhp-lab check $work/three.yaml lists every one\)$" \
+	$LAB run -o "$work/three" "$work/three.yaml"
 expect_fail "unreachable URI" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \
 	$LAB run -o "$work/uri" --uri 'qemu+unix:///system?socket=/nonexistent/sock' scenarios/demo.yaml
 expect_fail "-c/--connect, virsh's name for --uri" 2 "cannot connect to libvirt at 'qemu\+unix:///system\?socket=/nonexistent/sock'" \

@@ -8,7 +8,7 @@
 # field list, conformance trial counts, where results go, file:line:column,
 # the environment, the limits) checked against what the code does.
 
-plan 47
+plan 51
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -41,6 +41,45 @@ ok "check --json of a good and a bad file: exit 1, valid JSON, the bad one's err
 jq '.files[0].trials[0] |= del(.kernel)' "$cli/check2.json" >"$cli/check-bad-shape.json"
 ok "oracle: the check schema refuses a trial without its kernel (the schema can fail)" \
 	schema_refuses "$cli/check-bad-shape.json" check
+# Every independent error of a file in one pass (issue 32, item 9): three
+# about unrelated parts (the policy, a node, a step), then 30 bad steps.
+printf 'name: three\npin_policy: sometimes\nnodes:\n  - memory: 1G\n  - memory: 128M\n    colour: blue\nsteps:\n  - pin: {id: a, size: lots, node: 1}\n' >"$cli/three.yaml"
+{ printf 'nodes:\n  - memory: 1G\nsteps:\n'; for i in $(seq 1 30); do printf '  - pin: {id: p%d, size: %dX}\n' "$i" "$i"; done; } >"$cli/thirty.yaml"
+$LAB check "$cli/three.yaml" >"$cli/three.out" 2>"$cli/three.err"; rc3=$?
+$LAB check "$cli/thirty.yaml" >/dev/null 2>"$cli/thirty.err"; rc30=$?
+$LAB check --json "$cli/three.yaml" "$cli/thirty.yaml" scenarios/demo.yaml >"$cli/many.json" 2>/dev/null; rcj=$?
+three_text() {
+	local f=$cli/three.yaml
+	[ "$rc3" = 1 ] && [ ! -s "$cli/three.out" ] &&
+		diff - "$cli/three.err" <<-EOF
+		error: $f:2:13: unknown pin_policy 'sometimes' (known: series, baseline)
+		error: $f:6:5: unknown key 'colour' in a node (known: memory, cpus, virtio_mem)
+		error: $f:8:24: size: 'lots' is not a size (unparsable; expected e.g. 256MiB, 1GiB, 0)
+		check: $f: 3 errors
+		EOF
+}
+ok "check of a file with three independent errors (a policy, a key of a node, a step's size): each at its file:line:column, in file order, then their count; exit 1" three_text
+thirty_text() {
+	local f=$cli/thirty.yaml
+	[ "$rc30" = 1 ] && [ "$(wc -l <"$cli/thirty.err")" = 22 ] &&
+		[ "$(head -n 20 "$cli/thirty.err" | sed -n 's/^error: .*thirty\.yaml:\([0-9]*\):[0-9]*: size: .\([0-9]*\)X. is not a size .*/\1 \2/p' |
+			awk '$1 == NR + 3 && $2 == NR' | wc -l)" = 20 ] &&
+		[ "$(tail -n 2 "$cli/thirty.err")" = "error: $f: and 10 more error(s) (check --json lists every one)
+check: $f: 30 errors" ]
+}
+ok "check of a file with 30 errors prints the first 20 at their lines, in order, then 'and 10 more' and the count; exit 1" thirty_text
+many_json() {
+	[ "$rcj" = 1 ] && schema "$cli/many.json" check &&
+		jq -e --arg a "$cli/three.yaml" --arg b "$cli/thirty.yaml" '.refused == 2 and .files[2].ok and
+			(.files[0] | .ok == false and (.errors | length) == 3 and .error == .errors[0] and
+				([.errors[] | ltrimstr($a + ":") | capture("^(?<at>[0-9]+:[0-9]+): ").at] == ["2:13", "6:5", "8:24"])) and
+			(.files[1] | .ok == false and (.errors | length) == 30 and .error == .errors[0] and
+				([.errors[] | ltrimstr($b + ":") | capture("^(?<l>[0-9]+):").l | tonumber] == [range(4; 34)]))' "$cli/many.json"
+}
+ok "check --json lists every error of a refused file (3 and 30, past the text's limit) in file order, error the first of errors; valid against check.schema.json" many_json
+jq '.files[0] |= del(.errors)' "$cli/many.json" >"$cli/many-bad-shape.json"
+ok "oracle: the check schema refuses a refused file without its errors (the schema can fail)" \
+	schema_refuses "$cli/many-bad-shape.json" check
 
 echo "# cli: doctor --json (docs/schemas/doctor.schema.json)"
 timed "$ok_timeout" $LAB doctor --json >"$cli/doctor.json" 2>/dev/null

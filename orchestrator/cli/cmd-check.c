@@ -129,22 +129,52 @@ static char *checkFit(const mhlScenario *s, uint64_t avail)
 			       need >> 20, avail >> 20);
 }
 
-/*
- * A file refused: the error on stderr and, with @f (--json), "ok": false
- * and "error". @why names the file as given: made one line of valid UTF-8
- * without control characters (mhlTextClean), like every file name check
- * prints, so a name holding an escape sequence never reaches the terminal.
- */
-static int checkRefused(json_object *f, const char *why)
-{
-	g_autofree char *clean = mhlTextClean(why, -1, 0, false);
+/* The errors check prints of one file; --json lists every one. */
+#define MHL_CHECK_MAX_ERRORS 20
 
-	fprintf(stderr, "error: %s\n", clean);
-	if (f) {
+/*
+ * A file (@shown) refused for @errors (at least one, in file order): on
+ * stderr an "error: " line each, up to MHL_CHECK_MAX_ERRORS and then how
+ * many more, and with more than one a line that counts them; with @f
+ * (--json) "ok": false, "error" (the first) and "errors" (all). Each error
+ * names the file as given: made one line of valid UTF-8 without control
+ * characters (mhlTextClean), like every file name check prints, so a name
+ * holding an escape sequence never reaches the terminal.
+ */
+static int checkRefusedAll(json_object *f, const char *shown, GPtrArray *errors)
+{
+	json_object *arr = f ? json_object_new_array() : NULL;
+	guint i;
+
+	if (f)
 		json_object_object_add(f, "ok", json_object_new_boolean(false));
-		json_object_object_add(f, "error", json_object_new_string(clean));
+	for (i = 0; i < errors->len; i++) {
+		g_autofree char *clean = mhlTextClean(errors->pdata[i], -1, 0, false);
+
+		if (i < MHL_CHECK_MAX_ERRORS)
+			fprintf(stderr, "error: %s\n", clean);
+		if (f && !i)
+			json_object_object_add(f, "error", json_object_new_string(clean));
+		if (arr)
+			json_object_array_add(arr, json_object_new_string(clean));
 	}
+	if (errors->len > MHL_CHECK_MAX_ERRORS)
+		fprintf(stderr, "error: %s: and %u more error(s) (check --json lists every one)\n", shown,
+			errors->len - MHL_CHECK_MAX_ERRORS);
+	if (errors->len > 1)
+		fprintf(stderr, "check: %s: %u errors\n", shown, errors->len);
+	if (f)
+		json_object_object_add(f, "errors", arr);
 	return -1;
+}
+
+/* A file refused for one reason @why (its kernel, its console logs): checkRefusedAll of it. */
+static int checkRefused(json_object *f, const char *shown, const char *why)
+{
+	g_autoptr(GPtrArray) errors = g_ptr_array_new();
+
+	g_ptr_array_add(errors, (char *)why);
+	return checkRefusedAll(f, shown, errors);
 }
 
 /*
@@ -179,6 +209,7 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		    GPtrArray *before)
 {
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GString) text = g_string_new(NULL), warn = g_string_new(NULL);
 	g_autoptr(json_object) trials = files ? json_object_new_array() : NULL;
 	g_autofree char *shown = mhlTextClean(path, -1, 0, false), *why = NULL;
@@ -192,15 +223,14 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		json_object_object_add(f, "path", json_object_new_string(shown));
 		json_object_array_add(files, f);
 	}
-	if ((n = mhlScenarioLoadAll(path, all)) < 0) {
-		why = g_strdup(mhlErrorLast());
+	if ((n = mhlScenarioLoadAllErrors(path, all, errors)) < 0) {
 		mhlErrorReset();
-		return checkRefused(f, why);
+		return checkRefusedAll(f, shown, errors);
 	}
 	if (checkLogsUnique(before, all) < 0) {
 		why = g_strdup(mhlErrorLast());
 		mhlErrorReset();
-		return checkRefused(f, why);
+		return checkRefused(f, shown, why);
 	}
 	/* the next files' logs are checked against these, whatever this file's verdict: @before owns them */
 	for (i = 0; i < all->len; i++)
@@ -233,7 +263,7 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 					       d->match ? ", a failure matching /" : "", d->match ? d->match : "",
 					       d->match ? "/" : "", d->reason);
 		if (checkSkips(t, paths, tj, text, resolve, &why) < 0)
-			return checkRefused(f, why);
+			return checkRefused(f, shown, why);
 	}
 	if (f) {
 		json_object_object_add(f, "ok", json_object_new_boolean(true));

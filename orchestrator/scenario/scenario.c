@@ -55,9 +55,55 @@ typedef struct {
 	GPtrArray *templated;	/* the scalar nodes holding "${", found once per file */
 	/* The trial's matrix parameters: ${axis} in a scalar becomes its value. */
 	GHashTable *expanded;	/* yaml_node_t * -> the scalar with ${axis} replaced */
+	/* The file's errors so far, each once (NULL: the loader stops at the first; errorKeep). */
+	GPtrArray *errors;
+	GHashTable *seen;	/* their text: the trials of a matrix repeat an error */
+	int failed;		/* errors kept while parsing the trial at hand */
 } mhlYaml;
 
 #define AT(y, n) (y)->path, (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1
+
+/*
+ * A part of the file failed (a top-level key, a node, a step): keep its error
+ * (mhlError's, taken out) in the file's list and go on with the next part, so
+ * that one pass reports every independent error, as a compiler does
+ * (docs/scenarios.md, "Errors"). An error two trials of a matrix share is kept once.
+ */
+static void errorKeep(mhlYaml *y)
+{
+	char *msg;
+
+	y->failed++;
+	if (!y->errors || !(msg = mhlErrorSteal()))
+		return;
+	if (g_hash_table_contains(y->seen, msg)) {
+		g_free(msg);
+		return;
+	}
+	g_hash_table_add(y->seen, msg);
+	g_ptr_array_add(y->errors, msg);
+}
+
+/* Where error @msg of file @path is: "PATH:LINE:COL: ..."; past the end when it names no line. */
+static void errorAt(const char *path, const char *msg, int *line, int *col)
+{
+	size_t n = strlen(path);
+
+	if (strncmp(msg, path, n) || sscanf(msg + n, ":%d:%d:", line, col) != 2)
+		*line = *col = INT_MAX;
+}
+
+/* File order of two errors of the file (g_ptr_array_sort_with_data: a stable sort). */
+static gint errorCmp(gconstpointer a, gconstpointer b, gpointer path)
+{
+	int la, ca, lb, cb;
+
+	errorAt(path, *(const char *const *)a, &la, &ca);
+	errorAt(path, *(const char *const *)b, &lb, &cb);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return ca < cb ? -1 : ca > cb;
+}
 
 static const char *nodeKindName(const yaml_node_t *n)
 {
@@ -149,34 +195,54 @@ static int getStr(mhlYaml *y, yaml_node_t *n, const char *what, char *buf, size_
 /* Walk a mapping: for each pair, look the key up in keys[]; unknown keys fail. */
 typedef int (*mhlPairFn)(mhlYaml *y, int key, yaml_node_t *val, void *opaque);
 
-static int forPairs(mhlYaml *y, yaml_node_t *map, const char *what,
+/* One pair of a mapping: its key among @keys, its value read by @fn. */
+static int pairRead(mhlYaml *y, yaml_node_pair_t *p, const char *what,
 		    const char *const *keys, mhlPairFn fn, void *opaque)
+{
+	yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+	yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
+	g_autofree char *known = NULL;
+	int i;
+
+	if (wantKind(y, k, YAML_SCALAR_NODE, "a key") < 0)
+		return -1;
+	for (i = 0; keys[i]; i++)
+		if (!strcmp(keys[i], scalar(y, k)))
+			break;
+	if (!keys[i]) {
+		known = g_strjoinv(", ", (char **)keys);
+		mhlError("%s:%d:%d: unknown key '%s' in %s (known: %s)", AT(y, k),
+			 scalar(y, k), what, known);
+		return -1;
+	}
+	return fn(y, i, v, opaque);
+}
+
+/*
+ * Every pair of mapping @map; with @each, a pair that fails is kept
+ * (errorKeep) and the next one read, else the first stops the walk.
+ */
+static int forPairsEach(mhlYaml *y, yaml_node_t *map, const char *what,
+			const char *const *keys, mhlPairFn fn, void *opaque, bool each)
 {
 	yaml_node_pair_t *p;
 
 	if (wantKind(y, map, YAML_MAPPING_NODE, what) < 0)
 		return -1;
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
-		g_autofree char *known = NULL;
-		int i;
-
-		if (wantKind(y, k, YAML_SCALAR_NODE, "a key") < 0)
+		if (pairRead(y, p, what, keys, fn, opaque) == 0)
+			continue;
+		if (!each)
 			return -1;
-		for (i = 0; keys[i]; i++)
-			if (!strcmp(keys[i], scalar(y, k)))
-				break;
-		if (!keys[i]) {
-			known = g_strjoinv(", ", (char **)keys);
-			mhlError("%s:%d:%d: unknown key '%s' in %s (known: %s)", AT(y, k),
-				 scalar(y, k), what, known);
-			return -1;
-		}
-		if (fn(y, i, v, opaque) < 0)
-			return -1;
+		errorKeep(y);
 	}
 	return 0;
+}
+
+static int forPairs(mhlYaml *y, yaml_node_t *map, const char *what,
+		    const char *const *keys, mhlPairFn fn, void *opaque)
+{
+	return forPairsEach(y, map, what, keys, fn, opaque, false);
 }
 
 enum { VM_SIZE, VM_BLOCK, VM_REQUESTED };
@@ -1178,10 +1244,6 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 			 known);
 		return -1;
 	}
-	if (s->nsteps >= MHL_MAX_STEPS) {
-		mhlError("%s:%d:%d: more than %d steps", AT(y, item), MHL_MAX_STEPS);
-		return -1;
-	}
 	p = item->data.mapping.pairs.start;
 	k = yaml_document_get_node(y->doc, p->key);
 	v = yaml_document_get_node(y->doc, p->value);
@@ -1204,7 +1266,31 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 		return -1;
 	if (v->type == YAML_MAPPING_NODE)
 		stepKeysAt(y, v, sp.st);
-	s->nsteps++;
+	return 0;
+}
+
+/*
+ * steps: [...], in order. A step that fails is kept (errorKeep) and the next
+ * one read: each step's error is reported in one pass. It still counts
+ * towards MHL_MAX_STEPS, and validate() then never sees the steps.
+ */
+static int parseSteps(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+
+	if (wantKind(y, v, YAML_SEQUENCE_NODE, "steps") < 0)
+		return -1;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(y->doc, *it);
+
+		if (s->nsteps >= MHL_MAX_STEPS) {
+			mhlError("%s:%d:%d: more than %d steps", AT(y, item), MHL_MAX_STEPS);
+			return -1;
+		}
+		if (parseStep(y, s, item) < 0)
+			errorKeep(y);
+		s->nsteps++;
+	}
 	return 0;
 }
 
@@ -1842,6 +1928,21 @@ static int parseHostLabels(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	return 0;
 }
 
+/* Node s->nnodes from mapping @n. */
+static int parseNode(mhlYaml *y, mhlScenario *s, yaml_node_t *n)
+{
+	mhlNode *node = &s->nodes[s->nnodes];
+
+	node->cpus = 1;
+	if (forPairs(y, n, "a node", nodeKeys, nodePair, node) < 0)
+		return -1;
+	if (!node->memory) {
+		mhlError("%s:%d:%d: node %d needs 'memory'", AT(y, n), s->nnodes);
+		return -1;
+	}
+	return 0;
+}
+
 /* nodes: [{memory, cpus, virtio_mem}, ...], one NUMA cell each, in order. */
 static int parseNodes(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {
@@ -1856,13 +1957,9 @@ static int parseNodes(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 			mhlError("%s:%d:%d: more than %d nodes", AT(y, n), MHL_MAX_NODES);
 			return -1;
 		}
-		s->nodes[s->nnodes].cpus = 1;
-		if (forPairs(y, n, "a node", nodeKeys, nodePair, &s->nodes[s->nnodes]) < 0)
-			return -1;
-		if (!s->nodes[s->nnodes].memory) {
-			mhlError("%s:%d:%d: node %d needs 'memory'", AT(y, n), s->nnodes);
-			return -1;
-		}
+		/* a node that fails is kept (errorKeep) and counted: the next is still node N+1 */
+		if (parseNode(y, s, n) < 0)
+			errorKeep(y);
 		s->nnodes++;
 	}
 	return 0;
@@ -1871,7 +1968,6 @@ static int parseNodes(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
 	mhlScenario *s = opaque;
-	yaml_node_item_t *it;
 	char **dst;
 
 	switch (key) {
@@ -1927,12 +2023,7 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		return parseNodes(y, s, v);
 	case TOP_STEPS:
 	default:
-		if (wantKind(y, v, YAML_SEQUENCE_NODE, "steps") < 0)
-			return -1;
-		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
-			if (parseStep(y, s, yaml_document_get_node(y->doc, *it)) < 0)
-				return -1;
-		return 0;
+		return parseSteps(y, s, v);
 	}
 }
 
@@ -2261,8 +2352,15 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 
 	s->path = g_strdup(y->path);
 	y->expanded = expanded;
+	y->failed = 0;
+	/*
+	 * Each top-level key read, its error kept and the next one read; the
+	 * cross-step checks only when every part was read: after a broken part
+	 * they would report what follows from it.
+	 */
 	if (expandAll(y, bind) < 0 ||
-	    forPairs(y, root, "the scenario", topKeys, topPair, s) < 0 || validate(s) < 0) {
+	    forPairsEach(y, root, "the scenario", topKeys, topPair, s, true) < 0 || y->failed ||
+	    validate(s) < 0) {
 		y->expanded = NULL;
 		return NULL;
 	}
@@ -2453,7 +2551,7 @@ static int duplicateKeys(mhlYaml *y)
 /* Every combination of the matrix (one, without a matrix) not excluded, parsed, into @out. */
 static int matrixTrials(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m, GPtrArray *out)
 {
-	int idx[MHL_MAX_AXES] = { 0 }, a, n = 0;
+	int idx[MHL_MAX_AXES] = { 0 }, a, n = 0, bad = 0;
 
 	for (;;) {
 		if (!matrixExcluded(m, idx)) {
@@ -2466,9 +2564,13 @@ static int matrixTrials(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m, GPtrA
 			}
 			for (a = 0; a < m->naxes; a++)
 				g_hash_table_insert(bind, (char *)m->axis[a], (char *)matrixValue(y, m, a, idx[a]));
-			if (!(s = trialParse(y, root, m, m->naxes ? bind : NULL)))
-				return -1;
-			g_ptr_array_add(out, s);
+			/* a trial refused: its errors kept, the next trial's read too (a value of another axis) */
+			if ((s = trialParse(y, root, m, m->naxes ? bind : NULL))) {
+				g_ptr_array_add(out, s);
+			} else {
+				errorKeep(y);
+				bad++;
+			}
 			n++;
 		}
 		/* The odometer: the last axis turns fastest. */
@@ -2484,7 +2586,7 @@ static int matrixTrials(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m, GPtrA
 		mhlError("%s: the matrix's exclude rules leave no trial", y->path);
 		return -1;
 	}
-	return n;
+	return bad ? -1 : n;
 }
 
 int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *doc)
@@ -2512,19 +2614,42 @@ int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *
 	return rc;
 }
 
-int mhlScenarioLoadAll(const char *path, GPtrArray *out)
+/*
+ * The end of loading a file: with @rc < 0, the error that stopped the loader
+ * (if one did) joins the kept ones, all in file order, and the first is
+ * mhlError's. An error reported before the load (@before) stays mhlError's,
+ * as it would have without the list.
+ */
+static int loadDone(mhlYaml *y, int rc, char *before)
+{
+	if (rc < 0) {
+		errorKeep(y);
+		if (!y->errors->len)
+			g_ptr_array_add(y->errors, g_strdup_printf("%s: unknown error", y->path));
+		g_ptr_array_sort_with_data(y->errors, errorCmp, (gpointer)y->path);
+		mhlErrorRestore(g_strdup(y->errors->pdata[0]));
+	}
+	if (before)
+		mhlErrorRestore(before);
+	return rc;
+}
+
+int mhlScenarioLoadAllErrors(const char *path, GPtrArray *out, GPtrArray *errors)
 {
 	g_autoptr(GPtrArray) templated = g_ptr_array_new();
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
 	g_autofree mhlMatrix *m = g_new0(mhlMatrix, 1);
 	g_autofree char *buf = NULL;
+	char *before = mhlErrorSteal();
 	yaml_document_t doc;
 	yaml_node_t *root;
-	mhlYaml y = { .path = path, .doc = &doc, .templated = templated };
+	mhlYaml y = { .path = path, .doc = &doc, .templated = templated, .errors = errors, .seen = seen };
 	size_t len;
 	int rc = -1;
 
+	g_ptr_array_set_size(errors, 0);
 	if (!(buf = scenarioRead(path, &len)) || mhlYamlLoad(path, buf, len, &doc) < 0)
-		return -1;
+		return loadDone(&y, -1, before);
 	root = yaml_document_get_root_node(&doc);
 	if (!root)
 		mhlError("%s: the scenario is empty", path);
@@ -2532,8 +2657,20 @@ int mhlScenarioLoadAll(const char *path, GPtrArray *out)
 		rc = matrixTrials(&y, root, m, out);
 	yaml_document_delete(&doc);
 	if (rc > 0 && mhlTrialLogNamesUnique(out) < 0)
-		return -1;
-	return rc;
+		rc = -1;
+	return loadDone(&y, rc, before);
+}
+
+int mhlScenarioLoadAll(const char *path, GPtrArray *out)
+{
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
+	int n = mhlScenarioLoadAllErrors(path, out, errors);
+
+	/* one message for run and soak: the first error, and that check lists the others */
+	if (n < 0 && errors->len > 1 && !strcmp(mhlErrorLast(), errors->pdata[0]))
+		mhlErrorRestore(g_strdup_printf("%s (and %u more error(s) in the file: memhp-lab check %s lists every one)",
+						(const char *)errors->pdata[0], errors->len - 1, path));
+	return n;
 }
 
 char *mhlTrialIdFileName(const char *id)

@@ -243,9 +243,22 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
 /*
  * Parse and validate, one scenario per trial of the file's matrix (one if it
  * has none), appended to @out. Returns the count, or -1 + mhlError naming
- * file:line:column.
+ * file:line:column of the file's first error (and, after it, how many more
+ * there are: check lists them).
  */
 int mhlScenarioLoadAll(const char *path, GPtrArray *out);
+/*
+ * The same, and every independent error of the file into @errors (emptied
+ * first; g_free'd strings): a top-level key, a node, a step, a trial of the
+ * matrix that fails is kept and the next one read, as a compiler reports
+ * every error of a file in one pass. Each "FILE:LINE:COLUMN: message" once,
+ * in file order (one naming no line last). An error that leaves nothing to
+ * read further (the file unreadable, YAML syntax, a document that is no
+ * mapping, the matrix) stops the loader, alone. The cross-step checks (a
+ * workload started before its check, an expectation that can hold) run
+ * only when every part was read. -1 leaves the first error as mhlError's.
+ */
+int mhlScenarioLoadAllErrors(const char *path, GPtrArray *out, GPtrArray *errors);
 
 /*
  * The form of trial id @id that names files and domains: [A-Za-z0-9._-], other

@@ -768,7 +768,121 @@ static bool execParses(void)
 			  s->steps[1].exit_status == 0 && s->steps[1].deadline == 60 && s->steps[1].measure);
 }
 
+/*
+ * A file with several independent errors: every one of them, in file order,
+ * each "LINE:COL: what" once (issue 32, item 9); a file whose error leaves
+ * nothing to read further, only that one.
+ */
+#define MAX_WANT 4
+static const struct scenarioErrors {
+	const char *desc, *yaml;
+	int n;				/* errors the loader reports */
+	const char *want[MAX_WANT];	/* the first of them, in order: "LINE:COL: text" after "FILE:" */
+} manyErrors[] = {
+	{ "a bad pin_policy, an unknown key in a node, a bad size in a step: three, in file order",
+	  "pin_policy: sometimes\nnodes:\n  - memory: 1G\n    colour: blue\nsteps:\n  - pin: {id: a, size: lots}\n", 3,
+	  { "1:13: unknown pin_policy 'sometimes'", "4:5: unknown key 'colour' in a node",
+	    "6:24: size: 'lots' is not a size" } },
+	{ "a step's error hides neither the next step's nor a later top-level key's",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, touch: never}\n  - dance: {}\n"
+	  "  - wait: {seconds: -1}\nguest: windows\n", 4,
+	  { "4:35: unknown touch 'never'", "5:5: unknown step 'dance'", "6:21: seconds: '-1'",
+	    "7:8: guest: unknown userspace 'windows'" } },
+	{ "a node's error hides not the next node's, which keeps its number (node 1)",
+	  "nodes:\n  - memory: 1G\n    cpus: 9\n  - cpus: 1\n", 2,
+	  { "3:11: cpus: '9' is not an integer in [1, 8]", "4:5: node 1 needs 'memory'" } },
+	{ "no cross-step error that follows from a broken step: a check of the pin whose size is bad is not 'never started', the next step's error is",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1X}\n  - check: {id: a}\n  - sysrq: {key: ab}\n", 2,
+	  { "4:24: size: '1X' is not a size", "6:18: sysrq" } },
+	{ "an unknown top-level key, then a bad one: both",
+	  "nodez: []\nnodes:\n  - memory: 1G\ncmdline: \"a\\tb\"\n", 2,
+	  { "1:1: unknown key 'nodez' in the scenario", "4:10: cmdline: control character 0x09" } },
+	{ "a matrix: an error every trial shares once; a substituted value's error per value, in file order though a later trial finds the earlier line",
+	  "matrix: {c: [1, 9, 10]}\nnodes:\n  - memory: 1G\n    cpus: \"${c}\"\n  - memory: 8M\n", 3,
+	  { "4:11: cpus: '9' is not an integer", "4:11: cpus: '10' is not an integer",
+	    "5:13: node memory must be at least 16MiB" } },
+	{ "more than 64 steps stops the steps: the 65th named once, the errors before it kept",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - dance: {}\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n  - snapshot:\n"
+	  "  - dance: {}\n  - dance: {}\n", 2, { "4:5: unknown step 'dance'", "68:5: more than 64 steps" } },
+};
+
+static bool scenarioErrorsJudge(const void *row, GString *desc)
+{
+	const struct scenarioErrors *c = row;
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *path = NULL;
+	bool ok = true;
+	guint i;
+
+	g_string_printf(desc, "scenario errors: %s -> %d", c->desc, c->n);
+	if (unitListing)
+		return true;
+	path = unitWriteTmp("s.yaml", c->yaml);
+	if (mhlScenarioLoadAllErrors(path, all, errors) >= 0 || (int)errors->len != c->n)
+		ok = false;
+	for (i = 0; i < MAX_WANT && c->want[i]; i++) {
+		g_autofree char *at = g_strconcat(path, ":", NULL);
+		const char *e = i < errors->len ? errors->pdata[i] : "";
+
+		if (!g_str_has_prefix(e, at) || !strstr(e, c->want[i]))
+			ok = false;
+	}
+	for (i = 0; !ok && i < errors->len; i++)
+		unitDiag("  got: %s", (const char *)errors->pdata[i]);
+	/* mhlError holds the first, as for every caller of the loader */
+	ok = ok && errors->len && !strcmp(mhlErrorLast(), errors->pdata[0]);
+	mhlErrorReset();
+	return unitExpect(ok);
+}
+
+/* mhlScenarioLoadAll (run, soak): the first error in file order, and how many more check lists. */
+static bool loadAllCounts(void)
+{
+	g_autofree char *path = unitWriteTmp("s.yaml", "pin_policy: sometimes\nnodes:\n  - memory: 1G\n    cpus: 0\n"
+					     "steps:\n  - dance: {}\n");
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	g_autofree char *want = g_strdup_printf("%s:1:13: unknown pin_policy 'sometimes' (known: series, baseline) (and 2 more error(s) in the file: memhp-lab check %s lists every one)",
+						path, path);
+	bool ok;
+
+	mhlErrorReset();
+	ok = mhlScenarioLoadAll(path, all) < 0 && !strcmp(mhlErrorLast(), want);
+	if (!ok)
+		unitDiag("  got: %s", mhlErrorLast());
+	mhlErrorReset();
+	return unitExpect(ok);
+}
+
+/* An error reported before the load stays the one reported (only the first report is kept). */
+static bool loadKeepsEarlierError(void)
+{
+	g_autofree char *path = unitWriteTmp("s.yaml", "nodes:\n  - cpus: 0\n  - cpus: 9\n");
+	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
+	g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func(g_free);
+	bool ok;
+
+	mhlErrorReset();
+	mhlError("earlier");
+	ok = mhlScenarioLoadAllErrors(path, all, errors) < 0 && errors->len == 2 &&
+	     g_str_has_prefix(mhlErrorLast(), "earlier");
+	mhlErrorReset();
+	return unitExpect(ok);
+}
+
 static const unitCase cases[] = {
+	{ "scenario errors: mhlScenarioLoadAll's message is the first error and how many more check lists", loadAllCounts },
+	{ "scenario errors: an error reported before the load stays mhlError's; the file's errors are still listed",
+	  loadKeepsEarlierError },
 	{ "scenario: exec: argv in order (no shell), deadline, exit, measure; defaults 60 s, exit 0", execParses },
 	{ "scenario: c3 declares xfail for 6.1 series only, matched against the failure's reason", conformance3Xfail },
 	{ "scenario: xfail applies by kernel and policy after --kernel/--pin-policy, match is a regex", xfailOverride },
@@ -798,6 +912,7 @@ static const unitCase cases[] = {
 static const unitTable tables[] = {
 	UNIT_TABLE(errors, scenarioErrorJudge),
 	UNIT_TABLE(holds, scenarioHoldsJudge),
+	UNIT_TABLE(manyErrors, scenarioErrorsJudge),
 	UNIT_CASES(cases),
 };
 
