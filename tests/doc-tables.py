@@ -264,9 +264,13 @@ def check_schemas():
         if "(schemas/%s)" % n not in cli:
             bad("docs/schemas/%s: not linked from docs/cli.md's JSON table" % n)
     # "COMMAND --json ... with a JSON Schema": each command README says has one
-    m = re.search(r"--json`\s+output \(([^)]*)each with a JSON Schema", texts["README.md"])
-    if m:
-        for c in re.findall(r"`([a-z]+)`", m.group(1)):
+    flat = " ".join(texts["README.md"].split())
+    m = re.search(r"--json` output \(([^)]*?)each with a JSON Schema", flat)
+    if not m:
+        bad("README.md: no '--json` output (... each with a JSON Schema' sentence to check")
+    else:
+        said = m.group(1).rsplit("those of", 1)[-1]
+        for c in re.findall(r"`([a-z]+)`", said):
             if "%s.schema.json" % c not in have:
                 bad("README.md says `%s --json` has a schema in docs/schemas/: no %s.schema.json" % (c, c))
 
