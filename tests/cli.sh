@@ -6,9 +6,11 @@
 # exit status per command as docs/cli.md says; the man page and the bash
 # completion installed by `make install`; the docs that can drift (the record
 # field list, conformance trial counts, where results go, file:line:column,
-# the environment, the limits) checked against what the code does.
+# the environment, the limits, the scenario keys, memhp-pin's modes, a run
+# directory's files, the schemas, the source tree, the full tier's parts:
+# tests/doc-tables.py) checked against what the code does.
 
-plan 51
+plan 59
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -310,6 +312,46 @@ head -n 1 tests/data/report/run/trials.jsonl | jq -c '.bogus_field = 1 | .steps[
 ok "oracle: tests/record-fields.py names a field the docs do not (a top-level one and a step's)" \
 	sh -c '! /usr/bin/python3 tests/record-fields.py docs/record.md "$1" >"$2" && grep -q "bogus_field" "$2" && grep -q "also_bogus" "$2"' \
 	_ "$cli/undocumented.jsonl" "$cli/undocumented.out"
+# The docs' tables against the code (tests/doc-tables.py, issue 32, item 19):
+# each CHECK prints what differs, in both directions where both can be read.
+doc_table() { /usr/bin/python3 tests/doc-tables.py "$@"; }
+ok "docs/scenarios.md has every key the loader takes (top level, each step kind's keys in the steps table, the pin's values, online: and guest:) and no key it refuses" \
+	doc_table scenario-keys
+ok "docs/workloads.md's modes table is memhp-pin's modes (struct pin_mode) and the scenario's workloads; bench, ctl and leak shown" \
+	doc_table workloads
+ok "README's results table and docs/reports.md's files are what the demo fixture's run directory holds: each entry has a row, each row is there, report/ and sysinfo/pre/ files named" \
+	doc_table run-dir "$demo"
+ok "every docs/schemas/*.json a doc names exists, each is linked from docs/cli.md, and README claims a schema only for commands that have one" \
+	doc_table schemas
+ok "docs/architecture.md's folder list names each .c file of orchestrator/ and reports/, and README's Layout each script of kernel/, workloads/, tools/ and each docs page; nothing named is missing" \
+	doc_table architecture
+ok "docs/testing.md's full-tier table has a row for exactly the parts with a full-tier section" doc_table full-tier
+ok "numbers stated twice agree: README's conformance run as docs/conformance.md's last run, README's part count as tests/run.sh's" \
+	doc_table numbers
+# The oracle: a copy of the docs with one entry of each table broken; each check fails naming it.
+doc_tables_break() {
+	local d=$cli/docs-broken c want rc=0
+	rm -rf "$d" && mkdir -p "$d" && cp -r README.md docs "$d/" || return 1
+	sed -i 's/^online: movable /onlin: movable /' "$d/docs/scenarios.md"
+	sed -i '/^| `kmem` |/d' "$d/docs/workloads.md"
+	sed -i '/^| `started.jsonl` |/d' "$d/README.md"
+	sed -i 's|\[doctor.schema.json\](schemas/doctor.schema.json)|[run.schema.json](schemas/run.schema.json)|' "$d/docs/cli.md"
+	sed -i 's/ results\.c (the results tree:/ (the results tree:/' "$d/docs/architecture.md"
+	sed -i '/^| stock |/d' "$d/docs/testing.md"
+	sed -i 's/^trials in 3 min 39 s here/trials in 3 min 18 s here/' "$d/README.md"
+	for c in "scenario-keys:top-level key 'onlin'" "workloads:memhp-pin mode 'kmem'" \
+		"run-dir:entry 'started.jsonl'" "schemas:schemas/run.schema.json: no such file" \
+		"architecture:orchestrator/cli/results.c: not named" "full-tier:part with a full-tier section 'stock'" \
+		"numbers:README.md's conformance run: 36 trials in 3 min 18 s"; do
+		want=${c#*:} c=${c%%:*}
+		if [ "$c" = run-dir ]; then set -- "$demo"; else set --; fi
+		if doc_table --docs "$d" "$c" "$@" >"$cli/broken-$c.out" || ! grep -qF -- "$want" "$cli/broken-$c.out"; then
+			echo "doc-tables.py $c: passed or did not say '$want' on the broken copy:"; cat "$cli/broken-$c.out"; rc=1
+		fi
+	done
+	return $rc
+}
+ok "oracle: each of those checks fails on a copy of the docs with one entry of its table broken, naming the entry" doc_tables_break
 conf_counts() {
 	local quick sub all
 	quick=$(jq '[.files[] | select(.path | test("conformance/[138]-")) | .trials[] | select(.kernel == "6.12")] | length' "$cli/check.json")
