@@ -7,7 +7,7 @@
 # (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
-plan 23 full 31
+plan 23 full 32
 soak_checkpoints_ok() {
 	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
 	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
@@ -192,6 +192,26 @@ ok "leak: the report's soak page plots the series with their fitted lines, the f
 	       grep -q '<td>kmalloc-8k</td>' '$work/soakl/report/soak.html' && grep -q 'Trend findings' '$work/soakl/report/soak.html' &&
 	       grep -q \"href='soak.html'\" '$work/soakl/report/index.html'"
 
+fi
+
+if full; then
+echo "# soak: memory_backing hugepages: a soak boots as a trial does, the host's pool grown for its guest (issue 33 item 5)"
+# scenarios/soak.yaml on 2 MiB hugepages: the guest maps 512 + 64 + 512 + 64 + 256 MiB at most = 704 pages
+sed 's/^name: soak$/name: soak-hugepages\nmemory_backing: {source: hugepages}/' scenarios/soak.yaml >"$work/soak-huge.yaml"
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB
+hp_before=$(cat "$hp/nr_hugepages")
+lab_bg soak -q --cycles 3 --seed 7 -o "$work/soakh" "$work/soak-huge.yaml"
+hp_seen=0
+while kill -0 "$lab_pid" 2>/dev/null; do	# the pool while the guest runs: grown, and some of it mapped
+	[ "$(cat "$hp/nr_hugepages")" = $((hp_before + 704)) ] && [ "$(cat "$hp/free_hugepages")" -lt $((hp_before + 704)) ] && hp_seen=1
+	sleep 0.2
+done
+lab_wait
+hp_rc=$?
+ok "hugepages: the soak passes, its record's host says memory_backing hugepages, 2 MiB pages, pool_added_pages 704; while its guest ran the pool had grown by 704 pages, some mapped; after it, the pool as before" \
+	sh -c '[ "$1" = 0 ] && [ "$2" = 1 ] && [ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" = "$3" ] &&
+		jq -e ".verdict == \"pass\" and .summary.cycles == 3 and (.host | .memory_backing == \"hugepages\" and .hugepage_bytes == 2097152 and .pool_added_pages == 704)" "$4" >/dev/null' \
+	_ "$hp_rc" "$hp_seen" "$hp_before" "$work/soakh/trials.jsonl"
 fi
 
 # The orchestrator under LeakSanitizer (full tier: make check-full builds

@@ -189,7 +189,7 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 }
 
 int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
-		  const char *accel, const mhlSoakState *st, json_object *first_finding,
+		  json_object *host, const char *accel, const mhlSoakState *st, json_object *first_finding,
 		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
 		  double seg_seconds)
 {
@@ -212,6 +212,8 @@ int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, j
 	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
 	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(identity));
 	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
+	if (host)
+		json_object_object_add(rec, MHL_K_HOST, json_object_get(host));
 	json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(accel));
 	json_object_object_add(rec, MHL_K_DOMAIN, d);
 	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(kernel_reports));

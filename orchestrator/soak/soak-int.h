@@ -29,9 +29,10 @@ int mhlSoakScenarioTrusted(const char *rundir, const char *metadir, const char *
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
 			       guint64 seed, double duration, int cycles);
 
-/* The soak's own record, appended to OUTDIR/trials.jsonl; @soak (trends, slab growth; may be NULL) as its "soak". */
+/* The soak's own record, appended to OUTDIR/trials.jsonl; @soak (trends, slab growth; may be NULL) as its "soak",
+ * @host (the memory backing and the hugepage pool grown, mhlTrialHostFacts; may be NULL) as its "host". */
 int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
-		  const char *accel, const mhlSoakState *st, json_object *first_finding,
+		  json_object *host, const char *accel, const mhlSoakState *st, json_object *first_finding,
 		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
 		  double seg_seconds);
 

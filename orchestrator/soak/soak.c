@@ -31,6 +31,7 @@
 #include "host/session.h"
 #include "mhl-exit.h"
 #include "trial/steps.h"
+#include "trial/trial.h"
 #include "util.h"
 
 #define UNPLUG_DEADLINE	30	/* s: a shrink under the series converges in a few */
@@ -479,6 +480,8 @@ typedef struct {
 	json_object *first_finding;
 	json_object *kernel_reports;
 	json_object *soak;	/* the record's soak: {trends, slab_growth, end, findings} (soakEnd) */
+	json_object *host_facts;	/* the record's host: the backing, the pool grown (mhlTrialHostFacts) */
+	mhlHugePool pool;	/* memory_backing: hugepages: what this segment added to the host's pool */
 	int ran;		/* cycles run in this segment */
 	int lock_fd;		/* soak.json, flock'ed for the whole soak (soakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
@@ -499,6 +502,7 @@ static void planClear(mhlSoakPlan *p)
 	json_object_put(p->first_finding);
 	json_object_put(p->kernel_reports);
 	json_object_put(p->soak);
+	json_object_put(p->host_facts);
 	g_free(p->image);
 	g_free(p->initrd);
 	g_free(p->outdir);
@@ -740,6 +744,7 @@ static mhlGuest *soakGuest(const mhlSoakOptions *o, const mhlSoakPlan *p, const 
 		.initrd = p->guest_initrd ? p->guest_initrd : p->initrd, .accel = accel, .emulator = MHL_EMULATOR,
 		.agent_deadline = o->agent_deadline, .timeline = false,
 		.host_local = !p->host && (!o->uri || mhlUriLocal(o->uri)), .remote = p->host != NULL,
+		.hugepage_kib = p->s->hugepage_size >> 10,
 	};
 
 	return mhlGuestNew(&gc);
@@ -858,13 +863,17 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 	k.findings = json_object_new_array();
 	mhlSoakSeriesInit(&k.series);
 	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
-	if (mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
+	/* booted as a trial is: the hugepage pool first (trial/trial.h) */
+	if (mhlTrialHugePool(p->s, &p->pool) < 0 || mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
 		g_autofree char *failed = g_strdup(mhlErrorLast());
 
 		/* no cycle ran: reported by main, and resumable; on a host gone, elsewhere */
 		r = planHostLost(p, failed) ? -3 : -1;
-	} else
+	} else {
+		json_object_put(p->host_facts);
+		p->host_facts = mhlTrialHostFacts(g, p->s, &p->pool);
 		kmemleakStart(&k);
+	}
 	p->seg_start = mhlNow();
 	while (r == 0 && planGoesOn(p, &k))
 		r = soakCycle(p, &k, &mem, o->quiet);
@@ -898,8 +907,8 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 				console, p->outdir);
 		return MHL_EXIT_FAILED;
 	}
-	if (mhlSoakRecord(p->outdir, p->s, p->meta, p->identity, accel, &p->st, p->first_finding,
-			  p->kernel_reports, p->soak, p->ran, seg) < 0)
+	if (mhlSoakRecord(p->outdir, p->s, p->meta, p->identity, p->host_facts, accel, &p->st,
+			  p->first_finding, p->kernel_reports, p->soak, p->ran, seg) < 0)
 		return MHL_EXIT_USAGE;
 	p->recorded = true;
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",
@@ -972,6 +981,7 @@ int mhlSoakRunOutcome(const mhlSoakOptions *o, mhlSoakOutcome *out)
 		g = soakGuest(o, &p, accel);
 		rc = soakSegment(o, &p, conn, g);
 		mhlGuestStop(g);
+		mhlHugePoolRestore(&p.pool);
 		if (!p.host)
 			mhlSessionClose(&ses);
 		rc = soakFinish(&p, accel, g->console, rc);

@@ -121,27 +121,23 @@ static json_object *recordHead(const mhlRunConfig *cfg, const mhlScenario *s, co
 }
 
 /* Where the host-side figures come from (guest/hostmem.h), and the memory backing. */
-static json_object *hostFacts(mhlTrial *t, const mhlHugePool *pool)
+json_object *mhlTrialHostFacts(const mhlGuest *g, const mhlScenario *s, const mhlHugePool *pool)
 {
 	json_object *h = json_object_new_object();
 
-	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(t->g->hm.source));
-	if (t->g->hm.why)
-		json_object_object_add(h, MHL_K_WHY, json_object_new_string(t->g->hm.why));
-	json_object_object_add(h, MHL_K_BACKING, json_object_new_string(t->s->backing));
-	if (t->s->hugepage_size)
-		json_object_object_add(h, MHL_K_HUGEPAGE_BYTES, json_object_new_int64((int64_t)t->s->hugepage_size));
-	json_object_object_add(h, MHL_K_PREALLOC, json_object_new_boolean(t->s->prealloc));
+	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(g->hm.source));
+	if (g->hm.why)
+		json_object_object_add(h, MHL_K_WHY, json_object_new_string(g->hm.why));
+	json_object_object_add(h, MHL_K_BACKING, json_object_new_string(s->backing));
+	if (s->hugepage_size)
+		json_object_object_add(h, MHL_K_HUGEPAGE_BYTES, json_object_new_int64((int64_t)s->hugepage_size));
+	json_object_object_add(h, MHL_K_PREALLOC, json_object_new_boolean(s->prealloc));
 	if (pool->added)
 		json_object_object_add(h, MHL_K_POOL_ADDED_PAGES, json_object_new_int64(pool->added));
 	return h;
 }
 
-/*
- * memory_backing: hugepages: the host's pool grows by what the guest maps at
- * most (its boot memory and every virtio-mem device, whole) for the trial.
- */
-static int hugePoolFor(const mhlScenario *s, mhlHugePool *pool)
+int mhlTrialHugePool(const mhlScenario *s, mhlHugePool *pool)
 {
 	uint64_t bytes = 0;
 	int i;
@@ -166,7 +162,7 @@ static int trialBoot(mhlTrial *t, virConnectPtr conn, json_object *rec, const mh
 	if (rc < 0 || pinPolicyVerify(t, rec) < 0)
 		return -1;
 	t->sum.initial_plug_s = plug_s;
-	json_object_object_add(rec, MHL_K_HOST, hostFacts(t, pool));
+	json_object_object_add(rec, MHL_K_HOST, mhlTrialHostFacts(t->g, t->s, pool));
 	if (!(t->before = mhlGuestSnapshot(t->g->dom)))
 		return -1;
 	json_object_object_add(rec, MHL_K_GUEST_BEFORE, t->before);
@@ -570,7 +566,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	json_object_object_add(rec, MHL_K_HOST_IDENTITY,
 			       mhlHostIdentityConn(conn, !cfg->host && mhlUriLocal(cfg->uri)));
 	trialStarted(cfg, rec);
-	if (hugePoolFor(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0)
+	if (mhlTrialHugePool(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0)
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
 	else
 		trialSteps(&t, cfg, rec, t_start, &end);

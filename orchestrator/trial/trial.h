@@ -8,6 +8,8 @@
 #include <libvirt/libvirt.h>
 
 #include "fleet/fleet.h"
+#include "guest/session.h"
+#include "host/hugepages.h"
 #include "record/record.h"
 #include "scenario/scenario.h"
 
@@ -39,5 +41,16 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 		       json_object **rec);
 /* The record of a trial that never started: no host was left to take it (@why). */
 void mhlTrialNotRun(const mhlRunConfig *cfg, const mhlScenario *s, const char *why);
+
+/*
+ * The boot preamble a trial and a soak segment share. memory_backing:
+ * hugepages: grow the host's pool by what the guest of @s maps at most (its
+ * boot memory and every virtio-mem device, whole), *pool saying what was
+ * added (mhlHugePoolRestore gives it back once the guest is gone); 0, or -1
+ * + mhlError. Any other backing: 0 and an empty *pool.
+ */
+int mhlTrialHugePool(const mhlScenario *s, mhlHugePool *pool);
+/* A record's "host": how the host side was read (@g's) and the backing of @s, the pool @pool grew. */
+json_object *mhlTrialHostFacts(const mhlGuest *g, const mhlScenario *s, const mhlHugePool *pool);
 
 #endif
