@@ -4,7 +4,7 @@
 # (read-only pins of the zero page, split THPs, CMA placement) nothing else
 # in make check exercises. Each row of tools/conformance.sh's table is one
 # check; claim 5 has a row per split (mprotect, munmap).
-plan 26 full 32
+plan 27 full 33
 echo "# conformance: known deviations (tests/data/conformance: c3 on 6.1 under series, recorded)"
 # The table of a recorded run (--table-only), from the records' verdicts (the
 # trial judged the deviation declared in 3-migration-fails.yaml): xfail is
@@ -101,6 +101,12 @@ ok "conformance claim 3, 6.12, series: the pin tried 3 times (gup=retry), each f
 ok "conformance claim 3, 6.12, baseline: no retry where the pin succeeds (gup=retry, attempts 1)" \
 	jq -se '[.[] | select(.scenario_name == "c3-migration-fails" and .parameters.kernel == "6.12" and .parameters.policy == "baseline")][0]
 		| .steps[0].workload | .ok and .gup_test.retry.attempts == 1 and .gup_test.retry.migrate_fail == []' \
+	"$work/conformance/trials.jsonl"
+# An expect filtered by pin_policy: or kernel: is skipped as such (issue 32
+# item 20): never kernel-lacks, which would say the kernel cannot do it.
+ok "conformance claim 4, 6.12, series: its expects for 6.1 skip as other-kernel, its one for baseline as other-pin-policy, none kernel-lacks" \
+	jq -se '[.[] | select(.scenario_name == "c4-zero-page" and .parameters.kernel == "6.12" and .parameters.policy == "series")][0]
+		| [.steps[] | select(.skip_code) | {line, skip_code}] | (map(.skip_code) | sort) == ["other-kernel", "other-pin-policy"]' \
 	"$work/conformance/trials.jsonl"
 # The grid's cells (issue 32, item 26): the number each claim is about, as
 # its scenario's grid: declares it, from the record.
