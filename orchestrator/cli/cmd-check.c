@@ -121,7 +121,7 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
  */
 static char *checkFit(const mhlScenario *s, uint64_t avail)
 {
-	uint64_t need = mhlGuestBytes(s);
+	uint64_t need = mhlScenarioGuestBytes(s, false);
 
 	if (!avail || need <= avail)
 		return NULL;

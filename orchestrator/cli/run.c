@@ -27,9 +27,6 @@
 #include "trial/queue.h"
 #include "util.h"
 
-/* QEMU's own memory next to the guest's (TCG translation cache, devices). */
-#define QEMU_OVERHEAD	(256ULL << 20)
-
 int mhlJobsDefault(const mhlHostFit *h)
 {
 	uint64_t fit = h->need_bytes ? h->avail_bytes / h->need_bytes : 0;
@@ -37,44 +34,6 @@ int mhlJobsDefault(const mhlHostFit *h)
 	if (!fit)
 		return 0;
 	return (int)MIN(fit, (uint64_t)MAX(h->cores, 1));
-}
-
-static uint64_t addSat(uint64_t a, uint64_t b)
-{
-	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
-
-/*
- * What a trial's guest can make resident on the host, with QEMU's share
- * (issue 36, item 5): all of its boot memory; of each virtio-mem device
- * what its steps touch on that node (the sizes of its pin and bench steps)
- * plus GUEST_SLACK for the guest's own use, at most the device; the whole
- * device when the backing reserves it up front (prealloc, huge pages) or
- * when an exec or selftest step runs a program that may touch anything.
- * Plugging alone makes nothing resident (a 16 GiB plug here left 2 MiB).
- * Saturates at UINT64_MAX rather than wrap (sizes reach 16 EiB).
- */
-#define GUEST_SLACK	(128ULL << 20)
-uint64_t mhlGuestBytes(const mhlScenario *s)
-{
-	uint64_t b = QEMU_OVERHEAD, touch[MHL_MAX_NODES] = { 0 };
-	bool all = s->prealloc || !strcmp(s->backing, "hugepages");
-	int i;
-
-	for (i = 0; i < s->nsteps; i++) {
-		const mhlStep *st = &s->steps[i];
-
-		if (st->type == MHL_STEP_EXEC || st->type == MHL_STEP_SELFTEST)
-			all = true;
-		else if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_BENCH) &&
-			 st->node >= 0 && st->node < MHL_MAX_NODES)
-			touch[st->node] = addSat(touch[st->node], st->size);
-	}
-	for (i = 0; i < s->nnodes; i++) {
-		b = addSat(b, s->nodes[i].memory);
-		b = addSat(b, all ? s->nodes[i].vmem_size : MIN(s->nodes[i].vmem_size, addSat(touch[i], GUEST_SLACK)));
-	}
-	return b;
 }
 
 uint64_t mhlMemAvailable(void)
@@ -369,15 +328,15 @@ static int jobsChoose(const mhlRunOptions *o, GPtrArray *jobs)
 	guint i;
 
 	for (i = 0; i < jobs->len; i++)
-		h.need_bytes = MAX(h.need_bytes, mhlGuestBytes(((mhlJob *)jobs->pdata[i])->s));
+		h.need_bytes = MAX(h.need_bytes, mhlScenarioGuestBytes(((mhlJob *)jobs->pdata[i])->s, false));
 	n = MAX(o->jobs ? o->jobs : mhlJobsDefault(&h), 1);
 	if (h.avail_bytes && h.need_bytes > h.avail_bytes / (uint64_t)n) {
 		if (n == 1)
 			mhlError("run: a guest that can make %" G_GUINT64_FORMAT " MiB resident (boot memory + what its steps touch of virtio-mem, all of it when preallocated, on huge pages or with an exec step + %llu MiB for QEMU) does not fit in the %" G_GUINT64_FORMAT " MiB available (MemAvailable in /proc/meminfo); make its nodes or pins smaller",
-				 h.need_bytes >> 20, QEMU_OVERHEAD >> 20, h.avail_bytes >> 20);
+				 h.need_bytes >> 20, MHL_QEMU_OVERHEAD >> 20, h.avail_bytes >> 20);
 		else
 			mhlError("run: %d guest(s) that can make up to %" G_GUINT64_FORMAT " MiB resident each (boot memory + what the steps touch of virtio-mem + %llu MiB for QEMU) need %" G_GUINT64_FORMAT " MiB, but only %" G_GUINT64_FORMAT " MiB is available (MemAvailable in /proc/meminfo); use a smaller -j",
-				 n, h.need_bytes >> 20, QEMU_OVERHEAD >> 20,
+				 n, h.need_bytes >> 20, MHL_QEMU_OVERHEAD >> 20,
 				 (h.need_bytes >> 20) * (uint64_t)n, h.avail_bytes >> 20);
 		return -1;
 	}
@@ -688,7 +647,7 @@ static uint64_t jobsNeed(GPtrArray *jobs)
 	guint i;
 
 	for (i = 0; i < jobs->len; i++)
-		need = MAX(need, mhlGuestBytes(((mhlJob *)jobs->pdata[i])->s));
+		need = MAX(need, mhlScenarioGuestBytes(((mhlJob *)jobs->pdata[i])->s, false));
 	return need;
 }
 

@@ -38,13 +38,7 @@ typedef struct {
 /* How many guests of @need_bytes fit in @avail_bytes and @cores (at least 1 if any fits). */
 int mhlJobsDefault(const mhlHostFit *h);
 
-/*
- * What a guest of trial @s can make resident on this host, QEMU's share
- * included (boot memory, what its steps touch of virtio-mem): the size run
- * fits against mhlMemAvailable() (0 when /proc/meminfo has none), and check
- * warns of. Saturates at UINT64_MAX.
- */
-uint64_t mhlGuestBytes(const mhlScenario *s);
+/* MemAvailable of /proc/meminfo in bytes, 0 when it has none: what run fits guests against (mhlScenarioGuestBytes). */
 uint64_t mhlMemAvailable(void);
 
 /* run-fleet.c: --host/--hosts parsed and checked against the trials (mhlJob *). -1 + mhlError. */

@@ -240,6 +240,17 @@ int mhlYamlLoad(const char *path, const char *buf, size_t len, yaml_document_t *
 /* --kernel / --pin-policy from the command line; -1 + mhlError if unknown. */
 int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
 
+/* QEMU's own memory next to the guest's (TCG translation cache, devices). */
+#define MHL_QEMU_OVERHEAD	(256ULL << 20)
+/*
+ * What a guest of @s can make resident on its host, QEMU's share included:
+ * its boot memory and, with @whole, every virtio-mem device in full (a
+ * soak's schedule plugs, touches and pins anywhere in them over its
+ * cycles); else what a trial's steps touch of each device. The size run
+ * fits against the host's MemAvailable and check warns of.
+ */
+uint64_t mhlScenarioGuestBytes(const mhlScenario *s, bool whole);
+
 /*
  * Parse and validate, one scenario per trial of the file's matrix (one if it
  * has none), appended to @out. Returns the count, or -1 + mhlError naming

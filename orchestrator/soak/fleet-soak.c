@@ -29,7 +29,6 @@
 #include "util.h"
 
 #define SEEDS_MAX	1024
-#define QEMU_OVERHEAD	(256ULL << 20)	/* as a run counts a guest (cli/run.c) */
 /* the parent's soak.json and segments.jsonl */
 #define K_SEEDS		"seeds"
 #define K_HOSTS		"hosts"
@@ -423,21 +422,10 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 	return 0;
 }
 
-/* A guest of @s with QEMU's share, as a run counts it: what a slot needs. */
-static uint64_t guestBytes(const mhlScenario *s)
-{
-	uint64_t b = QEMU_OVERHEAD;
-	int i;
-
-	for (i = 0; i < s->nnodes; i++)
-		b += s->nodes[i].memory + s->nodes[i].vmem_size;
-	return b;
-}
-
 /* Connect to the hosts, each one's slots for the soak's guest; a host where none fits is left out, saying so. */
 static int fleetConnect(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p, GPtrArray *hosts)
 {
-	uint64_t need = guestBytes(p->s);
+	uint64_t need = mhlScenarioGuestBytes(p->s, true);	/* what a slot needs */
 	int total = 0;
 	guint i;
 

@@ -29,7 +29,6 @@
 #define GUEST_WARMUP	5	/* a guest-side series leaves out the guest's first 5 checkpoints:
 				 * slab caches, per-CPU lists and page tables fill while each
 				 * workload runs for the first times (tens of KiB) */
-#define QEMU_OVERHEAD	(256.0 * 1048576)	/* QEMU's own memory beside the guest's RAM */
 #define HOST_WARMUP_S	300	/* a host-side series leaves out its first 5 minutes: QEMU's
 				 * RSS and the orchestrator's grow for minutes after the boot
 				 * (guest pages touched a first time, TCG's code buffer, heaps) */
@@ -44,7 +43,7 @@ static const struct {
 	bool dropped_only;	/* only checkpoints that dropped the caches first */
 	bool attribute;		/* name the slab caches that grew */
 	bool host;		/* its first HOST_WARMUP_S left out */
-	bool guest_bound;	/* holds guest RAM: never a finding below the guest's RAM + QEMU_OVERHEAD */
+	bool guest_bound;	/* holds guest RAM: never a finding below the guest's RAM + MHL_QEMU_OVERHEAD */
 	bool ours;		/* the orchestrator's own memory: a finding whenever it grows significantly,
 				 * whatever the budget (shown, not judged) */
 	uint64_t budget;	/* default: bytes per 24 h */
@@ -269,12 +268,7 @@ static uint64_t seriesBudget(const mhlScenario *s, size_t i)
  */
 static double seriesCeiling(const mhlScenario *s)
 {
-	double ram = 0;
-	int i;
-
-	for (i = 0; i < s->nnodes; i++)
-		ram += (double)s->nodes[i].memory + (double)s->nodes[i].vmem_size;
-	return ram + QEMU_OVERHEAD;
+	return (double)mhlScenarioGuestBytes(s, true);
 }
 
 int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
@@ -337,7 +331,7 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 				seriesDefs[i].robust ? "Theil-Sen" : "least-squares", np, first, (double)cycle);
 		if (seriesDefs[i].guest_bound)
 			g_string_append_printf(text, ", and beyond the guest's RAM and QEMU's own %.0f MiB (%.0f MiB) within 24 h",
-					       QEMU_OVERHEAD / (1 << 20), seriesCeiling(s) / (1 << 20));
+					       (double)(MHL_QEMU_OVERHEAD >> 20), seriesCeiling(s) / (1 << 20));
 		if (seriesDefs[i].attribute) {
 			size_t k;
 
