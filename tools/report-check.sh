@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-o) out=${2:-}; shift;;
 	--history) hist=${2:-}; shift;;
-	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+	-h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
 	-*) echo "Error: unknown option '$1' (see tools/report-check.sh --help)" >&2; exit 2;;
 	*) run=$1;;
 	esac
