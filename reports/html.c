@@ -17,7 +17,7 @@
 #include "util.h"
 
 /*
- * The plots' size and text: 12 px text (tics, keys, titles; labels 11 px)
+ * The plots' size and text: 12 px text (tics, keys, titles, labels)
  * at 1:1 in a 900 px plot, which a 1366 px laptop window shows unscaled
  * (tools/report-check.sh measures it at 11 px or more as rendered).
  */
@@ -148,7 +148,7 @@ static void timelineAxes(GString *sc, json_object *steps, double tend)
 			       "set key below noenhanced height 1\nset xrange [0:%.3f]\nset yrange [0:*]\n", tend * 1.02);
 	/*
 	 * A marker per step; steps that start closer than 3 % of the axis
-	 * (about 22 px of a 900 px plot, an upright 11 px label needs 14) share
+	 * (about 22 px of a 900 px plot, an upright 12 px label needs 15) share
 	 * one label ("5-8", the steps table names them), so no two labels
 	 * overlap.
 	 */
@@ -187,14 +187,14 @@ static void timelineAxes(GString *sc, json_object *steps, double tend)
 	}
 	if (tics->len)
 		g_string_append_printf(sc, "set link x2\nset xtics nomirror\n"
-				       "set x2tics (%s) rotate by 90 left scale 0 font ',11' tc rgb '#555555' noenhanced\n",
+				       "set x2tics (%s) rotate by 90 left scale 0 font ',12' tc rgb '#555555' noenhanced\n",
 				       tics->str);
 	/*
 	 * gnuplot's own top margin for upright tic labels is far too generous:
 	 * the title (40 px with a gap, a label at the top: plotTimeline) and
-	 * the longest label (7 px a character at 11 px).
+	 * the longest label (8 px a character at 12 px).
 	 */
-	g_string_append_printf(sc, "set tmargin at screen %.3f\n", 1 - (40.0 + 7 * longest) / TIMELINE_H);
+	g_string_append_printf(sc, "set tmargin at screen %.3f\n", 1 - (40.0 + 8 * longest) / TIMELINE_H);
 }
 
 /*
@@ -659,9 +659,9 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
 				       "with boxes lc rgb variable notitle, "
 				       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
-				       "with labels rotate by 90 left offset 0,0.5 font ',11' noenhanced notitle, "
+				       "with labels rotate by 90 left offset 0,0.5 font ',12' noenhanced notitle, "
 				       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
-				       "with labels rotate by 90 left font ',11' noenhanced notitle\n", width);
+				       "with labels rotate by 90 left font ',12' noenhanced notitle\n", width);
 		return name;
 	}
 	/*
@@ -679,8 +679,8 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
 			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
 			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
-			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',11' noenhanced notitle, "
-			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',11' noenhanced notitle\n"
+			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
+			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
 			       PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
 	return name;
 }
