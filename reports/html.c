@@ -16,8 +16,18 @@
 #include "reports/report.h"
 #include "util.h"
 
-#define PLOT_W 760
-#define PLOT_H 320
+/*
+ * The plots' size and text: 12 px text (tics, keys, titles, labels)
+ * at 1:1 in a 900 px plot, which a 1366 px laptop window shows unscaled
+ * (tools/report-check.sh measures it at 11 px or more as rendered).
+ */
+#define PLOT_W 900
+#define PLOT_H 360
+#define PLOT_TERM(w, h) "set terminal svg size " w "," h " fixed enhanced font 'sans,12' background rgb 'white'\n"
+/* The timeline is taller: its step labels stand above the plot, not on its data. */
+#define TIMELINE_H 520
+/* A step label longer than this many characters keeps its start and an ellipsis. */
+#define STEP_LABEL_MAX 18
 
 typedef struct {
 	GString *script;	/* the gnuplot script, all plots */
@@ -123,18 +133,24 @@ static double timelineEnd(json_object *rec, json_object *tl, json_object *steps)
 	return tend;
 }
 
-/* Axes, and a dashed marker with a label "N step" at each step's start. */
+/*
+ * Axes, and a dashed marker at each step's start, labelled "N step" above the
+ * plot (a tic of the top axis, x2, linked to x): the label stands in the
+ * margin, where no line or point of the data is drawn.
+ */
 static void timelineAxes(GString *sc, json_object *steps, double tend)
 {
+	g_autoptr(GString) tics = g_string_new(NULL);
 	size_t i, next;
+	glong longest = 0;
 
 	g_string_append_printf(sc, "set xlabel 'seconds since the domain was created'\nset ylabel 'MiB'\n"
-			       "set key below noenhanced\nset xrange [0:%.3f]\nset yrange [0:*]\n"
-			       "set offsets 0, 0, graph 0.12, 0\n", tend * 1.02);
+			       "set key below noenhanced height 1\nset xrange [0:%.3f]\nset yrange [0:*]\n", tend * 1.02);
 	/*
-	 * A marker per step; steps that start closer than 2 % of the axis
-	 * share one label ("5-8", the steps table names them), so no two
-	 * upright labels overlap.
+	 * A marker per step; steps that start closer than 3 % of the axis
+	 * (about 22 px of a 900 px plot, an upright 12 px label needs 15) share
+	 * one label ("5-8", the steps table names them), so no two labels
+	 * overlap.
 	 */
 	for (i = 0; steps && i < json_object_array_length(steps); i = next) {
 		json_object *s = json_object_array_get_idx(steps, i);
@@ -144,7 +160,7 @@ static void timelineAxes(GString *sc, json_object *steps, double tend)
 
 		for (next = i + 1; steps && next < json_object_array_length(steps); next++) {
 			t2 = mhlJDbl(json_object_array_get_idx(steps, next), MHL_K_T, -1);
-			if (t < 0 || t2 < 0 || t2 - t >= tend * 0.02)
+			if (t < 0 || t2 < 0 || t2 - t >= tend * 0.03)
 				break;
 			g_string_append_printf(sc, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n",
 					       t2, t2);
@@ -152,12 +168,33 @@ static void timelineAxes(GString *sc, json_object *steps, double tend)
 		}
 		if (t < 0)
 			continue;
-		lab = last > i ? g_strdup_printf("%zu-%zu", i + 1, last + 1) : g_strdup_printf("%zu %s", i + 1, sn);
+		if (last > i) {
+			lab = g_strdup_printf("%zu-%zu", i + 1, last + 1);
+		} else {
+			lab = g_strdup_printf("%zu %s", i + 1, sn);
+			if (g_utf8_validate(lab, -1, NULL) && g_utf8_strlen(lab, -1) > STEP_LABEL_MAX) {
+				g_autofree char *cut = g_utf8_substring(lab, 0, STEP_LABEL_MAX - 1);
+
+				g_free(lab);
+				lab = g_strdup_printf("%s…", cut);
+			}
+		}
 		ql = mhlGnuplotString(lab);
-		g_string_append_printf(sc, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n"
-				       "set label %s at %.3f, graph 0.98 rotate by 90 right font ',8' tc rgb '#555555' noenhanced\n",
-				       t, t, ql, t + tend * 0.004);
+		g_string_append_printf(sc, "set arrow from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '#888888'\n",
+				       t, t);
+		g_string_append_printf(tics, "%s%s %.3f", tics->len ? ", " : "", ql, t);
+		longest = MAX(longest, g_utf8_validate(lab, -1, NULL) ? g_utf8_strlen(lab, -1) : (glong)strlen(lab));
 	}
+	if (tics->len)
+		g_string_append_printf(sc, "set link x2\nset xtics nomirror\n"
+				       "set x2tics (%s) rotate by 90 left scale 0 font ',12' tc rgb '#555555' noenhanced\n",
+				       tics->str);
+	/*
+	 * gnuplot's own top margin for upright tic labels is far too generous:
+	 * the title (40 px with a gap, a label at the top: plotTimeline) and
+	 * the longest label (8 px a character at 12 px).
+	 */
+	g_string_append_printf(sc, "set tmargin at screen %.3f\n", 1 - (40.0 + 8 * longest) / TIMELINE_H);
 }
 
 /*
@@ -373,6 +410,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	json_object *nodes = mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES));
 	g_autoptr(GString) plot = g_string_new(NULL), sc = g_string_new(NULL);
 	g_autofree char *title = g_strdup_printf("%s: virtio-mem size over time", mhlJStr(rec, MHL_K_TRIAL, ""));
+	g_autofree char *qt = NULL;
 	const char *name;
 	double tend;
 	size_t j;
@@ -389,7 +427,11 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 		return NULL;
 	timelineHost(sc, plot, tl, tend, series);
 	name = plotBegin(p, title);
-	g_string_append_printf(p->script, "%splot %s\n", sc->str, plot->str);
+	/* the title at the top: gnuplot would set it above its own (too tall) guess of the step labels' height */
+	qt = mhlGnuplotString(title);
+	g_string_append_printf(p->script, PLOT_TERM("%d", "%d") "set output '%s.svg'\nunset title\n"
+			       "set label %s at screen 0.5, screen 1 offset 0, -1.2 center noenhanced\n%splot %s\n"
+			       PLOT_TERM("%d", "%d"), PLOT_W, TIMELINE_H, name, qt, sc->str, plot->str, PLOT_W, PLOT_H);
 	return name;
 }
 
@@ -547,7 +589,7 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	g_autoptr(GString) data = g_string_new(NULL), none = g_string_new(NULL), ylabel = g_string_new(NULL);
 	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
 	g_autofree char *qx = NULL, *qy = NULL;
-	const char *name;
+	const char *name, *sep;
 	guint i, n = 0, width = 1;
 
 	for (i = 0; i < run->trials->len; i++) {
@@ -617,15 +659,19 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
 				       "with boxes lc rgb variable notitle, "
 				       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
-				       "with labels rotate by 90 left offset 0,0.5 font ',8' noenhanced notitle, "
+				       "with labels rotate by 90 left offset 0,0.5 font ',12' noenhanced notitle, "
 				       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
-				       "with labels rotate by 90 left font ',8' noenhanced notitle\n", width);
+				       "with labels rotate by 90 left font ',12' noenhanced notitle\n", width);
 		return name;
 	}
-	/* tall enough for a row of labels per value down; the next plot gets the page's size back */
-	g_string_append_printf(p->script, "set terminal svg size %d,%u fixed enhanced font 'sans,10' background rgb 'white'\n"
-			       "set output '%s.svg'\nset yrange [-0.5:%u.5]\n", PLOT_W, MAX(PLOT_H, 90 + 24 * ys->len),
-			       name, ys->len - 1);
+	/*
+	 * tall enough for a row of labels per value down (two lines each, share
+	 * over verdict, where more than six columns leave a cell too narrow for
+	 * one); the next plot gets the page's size back
+	 */
+	sep = xs->len > 6 ? ".\"\\n\"." : ".' '.";
+	g_string_append_printf(p->script, PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
+			       PLOT_W, MAX(PLOT_H, 90 + (xs->len > 6 ? 36 : 24) * ys->len), name, ys->len - 1);
 	gpTics(p->script, "y", ys);
 	qy = mhlGnuplotString(ylabel->str);
 	g_string_append_printf(p->script, "set ylabel %s noenhanced\n", qy);
@@ -633,17 +679,17 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
 			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
 			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
-			       "$m using 1:2:(sprintf('%%g %%%% %%s', $3, strcol(4))) with labels font ',%d' noenhanced notitle, "
-			       "$u using 1:2:(sprintf('no unplug, %%s', strcol(4))) with labels font ',%d' noenhanced notitle\n"
-			       "set terminal svg size %d,%d fixed enhanced font 'sans,10' background rgb 'white'\n",
-			       xs->len > 6 ? 7 : 9, xs->len > 6 ? 7 : 9, PLOT_W, PLOT_H);
+			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
+			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
+			       PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
 	return name;
 }
 
 /* ---- page ---- */
 
 static const char *const css =
-	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:72em}"
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}p,ul{max-width:72em}"
+	"div.wide{overflow-x:auto}table.summary{width:100%}"
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
 	"th{background:#f0f0f0}.pass{background:#c8e6c9}.fail{background:#ef9a9a}.error{background:#ffcc80}"
 	".interrupted,.lost,.unknown{background:#e0e0e0}.skip{background:#e3f2fd}.xfail{background:#d1c4e9}"
@@ -702,11 +748,34 @@ static void htmlHostCell(GString *out, json_object *rec)
 		      m.host_reclaimed_of_reclaimable * 100);
 }
 
+/*
+ * A trial id, escaped, with a break opportunity (<wbr>) after each ':' and
+ * ',' ("host-backings:backing=anonymous,prealloc=false,policy=baseline"):
+ * a matrix's ids wrap at their parameters instead of widening the table
+ * past a laptop's window.
+ */
+static void htmlIdBreakable(GString *out, const char *id)
+{
+	const char *p, *q;
+
+	for (p = id; *p; p = q) {
+		g_autofree char *e = NULL;
+
+		q = p + strcspn(p, ":,");
+		if (*q)
+			q++;
+		e = g_markup_escape_text(p, q - p);
+		g_string_append(out, e);
+		if (q > p && (q[-1] == ':' || q[-1] == ',') && *q)
+			g_string_append(out, "<wbr>");
+	}
+}
+
 static void htmlSummary(GString *out, const mhlRun *run)
 {
 	guint i;
 
-	g_string_append(out, "<h2 id=summary>Summary</h2>\n<table>\n<tr><th>trial</th><th>scenario</th><th>verdict</th>"
+	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n<tr><th>trial</th><th>scenario</th><th>verdict</th>"
 			"<th>kernel</th><th>pin policy</th><th>accel</th><th>reached / requested MiB</th>"
 			"<th>pins failed</th><th>converged in s</th><th>host got back</th><th>pin s</th><th>trial s</th>"
 			"<th>console findings</th><th>parameters</th></tr>\n");
@@ -717,7 +786,9 @@ static void htmlSummary(GString *out, const mhlRun *run)
 		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
 		gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1), got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 
-		mhlHtmlf(out, "<tr><td><a href='#%s'>%s</a></td>", anchor, mhlJStr(rec, MHL_K_TRIAL, ""));
+		mhlHtmlf(out, "<tr><td><a href='#%s'>", anchor);
+		htmlIdBreakable(out, mhlJStr(rec, MHL_K_TRIAL, ""));
+		g_string_append(out, "</a></td>");
 		cell(out, NULL, scn);
 		cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
 		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "–"));
@@ -744,7 +815,7 @@ static void htmlSummary(GString *out, const mhlRun *run)
 		}
 		g_string_append(out, "</tr>\n");
 	}
-	g_string_append(out, "</table>\n");
+	g_string_append(out, "</table></div>\n");
 }
 
 /* "before → after" of one summary number, shifted right by @shift (20: bytes to MiB). */
@@ -765,7 +836,7 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 
 	mhlHtmlf(out, "<h2 id=compare>Compared with %s</h2>\n<p>Before: %s; after: this run. Regressions first.</p>\n",
 	      other->dir, other->dir);
-	g_string_append(out, "<table>\n<tr><th>change</th><th>trial</th>"
+	g_string_append(out, "<div class=wide><table>\n<tr><th>change</th><th>trial</th>"
 			"<th>verdict</th><th>reached MiB</th><th>pins failed</th><th>pin time ratio</th><th>what changed</th></tr>\n");
 	for (i = 0; i < rows->len; i++) {
 		mhlCompareRow *r = rows->pdata[i];
@@ -773,7 +844,9 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 
 		g_string_append(out, "<tr>");
 		cell(out, r->rank <= 1 ? mhlCompareRankNames[r->rank] : NULL, mhlCompareRankNames[r->rank]);
-		cell(out, NULL, r->trial);
+		g_string_append(out, "<td>");
+		htmlIdBreakable(out, r->trial);
+		g_string_append(out, "</td>");
 		cellf(out, "%s → %s", mhlJStr(r->before, MHL_K_VERDICT, "–"), mhlJStr(r->after, MHL_K_VERDICT, "–"));
 		cellPair(out, r, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 20);
 		cellPair(out, r, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), 0);
@@ -784,7 +857,7 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 		cell(out, NULL, r->what && *r->what ? r->what : "–");
 		g_string_append(out, "</tr>\n");
 	}
-	g_string_append(out, "</table>\n");
+	g_string_append(out, "</table></div>\n");
 }
 
 static void htmlPins(GString *out, json_object *rec)
@@ -1203,8 +1276,7 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 
 int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
 {
-	g_auto(htmlPlots) p = { g_string_new("set terminal svg size " G_STRINGIFY(PLOT_W) "," G_STRINGIFY(PLOT_H)
-					     " fixed enhanced font 'sans,10' background rgb 'white'\n"),
+	g_auto(htmlPlots) p = { g_string_new(PLOT_TERM(G_STRINGIFY(PLOT_W), G_STRINGIFY(PLOT_H))),
 				g_ptr_array_new_with_free_func(g_free), NULL };
 	g_autoptr(GString) out = g_string_new(NULL);
 	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);

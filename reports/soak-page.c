@@ -439,7 +439,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	soakCheckpointsRead(run, &c);
 	names = g_ptr_array_new_with_free_func(g_free);
 	sc = g_string_new("set terminal svg size " G_STRINGIFY(SOAK_PLOT_W) "," G_STRINGIFY(SOAK_PLOT_H)
-			  " fixed enhanced font 'sans,10' background rgb 'white'\n");
+			  " fixed enhanced font 'sans,12' background rgb 'white'\n");
 	soakGnuplot(sc, names, c.cps, rec);
 	if (names->len && !(dir = mhlPlotsRender(outdir, sc, "soak page"))) {
 		soakCheckpointsClear(&c);

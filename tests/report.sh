@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 78
+plan 80
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -161,7 +161,7 @@ ok "KTAP: a failed trial's steps that did not run are listed, 'ok N step # SKIP 
 
 # The browser: headless Chromium opens the page from disk.
 chrome() { timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@"; }
-chrome --window-size=1280,2400 --screenshot="$rd/shot.png" "file://$R/index.html" >/dev/null 2>&1
+chrome --window-size=1280,3000 --screenshot="$rd/shot.png" "file://$R/index.html" >/dev/null 2>&1
 png_wh() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%d %d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }'; }
 # What the screenshot shows, counted by Chromium: its pixels of the colours the
 # page paints (within 3 per channel): the census's node 1 Movable rgb(142, 36, 170)
@@ -187,12 +187,12 @@ img.src = 'file://$rd/shot.png';
 </script></body></html>
 EOF
 chrome --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$rd/pixels.html" 2>/dev/null >"$rd/pixels.out"
-ok "chromium: the screenshot is a 1280x2400 PNG that shows the report painted: the census's node 1 Movable, pass and fail cells, over 1000 px each" \
-	sh -c '[ "$(head -c 8 "$1/shot.png" 2>/dev/null | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ] && [ "$2" = "1280 2400" ] &&
-		grep -q ">size 1280 2400$" "$1/pixels.out" && grep -q "^end</pre>" "$1/pixels.out" &&
+ok "chromium: the screenshot is a 1280x3000 PNG (the first trial's census is below 2400 px since the plots grew for 12 px text) that shows the report painted: the census's node 1 Movable, pass and fail cells, over 1000 px each" \
+	sh -c '[ "$(head -c 8 "$1/shot.png" 2>/dev/null | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a ] && [ "$2" = "1280 3000" ] &&
+		grep -q ">size 1280 3000$" "$1/pixels.out" && grep -q "^end</pre>" "$1/pixels.out" &&
 		awk "\$1 ~ /^(9f45b7|c8e6c9|ef9a9a)\$/ && \$2 >= 1000 { n++ } END { exit n != 3 }" "$1/pixels.out"' _ "$rd" "$(png_wh "$rd/shot.png")"
 cat >"$rd/probe.html" <<EOF
-<!DOCTYPE html><html><body><iframe id=f src="file://$R/index.html" width=1280 height=2400></iframe><pre id=out>pending</pre>
+<!DOCTYPE html><html><body><iframe id=f src="file://$R/index.html" width=1280 height=3000></iframe><pre id=out>pending</pre>
 <script>
 document.getElementById('f').onload = function () {
   var figs = this.contentDocument.querySelectorAll('figure.plot'), res = [];
@@ -218,8 +218,25 @@ rc=$?
 t1=$(date +%s%N)
 sed 's/^/#   /' "$rd/report-check.out" | grep -v "^#   ok "
 echo "# tools/report-check.sh: $(( (t1 - t0) / 1000000 )) ms"
-ok "tools/report-check.sh: the conformance report at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, the grid first with its XFAIL" \
-	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 12 ]' _ "$rc" "$rd/report-check.out"
+ok "tools/report-check.sh: the conformance report at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, plot text 11 px or more, nothing wider than the window, the grid first with its XFAIL" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 20 ]' _ "$rc" "$rd/report-check.out"
+# Reports that fit a laptop's screen (issue 32, item 12), on two recorded runs
+# (tests/data/report/README.md): a matrix with real ids, host-backings:backing=...,
+# which widened the page to 1478 px at 1366; a single grow-shrink trial, whose
+# summary table stopped at 1008 px, plots' text at 8-10 px, its step labels on
+# the data.
+for fx in matrix grow-shrink; do
+	rm -rf "$rd/$fx" && cp -r "tests/data/report/$fx" "$rd/$fx"
+	LAB=$LAB tools/report-check.sh "$rd/$fx" -o "$rd/shots-$fx" >"$rd/report-check-$fx.out" 2>&1
+	rc=$?
+	sed 's/^/#   /' "$rd/report-check-$fx.out" | grep -v "^#   ok "
+	case $fx in
+	matrix) desc="the host-backings matrix (ids of 62 characters): the page no wider than the window, the grid first";;
+	*) desc="a grow-shrink trial: the summary table across the page, step labels above the plot, off its data";;
+	esac
+	ok "tools/report-check.sh at 1366 and 1920 px, $desc, plot text 11 px or more, no label on another or on the data" \
+		sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 18 ]' _ "$rc" "$rd/report-check-$fx.out"
+done
 
 # The four pinning trials with pin_size their one parameter: two values, two trials each.
 mkdir -p "$rd/axis1" && jq -c 'select(.parameters.pin_size) | .parameters |= {pin_size} | del(.pin_policy)' \
@@ -358,8 +375,8 @@ ok "history of 30 runs: the runs table first, newest first (30: 2026-11-30 on to
 LAB=$LAB tools/report-check.sh --history "$H30/out" -o "$H30/shots" >"$H30/check.out" 2>&1
 hcrc=$?
 sed 's/^/#   /' "$H30/check.out" | grep -v "^#   ok "
-ok "tools/report-check.sh --history: the 30-run history at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, the runs table first, nothing wider than the window" \
-	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 10 ]' _ "$hcrc" "$H30/check.out"
+ok "tools/report-check.sh --history: the 30-run history at 1366 and 1920 px, no console message, every plot drawn, no overlapping labels, plot text 11 px or more, the runs table first, nothing wider than the window" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "^ok " "$2")" = 16 ]' _ "$hcrc" "$H30/check.out"
 expect_fail "report --history of a directory without runs" 2 "no run directory .with a trials.jsonl. in 1 directory given" $LAB report --history -o "$work/history-none" "$rd/skip/report"
 expect_fail "report of two runs without --history" 2 "report: expected one RUN_DIR, got 2 .several only with --history." $LAB report "$rd/run" "$rd/before"
 
