@@ -106,7 +106,7 @@ k9r_lost() {	# RUN_DIR/report: k9r:size=96MiB lost, k9r:size=64MiB passed, in KT
 	jq -e '[.tests[] | select(.path | test("^memhp\\.k9r\\.k9r_size_(64|96)MiB$")) | [.path, .status, .misc.verdict]] ==
 		[["memhp.k9r.k9r_size_64MiB", "PASS", "pass"], ["memhp.k9r.k9r_size_96MiB", "MISS", "lost"]]' "$r/kcidb.json" >/dev/null ||
 		{ echo "KCIDB: not 64MiB PASS and 96MiB MISS (lost)"; return 1; }
-	grep -q "^<tr><td><a href='#t2'>k9r:size=96MiB</a></td><td>k9r</td><td class=lost>lost</td>" "$r/index.html" &&
+	grep -q "^<tr><td><a href='#t2'>k9r:<wbr>size=96MiB</a></td><td>k9r</td><td class=lost>lost</td>" "$r/index.html" &&
 		grep -q "^<h3>k9r:size=96MiB: <span class=lost>lost</span></h3>" "$r/index.html" &&
 		grep "class='headline" "$r/index.html" | grep -q "<b>1 lost " || { echo "HTML: k9r:size=96MiB's row and section not lost"; return 1; }
 }
