@@ -275,20 +275,27 @@ def check_schemas():
                 bad("README.md says `%s --json` has a schema in docs/schemas/: no %s.schema.json" % (c, c))
 
 
-def check_architecture():
-    md = doc("docs/architecture.md")
-    m = re.search(r"## The folders\n\n(.*?)\n\n", md, re.S)
-    if not m:
-        bad("docs/architecture.md: no '## The folders' list")
-        return
+def folder_blocks(text):
+    """An indented folder list ("    dir/   what it holds", continued on the
+    lines below) as {dir/: its lines}: docs/architecture.md's and README's."""
     blocks, cur = {}, None
-    for line in m.group(1).splitlines():
+    for line in text.splitlines():
         f = re.match(r"    (\S+/)\s", line)
         if f:
             cur = f.group(1)
             blocks[cur] = line
         elif cur:
             blocks[cur] += "\n" + line
+    return blocks
+
+
+def check_architecture():
+    md = doc("docs/architecture.md")
+    m = re.search(r"## The folders\n\n(.*?)\n\n", md, re.S)
+    if not m:
+        bad("docs/architecture.md: no '## The folders' list")
+        return
+    blocks = folder_blocks(m.group(1))
     for folder in sorted(blocks):
         if not (folder.startswith("orchestrator/") or folder == "reports/"):
             continue
@@ -316,14 +323,7 @@ def check_architecture():
     if not m:
         bad("README.md: no '## Layout' list")
         return
-    layout, cur = {}, None
-    for line in m.group(1).splitlines():
-        f = re.match(r"    (\S+/)\s", line)
-        if f:
-            cur = f.group(1)
-            layout[cur] = line
-        elif cur:
-            layout[cur] += "\n" + line
+    layout = folder_blocks(m.group(1))
     for page in sorted(glob.glob("docs/*.md")):
         name = os.path.basename(page)[:-3]
         if not re.search(r"\b%s\b" % re.escape(name), layout.get("docs/", "")):
