@@ -10,7 +10,7 @@ read under ROOT (default: the checkout; tests/cli.sh hands a copy with one
 entry broken to show that each check can fail); the code always from the
 checkout (the current directory).
 
-  scenario-keys      docs/scenarios.md against orchestrator/scenario/scenario.c:
+  scenario-keys      docs/scenarios.md against orchestrator/scenario/*.c:
                      every top-level key, every step kind and the keys each
                      takes (the steps table), the pin's workload, backing,
                      touch and split values, the online and guest values
@@ -52,6 +52,11 @@ def doc(path):
 def code(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+def scenario_code():
+    """The scenario loader's parts (orchestrator/scenario/*.c), as one text."""
+    return "".join(code(p) for p in sorted(glob.glob("orchestrator/scenario/*.c")))
 
 
 def bad(msg):
@@ -106,9 +111,9 @@ def same(what, doc_set, code_set, where_doc, where_code):
 
 
 def check_scenario_keys():
-    src = code("orchestrator/scenario/scenario.c")
+    src = scenario_code()
     md = doc("docs/scenarios.md")
-    sc = "orchestrator/scenario/scenario.c"
+    sc = "orchestrator/scenario/*.c"
     # Top-level keys: each loader key is written `KEY:` or as a YAML line of
     # its own in the doc; each top-level line of the doc's YAML is a key.
     top = set(c_list(src, "topKeys"))
@@ -188,8 +193,8 @@ def check_workloads():
         return
     table = {m.group(1) for r in rows for m in [re.match(r"`([a-z_-]+)`$", r[0])] if m}
     same("memhp-pin mode", table, modes, "docs/workloads.md's modes table", "workloads/*.c (struct pin_mode .name)")
-    same("pin workload", modes, set(c_list(code("orchestrator/scenario/scenario.c"), "workloadNames")),
-         "memhp-pin's modes", "orchestrator/scenario/scenario.c workloadNames[]")
+    same("pin workload", modes, set(c_list(scenario_code(), "workloadNames")),
+         "memhp-pin's modes", "orchestrator/scenario/*.c workloadNames[]")
     for o in sorted(others):
         if "memhp-pin %s" % o not in md:
             bad("memhp-pin %s: a command of workloads/memhp-pin.c, docs/workloads.md never shows 'memhp-pin %s'" % (o, o))
