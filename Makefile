@@ -47,8 +47,11 @@ ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/ho
 	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record orchestrator/fleet reports
 ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
 ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
-# Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
-ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
+# Without the command line: main.c, the registry and what prints or parses
+# from it (cli/registry.c, dispatch.c, opts.c, usage.c, man.c), the commands
+# (cli/cmd-*.c) it points at.
+ORCH_CMDLINE := orchestrator/main.c orchestrator/cli/cmd-%.c $(addprefix orchestrator/cli/,registry.c dispatch.c opts.c usage.c man.c)
+ORCH_LIB := $(filter-out $(ORCH_CMDLINE),$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
 PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/rdma.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 # rdma: libibverbs with its soft-RoCE provider, statically (rdma.c asks for rxe
@@ -304,7 +307,7 @@ fuzz: deps fuzz-build
 .PHONY: fuzz fuzz-build
 
 # The man page and the bash completion, printed by memhp-lab from the option
-# tables that drive its parsing and --help (orchestrator/main.c, cli/cmd-*.c).
+# tables that drive its parsing and --help (orchestrator/cli/: registry.c, cmd-*.c, man.c).
 $(B)/memhp-lab.1: $(B)/memhp-lab
 	@echo "[man] $@"
 	@$(B)/memhp-lab --man >$@.tmp && mv $@.tmp $@
