@@ -181,7 +181,11 @@ $(B)/unit-tests: $(UNIT_OBJS) | $(B)
 	@echo "[cc] $@"
 	@$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
-unit-tests: $(B)/unit-tests
+# Every orchestrator file's object, the command line's too: tests/layers.py
+# reads their symbols (docs/architecture.md, "Layers").
+LAYER_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(ORCH_SRC))
+
+unit-tests: $(B)/unit-tests $(LAYER_OBJS)
 
 # Mutation testing (docs/testing.md, "Mutants"): each tests/mutants/NN-name.patch,
 # or those named (make mutants MUTANTS="01-size-guard-wraps ..."), applied in
