@@ -11,7 +11,7 @@
 #include "util.h"
 
 const mhlOpt mhlCmdReportOpts[] = {
-	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
+	{ "format", 1, 'f', "LIST", "formats, comma-separated: {formats} (default: all)" },
 	{ "compare", 1, 'b', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN (the baseline), regressions first; -c is every command's libvirt URI (memhp-lab -c URI)" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
 	{ "artifact-url", 1, MHL_LONG_ONLY + 'U', "URL", "where CI publishes RUN_DIR: KCIDB log_url and JUnit's console-log lines point under URL instead of file:// (default: MEMHP_ARTIFACT_URL)" },
@@ -64,7 +64,7 @@ static guint reportJson(const mhlRun *run, const mhlRun *other, const mhlReportO
 
 		if (!(opts->formats & (1u << i)))
 			continue;
-		f = g_strdup_printf("%s/report/%s", run->dir, mhlReportFormatFiles[i]);
+		f = g_strdup_printf("%s/report/%s", run->dir, mhlReportFormats[i].file);
 		json_object_array_add(files, json_object_new_string(f));
 	}
 	json_object_object_add(out, "files", files);
@@ -107,7 +107,7 @@ static void reportText(const mhlRun *run, const mhlRun *other, const mhlReportOp
 	printf("%s: %u trial(s), %u unreadable line(s):", run->records, run->trials->len, run->bad->len);
 	for (i = 0; i < MHL_REPORT_LAST; i++)
 		if (opts->formats & (1u << i))
-			printf(" %s/report/%s", run->dir, mhlReportFormatFiles[i]);
+			printf(" %s/report/%s", run->dir, mhlReportFormats[i].file);
 	printf("\n");
 	if (other) {
 		g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
