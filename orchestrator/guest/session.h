@@ -61,9 +61,6 @@ typedef struct {
 	double host_changed_t;		/* monotonic time of the last sample that differed */
 } mhlGuest;
 
-/* Once per connection, before any guest: the domain events guests listen to. */
-int mhlGuestEventsRegister(virConnectPtr conn);
-
 mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg);
 /* Stop it if it runs (mhlGuestStop) and free it. */
 void mhlGuestFree(mhlGuest *g);
