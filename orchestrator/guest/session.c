@@ -189,7 +189,7 @@ static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
 
 /*
  * The guest's serial console is a pty, copied into the log by
- * fleet/console-stream.c from before the first instruction (created paused,
+ * guest/console-stream.c from before the first instruction (created paused,
  * resumed once the copy runs), the log capped (MEMHP_CONSOLE_MAX): a local
  * guest's pty read here, a fleet host's streamed back (docs/fleet.md). A
  * fleet guest is autodestroyed by the daemon when our connection goes, so

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fleet/fleet.h"
+#include "guest/console-stream.h"
 #include "guest/guest.h"
 #include "guest/hostmem.h"
 #include "scenario/scenario.h"
@@ -50,7 +50,7 @@ typedef struct {
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
-	mhlConsoleStream *stream;	/* the console coming into @console (fleet/console-stream.c) */
+	mhlConsoleStream *stream;	/* the console coming into @console (guest/console-stream.c) */
 	guint64 console_dropped;	/* bytes past the log's cap (MEMHP_CONSOLE_MAX), dropped */
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
 	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
