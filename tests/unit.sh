@@ -1,6 +1,6 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c) and the layout rule of docs/architecture.md. No guest.
-plan 3
+plan 4
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -13,3 +13,7 @@ ok "unit rows per module as tests/unit/counts says (a deleted row fails; added r
 echo "# layout (docs/architecture.md: cli -> scenario -> trial (host + guest) -> record -> reports)"
 ok "reports/ includes no header of orchestrator/trial/, guest/ or host/: it renders records" \
 	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host)/" reports/*.c reports/*.h'
+inc='^[[:space:]]*#[[:space:]]*include[[:space:]]*["<](orchestrator/)?'
+ok "host/ and fleet/ include no header of guest/, guest/ and host/ none of fleet/: domain events routed by host/, the console stream in guest/" \
+	sh -c '! grep -nE "$1guest/" orchestrator/host/*.[ch] orchestrator/fleet/*.[ch] &&
+		! grep -nE "$1fleet/" orchestrator/guest/*.[ch] orchestrator/host/*.[ch]' _ "$inc"
