@@ -14,7 +14,7 @@
 
 #include "guest/console-stream.h"
 #include "guest/guest.h"
-#include "guest/hostmem.h"
+#include "host/hostmem.h"
 #include "scenario/scenario.h"
 
 /* What a guest boots: the domain template filled for a scenario. */
