@@ -28,7 +28,7 @@ typedef struct {
 	const char *emulator;
 	double agent_deadline;	/* seconds for the guest agent to answer */
 	bool timeline;		/* keep the plugged-size timeline (a soak does not: it would grow) */
-	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (guest/hostmem.h) */
+	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (host/hostmem.h) */
 	bool remote;		/* a fleet host (fleet/): its serial console is a pty streamed into @console, the domain autodestroys with our connection */
 	uint64_t hugepage_kib;	/* the memory backing's hugepage size, 0: none */
 	bool console_exclusive;	/* @console must not exist yet (a trial's: never another's); else truncated */
@@ -53,7 +53,7 @@ typedef struct {
 	mhlConsoleStream *stream;	/* the console coming into @console (guest/console-stream.c) */
 	guint64 console_dropped;	/* bytes past the log's cap (MEMHP_CONSOLE_MAX), dropped */
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
-	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
+	/* The host side (host/hostmem.h), from boot on; sampled by the resize waits. */
 	mhlHostMem hm;
 	bool hm_open;
 	mhlHostSample host_prev;	/* the last sample */
