@@ -348,7 +348,7 @@ static GArray *hostNodes(json_object *tl)
 }
 
 /*
- * The host side (timeline entries of source "host", guest/hostmem.c), in
+ * The host side (timeline entries of source "host", host/hostmem.c), in
  * MiB on the right-hand axis: QEMU's resident set, its hugetlb mappings when
  * it has any, and the resident bytes of each resized node's virtio-mem
  * backend: datablock $host (t, rss, hugetlb, a column per node; -1 where an

@@ -1,8 +1,8 @@
 /*
  * connect.c - the fleet's connections: one per host, with keepalive and a
  * close callback so that a host that dies or drops off the network is
- * noticed within seconds, the guests' domain events, and what the host can
- * take (cores, memory).
+ * noticed within seconds, the domain events (routed by host/session.c), and
+ * what the host can take (cores, memory).
  */
 #include <glib.h>
 
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "guest/session.h"
+#include "host/session.h"
 #include "util.h"
 
 /* keepalive: a probe every 2 s, the connection closed after 3 unanswered (about 8 s) */
@@ -97,7 +97,7 @@ static int hostOpen(mhlFleetHost *h)
 			     h->uri);
 		return -1;
 	}
-	if (mhlGuestEventsRegister(h->conn) < 0 || hostCapacity(h) < 0) {
+	if (mhlDomainEventsRegister(h->conn) < 0 || hostCapacity(h) < 0) {
 		g_autofree char *e = g_strdup(mhlErrorLast());
 
 		mhlErrorReset();

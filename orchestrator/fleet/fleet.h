@@ -3,8 +3,8 @@
  * machine or with each other (docs/fleet.md): the hosts and what each can
  * take (hosts.c), their connections and how one is noticed gone
  * (connect.c), the kernel and guest image uploaded through libvirt's storage
- * API (upload.c), the serial console streamed back (console-stream.c), the
- * pending jobs the hosts' slots take from (work.c).
+ * API (upload.c), the pending jobs the hosts' slots take from (work.c). The
+ * serial console streamed back is guest/console-stream.c's.
  */
 #ifndef MHL_FLEET_H
 #define MHL_FLEET_H
@@ -91,45 +91,6 @@ bool mhlFleetPoolNameValid(const char *name);
  * or -1 + mhlError (@uri names the host in messages).
  */
 int mhlFleetVolumesClean(virConnectPtr conn, const char *uri, const char *pool, int *kept);
-
-/*
- * console-stream.c: the serial console of @dom (a pty) copied into the local
- * file @path by a thread of its own, until the domain stops or the
- * connection goes: from the pty @pty when it is on this host, else as a
- * stream (virDomainOpenConsole). The log holds at most mhlConsoleLogMax()
- * bytes: its head goes to the file as it comes, the guest's last bytes
- * (MHL_CONSOLE_TAIL_MAX at most, a quarter of the cap) are held in memory and
- * written at the end, from a line's start, after a line saying what was
- * dropped between them. @exclusive: @path must not exist (a trial's log is
- * never another's); else it is truncated (a soak segment's).
- */
-#define MHL_CONSOLE_MAX_DEFAULT (64ULL << 20)	/* bytes of a console log; MHL_CONSOLE_MAX changes it */
-#define MHL_CONSOLE_TAIL_MAX (1U << 20)		/* bytes of the log's tail at most */
-
-typedef struct {
-	int fd;
-	guint64 max;		/* bytes kept: head + tail */
-	guint64 head;		/* bytes written to the file as they come (@max less the tail) */
-	guint64 written;	/* bytes in the file */
-	guint64 over;		/* bytes past @head, the last @tail_cap of them in @tail */
-	guint64 dropped;	/* bytes read and dropped (final after mhlConsoleLogClose) */
-	char *tail;		/* a ring of @tail_cap bytes, the next one at over % tail_cap */
-	size_t tail_cap;
-} mhlConsoleLog;
-
-/* The cap: MHL_CONSOLE_MAX (a size, at least 4 KiB) or MHL_CONSOLE_MAX_DEFAULT. -1 + mhlError. */
-int mhlConsoleLogMax(guint64 *max);
-/* Create @path (@exclusive: only if it does not exist; else truncated). -1 + mhlError. */
-int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive);
-/* Append to the head while it has room, the rest to the tail's ring. -1 when the write fails. */
-int mhlConsoleLogWrite(mhlConsoleLog *log, const char *buf, size_t n);
-/* The tail: whole if nothing was dropped, else a line saying what was and the tail's last lines; then close. */
-void mhlConsoleLogClose(mhlConsoleLog *log);
-
-typedef struct mhlConsoleStream mhlConsoleStream;
-mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty, bool exclusive);
-/* Wait for the copy's end (after the domain was destroyed) and free it: the bytes dropped past the cap. */
-guint64 mhlConsoleStreamStop(mhlConsoleStream *cs);
 
 /*
  * work.c: the pending jobs a fleet's slots share (indices 0..n-1 of the

@@ -2,8 +2,8 @@
  * session.c - one running guest:
  *   domain XML -> virDomainCreateXML -> console watcher -> guest-ping ->
  *   initial plug settles; then resizes and waits on request; destroyed at the
- *   end. Domain events (plugged-size changes, a stop we did not ask for) find
- *   their guest by domain name. Every wait has a deadline.
+ *   end. Domain events (plugged-size changes, a stop we did not ask for) come
+ *   through host/session.c's table by domain name. Every wait has a deadline.
  */
 #include <glib.h>
 
@@ -18,6 +18,7 @@
 #include "guest/agent.h"
 #include "guest/domain.h"
 #include "guest/guest.h"
+#include "host/session.h"
 #include "record/record.h"
 #include "util.h"
 
@@ -71,35 +72,16 @@ static void *consoleWatch(void *opaque)
 }
 
 /*
- * Domain events: libvirt takes one callback per event and connection, so the
- * callbacks are registered once per connection (mhlGuestEventsRegister) and
- * find their guest by domain name here. A guest is in the table from just
- * before its domain is created until it stops; the callbacks run under the lock.
+ * Domain events (host/session.h routes them by domain name): a stop we did
+ * not ask for marks the guest gone, a device's new plugged size goes on the
+ * timeline. They run with the routing table's lock held, from just before
+ * the domain is created until mhlGuestStop.
  */
-static pthread_mutex_t guestsLock = PTHREAD_MUTEX_INITIALIZER;
-static GHashTable *guests;	/* domain name -> mhlGuest * */
-
-static void guestsAdd(mhlGuest *g)
-{
-	pthread_mutex_lock(&guestsLock);
-	if (!guests)
-		guests = g_hash_table_new(g_str_hash, g_str_equal);
-	g_hash_table_insert(guests, g->name, g);
-	pthread_mutex_unlock(&guestsLock);
-}
-
-static void guestsRemove(mhlGuest *g)
-{
-	pthread_mutex_lock(&guestsLock);
-	if (guests && g_hash_table_lookup(guests, g->name) == g)
-		g_hash_table_remove(guests, g->name);
-	pthread_mutex_unlock(&guestsLock);
-}
-
-static void onLifecycleLocked(mhlGuest *g, int event, int detail)
+static void onLifecycle(void *opaque, int event, int detail)
 {
 	static const char *const details[] = { "shut down", "destroyed", "crashed", "migrated",
 					       "saved", "failed", "from snapshot" };
+	mhlGuest *g = opaque;
 
 	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
 		return;
@@ -112,17 +94,16 @@ static void onLifecycleLocked(mhlGuest *g, int event, int detail)
 	pthread_mutex_unlock(&g->lock);
 }
 
-static void onLifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
-			void *opaque)
+static void onSizeChange(void *opaque, const char *alias, unsigned long long size_kib)
 {
-	mhlGuest *g;
-
-	(void)conn; (void)opaque;
-	pthread_mutex_lock(&guestsLock);
-	if (guests && (g = g_hash_table_lookup(guests, virDomainGetName(dom))))
-		onLifecycleLocked(g, event, detail);
-	pthread_mutex_unlock(&guestsLock);
+	mhlGuestTimelineAdd(opaque, "event", MHL_K_ALIAS, json_object_new_string(alias),
+			    MHL_K_SIZE_BYTES, size_kib * 1024);
 }
+
+static const mhlDomainEventHandlers guestEvents = {
+	.lifecycle = onLifecycle,
+	.size_change = onSizeChange,
+};
 
 void mhlGuestTimelineAdd(mhlGuest *g, const char *source, const char *key, json_object *who,
 			 const char *sizekey, unsigned long long bytes)
@@ -152,34 +133,6 @@ json_object *mhlGuestTimelineTake(mhlGuest *g)
 	g->timeline = json_object_new_array();
 	pthread_mutex_unlock(&g->lock);
 	return t;
-}
-
-static void onSizeChange(virConnectPtr conn, virDomainPtr dom, const char *alias,
-			 unsigned long long size_kib, void *opaque)
-{
-	mhlGuest *g;
-
-	(void)conn; (void)opaque;
-	pthread_mutex_lock(&guestsLock);
-	if (guests && (g = g_hash_table_lookup(guests, virDomainGetName(dom))))
-		mhlGuestTimelineAdd(g, "event", MHL_K_ALIAS, json_object_new_string(alias),
-				    MHL_K_SIZE_BYTES, size_kib * 1024);
-	pthread_mutex_unlock(&guestsLock);
-}
-
-int mhlGuestEventsRegister(virConnectPtr conn)
-{
-	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
-					     VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL) < 0) {
-		mhlErrorVirt("cannot register for MEMORY_DEVICE_SIZE_CHANGE events");
-		return -1;
-	}
-	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-					     VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL) < 0) {
-		mhlErrorVirt("cannot register for lifecycle events");
-		return -1;
-	}
-	return 0;
 }
 
 mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg)
@@ -236,7 +189,7 @@ static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
 
 /*
  * The guest's serial console is a pty, copied into the log by
- * fleet/console-stream.c from before the first instruction (created paused,
+ * guest/console-stream.c from before the first instruction (created paused,
  * resumed once the copy runs), the log capped (MEMHP_CONSOLE_MAX): a local
  * guest's pty read here, a fleet host's streamed back (docs/fleet.md). A
  * fleet guest is autodestroyed by the daemon when our connection goes, so
@@ -284,7 +237,7 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 		return -1;
 	mhlConsoleScannerClear(&g->scan);	/* a new log */
 	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
-	guestsAdd(g);
+	mhlDomainEventsWatch(g->name, &guestEvents, g);
 	g->t0 = mhlNow();
 	if (guestCreate(g, conn, &xml) < 0)
 		return -1;
@@ -499,7 +452,7 @@ void mhlGuestStop(mhlGuest *g)
 	}
 	g->console_dropped += mhlConsoleStreamStop(g->stream);	/* the domain is gone: the rest of its console is here */
 	g->stream = NULL;
-	guestsRemove(g);
+	mhlDomainEventsUnwatch(g->name, g);
 }
 
 json_object *mhlGuestEnd(mhlGuest *g)

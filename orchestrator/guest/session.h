@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fleet/fleet.h"
+#include "guest/console-stream.h"
 #include "guest/guest.h"
-#include "guest/hostmem.h"
+#include "host/hostmem.h"
 #include "scenario/scenario.h"
 
 /* What a guest boots: the domain template filled for a scenario. */
@@ -28,7 +28,7 @@ typedef struct {
 	const char *emulator;
 	double agent_deadline;	/* seconds for the guest agent to answer */
 	bool timeline;		/* keep the plugged-size timeline (a soak does not: it would grow) */
-	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (guest/hostmem.h) */
+	bool host_local;	/* QEMU runs on this host: its /proc is ours to read (host/hostmem.h) */
 	bool remote;		/* a fleet host (fleet/): its serial console is a pty streamed into @console, the domain autodestroys with our connection */
 	uint64_t hugepage_kib;	/* the memory backing's hugepage size, 0: none */
 	bool console_exclusive;	/* @console must not exist yet (a trial's: never another's); else truncated */
@@ -50,19 +50,16 @@ typedef struct {
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
-	mhlConsoleStream *stream;	/* the console coming into @console (fleet/console-stream.c) */
+	mhlConsoleStream *stream;	/* the console coming into @console (guest/console-stream.c) */
 	guint64 console_dropped;	/* bytes past the log's cap (MEMHP_CONSOLE_MAX), dropped */
 	mhlConsoleScanner scan;	/* the console so far: the watcher's while it runs, then mhlGuestEnd's */
-	/* The host side (guest/hostmem.h), from boot on; sampled by the resize waits. */
+	/* The host side (host/hostmem.h), from boot on; sampled by the resize waits. */
 	mhlHostMem hm;
 	bool hm_open;
 	mhlHostSample host_prev;	/* the last sample */
 	mhlHostSample host_logged;	/* the last sample put on the timeline */
 	double host_changed_t;		/* monotonic time of the last sample that differed */
 } mhlGuest;
-
-/* Once per connection, before any guest: the domain events guests listen to. */
-int mhlGuestEventsRegister(virConnectPtr conn);
 
 mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg);
 /* Stop it if it runs (mhlGuestStop) and free it. */

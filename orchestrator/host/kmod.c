@@ -602,18 +602,20 @@ static const char *tarTypeName(char type)
 	}
 }
 
-/* One 512-byte header: 0, 1 (the archive's end), or -1. */
-static int tarHeader(mhlTarCheck *t)
+/*
+ * A header's checksum (tar's unsigned sum or the old signed one), magic and
+ * size field (*size; *posix: a ustar header, else GNU's): 0, 1 when it is
+ * the archive's end, or -1.
+ */
+static int tarHeaderVerify(mhlTarCheck *t, bool *posix, uint64_t *size)
 {
 	const uint8_t *h = t->block;
-	uint64_t sum = 0, size, want;
+	uint64_t sum = 0, want;
 	int64_t ssum = 0;
-	g_autofree char *raw = NULL, *name = NULL, *link = NULL;
-	const char *why = NULL;
-	char type = (char)h[156];
-	bool posix = !memcmp(h + 257, "ustar\0" "00", 8), gnu = !memcmp(h + 257, "ustar  \0", 8);
+	bool gnu = !memcmp(h + 257, "ustar  \0", 8);
 	size_t i;
 
+	*posix = !memcmp(h + 257, "ustar\0" "00", 8);
 	for (i = 0; i < TAR_BLOCK; i++) {
 		uint8_t b = i >= 148 && i < 156 ? ' ' : h[i];
 
@@ -626,46 +628,54 @@ static int tarHeader(mhlTarCheck *t)
 		t->state = TAR_END;
 		return 1;
 	}
-	if (!posix && !gnu)
+	if (!*posix && !gnu)
 		return tarRefuse(t, "?", "no ustar or GNU tar header here (magic)");
 	if (tarNumber(h + 148, 8, UINT64_MAX >> 1, &want) < 0 || (want != sum && (int64_t)want != ssum))
 		return tarRefuse(t, "?", "a header whose checksum is wrong (tar would skip ahead to something else)");
-	if (tarNumber(h + 124, 12, TAR_SIZE_MAX, &size) < 0)
+	if (tarNumber(h + 124, 12, TAR_SIZE_MAX, size) < 0)
 		return tarRefuse(t, "?", "a size field that is not a number of at most 1 TiB");
+	return 0;
+}
 
-	if (type == 'L' || type == 'K' || type == 'x' || type == 'g') {
-		if (!size || size > TAR_META_MAX)
-			return tarRefuse(t, "(long name or pax header)", "%" G_GUINT64_FORMAT " bytes of long name or pax data (1 to %d)",
-					 size, TAR_META_MAX);
-		if (type != 'g' && strchr(t->meta_seen, type))
-			return tarRefuse(t, t->name ? t->name : "(long name or pax header)",
-					 "a second '%c' header for one member", type);
-		if (type != 'g')
-			t->meta_seen[strlen(t->meta_seen)] = type;
-		t->meta_type = type;
-		t->meta_size = size;
-		g_string_truncate(t->meta, 0);
-		t->state = TAR_META;
-		return 0;
-	}
+/* A long name or link ('L', 'K') or a pax header ('x', 'g') of @size bytes: its data comes next. */
+static int tarMetaHeader(mhlTarCheck *t, char type, uint64_t size)
+{
+	if (!size || size > TAR_META_MAX)
+		return tarRefuse(t, "(long name or pax header)", "%" G_GUINT64_FORMAT " bytes of long name or pax data (1 to %d)",
+				 size, TAR_META_MAX);
+	if (type != 'g' && strchr(t->meta_seen, type))
+		return tarRefuse(t, t->name ? t->name : "(long name or pax header)",
+				 "a second '%c' header for one member", type);
+	if (type != 'g')
+		t->meta_seen[strlen(t->meta_seen)] = type;
+	t->meta_type = type;
+	t->meta_size = size;
+	g_string_truncate(t->meta, 0);
+	t->state = TAR_META;
+	return 0;
+}
 
-	/* a member: its name from a long name or pax header, else the header's */
-	if (t->name) {
-		raw = g_steal_pointer(&t->name);
-	} else if (posix && h[345]) {
+/* A member's name: from a long name or pax header, else the header's (after a ustar prefix). */
+static char *tarMemberName(mhlTarCheck *t, bool posix)
+{
+	const uint8_t *h = t->block;
+
+	if (t->name)
+		return g_steal_pointer(&t->name);
+	if (posix && h[345]) {
 		g_autofree char *prefix = tarString(h + 345, 155), *base = tarString(h, 100);
 
-		raw = g_strconcat(prefix, "/", base, NULL);
-	} else {
-		raw = tarString(h, 100);
+		return g_strconcat(prefix, "/", base, NULL);
 	}
-	link = t->link ? g_steal_pointer(&t->link) : tarString(h + 157, 100);
-	if (t->size >= 0)
-		size = (uint64_t)t->size;
-	t->size = -1;
-	memset(t->meta_seen, 0, sizeof(t->meta_seen));
-	if (++t->members > TAR_MAX_MEMBERS)
-		return tarRefuse(t, raw, "more than %d members", TAR_MAX_MEMBERS);
+	return tarString(h, 100);
+}
+
+/* A member @raw of @type and @size bytes (@link: its link's target): a file, directory or link. */
+static int tarMember(mhlTarCheck *t, char type, const char *raw, const char *link, uint64_t size)
+{
+	g_autofree char *name = NULL;
+	const char *why = NULL;
+
 	if (!(name = tarPath(raw, strlen(raw), &why)))
 		return tarRefuse(t, raw, "%s", why);
 	if (!*name && type != '5')
@@ -702,6 +712,30 @@ static int tarHeader(mhlTarCheck *t)
 	if (size)	/* tar would read data after a link or directory that we would take for headers */
 		return tarRefuse(t, raw, "a link or directory with %" G_GUINT64_FORMAT " bytes of data", size);
 	return 0;
+}
+
+/* One 512-byte header: 0, 1 (the archive's end), or -1. */
+static int tarHeader(mhlTarCheck *t)
+{
+	g_autofree char *raw = NULL, *link = NULL;
+	char type = (char)t->block[156];
+	uint64_t size;
+	bool posix;
+	int rc;
+
+	if ((rc = tarHeaderVerify(t, &posix, &size)) != 0)
+		return rc;
+	if (type == 'L' || type == 'K' || type == 'x' || type == 'g')
+		return tarMetaHeader(t, type, size);
+	raw = tarMemberName(t, posix);
+	link = t->link ? g_steal_pointer(&t->link) : tarString(t->block + 157, 100);
+	if (t->size >= 0)	/* a pax header's size */
+		size = (uint64_t)t->size;
+	t->size = -1;
+	memset(t->meta_seen, 0, sizeof(t->meta_seen));
+	if (++t->members > TAR_MAX_MEMBERS)
+		return tarRefuse(t, raw, "more than %d members", TAR_MAX_MEMBERS);
+	return tarMember(t, type, raw, link, size);
 }
 
 int mhlTarCheckFeed(mhlTarCheck *t, const void *buf, size_t n)

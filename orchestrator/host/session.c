@@ -1,7 +1,7 @@
 /*
  * session.c - the host side of a run or a soak: libvirt's event loop and log,
- * the embedded driver's private root (or the user's URI), the connection with
- * the guests' event callbacks, and the cleanup of what a killed run left.
+ * the embedded driver's private root (or the user's URI), the connection, the
+ * domain events routed by domain name, and the cleanup of what a killed run left.
  */
 #include <glib.h>
 
@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "guest/session.h"
 #include "host/capscache.h"
 #include "host/guard.h"
 #include "host/hugepages.h"
@@ -257,6 +256,81 @@ int mhlConnIsQemu(virConnectPtr conn, const char *uri)
 	return 0;
 }
 
+/*
+ * The routing table of domain events (session.h): domain name -> who
+ * watches it. The callbacks look their domain up and call its handler under
+ * the lock, so an unwatched domain's handler never runs after the unwatch.
+ */
+typedef struct {
+	const mhlDomainEventHandlers *h;
+	void *opaque;
+} eventWatch;
+
+static pthread_mutex_t watchesLock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *watches;	/* domain name -> eventWatch * */
+
+void mhlDomainEventsWatch(const char *name, const mhlDomainEventHandlers *h, void *opaque)
+{
+	eventWatch *w = g_new0(eventWatch, 1);
+
+	w->h = h;
+	w->opaque = opaque;
+	pthread_mutex_lock(&watchesLock);
+	if (!watches)
+		watches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_hash_table_replace(watches, g_strdup(name), w);
+	pthread_mutex_unlock(&watchesLock);
+}
+
+void mhlDomainEventsUnwatch(const char *name, void *opaque)
+{
+	eventWatch *w;
+
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, name)) && w->opaque == opaque)
+		g_hash_table_remove(watches, name);
+	pthread_mutex_unlock(&watchesLock);
+}
+
+static void onLifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			void *opaque)
+{
+	eventWatch *w;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->lifecycle)
+		w->h->lifecycle(w->opaque, event, detail);
+	pthread_mutex_unlock(&watchesLock);
+}
+
+static void onSizeChange(virConnectPtr conn, virDomainPtr dom, const char *alias,
+			 unsigned long long size_kib, void *opaque)
+{
+	eventWatch *w;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->size_change)
+		w->h->size_change(w->opaque, alias, size_kib);
+	pthread_mutex_unlock(&watchesLock);
+}
+
+int mhlDomainEventsRegister(virConnectPtr conn)
+{
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
+					     VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for MEMORY_DEVICE_SIZE_CHANGE events");
+		return -1;
+	}
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+					     VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for lifecycle events");
+		return -1;
+	}
+	return 0;
+}
+
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache)
 {
 	memset(ses, 0, sizeof(*ses));
@@ -280,7 +354,7 @@ int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const c
 	}
 	if (uri && mhlUriLocal(uri) && mhlDeadRunDomainsDestroy(ses->conn, false) < 0)
 		mhlErrorReset();	/* a daemon that does not list is no reason not to run */
-	if (mhlGuestEventsRegister(ses->conn) < 0) {
+	if (mhlDomainEventsRegister(ses->conn) < 0) {
 		mhlSessionClose(ses);
 		return -1;
 	}

@@ -1,4 +1,7 @@
-/* session.h - libvirt on the host: event loop, embedded root or URI, connection. */
+/*
+ * session.h - libvirt on the host: event loop, embedded root or URI,
+ * connection, and the domain events routed by domain name.
+ */
 #ifndef MHL_HOST_SESSION_H
 #define MHL_HOST_SESSION_H
 
@@ -41,7 +44,8 @@ bool mhlUriLocal(const char *uri);
  * Start libvirt (mhlLibvirtStart), connect to @uri or, if NULL, to the
  * embedded driver in a new private root (after cleaning what dead runs left;
  * seeded with the QEMU capabilities kept in @cache, which may be NULL),
- * and register the guests' event callbacks. -1 + mhlError, nothing left open.
+ * and register the domain events (mhlDomainEventsRegister). -1 + mhlError,
+ * nothing left open.
  */
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache);
 /* 0 when @conn is libvirt's QEMU driver; else -1 + mhlError naming @uri's driver. */
@@ -52,6 +56,28 @@ int mhlConnIsQemu(virConnectPtr conn, const char *uri);
  * @quiet. Returns how many, or -1 + mhlError.
  */
 int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet);
+
+/*
+ * Domain events by domain name. libvirt takes one callback per event and
+ * connection, so mhlDomainEventsRegister registers them once per connection
+ * (mhlSessionOpen, fleet/connect.c) and each event goes to what watches its
+ * domain's name (a guest/ session, from just before its domain is created
+ * until it stops). A handler runs on libvirt's event loop thread with the
+ * table's lock held: once mhlDomainEventsUnwatch returns, none runs for it.
+ */
+typedef struct {
+	/* VIR_DOMAIN_EVENT_ID_LIFECYCLE: the VIR_DOMAIN_EVENT_* and its detail */
+	void (*lifecycle)(void *opaque, int event, int detail);
+	/* VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE: device @alias is at @size_kib */
+	void (*size_change)(void *opaque, const char *alias, unsigned long long size_kib);
+} mhlDomainEventHandlers;
+
+/* Once per connection, before any domain: lifecycle and size-change events. -1 + mhlError. */
+int mhlDomainEventsRegister(virConnectPtr conn);
+/* Route domain @name's events to @h with @opaque (@h must outlive the watch). */
+void mhlDomainEventsWatch(const char *name, const mhlDomainEventHandlers *h, void *opaque);
+/* Stop routing @name's events to @opaque (a later watch of the name by another stays). */
+void mhlDomainEventsUnwatch(const char *name, void *opaque);
 
 /* Close the connection (its embedded guests die with it) and remove the root. */
 void mhlSessionClose(mhlSession *ses);

@@ -120,7 +120,7 @@ static json_object *recordHead(const mhlRunConfig *cfg, const mhlScenario *s, co
 	return rec;
 }
 
-/* Where the host-side figures come from (guest/hostmem.h), and the memory backing. */
+/* Where the host-side figures come from (host/hostmem.h), and the memory backing. */
 json_object *mhlTrialHostFacts(const mhlGuest *g, const mhlScenario *s, const mhlHugePool *pool)
 {
 	json_object *h = json_object_new_object();

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "guest/agent.h"
-#include "fleet/fleet.h"
+#include "guest/console-stream.h"
 #include "guest/guest.h"
 #include "scenario/scenario.h"
 #include "trial/steps.h"

@@ -2,7 +2,8 @@
  * tests/unit/host.c - the host side (orchestrator/host/): what the cleanup of
  * a dead run may touch: which QEMU it kills, which embedded roots it
  * removes, which domains of a daemon it destroys (on libvirt's test driver);
- * what the QEMU capabilities cache copies between $MEMHP_CACHE and a root.
+ * domain events routed by name; what the QEMU capabilities cache copies
+ * between $MEMHP_CACHE and a root.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -217,6 +218,86 @@ static bool deadRunDomains(void)
 			unitDiag("domain %s destroyed", kept[i]);
 	if (gone != 2)
 		unitDiag("destroyed %d domain(s), want 2", gone);
+	virConnectClose(conn);
+	return unitExpect(ok);
+}
+
+/* ---- domain events routed by domain name (host/session.c) ---- */
+
+typedef struct {
+	int stopped;	/* VIR_DOMAIN_EVENT_STOPPED */
+	int other;	/* the other lifecycle events */
+} eventsSeen;
+
+static void seenLifecycle(void *opaque, int event, int detail)
+{
+	eventsSeen *s = opaque;
+
+	(void)detail;
+	if (event == VIR_DOMAIN_EVENT_STOPPED)
+		s->stopped++;
+	else
+		s->other++;
+}
+
+static const mhlDomainEventHandlers seenHandlers = { .lifecycle = seenLifecycle };
+
+static void eventsTick(int timer, void *opaque)
+{
+	(void)timer; (void)opaque;
+}
+
+/* libvirt's event loop on this thread until *@until is @want or 2 s passed (a 10 ms timer wakes it). */
+static void eventsRun(const int *until, int want)
+{
+	double end = mhlNow() + 2;
+	int timer = virEventAddTimeout(10, eventsTick, NULL, NULL);
+
+	while (*until != want && mhlNow() < end)
+		virEventRunDefaultImpl();
+	virEventRemoveTimeout(timer);
+}
+
+/* Create domain @name and destroy it: a started and a stopped event. */
+static bool domainCycle(virConnectPtr conn, const char *name)
+{
+	virDomainPtr dom;
+	bool ok;
+
+	if (!domainCreate(conn, name) || !(dom = virDomainLookupByName(conn, name)))
+		return false;
+	ok = virDomainDestroy(dom) == 0;
+	virDomainFree(dom);
+	return ok;
+}
+
+/*
+ * On libvirt's test driver: a domain's events reach what watches its name
+ * and nothing else; none after its unwatch; an unwatch with another's
+ * opaque leaves the watch in place.
+ */
+static bool domainEvents(void)
+{
+	eventsSeen a = { 0 }, b = { 0 };
+	virConnectPtr conn = NULL;
+	bool ok = virEventRegisterDefaultImpl() == 0 && (conn = virConnectOpen("test:///default"));
+
+	if (!ok)
+		return unitExpect(false);
+	virConnSetErrorFunc(conn, NULL, libvirtQuiet);
+	ok = mhlDomainEventsRegister(conn) == 0;
+	mhlDomainEventsWatch("mhl-unit-ev-a", &seenHandlers, &a);
+	mhlDomainEventsWatch("mhl-unit-ev-b", &seenHandlers, &b);
+	ok = ok && domainCycle(conn, "mhl-unit-ev-c") && domainCycle(conn, "mhl-unit-ev-a");
+	eventsRun(&a.stopped, 1);
+	ok = ok && a.stopped == 1 && a.other >= 1 && b.stopped == 0 && b.other == 0;
+	mhlDomainEventsUnwatch("mhl-unit-ev-a", &a);
+	mhlDomainEventsUnwatch("mhl-unit-ev-b", &a);	/* not a's: b stays watched */
+	ok = ok && domainCycle(conn, "mhl-unit-ev-a") && domainCycle(conn, "mhl-unit-ev-b");
+	eventsRun(&b.stopped, 1);
+	if (!(ok = ok && a.stopped == 1 && b.stopped == 1))
+		unitDiag("a: %d stopped, %d other (want 1, >= 1); b: %d stopped (want 1)", a.stopped, a.other, b.stopped);
+	mhlDomainEventsUnwatch("mhl-unit-ev-b", &b);
 	virConnectClose(conn);
 	return unitExpect(ok);
 }
@@ -491,6 +572,8 @@ static const unitCase cases[] = {
 	{ "QEMU capabilities cache: none kept, nothing copied or created, no error", capsCacheNone },
 	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other (test:///default)",
 	  deadRunDomains },
+	{ "domain events: routed by domain name to its watcher only, none after its unwatch, an unwatch by another leaves the watch (test:///default)",
+	  domainEvents },
 	{ "cleanup --volumes: the lab's volumes, marks and parts in pool memhp-lab deleted; one a domain boots from kept with its mark; other names untouched; no pool: nothing to do (test:///default)",
 	  fleetVolumesClean },
 	{ "KVM probe: the cache key changes with QEMU (size, mtime), the guest kernel and the device node (path, major:minor, or none), not without a change",

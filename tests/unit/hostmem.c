@@ -11,7 +11,7 @@
 
 #include "guest/domain.h"
 #include "guest/guest.h"
-#include "guest/hostmem.h"
+#include "host/hostmem.h"
 #include "host/hugepages.h"
 #include "scenario/scenario.h"
 #include "trial/steps.h"

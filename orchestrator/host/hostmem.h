@@ -11,8 +11,8 @@
  * virDomainMemoryStats' rss, QEMU's whole resident set, and no per-device
  * figure. The record says which source it used.
  */
-#ifndef MHL_GUEST_HOSTMEM_H
-#define MHL_GUEST_HOSTMEM_H
+#ifndef MHL_HOST_HOSTMEM_H
+#define MHL_HOST_HOSTMEM_H
 
 #include <glib.h>
 #include <json-c/json.h>

@@ -19,7 +19,7 @@
  */
 #include <glib.h>
 
-#include "fleet/fleet.h"
+#include "guest/console-stream.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  */
 #include <glib.h>
 
-#include "guest/hostmem.h"
+#include "host/hostmem.h"
 
 #include <dirent.h>
 #include <errno.h>
