@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "spawn.h"
 #include "util.h"
 
 /*
@@ -68,10 +69,11 @@ char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 {
 	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
 	g_autofree char *dir = g_build_filename(outdir, ".plots-XXXXXX", NULL);
-	g_autofree char *script = NULL, *errout = NULL;
+	g_autofree char *script = NULL, *words = NULL;
 	g_autoptr(GError) err = NULL;
-	char *argv[] = { (char *)gnuplot, NULL, NULL };
-	int status = 0;
+	const char *argv[] = { gnuplot, NULL, NULL };
+	/* it runs where it writes the SVGs; its complaints are the message */
+	g_auto(mhlSpawn) c = { .argv = argv, .dir = dir, .err = MHL_SPAWN_CAPTURE };
 
 	if (!g_mkdtemp(dir)) {
 		mhlError("report: %s: cannot create a plot directory under '%s': %s", what, outdir,
@@ -82,13 +84,11 @@ char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 	argv[1] = script;
 	if (!g_file_set_contents(script, sc->str, sc->len, &err))
 		mhlError("report: %s: cannot write '%s': %s", what, script, err->message);
-	else if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-			       NULL, &errout, &status, &err))
-		mhlError("report: %s: cannot run '%s' (Debian package gnuplot-nox; make deps): %s", what,
-			 gnuplot, err->message);
-	else if (!g_spawn_check_wait_status(status, &err))
-		mhlError("report: %s: '%s %s' failed (%s): %s", what, gnuplot, script, err->message,
-			 errout && *errout ? g_strstrip(errout) : "no message");
+	else if (mhlSpawnRun(&c) < 0)
+		mhlError("report: %s: %s (Debian package gnuplot-nox; make deps)", what, c.why);
+	else if (mhlSpawnCheck(&c) < 0)
+		mhlError("report: %s: '%s %s' failed (%s): %s", what, gnuplot, script,
+			 (words = mhlSpawnStatusWords(c.status)), *g_strstrip(c.err_text) ? c.err_text : "no message");
 	else
 		return g_steal_pointer(&dir);
 	mhlRemoveTree(dir);

@@ -1,6 +1,6 @@
 /*
  * plot.h - the plots of every page (index.html, soak.html, history.html):
- * one gnuplot script per page, run once (argv, no shell), its
+ * one gnuplot script per page, run once (argv, no shell: lib/spawn.h), its
  * SVGs inlined. Gnuplot never gets record or file-name text unescaped
  * (docs/security.md): a string of a command goes through mhlGnuplotString,
  * a string of a datablock through mhlGnuplotDatum, and numbers are printed

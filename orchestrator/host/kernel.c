@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "record/record.h"
+#include "spawn.h"
 #include "util.h"
 
 /* What a modular kernel may have as modules: the guest's init loads them (host/kmod.h). */
@@ -215,13 +216,14 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 	static GMutex lock;
 	static GHashTable *seen;
 	g_autofree char *script = g_build_filename(srcdir, "kernel", "package.sh", NULL);
-	g_autofree char *out = NULL, *memo = g_strjoin("\n", script, a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", NULL);
-	g_autoptr(GError) err = NULL;
+	g_autofree char *memo = g_strjoin("\n", script, a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", NULL);
 	const char *argv[] = { script, a1, a2, a3, a4, NULL };
 	g_auto(GStrv) envp = kmodEnv();
+	/* its progress and its errors on our stderr; apt may ask on stdin */
+	g_auto(mhlSpawn) c = { .argv = argv, .envp = (const char *const *)envp, .in = MHL_SPAWN_INHERIT,
+			       .out = MHL_SPAWN_CAPTURE, .err = MHL_SPAWN_INHERIT };
 	const char *hit;
-	char *nl;
-	int status = 0;
+	char *out, *nl;
 
 	g_mutex_lock(&lock);
 	if (!seen)
@@ -232,16 +234,15 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 		return g_strdup(hit);
 
 	/* argv, no shell: the name was checked by the scenario loader and goes to apt as one word */
-	if (!g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, &out,
-			  NULL, &status, &err)) {
-		mhlError("cannot run %s: %s", script, err->message);
+	if (mhlSpawnRun(&c) < 0) {
+		mhlError("%s: %s", what, c.why);
 		return NULL;
 	}
-	if (!g_spawn_check_wait_status(status, NULL)) {
-		mhlError("%s: %s failed (its messages are above)", what, script);
+	if (mhlSpawnCheck(&c) < 0) {
+		mhlError("%s: %s (its messages are above)", what, c.why);
 		return NULL;
 	}
-	g_strchomp(out);
+	out = g_strchomp(c.out_text);
 	nl = strrchr(out, '\n');
 	g_mutex_lock(&lock);
 	g_hash_table_replace(seen, g_steal_pointer(&memo), g_strdup(nl ? nl + 1 : out));
