@@ -45,7 +45,7 @@ PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 # trial (host + guest) -> record -> reports. lib/ is shared with the workloads.
 ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/host \
 	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record orchestrator/fleet reports
-ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
+ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c lib/spawn.c
 ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 # Without the command line: main.c, the registry and what prints or parses
 # from it (cli/registry.c, dispatch.c, opts.c, usage.c, man.c), the commands

@@ -17,6 +17,7 @@
  */
 #include <glib.h>
 
+#include "reports/plot.h"
 #include "reports/report.h"
 
 #include <string.h>
@@ -491,28 +492,23 @@ void mhlCapacityGnuplot(GPtrArray *pts, GString *script)
 		g_autofree char *failed = g_strdup_printf("%s: %s", first->group,
 							  ratios ? "guest failed" : "pin failed");
 		g_autofree char *ftitle = mhlGnuplotString(failed);
+		g_autofree char *hname = g_strdup_printf("held%u", g), *fname = g_strdup_printf("failed%u", g);
+		g_autoptr(GString) held = g_string_new(NULL), fail = g_string_new(NULL);
 		bool failures = false;
 
 		for (i = from; i < pts->len && !strcmp(((mhlCapacityPoint *)pts->pdata[i])->group, first->group); i++)
 			;
 		if (isPlugRatio(first) != ratios)
 			continue;	/* a plug-ratio group beside pinned ones: its sentence only */
-		g_string_append_printf(script, "$held%u << EOD\n", g);
 		for (guint k = from; k < i; k++) {
 			const mhlCapacityPoint *p = pts->pdata[k];
 
 			failures |= plotFailed(p);
-			if (!plotFailed(p))
-				g_string_append_printf(script, "%.2f %.2f\n", plotX(p), 100 * p->unplugged_frac);
+			g_string_append_printf(plotFailed(p) ? fail : held, "%.2f %.2f\n", plotX(p),
+					       100 * p->unplugged_frac);
 		}
-		g_string_append_printf(script, "EOD\n$failed%u << EOD\n", g);
-		for (guint k = from; k < i; k++) {
-			const mhlCapacityPoint *p = pts->pdata[k];
-
-			if (plotFailed(p))
-				g_string_append_printf(script, "%.2f %.2f\n", plotX(p), 100 * p->unplugged_frac);
-		}
-		g_string_append(script, "EOD\n");
+		mhlPlotData(script, hname, held->str);
+		mhlPlotData(script, fname, fail->str);
 		g_string_append_printf(plot, "%s$held%u using 1:2 with linespoints lw 2 pt 7 lc %u title %s",
 				       g ? ", " : "", g, g + 1, title);
 		if (failures)

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "reports/plot.h"
 #include "reports/report.h"
 #include "util.h"
 
@@ -346,7 +347,7 @@ static void histPlots(GString *sc, GPtrArray *names, json_object **recs, guint n
 
 	for (m = 0; m < MHL_METRIC_LAST; m++) {
 		g_autoptr(GString) data = g_string_new(NULL), bad = g_string_new(NULL);
-		g_autofree char *title = NULL, *q = NULL, *name = NULL;
+		g_autofree char *title = NULL, *name = NULL, *data_name = NULL;
 		double lo = 0, hi = 0, step;
 		guint n = 0;
 
@@ -367,10 +368,11 @@ static void histPlots(GString *sc, GPtrArray *names, json_object **recs, guint n
 		name = g_strdup_printf("h%u_%d", t, m);
 		title = g_strdup_printf("%s: %s%s%s per run", id, mhlMetrics[m].name, *mhlMetrics[m].unit ? ", " : "",
 					mhlMetrics[m].unit);
-		q = mhlGnuplotString(title);
-		g_string_append_printf(sc, "\nreset\nset output '%s.svg'\nset title %s noenhanced\nset grid lc rgb '#dddddd'\n"
-				       "set xlabel 'run (oldest left)'\nset xrange [0.5:%u.5]\nset key top left\n"
-				       "$d%s << EOD\n%sEOD\n", name, q, nruns, name, data->str);
+		mhlPlotBegin(sc, name, title);
+		g_string_append_printf(sc, "set xlabel 'run (oldest left)'\nset xrange [0.5:%u.5]\nset key top left\n",
+				       nruns);
+		data_name = g_strdup_printf("d%s", name);
+		mhlPlotData(sc, data_name, data->str);
 		/* about 4 y tics at a 1-2-5 step, whatever the spread: 11 labels do not fit 220 px */
 		if (hi - lo < 1e-9 * MAX(1, fabs(hi)))
 			lo -= MAX(fabs(lo) * 0.1, 1e-3), hi += MAX(fabs(hi) * 0.1, 1e-3);
@@ -505,7 +507,7 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 	json_object *jruns = json_object_new_array();
 	g_autoptr(json_object) jtrials = json_object_new_array();	/* into doc at the end, after the numbers */
 	g_autoptr(GString) html = g_string_new(NULL), table = g_string_new(NULL);
-	g_autoptr(GString) sc = g_string_new("set terminal svg size 640,220 fixed enhanced font 'sans,12' background rgb 'white'\n");
+	g_autoptr(GString) sc = g_string_new(MHL_PLOT_TERM("640", "220"));
 	g_autoptr(GPtrArray) sections = g_ptr_array_new_with_free_func(historyStringFree);
 	g_autoptr(GPtrArray) plots = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	g_autofree char *dir = NULL;

@@ -4,7 +4,7 @@
  * when the trials have parameters, and per trial the plugged-size timeline,
  * the census of the pinned buffers, pin outcomes, console findings and links
  * to the raw record and the serial log. Every plot is drawn by gnuplot
- * (`set terminal svg`) from one script, run once with g_spawn (argv, no shell).
+ * (`set terminal svg`) from one script, run once (reports/plot.c: argv, no shell).
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "reports/plot.h"
 #include "reports/report.h"
 #include "util.h"
 
@@ -23,7 +24,6 @@
  */
 #define PLOT_W 900
 #define PLOT_H 360
-#define PLOT_TERM(w, h) "set terminal svg size " w "," h " fixed enhanced font 'sans,12' background rgb 'white'\n"
 /* The timeline is taller: its step labels stand above the plot, not on its data. */
 #define TIMELINE_H 520
 /* A step label longer than this many characters keeps its start and an ellipsis. */
@@ -47,53 +47,16 @@ static void htmlPlotsClear(htmlPlots *p)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(htmlPlots, htmlPlotsClear)
 
-/*
- * A string in a gnuplot command (a title, a label, a tic), from a record
- * that may hold anything: single-quoted, where gnuplot substitutes nothing
- * (in double quotes it runs `command` through the shell), a ' doubled,
- * control characters (a line end ends the command) as spaces. The caller
- * says noenhanced.
- */
-char *mhlGnuplotString(const char *s)
-{
-	g_autoptr(GString) r = g_string_new("'");
 
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			g_string_append_c(r, '\'');
-		g_string_append_c(r, (unsigned char)*s < 0x20 ? ' ' : *s);
-	}
-	g_string_append_c(r, '\'');
-	return g_string_free(g_steal_pointer(&r), FALSE);
-}
-
-/*
- * A string field of a datablock row (between "<< EOD" and "EOD", data that
- * gnuplot never executes): double-quoted, the data reader's \" for a quote,
- * control characters as spaces so the row stays one line.
- */
-static char *gpDatum(const char *s)
-{
-	g_autoptr(GString) r = g_string_new("\"");
-
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			g_string_append_c(r, '\\');
-		g_string_append_c(r, (unsigned char)*s < 0x20 ? ' ' : *s);
-	}
-	g_string_append_c(r, '"');
-	return g_string_free(g_steal_pointer(&r), FALSE);
-}
 
 /* Start a plot; returns its name. The caller appends the body (ending with a plot command). */
 static const char *plotBegin(htmlPlots *p, const char *title)
 {
-	g_autofree char *t = mhlGnuplotString(title);
 	char *name = g_strdup_printf("p%u", p->names->len + 1);
 
 	g_ptr_array_add(p->names, name);
-	g_string_append_printf(p->script, "\nreset\nset output '%s.svg'\nset title %s noenhanced\n"
-			       "set grid lc rgb '#dddddd'\nset border lc rgb '#555555'\n", name, t);
+	mhlPlotBegin(p->script, name, title);
+	g_string_append(p->script, "set border lc rgb '#555555'\n");
 	return name;
 }
 
@@ -429,9 +392,9 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	name = plotBegin(p, title);
 	/* the title at the top: gnuplot would set it above its own (too tall) guess of the step labels' height */
 	qt = mhlGnuplotString(title);
-	g_string_append_printf(p->script, PLOT_TERM("%d", "%d") "set output '%s.svg'\nunset title\n"
+	g_string_append_printf(p->script, MHL_PLOT_TERM("%d", "%d") "set output '%s.svg'\nunset title\n"
 			       "set label %s at screen 0.5, screen 1 offset 0, -1.2 center noenhanced\n%splot %s\n"
-			       PLOT_TERM("%d", "%d"), PLOT_W, TIMELINE_H, name, qt, sc->str, plot->str, PLOT_W, PLOT_H);
+			       MHL_PLOT_TERM("%d", "%d"), PLOT_W, TIMELINE_H, name, qt, sc->str, plot->str, PLOT_W, PLOT_H);
 	return name;
 }
 
@@ -481,13 +444,13 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 	name = plotBegin(p, title);
 	g_string_append(p->script, "$census << EOD\nrow");
 	for (c = 0; c < cols->len; c++) {
-		g_autofree char *q = gpDatum(cols->pdata[c]);
+		g_autofree char *q = mhlGnuplotDatum(cols->pdata[c]);
 
 		g_string_append_printf(p->script, " %s", q);
 	}
 	g_string_append_c(p->script, '\n');
 	for (i = 0; i < rows->len; i++) {
-		g_autofree char *q = gpDatum(labels->pdata[i]);
+		g_autofree char *q = mhlGnuplotDatum(labels->pdata[i]);
 
 		g_string_append(p->script, q);
 		for (c = 0; c < cols->len; c++) {
@@ -633,8 +596,8 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			g_array_set_size(inCluster, xi + 1);
 		slot = g_array_index(inCluster, guint, xi)++;
 		width = MAX(width, slot + 1);
-		qv = gpDatum(mhlJStr(rec, MHL_K_VERDICT, ""));
-		qt = gpDatum(mhlJStr(rec, MHL_K_TRIAL, ""));
+		qv = mhlGnuplotDatum(mhlJStr(rec, MHL_K_VERDICT, ""));
+		qt = mhlGnuplotDatum(mhlJStr(rec, MHL_K_TRIAL, ""));
 		g_string_append_printf(frac < 0 ? none : data, "%u %u %.1f %s %u %s %.1f\n", xi, yi,
 				       frac < 0 ? 0 : frac * 100, qv, slot, qt,
 				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)));
@@ -670,7 +633,7 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	 * one); the next plot gets the page's size back
 	 */
 	sep = xs->len > 6 ? ".\"\\n\"." : ".' '.";
-	g_string_append_printf(p->script, PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
+	g_string_append_printf(p->script, MHL_PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
 			       PLOT_W, MAX(PLOT_H, 90 + (xs->len > 6 ? 36 : 24) * ys->len), name, ys->len - 1);
 	gpTics(p->script, "y", ys);
 	qy = mhlGnuplotString(ylabel->str);
@@ -681,7 +644,7 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
 			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
 			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
-			       PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
+			       MHL_PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
 	return name;
 }
 
@@ -1291,7 +1254,7 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 
 int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
 {
-	g_auto(htmlPlots) p = { g_string_new(PLOT_TERM(G_STRINGIFY(PLOT_W), G_STRINGIFY(PLOT_H))),
+	g_auto(htmlPlots) p = { g_string_new(MHL_PLOT_TERM(G_STRINGIFY(PLOT_W), G_STRINGIFY(PLOT_H))),
 				g_ptr_array_new_with_free_func(g_free), NULL };
 	g_autoptr(GString) out = g_string_new(NULL);
 	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);

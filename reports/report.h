@@ -274,20 +274,6 @@ int mhlTrialConsoleOpen(const mhlRun *run, json_object *rec);
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context);
 /* Replace characters outside [A-Za-z0-9_-] with '_'. */
 char *mhlReportIdent(const char *s);
-/* @s as a single-quoted gnuplot string (nothing substituted in it), for titles, labels, tics. */
-char *mhlGnuplotString(const char *s);
-/*
- * Run gnuplot script @sc in a new directory under @outdir (its SVGs land
- * there); the directory, or NULL + mhlError naming @what. The caller
- * removes it (mhlRemoveTree).
- */
-char *mhlPlotsRender(const char *outdir, GString *sc, const char *what);
-/*
- * Plot @name's SVG from @dir inline, its ids prefixed with the name (one page
- * holds several), labelled @alt (aria-label) unless NULL; a note where
- * gnuplot wrote none (or @dir is NULL).
- */
-void mhlPlotInline(GString *out, const char *dir, const char *name, const char *alt);
 /* Write @data to @dir/@name atomically. -1 + mhlError. */
 int mhlReportFileWrite(const char *dir, const char *name, const char *data, gssize len);
 

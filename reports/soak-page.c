@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "reports/plot.h"
 #include "reports/report.h"
 #include "util.h"
 
@@ -188,7 +189,7 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 	for (i = 0; i < G_N_ELEMENTS(soakPlots); i++) {
 		g_autoptr(GString) data = g_string_new(NULL);
 		json_object *row = trendRow(rec, soakPlots[i].series);
-		g_autofree char *title = NULL, *q = NULL;
+		g_autofree char *title = NULL, *data_name = NULL;
 		size_t n = 0, step = cps->len / SOAK_POINTS_MAX + 1;
 		double lo = 0, hi = 0, y;
 
@@ -209,10 +210,10 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 		g_ptr_array_add(names, g_strdup_printf("s%zu", i));
 		title = g_strdup_printf("%s, MiB over cycles%s", soakPlots[i].title,
 					soakPlots[i].dropped_only ? " (checkpoints after drop_caches)" : "");
-		q = mhlGnuplotString(title);
-		g_string_append_printf(sc, "\nreset\nset output 's%zu.svg'\nset title %s noenhanced\n"
-				       "set grid lc rgb '#dddddd'\nset xlabel 'cycle'\nset ylabel 'MiB'\nset key top left\n"
-				       "$d%zu << EOD\n%sEOD\n", i, q, i, data->str);
+		mhlPlotBegin(sc, names->pdata[names->len - 1], title);
+		g_string_append(sc, "set xlabel 'cycle'\nset ylabel 'MiB'\nset key top left\n");
+		data_name = g_strdup_printf("d%zu", i);
+		mhlPlotData(sc, data_name, data->str);
 		/* a flat series (vmalloc, percpu): 1 MiB either side, not an axis of 0.0000003 MiB */
 		if (hi - lo < SOAK_FLAT_MIB)
 			g_string_append_printf(sc, "set yrange [%.6f:%.6f]\n", lo - 1, hi + 1);
@@ -232,64 +233,7 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 	}
 }
 
-char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
-{
-	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
-	g_autofree char *dir = g_build_filename(outdir, ".plots-XXXXXX", NULL);
-	g_autofree char *script = NULL, *errout = NULL;
-	g_autoptr(GError) err = NULL;
-	char *argv[] = { (char *)gnuplot, NULL, NULL };
-	int status = 0;
 
-	if (!g_mkdtemp(dir)) {
-		mhlError("report: %s: cannot create a plot directory under '%s': %s", what, outdir,
-			 g_strerror(errno));
-		return NULL;
-	}
-	script = g_build_filename(dir, "plots.gp", NULL);
-	argv[1] = script;
-	if (!g_file_set_contents(script, sc->str, sc->len, &err))
-		mhlError("report: %s: cannot write '%s': %s", what, script, err->message);
-	else if (!g_spawn_sync(dir, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-			       NULL, &errout, &status, &err))
-		mhlError("report: %s: cannot run '%s' (Debian package gnuplot-nox; make deps): %s", what,
-			 gnuplot, err->message);
-	else if (!g_spawn_check_wait_status(status, &err))
-		mhlError("report: %s: '%s %s' failed (%s): %s", what, gnuplot, script, err->message,
-			 errout && *errout ? g_strstrip(errout) : "no message");
-	else
-		return g_steal_pointer(&dir);
-	mhlRemoveTree(dir);
-	return NULL;
-}
-
-void mhlPlotInline(GString *out, const char *dir, const char *name, const char *alt)
-{
-	static const char *const refs[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
-	g_autofree char *file = dir ? g_strdup_printf("%s/%s.svg", dir, name) : NULL;
-	g_autofree char *svg = NULL, *body = NULL, *pre = g_strdup_printf("%s-", name);
-	const char *start;
-	size_t i;
-
-	if (!file || !g_file_get_contents(file, &svg, NULL, NULL) || !(start = strstr(svg, "<svg"))) {
-		mhlHtmlf(out, "<p class=note>plot missing: gnuplot wrote no %s.svg</p>\n", name);
-		return;
-	}
-	body = g_strdup(start);
-	for (i = 0; i < G_N_ELEMENTS(refs); i++) {
-		g_auto(GStrv) parts = g_strsplit(body, refs[i], -1);
-		g_autofree char *with = g_strconcat(refs[i], pre, NULL);
-
-		g_free(body);
-		body = g_strjoinv(with, parts);
-	}
-	if (alt)
-		mhlHtmlf(out, "<figure class=plot data-plot='%s' aria-label='%s'>\n", name, alt);
-	else
-		mhlHtmlf(out, "<figure class=plot data-plot='%s'>\n", name);
-	g_string_append(out, body);
-	g_string_append(out, "</figure>\n");
-}
 
 /* "N cycles in K segment(s) over T (R cycles/hour), F finding(s)": the soak at a glance. */
 static void soakOutline(GString *out, json_object *rec)
@@ -438,8 +382,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 		return 0;
 	soakCheckpointsRead(run, &c);
 	names = g_ptr_array_new_with_free_func(g_free);
-	sc = g_string_new("set terminal svg size " G_STRINGIFY(SOAK_PLOT_W) "," G_STRINGIFY(SOAK_PLOT_H)
-			  " fixed enhanced font 'sans,12' background rgb 'white'\n");
+	sc = g_string_new(MHL_PLOT_TERM(G_STRINGIFY(SOAK_PLOT_W), G_STRINGIFY(SOAK_PLOT_H)));
 	soakGnuplot(sc, names, c.cps, rec);
 	if (names->len && !(dir = mhlPlotsRender(outdir, sc, "soak page"))) {
 		soakCheckpointsClear(&c);

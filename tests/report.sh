@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 79 full 80
+plan 81 full 82
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -402,6 +402,12 @@ rm -rf "$rd/run/report"
 expect_fail "gnuplot missing: the HTML fails, saying which program" 1 "cannot run '/nonexistent/gnuplot'" \
 	env MEMHP_GNUPLOT=/nonexistent/gnuplot $LAB report "$rd/run"
 ok "gnuplot missing: the other formats are still written" test -s "$rd/run/report/results.ktap" -a -s "$rd/run/report/kcidb.json" -a ! -e "$rd/run/report/index.html"
+rm -rf "$rd/run/report"
+expect_fail "gnuplot not in PATH: the HTML fails, saying so" 1 "cannot run 'memhp-no-gnuplot': not found in PATH" \
+	env MEMHP_GNUPLOT=memhp-no-gnuplot $LAB report "$rd/run"
+rm -rf "$rd/run/report"
+expect_fail "gnuplot failing: its exit status in words, then its complaint" 1 \
+	"'/bin/false [^']*/plots\\.gp' failed \\(exited with status 1\\): no message" env MEMHP_GNUPLOT=/bin/false $LAB report "$rd/run"
 rm -rf "$rd/run/report"
 lab report --format ktap "$rd/run" >/dev/null 2>&1
 ok "--format ktap writes results.ktap only" test -s "$rd/run/report/results.ktap" -a ! -e "$rd/run/report/junit.xml" -a ! -e "$rd/run/report/index.html"

@@ -1,7 +1,7 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
 # the tables' lists. No guest.
-plan 9
+plan 10
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -40,3 +40,7 @@ format_lists() {
 		orchestrator reports | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)'
 }
 ok "no hand-written list of the report formats in orchestrator/ or reports/ (mhlReportFormats[] spells them)" format_lists
+
+echo "# processes: one way to start a program on the host (issue 33, item 4)"
+ok "programs start only through lib/spawn.c (host/guard.c's fork of itself excepted): no g_spawn, fork, exec, popen or system() elsewhere" \
+	sh -c '! grep -nE "\b(g_spawn_[a-z_]+|g_subprocess_[a-z_]+|fork|vfork|execv[pe]*|execl[pe]*|posix_spawnp?|popen|system)\(" orchestrator/*.c orchestrator/*/*.c reports/*.c lib/*.c | grep -vE "^(lib/spawn\.c|orchestrator/host/guard\.c):"'

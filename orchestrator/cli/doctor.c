@@ -22,6 +22,7 @@
 #include "host/accel.h"
 #include "host/kernel.h"
 #include "mhl-exit.h"
+#include "spawn.h"
 #include "util.h"
 
 typedef enum { LVL_OK, LVL_WARN, LVL_FAIL } mhlLevel;
@@ -76,16 +77,14 @@ line(bool ok, const char *what, const char *fmt, ...)
 	lineAt(ok ? LVL_OK : LVL_FAIL, what, "%s", msg);
 }
 
-/* Run argv, return its stdout+stderr (NULL if it could not run). */
+/* Run argv, return its stdout+stderr (NULL if it could not run, or ran past a minute). */
 static char *capture(const char *const *argv)
 {
-	g_autofree char *out = NULL, *err = NULL;
-	int status;
+	g_auto(mhlSpawn) c = { .argv = argv, .out = MHL_SPAWN_CAPTURE, .err = MHL_SPAWN_CAPTURE, .timeout = 60 };
 
-	if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-			  &status, NULL))
+	if (mhlSpawnRun(&c) < 0)
 		return NULL;
-	return g_strconcat(out ? out : "", err ? err : "", NULL);
+	return g_strconcat(c.out_text, c.err_text, NULL);
 }
 
 static void checkLibvirt(void)

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "util.h"
 
 #define PROBE_SECONDS 20
@@ -70,27 +71,16 @@ static mhlProbe probeBoot(const char *emulator, const char *kernel, const char *
 	};
 	double t0 = mhlNow();
 	mhlProbe res = PROBE_TIMEOUT;
-	pid_t pid;
-
 	g_autofree char *errlog = g_strdup_printf("%s.stderr", log);
+	/* stderr: QEMU's reason, e.g. a failed MSR write */
+	g_auto(mhlSpawn) qemu = { .argv = argv, .err = MHL_SPAWN_FILE, .err_file = errlog };
 
 	unlink(log);
-	pid = fork();
-	if (pid < 0)
-		return PROBE_EXITED;
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDWR);
-		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(nul, 0);
-		dup2(nul, 1);
-		dup2(err >= 0 ? err : nul, 2);	/* QEMU's reason, e.g. a failed MSR write */
-		execv(emulator, (char **)argv);
-		_exit(127);
-	}
+	/* QEMU never started (no fork, no exec): the host's doing, no answer, as for an exit 127 */
+	if (mhlSpawnStart(&qemu) < 0)
+		return PROBE_STARVED;
 	for (;;) {
 		g_autofree char *out = NULL;
-		int status;
 
 		if (mhlInterrupted) {
 			res = PROBE_INTERRUPTED;
@@ -100,22 +90,18 @@ static mhlProbe probeBoot(const char *emulator, const char *kernel, const char *
 			res = PROBE_BOOTED;
 			break;
 		}
-		if (waitpid(pid, &status, WNOHANG) == pid) {
+		if (mhlSpawnPoll(&qemu) && qemu.ended) {
 			g_autofree char *err = NULL;
 
-			pid = -1;
 			g_file_get_contents(errlog, &err, NULL, NULL);
-			res = mhlAccelExitIsAnswer(status, err) ? PROBE_EXITED : PROBE_STARVED;
+			res = mhlAccelExitIsAnswer(qemu.status, err) ? PROBE_EXITED : PROBE_STARVED;
 			break;
 		}
 		if (mhlNow() - t0 >= PROBE_SECONDS)
 			break;
 		g_usleep(200 * 1000);
 	}
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	mhlSpawnKill(&qemu);	/* still running: a boot seen or no answer */
 	return res;
 }
 

@@ -230,6 +230,12 @@ char *mhlGuardStart(const char *root)
 	}
 	guardRunPid = getpid();
 	fflush(NULL);
+	/*
+	 * A fork without exec, the one child not started by lib/spawn.c: the
+	 * guard is this process's own code (guardMain), not a program, and must
+	 * hold the pipe's read end, stay out of the run's cgroup and outlive a
+	 * kill -9 of memhp-lab, where a spawned child is one we wait for.
+	 */
 	if ((child = fork()) < 0) {
 		mhlError("cannot fork the guard of this run: %s", g_strerror(errno));
 		close(p[0]);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host/accel.h"
+#include "spawn.h"
 
 static char *versionText(unsigned long v)
 {
@@ -50,13 +51,11 @@ static const char *qemuVersionLocal(void)
 
 	if (g_once_init_enter(&once)) {
 		const char *argv[] = { MHL_EMULATOR, "-version", NULL };
-		g_autofree char *out = NULL;
-		int status;
+		g_auto(mhlSpawn) c = { .argv = argv, .out = MHL_SPAWN_CAPTURE, .timeout = 60 };
 
-		if (g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
-				 &status, NULL) && out) {
-			*strchrnul(out, '\n') = '\0';
-			ver = g_strdup(out);
+		if (mhlSpawnRun(&c) == 0) {
+			*strchrnul(c.out_text, '\n') = '\0';
+			ver = g_strdup(c.out_text);
 		}
 		g_once_init_leave(&once, 1);
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "record/record.h"
+#include "spawn.h"
 #include "util.h"
 
 /* What a modular kernel may have as modules: the guest's init loads them (host/kmod.h). */
@@ -215,13 +216,14 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 	static GMutex lock;
 	static GHashTable *seen;
 	g_autofree char *script = g_build_filename(srcdir, "kernel", "package.sh", NULL);
-	g_autofree char *out = NULL, *memo = g_strjoin("\n", script, a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", NULL);
-	g_autoptr(GError) err = NULL;
+	g_autofree char *memo = g_strjoin("\n", script, a1, a2 ? a2 : "", a3 ? a3 : "", a4 ? a4 : "", NULL);
 	const char *argv[] = { script, a1, a2, a3, a4, NULL };
 	g_auto(GStrv) envp = kmodEnv();
+	/* its progress and its errors on our stderr; apt may ask on stdin */
+	g_auto(mhlSpawn) c = { .argv = argv, .envp = (const char *const *)envp, .in = MHL_SPAWN_INHERIT,
+			       .out = MHL_SPAWN_CAPTURE, .err = MHL_SPAWN_INHERIT };
 	const char *hit;
-	char *nl;
-	int status = 0;
+	char *out, *nl;
 
 	g_mutex_lock(&lock);
 	if (!seen)
@@ -232,16 +234,15 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 		return g_strdup(hit);
 
 	/* argv, no shell: the name was checked by the scenario loader and goes to apt as one word */
-	if (!g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, &out,
-			  NULL, &status, &err)) {
-		mhlError("cannot run %s: %s", script, err->message);
+	if (mhlSpawnRun(&c) < 0) {
+		mhlError("%s: %s", what, c.why);
 		return NULL;
 	}
-	if (!g_spawn_check_wait_status(status, NULL)) {
-		mhlError("%s: %s failed (its messages are above)", what, script);
+	if (mhlSpawnCheck(&c) < 0) {
+		mhlError("%s: %s (its messages are above)", what, c.why);
 		return NULL;
 	}
-	g_strchomp(out);
+	out = g_strchomp(c.out_text);
 	nl = strrchr(out, '\n');
 	g_mutex_lock(&lock);
 	g_hash_table_replace(seen, g_steal_pointer(&memo), g_strdup(nl ? nl + 1 : out));
@@ -316,79 +317,84 @@ static int prebuiltModules(const mhlScenario *s, const char *srcdir, json_object
 	return 0;
 }
 
-char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
-		       const char *srcdir, json_object **identity, GPtrArray **skips)
+/*
+ * Where @s's kernel is: its artifact directory (*@dir; NULL for a prebuilt
+ * bzImage), its image and its config. 0, or -1 + mhlError.
+ */
+static int kernelLocate(const mhlScenario *s, const char *cache, const char *kernel_dir, const char *srcdir,
+			char **dir, char **image, char **config_path)
 {
-	g_autofree char *dir = NULL, *image = NULL, *config_path = NULL, *config = NULL;
-	g_autofree char *reqpath = g_build_filename(srcdir, "kernel", "required.list", NULL);
-	g_autofree char *required = NULL, *missing = NULL;
-	json_object *id = NULL;
-
-	*identity = NULL;
-	if (skips)
-		*skips = NULL;
+	*dir = NULL;
 	if (!kernel_dir && !strcmp(s->kernel, "package")) {
 		g_autofree char *what = g_strdup_printf("kernel %s '%s'", s->kernel_deb ? "deb" : "package",
 							s->kernel_deb ? s->kernel_deb : s->kernel_package);
 
-		if (!(dir = s->kernel_deb ? packageFetch(srcdir, what, "--deb", s->kernel_deb, NULL, NULL) :
-			    packageFetch(srcdir, what, s->kernel_package, NULL, NULL, NULL)))
-			return NULL;
-		image = g_build_filename(dir, "bzImage", NULL);
-		config_path = g_build_filename(dir, "config", NULL);
+		if (!(*dir = s->kernel_deb ? packageFetch(srcdir, what, "--deb", s->kernel_deb, NULL, NULL) :
+			     packageFetch(srcdir, what, s->kernel_package, NULL, NULL, NULL)))
+			return -1;
 	} else if (!kernel_dir && !strcmp(s->kernel, "prebuilt")) {
-		image = g_strdup(s->kernel_image);
-		config_path = g_strdup(s->kernel_config);
+		*image = g_strdup(s->kernel_image);
+		*config_path = g_strdup(s->kernel_config);
+		return 0;
+	} else if (kernel_dir) {
+		*dir = g_strdup(kernel_dir);
 	} else {
-		if (kernel_dir) {
-			dir = g_strdup(kernel_dir);
-		} else {
-			const char *fl = s->kernel_flavour;
-			g_autofree char *cur = g_strdup_printf("%s/kernel/%s/%s", cache, s->kernel,
-							       *fl ? fl : "current");
+		const char *fl = s->kernel_flavour;
+		g_autofree char *cur = g_strdup_printf("%s/kernel/%s/%s", cache, s->kernel,
+						       *fl ? fl : "current");
 
-			if (!g_file_get_contents(cur, &dir, NULL, NULL)) {
-				if (*fl)
-					mhlError("no kernel %s with debug: %s built yet (%s missing): run 'make kernel-%s' (kernel/build.sh --flavour %s %s)",
-						 s->kernel, fl, cur, fl, fl, s->kernel);
-				else
-					mhlError("no kernel %s built yet (%s missing): run 'make kernel' or pass --kernel-dir",
-						 s->kernel, cur);
-				return NULL;
-			}
-			g_strstrip(dir);
+		if (!g_file_get_contents(cur, dir, NULL, NULL)) {
+			if (*fl)
+				mhlError("no kernel %s with debug: %s built yet (%s missing): run 'make kernel-%s' (kernel/build.sh --flavour %s %s)",
+					 s->kernel, fl, cur, fl, fl, s->kernel);
+			else
+				mhlError("no kernel %s built yet (%s missing): run 'make kernel' or pass --kernel-dir",
+					 s->kernel, cur);
+			return -1;
 		}
-		image = g_build_filename(dir, "bzImage", NULL);
-		config_path = g_build_filename(dir, "config", NULL);
+		g_strstrip(*dir);
 	}
-	if (access(image, R_OK) < 0) {
-		mhlError("cannot read kernel image '%s': %s", image, g_strerror(errno));
-		return NULL;
-	}
-	if (!(config = mhlFileRead(config_path, NULL)) || !(required = mhlFileRead(reqpath, NULL)))
-		return NULL;
-	if (!strcmp(s->pin_policy, "baseline")) {
-		g_autofree char *r = required;
+	*image = g_build_filename(*dir, "bzImage", NULL);
+	*config_path = g_build_filename(*dir, "config", NULL);
+	return 0;
+}
 
-		required = g_strconcat(r, "\nGUP_LONGTERM_PIN_IN_PLACE\n", NULL);
-	}
+/*
+ * Whether @config (read from @config_path) has what @s needs: every option
+ * of @required (kernel/required.list at @reqpath) for a kernel the lab
+ * built, the capabilities of the steps for one it did not (their skips into
+ * @skips). 0, or -1 + mhlError.
+ */
+static int kernelConfigCheck(const mhlScenario *s, const char *kernel_dir, const char *config,
+			     const char *config_path, const char *required, const char *reqpath, GPtrArray **skips)
+{
+	g_autofree char *missing = NULL;
+
 	if (!kernel_dir && !strcmp(s->kernel, "package")) {
 		if (!strcmp(s->pin_policy, "baseline")) {
 			mhlError("%s: pin_policy baseline needs the lab's series (its test switch); a Debian kernel package has it not: use pin_policy series",
 				 s->path);
-			return NULL;
+			return -1;
 		}
-		if (kernelCapable(s, config, config_path, required, reqpath, true, skips) < 0)
-			return NULL;
-	} else if (!kernel_dir && !strcmp(s->kernel, "prebuilt")) {
-		if (kernelCapable(s, config, config_path, required, reqpath, s->kernel_modules != NULL, skips) < 0)
-			return NULL;
-	} else if ((missing = mhlKconfigMissing(config, required))) {
+		return kernelCapable(s, config, config_path, required, reqpath, true, skips);
+	}
+	if (!kernel_dir && !strcmp(s->kernel, "prebuilt"))
+		return kernelCapable(s, config, config_path, required, reqpath, s->kernel_modules != NULL, skips);
+	if ((missing = mhlKconfigMissing(config, required))) {
 		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)",
 			 config_path, !strcmp(s->pin_policy, "baseline") ?
 			 " under pin_policy baseline" : "", missing, reqpath);
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
+
+/* The kernel's identity for the record: @dir's identity.json, or a prebuilt's; NULL + mhlError. */
+static json_object *kernelIdentity(const mhlScenario *s, const char *kernel_dir, const char *srcdir,
+				   const char *dir, const char *config)
+{
+	json_object *id;
+
 	if (dir) {
 		g_autofree char *idpath = g_build_filename(dir, "identity.json", NULL);
 
@@ -407,7 +413,35 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 		json_object_put(id);
 		return NULL;
 	}
-	*identity = id;
+	return id;
+}
+
+char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kernel_dir,
+		       const char *srcdir, json_object **identity, GPtrArray **skips)
+{
+	g_autofree char *dir = NULL, *image = NULL, *config_path = NULL, *config = NULL;
+	g_autofree char *reqpath = g_build_filename(srcdir, "kernel", "required.list", NULL);
+	g_autofree char *required = NULL;
+
+	*identity = NULL;
+	if (skips)
+		*skips = NULL;
+	if (kernelLocate(s, cache, kernel_dir, srcdir, &dir, &image, &config_path) < 0)
+		return NULL;
+	if (access(image, R_OK) < 0) {
+		mhlError("cannot read kernel image '%s': %s", image, g_strerror(errno));
+		return NULL;
+	}
+	if (!(config = mhlFileRead(config_path, NULL)) || !(required = mhlFileRead(reqpath, NULL)))
+		return NULL;
+	if (!strcmp(s->pin_policy, "baseline")) {
+		g_autofree char *r = required;
+
+		required = g_strconcat(r, "\nGUP_LONGTERM_PIN_IN_PLACE\n", NULL);
+	}
+	if (kernelConfigCheck(s, kernel_dir, config, config_path, required, reqpath, skips) < 0 ||
+	    !(*identity = kernelIdentity(s, kernel_dir, srcdir, dir, config)))
+		return NULL;
 	return g_steal_pointer(&image);
 }
 

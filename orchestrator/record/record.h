@@ -294,7 +294,7 @@ void mhlJSONClean(json_object *o, bool multiline);
  */
 int mhlTextCutLen(const char *s, int max);
 
-/* ---- reading ---- */
+/* ---- reading (json.c) ---- */
 
 /*
  * A dotted path into a record: "summary.reached_bytes"; a component of

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mhl-exit.h"
+#include "reports/plot.h"
 #include "reports/report.h"
 #include "unit.h"
 #include "util.h"
