@@ -46,7 +46,7 @@ PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/host \
 	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record orchestrator/fleet reports
 ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
-ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
+ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h) workloads/pin-keys.h
 # Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
 ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib

@@ -17,10 +17,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* memhp-pin's keys (MHL_PIN_K_*), spelled once for the workload and the host */
+#include "workloads/pin-keys.h"
+
 /* ---- key names ---- */
 
 /* A dotted path for mhlJ(): MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES). */
 #define MHL_PATH(a, b)			a "." b
+#define MHL_PATH3(a, b, c)		a "." b "." c
+#define MHL_PATH4(a, b, c, d)		a "." b "." c "." d
 
 /* The record's top level. */
 #define MHL_K_TRIAL			"trial"		/* trial id */
@@ -73,17 +78,18 @@
 #define MHL_K_OK			"ok"
 #define MHL_K_ERROR			"error"
 #define MHL_K_NOTE			"note"
-#define MHL_K_WORKLOAD			"workload"	/* memhp-pin's JSON */
+#define MHL_K_WORKLOAD			"workload"	/* memhp-pin's JSON: its keys are MHL_PIN_K_* */
 #define MHL_K_REQUESTED_BYTES		"requested_bytes"
 #define MHL_K_REACHED_BYTES		"reached_bytes"
 #define MHL_K_CONVERGED			"converged"
 #define MHL_K_DEADLINE_S		"deadline_s"
 #define MHL_K_SECONDS_TO_CONVERGE	"seconds_to_converge"
-#define MHL_K_PATTERN_OK		"pattern_ok"	/* in memhp-pin's JSON */
+#define MHL_K_PATTERN_OK		MHL_PIN_K_PATTERN_OK	/* in memhp-pin's JSON */
 #define MHL_K_PATTERN_OK_AFTER_RESIZE	"pattern_ok_after_resize"
 #define MHL_K_PATTERN_OK_AT_RELEASE	"pattern_ok_at_release"
 #define MHL_K_CHECKS			"checks"
 #define MHL_K_SKIPPED			"skipped"	/* why the step did not run */
+#define MHL_K_SKIP			"skip"		/* a step's, a workload's, a KTAP result's skip */
 #define MHL_K_SKIP_CODE			"skip_code"	/* its code: mhlSkipCodes */
 
 /* summary (mhlSummary; the resize keys above too) */
