@@ -225,9 +225,9 @@ static gint64 timelinePoints(GString *sc, json_object *tl, const char *source, s
 static int timelineNode(GString *sc, GString *plot, json_object *tl, json_object *n, size_t j,
 			double tend, int series)
 {
-	gint64 last_req = mhlJInt(n, "virtio_mem_requested_bytes", -1), last_qmp;
+	gint64 last_req = mhlJInt(n, MHL_K_VIRTIO_MEM_REQUESTED_BYTES, -1), last_qmp;
 
-	if (mhlJInt(n, "virtio_mem_size_bytes", -1) < 0)
+	if (mhlJInt(n, MHL_K_VIRTIO_MEM_SIZE_BYTES, -1) < 0)
 		return 0;
 	g_string_append_printf(sc, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
 	last_req = timelinePoints(sc, tl, "request", j, MHL_K_REQUESTED_BYTES, last_req);
@@ -451,13 +451,13 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
-		const char *when[] = { "census_before", "census_after" }, *what[] = { "before", "after" };
+		const char *when[] = { MHL_PIN_K_CENSUS_BEFORE, MHL_PIN_K_CENSUS_AFTER }, *what[] = { "before", "after" };
 		size_t w;
 
 		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin"))
 			continue;
 		for (w = 0; w < 2; w++) {
-			json_object *cen = mhlJ(mhlJ(s, MHL_K_WORKLOAD), when[w]), *bn = mhlJ(cen, "by_node");
+			json_object *cen = mhlJ(mhlJ(s, MHL_K_WORKLOAD), when[w]), *bn = mhlJ(cen, MHL_PIN_K_BY_NODE);
 
 			if (!bn)
 				continue;
@@ -466,7 +466,7 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 					g_autofree char *col = g_strdup_printf("node %s %s", node, zone);
 
 					(void)pages;
-					if (strcmp(zone, "pages") &&
+					if (strcmp(zone, MHL_PIN_K_PAGES) &&
 					    !g_ptr_array_find_with_equal_func(cols, col, g_str_equal, NULL))
 						g_ptr_array_add(cols, g_steal_pointer(&col));
 				}
@@ -599,7 +599,7 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			continue;
 		n++;
 		mhlStrIndex(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "-"));
-		mhlStrIndex(scenarios, mhlAxisValue(rec, "scenario", "-"));
+		mhlStrIndex(scenarios, mhlAxisValue(rec, MHL_K_SCENARIO, "-"));
 		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 			(void)v;
 			mhlStrIndex(keys, k);
@@ -608,12 +608,12 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	if (n < 2)
 		return NULL;
 	g_ptr_array_sort(keys, mhlStrPtrCmp);
-	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, "pin_policy", g_str_equal, NULL) &&
+	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, MHL_K_PIN_POLICY, g_str_equal, NULL) &&
 	    !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
-		mhlStrIndex(keys, "pin_policy");
+		mhlStrIndex(keys, MHL_K_PIN_POLICY);
 	/* trials of several scenarios (a suite, as conformance): the scenario is an axis, the first one down */
 	if (scenarios->len > 1 && keys->len > 0)
-		g_ptr_array_insert(keys, 1, g_strdup("scenario"));
+		g_ptr_array_insert(keys, 1, g_strdup(MHL_K_SCENARIO));
 	for (i = 1; i < keys->len; i++)
 		g_string_append_printf(ylabel, "%s%s", i > 1 ? ", " : "", (char *)keys->pdata[i]);
 	for (i = 0; i < run->trials->len; i++) {
@@ -878,19 +878,19 @@ static void htmlPins(GString *out, json_object *rec)
 		any = true;
 		g_string_append(out, "<tr>");
 		cell(out, NULL, mhlJStr(s, MHL_K_ID, "–"));
-		cell(out, NULL, mhlJStr(w, "mode", "–"));
+		cell(out, NULL, mhlJStr(w, MHL_PIN_K_MODE, "–"));
 		cellNum(out, (double)mhlJInt(w, MHL_K_NODE, -1), 0);
-		cellNum(out, mib(mhlJInt(w, "bytes_asked", -1)), 0);
-		cellNum(out, mib(mhlJInt(w, "bytes_pinned", -1)), 0);
-		cellNum(out, mhlJDbl(w, "pin_us", -1e6) / 1e6, 3);
-		cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT, mhlJInt(w, "census_before.by_zone.Movable", 0),
-		      mhlJInt(w, "census_after.by_zone.Movable", 0));
+		cellNum(out, mib(mhlJInt(w, MHL_PIN_K_BYTES_ASKED, -1)), 0);
+		cellNum(out, mib(mhlJInt(w, MHL_PIN_K_BYTES_PINNED, -1)), 0);
+		cellNum(out, mhlJDbl(w, MHL_PIN_K_PIN_US, -1e6) / 1e6, 3);
+		cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT, mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_BEFORE, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0),
+		      mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_AFTER, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0));
 		cell(out, NULL, !mhlJ(w, MHL_K_PATTERN_OK) ? "–" : json_object_get_boolean(mhlJ(w, MHL_K_PATTERN_OK)) ?
 		     "intact" : "CORRUPT");
 		if (mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK)))
 			cell(out, "pass", "ok");
 		else
-			cellf(out, "failed: %s%s%s", mhlJStr(w, "errno_name", ""), mhlJStr(w, "errno_name", NULL) ? " " : "",
+			cellf(out, "failed: %s%s%s", mhlJStr(w, MHL_PIN_K_ERRNO_NAME, ""), mhlJStr(w, MHL_PIN_K_ERRNO_NAME, NULL) ? " " : "",
 			      mhlJStr(s, MHL_K_ERROR, ""));
 		g_string_append(out, "</tr>\n");
 	}
@@ -1198,7 +1198,7 @@ static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_obj
 	if (mhlJStr(rec, MHL_K_REASON, NULL))
 		mhlHtmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
 	mhlHtmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n", outcome,
-	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
+	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KERNEL_RELEASE), "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"));
 	htmlHostFacts(out, rec);

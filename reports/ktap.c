@@ -36,30 +36,30 @@ static bool ktapTimedOut(const char *why)
  */
 static void ktapNested(GString *out, json_object *step, const char *desc)
 {
-	json_object *k = mhlJ(step, "exec.ktap") ? mhlJ(step, "exec.ktap") : mhlJ(step, "selftest");
-	json_object *results = k ? mhlJArr(k, "results") : NULL;
+	json_object *k = mhlJ(step, MHL_PATH(MHL_K_EXEC, MHL_K_KTAP)) ? mhlJ(step, MHL_PATH(MHL_K_EXEC, MHL_K_KTAP)) : mhlJ(step, MHL_K_SELFTEST);
+	json_object *results = k ? mhlJArr(k, MHL_K_RESULTS) : NULL;
 	size_t i, nr = results ? json_object_array_length(results) : 0;
-	gint64 planned = k ? mhlJInt(k, "planned", -1) : -1;
+	gint64 planned = k ? mhlJInt(k, MHL_K_PLANNED, -1) : -1;
 
 	if (!nr)
 		return;
-	if (mhlJBool(step, MHL_K_OK, false) && mhlJInt(k, "fail", 0) > 0) {
+	if (mhlJBool(step, MHL_K_OK, false) && mhlJInt(k, MHL_K_FAIL, 0) > 0) {
 		g_string_append_printf(out, "  # %s: %" G_GINT64_FORMAT " passed, %" G_GINT64_FORMAT
 				       " failed, %" G_GINT64_FORMAT " skipped (measured, not judged)\n", desc,
-				       mhlJInt(k, "pass", 0), mhlJInt(k, "fail", 0), mhlJInt(k, "skip", 0));
+				       mhlJInt(k, MHL_K_PASS, 0), mhlJInt(k, MHL_K_FAIL, 0), mhlJInt(k, MHL_K_SKIP, 0));
 		return;
 	}
 	g_string_append_printf(out, "    KTAP version 1\n    # Subtest: %s\n    1..%" G_GINT64_FORMAT "\n", desc,
 			       planned >= 0 ? planned : (gint64)nr);
 	for (i = 0; i < nr; i++) {
 		json_object *r = json_object_array_get_idx(results, i);
-		g_autofree char *raw = g_strstrip(g_strdup(mhlJStr(r, "description", "")));
+		g_autofree char *raw = g_strstrip(g_strdup(mhlJStr(r, MHL_K_DESCRIPTION, "")));
 		g_autofree char *d = ktapText(raw, true);
-		g_autofree char *why = ktapText(mhlJStr(r, "skip_reason", ""), false);
-		bool skip = mhlJBool(r, "skip", false);
+		g_autofree char *why = ktapText(mhlJStr(r, MHL_K_SKIP_REASON, ""), false);
+		bool skip = mhlJBool(r, MHL_K_SKIP, false);
 
 		g_string_append_printf(out, "    %sok %" G_GINT64_FORMAT "%s%s%s%s%s\n",
-				       mhlJBool(r, MHL_K_OK, false) ? "" : "not ", mhlJInt(r, "n", (gint64)i + 1),
+				       mhlJBool(r, MHL_K_OK, false) ? "" : "not ", mhlJInt(r, MHL_K_N, (gint64)i + 1),
 				       *d ? " " : "", d, skip ? " # SKIP" : "", skip && *why ? " " : "", skip ? why : "");
 	}
 }
@@ -76,7 +76,7 @@ static void ktapStep(GString *out, int n, json_object *step, bool xfail)
 	g_autofree char *desc = ktapText(name, true);
 	g_autofree char *err = ktapText(mhlJStr(step, MHL_K_ERROR, NULL), false);
 	/* an expect step under another pin_policy or kernel says "skipped" (record.h) */
-	const char *skip = mhlJStr(step, MHL_K_SKIPPED, mhlJStr(step, "workload.skip", NULL));
+	const char *skip = mhlJStr(step, MHL_K_SKIPPED, mhlJStr(step, MHL_PATH(MHL_K_WORKLOAD, MHL_K_SKIP), NULL));
 	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") &&
 		!mhlJBool(step, MHL_K_CONVERGED, true);
 

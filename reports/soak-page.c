@@ -172,9 +172,9 @@ static json_object *trendRow(json_object *rec, const char *series)
  */
 static bool trendFinding(json_object *row)
 {
-	json_object *f = mhlJ(row, "finding");
+	json_object *f = mhlJ(row, MHL_K_FINDING);
 
-	return json_object_get_boolean(f ? f : mhlJ(row, "over_budget"));
+	return json_object_get_boolean(f ? f : mhlJ(row, MHL_K_OVER_BUDGET));
 }
 
 /* A series that moves less than this (MiB) over the soak is drawn on a 2 MiB axis. */
@@ -218,9 +218,9 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 			g_string_append_printf(sc, "set yrange [%.6f:%.6f]\n", lo - 1, hi + 1);
 		g_string_append_printf(sc, "plot $d%zu using 1:2 with points pt 7 ps 0.4 lc rgb '#1f77b4' title 'measured'", i);
 		if (row) {
-			double b = mhlJDbl(row, "per_cycle.slope", 0), a = mhlJDbl(row, "per_cycle.intercept", 0);
+			double b = mhlJDbl(row, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_SLOPE), 0), a = mhlJDbl(row, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_INTERCEPT), 0);
 			g_autofree char *fit = g_strdup_printf("%s: %.0f bytes/cycle%s",
-				!strcmp(mhlJStr(row, "fit", ""), "theil_sen") ? "Theil-Sen" : "least squares", b,
+				!strcmp(mhlJStr(row, MHL_K_FIT, ""), "theil_sen") ? "Theil-Sen" : "least squares", b,
 				trendFinding(row) ? ", FINDING" : "");
 			g_autofree char *fq = mhlGnuplotString(fit);
 
@@ -321,19 +321,19 @@ static void soakTrendTable(GString *out, json_object *rec)
 			"<th>budget (24 h)</th><th>judged</th></tr>\n");
 	for (i = 0; i < json_object_array_length(t); i++) {
 		json_object *r = json_object_array_get_idx(t, i);
-		bool sig = json_object_get_boolean(mhlJ(r, "significant"));
-		bool over = json_object_get_boolean(mhlJ(r, "over_budget")), finding = trendFinding(r);
-		g_autofree char *pc = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_cycle.slope", 0),
-						      mhlJDbl(r, "per_cycle.lo", 0), mhlJDbl(r, "per_cycle.hi", 0));
-		g_autofree char *ph = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_hour.slope", 0),
-						      mhlJDbl(r, "per_hour.lo", 0), mhlJDbl(r, "per_hour.hi", 0));
-		g_autofree char *proj = g_strdup_printf("%.2f MiB", mhlJDbl(r, "projection_24h", 0) / (1 << 20));
-		g_autofree char *budget = g_strdup_printf("%.1f MiB", mhlJDbl(r, "budget_24h", 0) / (1 << 20));
+		bool sig = json_object_get_boolean(mhlJ(r, MHL_K_SIGNIFICANT));
+		bool over = json_object_get_boolean(mhlJ(r, MHL_K_OVER_BUDGET)), finding = trendFinding(r);
+		g_autofree char *pc = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_SLOPE), 0),
+						      mhlJDbl(r, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_LO), 0), mhlJDbl(r, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_HI), 0));
+		g_autofree char *ph = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, MHL_PATH(MHL_K_PER_HOUR, MHL_K_SLOPE), 0),
+						      mhlJDbl(r, MHL_PATH(MHL_K_PER_HOUR, MHL_K_LO), 0), mhlJDbl(r, MHL_PATH(MHL_K_PER_HOUR, MHL_K_HI), 0));
+		g_autofree char *proj = g_strdup_printf("%.2f MiB", mhlJDbl(r, MHL_K_PROJECTION_24H, 0) / (1 << 20));
+		g_autofree char *budget = g_strdup_printf("%.1f MiB", mhlJDbl(r, MHL_K_BUDGET_24H, 0) / (1 << 20));
 
 		mhlHtmlf(out, "<tr class=%s><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%s</td><td>%s</td><td>%s</td>"
 		      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", finding ? "fail" : "pass",
-		      mhlJStr(r, MHL_K_SERIES, "?"), mhlJInt(r, "points", 0), mhlJStr(r, "basis", "?"),
-		      mhlJStr(r, "fit", "?"), pc, ph, proj, budget,
+		      mhlJStr(r, MHL_K_SERIES, "?"), mhlJInt(r, MHL_K_POINTS, 0), mhlJStr(r, MHL_K_BASIS, "?"),
+		      mhlJStr(r, MHL_K_FIT, "?"), pc, ph, proj, budget,
 		      finding ? (over ? "finding" : "finding: our own memory grows, within budget") :
 		      sig ? "significant, within budget" : "no significant trend");
 	}
@@ -374,7 +374,7 @@ static void soakSlabTable(GString *out, json_object *rec)
 	size_t i;
 
 	mhlHtmlf(out, "<h3>Slab caches grown from cycle %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " (after drop_caches)</h3>\n",
-	      mhlJInt(rec, "soak.slab_first_cycle", 0), mhlJInt(rec, "soak.slab_last_cycle", 0));
+	      mhlJInt(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_FIRST_CYCLE), 0), mhlJInt(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_LAST_CYCLE), 0));
 	if (!g || !json_object_is_type(g, json_type_array) || !json_object_array_length(g)) {
 		g_string_append(out, "<p class=note>No cache grew (or no slabinfo was taken).</p>\n");
 		return;
@@ -386,9 +386,9 @@ static void soakSlabTable(GString *out, json_object *rec)
 
 		mhlHtmlf(out, "<tr><td>%s</td><td>+%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td><td>+%" G_GINT64_FORMAT
 		      "</td><td>%+" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT "</td></tr>\n",
-		      mhlJStr(r, "name", "?"), mhlJInt(r, "objects", 0), mhlJInt(r, "objsize", 0),
-		      mhlJInt(r, "bytes", 0), mhlJInt(r, "slab_bytes", 0), mhlJInt(r, "objects_first", 0),
-		      mhlJInt(r, "objects_last", 0));
+		      mhlJStr(r, MHL_K_NAME, "?"), mhlJInt(r, MHL_K_OBJECTS, 0), mhlJInt(r, MHL_K_OBJSIZE, 0),
+		      mhlJInt(r, MHL_K_BYTES, 0), mhlJInt(r, MHL_K_SLAB_BYTES, 0), mhlJInt(r, MHL_K_OBJECTS_FIRST, 0),
+		      mhlJInt(r, MHL_K_OBJECTS_LAST, 0));
 	}
 	g_string_append(out, "</table>\n");
 }
@@ -396,14 +396,14 @@ static void soakSlabTable(GString *out, json_object *rec)
 /* kernel: {debug: kmemleak}: what the scans at the end found since the scan after boot. */
 static void soakKmemleakTable(GString *out, json_object *rec)
 {
-	json_object *km = mhlJ(rec, "soak.kmemleak"), *sites = mhlJ(km, "sites");
-	const char *report = mhlJStr(km, "report", "");
+	json_object *km = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_KMEMLEAK)), *sites = mhlJ(km, MHL_K_SITES);
+	const char *report = mhlJStr(km, MHL_K_REPORT, "");
 	size_t i;
 
 	if (!json_object_is_type(km, json_type_object))
 		return;
 	mhlHtmlf(out, "<h3>kmemleak: %" G_GINT64_FORMAT " unreferenced object(s), %" G_GINT64_FORMAT
-		 " bytes, since the scan after boot</h3>\n", mhlJInt(km, "objects", 0), mhlJInt(km, "bytes", 0));
+		 " bytes, since the scan after boot</h3>\n", mhlJInt(km, MHL_K_OBJECTS, 0), mhlJInt(km, MHL_K_BYTES, 0));
 	/* the record is not trusted: link only a name the soak itself writes */
 	if (g_regex_match_simple("^kmemleak-segment[0-9]{1,6}\\.txt$", report, 0, 0))
 		mhlHtmlf(out, "<p><a href='../%s'>%s</a>: the guest's report (two scans at the end)</p>\n",
@@ -415,7 +415,7 @@ static void soakKmemleakTable(GString *out, json_object *rec)
 		json_object *r = json_object_array_get_idx(sites, i);
 
 		mhlHtmlf(out, "<tr><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td></tr>\n",
-			 mhlJStr(r, "site", "?"), mhlJInt(r, "objects", 0), mhlJInt(r, "bytes", 0));
+			 mhlJStr(r, MHL_K_SITE, "?"), mhlJInt(r, MHL_K_OBJECTS, 0), mhlJInt(r, MHL_K_BYTES, 0));
 	}
 	g_string_append(out, "</table>\n");
 }

@@ -1,6 +1,6 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c) and the layout rule of docs/architecture.md. No guest.
-plan 3
+plan 4
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -13,3 +13,5 @@ ok "unit rows per module as tests/unit/counts says (a deleted row fails; added r
 echo "# layout (docs/architecture.md: cli -> scenario -> trial (host + guest) -> record -> reports)"
 ok "reports/ includes no header of orchestrator/trial/, guest/ or host/: it renders records" \
 	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host)/" reports/*.c reports/*.h'
+ok "reports/ names every record key it reads by its MHL_K_* (record/record.h) or MHL_PIN_K_* (workloads/pin-keys.h): no quoted key passed to mhlJ, mhlJStr, mhlJInt, mhlJDbl, mhlJBool, mhlJArr, mhlJObj or mhlJLen" \
+	sh -c '! grep -nE "mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?\(([^(),]|\(([^()]|\([^()]*\))*\))*,[[:space:]]*\"" reports/*.c'

@@ -64,11 +64,29 @@
 #define MHL_K_ACCEL			"accel"
 #define MHL_K_ACCEL_REASON		"accel_reason"
 #define MHL_K_NODES			"nodes"
+/* domain.nodes[] */
+#define MHL_K_MEMORY_BYTES		"memory_bytes"
+#define MHL_K_VIRTIO_MEM_SIZE_BYTES	"virtio_mem_size_bytes"
+#define MHL_K_VIRTIO_MEM_REQUESTED_BYTES "virtio_mem_requested_bytes"
 
 /* kernel (identity.json, written by kernel/build.sh) */
 #define MHL_K_SOURCE_PACKAGE		"source_package"
 #define MHL_K_SOURCE_VERSION		"source_version"
 #define MHL_K_SERIES_HASH		"series_hash"
+#define MHL_K_KERNEL_RELEASE		"kernel_release"
+#define MHL_K_COMPILER			"compiler"
+#define MHL_K_CONFIG_KEY		"config_key"
+#define MHL_K_BUILD_SECONDS		"build_seconds"
+#define MHL_K_PATCHES			"patches"	/* how many */
+#define MHL_K_PATCH_FILES		"patch_files"
+
+/* parameters: the matrix axes a capacity sweep is read by (reports/capacity.c) */
+#define MHL_K_AXIS_PLUGGED		"plugged"
+#define MHL_K_AXIS_PINNED		"pinned"
+
+/* guest_before, guest_after */
+#define MHL_K_VMSTAT			"vmstat"
+#define MHL_K_OOM_KILL			"oom_kill"	/* a counter of vmstat */
 
 /* A step's result (steps[]), and the keys a resize shares with the summary. */
 #define MHL_K_STEP			"step"		/* its kind: pin, resize, ... */
@@ -91,6 +109,20 @@
 #define MHL_K_SKIPPED			"skipped"	/* why the step did not run */
 #define MHL_K_SKIP			"skip"		/* a step's, a workload's, a KTAP result's skip */
 #define MHL_K_SKIP_CODE			"skip_code"	/* its code: mhlSkipCodes */
+
+/* exec and selftest steps: exec: {argv, ktap: {...}}, selftest: {name, ...}, the KTAP they parsed */
+#define MHL_K_EXEC			"exec"
+#define MHL_K_ARGV			"argv"
+#define MHL_K_KTAP			"ktap"
+#define MHL_K_SELFTEST			"selftest"
+#define MHL_K_NAME			"name"		/* a selftest's, a slab cache's */
+#define MHL_K_PLANNED			"planned"
+#define MHL_K_PASS			"pass"
+#define MHL_K_FAIL			"fail"
+#define MHL_K_RESULTS			"results"	/* [{n, description, ok, skip, skip_reason}] */
+#define MHL_K_N				"n"
+#define MHL_K_DESCRIPTION		"description"
+#define MHL_K_SKIP_REASON		"skip_reason"
 
 /* summary (mhlSummary; the resize keys above too) */
 #define MHL_K_BOOT_TO_AGENT_S		"boot_to_agent_s"
@@ -184,6 +216,34 @@
 #define MHL_K_TRENDS			"trends"
 #define MHL_K_SLAB_GROWTH		"slab_growth"
 #define MHL_K_END			"end"
+/* soak.trends[] (soak/series.c) */
+#define MHL_K_POINTS			"points"
+#define MHL_K_BASIS			"basis"
+#define MHL_K_FIT			"fit"		/* "theil_sen" or least squares */
+#define MHL_K_PER_CYCLE			"per_cycle"	/* {slope, intercept, lo, hi} */
+#define MHL_K_PER_HOUR			"per_hour"
+#define MHL_K_SLOPE			"slope"
+#define MHL_K_INTERCEPT			"intercept"
+#define MHL_K_LO			"lo"
+#define MHL_K_HI			"hi"
+#define MHL_K_SIGNIFICANT		"significant"
+#define MHL_K_PROJECTION_24H		"projection_24h"
+#define MHL_K_BUDGET_24H		"budget_24h"
+#define MHL_K_OVER_BUDGET		"over_budget"
+#define MHL_K_FINDING			"finding"
+/* soak.slab_growth[] between two cycles, and the kmemleak tally (soak.kmemleak) */
+#define MHL_K_SLAB_FIRST_CYCLE		"slab_first_cycle"
+#define MHL_K_SLAB_LAST_CYCLE		"slab_last_cycle"
+#define MHL_K_OBJECTS			"objects"
+#define MHL_K_OBJSIZE			"objsize"
+#define MHL_K_BYTES			"bytes"
+#define MHL_K_SLAB_BYTES		"slab_bytes"
+#define MHL_K_OBJECTS_FIRST		"objects_first"
+#define MHL_K_OBJECTS_LAST		"objects_last"
+#define MHL_K_KMEMLEAK			"kmemleak"
+#define MHL_K_SITES			"sites"
+#define MHL_K_SITE			"site"
+#define MHL_K_REPORT			"report"
 
 /* ---- the verdict ---- */
 
