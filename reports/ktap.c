@@ -124,7 +124,7 @@ static char *ktapNotRunWhy(json_object *rec, json_object *steps, size_t ns)
 			       v < MHL_VERDICT_LAST ? mhlVerdictNames[v] : "no verdict");
 }
 
-static void ktapTrial(GString *out, int n, json_object *rec)
+static void ktapTrial(GString *out, int n, json_object *rec, mhlPlannedStepsFn planned)
 {
 	g_autofree char *desc = ktapText(mhlJStr(rec, MHL_K_TRIAL, ""), true);
 	g_autofree char *reason = ktapText(mhlJStr(rec, MHL_K_REASON, NULL), false);
@@ -134,7 +134,7 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	mhlVerdict v = mhlVerdictOf(rec);
 	/* a trial that stopped early: the scenario's steps it never reached, SKIP with why */
 	g_autoptr(GPtrArray) notrun = v != MHL_VERDICT_PASS && v != MHL_VERDICT_SKIP && v != MHL_VERDICT_LOST &&
-		v != MHL_VERDICT_XPASS ? mhlTrialStepsNotRun(rec) : NULL;
+		v != MHL_VERDICT_XPASS ? mhlTrialStepsNotRun(rec, planned) : NULL;
 	size_t nn = notrun ? notrun->len : 0;
 
 	if (ns + nn) {
@@ -193,13 +193,12 @@ int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_autofree char *dash = mhlRunDashboard(run), *dline = ktapText(dash, false);
 	guint i, n = 0;
 
-	(void)opts;
 	g_string_append_printf(out, "# memhp-lab run %s: %u trial record(s), %u unreadable line(s)\n",
 			       name, run->trials->len, run->bad->len);
 	g_string_append_printf(out, "# %s\n", dline);	/* the dashboard line (dashboard.c) */
 	g_string_append_printf(out, "1..%u\n", run->trials->len + run->bad->len);
 	for (i = 0; i < run->trials->len; i++)
-		ktapTrial(out, ++n, run->trials->pdata[i]);
+		ktapTrial(out, ++n, run->trials->pdata[i], opts->planned);
 	for (i = 0; i < run->bad->len; i++) {
 		mhlRunBad *b = run->bad->pdata[i];
 		g_autofree char *why = ktapText(b->why, false);

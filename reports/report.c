@@ -88,12 +88,12 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 	return rc;
 }
 
-void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir)
+void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir, mhlPlannedStepsFn planned)
 {
 	g_autofree char *saved = mhlErrorSteal();
 	g_autoptr(mhlRun) run = mhlRunLoad(dir);
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp", .datadir = datadir,
-			       .artifact_url = g_getenv("MEMHP_ARTIFACT_URL") };
+			       .artifact_url = g_getenv("MEMHP_ARTIFACT_URL"), .planned = planned };
 
 	if (opts.artifact_url && !mhlArtifactUrlValid(opts.artifact_url)) {
 		fprintf(stderr, "memhp-lab: warning: MEMHP_ARTIFACT_URL '%.200s' is not an http(s):// or file:/// URL; the reports name local files\n",

@@ -11,7 +11,7 @@ ok "unit rows per module as tests/unit/counts says (a deleted row fails; added r
 	$UNIT --check-counts tests/unit/counts
 
 echo "# layout (docs/architecture.md: cli -> scenario -> trial (host + guest) -> record -> reports)"
-ok "reports/ includes no header of orchestrator/trial/, guest/ or host/: it renders records" \
-	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host)/" reports/*.c reports/*.h'
+ok "reports/ includes no header of orchestrator/trial/, guest/, host/, scenario/, soak/, fleet/ or cli/: it renders records (record/ and lib/ only)" \
+	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host|scenario|soak|fleet|cli)/" reports/*.c reports/*.h'
 ok "reports/ names every record key it reads by its MHL_K_* (record/record.h) or MHL_PIN_K_* (workloads/pin-keys.h): no quoted key passed to mhlJ, mhlJStr, mhlJInt, mhlJDbl, mhlJBool, mhlJArr, mhlJObj or mhlJLen" \
 	sh -c '! grep -nE "mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?\(([^(),]|\(([^()]|\([^()]*\))*\))*,[[:space:]]*\"" reports/*.c'
