@@ -579,18 +579,16 @@ static void matrixTicShorten(GPtrArray *labels, glong max)
  * shortened and rotated when there are many. One axis: grouped bars, one
  * per trial of each value, coloured by verdict, labels rotated above them.
  */
-static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
+/*
+ * The matrix's axes into @keys: the parameters' keys sorted, the record's
+ * pin_policy when it varies and is no parameter, the scenario (first down)
+ * when trials of several share the run. How many trials have parameters.
+ */
+static guint matrixAxes(const mhlRun *run, GPtrArray *keys)
 {
-	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) policies = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GString) data = g_string_new(NULL), none = g_string_new(NULL), ylabel = g_string_new(NULL);
-	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
-	g_autofree char *qx = NULL, *qy = NULL;
-	const char *name, *sep;
-	guint i, n = 0, width = 1;
+	guint i, n = 0;
 
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
@@ -606,7 +604,7 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 		}
 	}
 	if (n < 2)
-		return NULL;
+		return n;
 	g_ptr_array_sort(keys, mhlStrPtrCmp);
 	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, MHL_K_PIN_POLICY, g_str_equal, NULL) &&
 	    !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
@@ -614,8 +612,20 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	/* trials of several scenarios (a suite, as conformance): the scenario is an axis, the first one down */
 	if (scenarios->len > 1 && keys->len > 0)
 		g_ptr_array_insert(keys, 1, g_strdup(MHL_K_SCENARIO));
-	for (i = 1; i < keys->len; i++)
-		g_string_append_printf(ylabel, "%s%s", i > 1 ? ", " : "", (char *)keys->pdata[i]);
+	return n;
+}
+
+/*
+ * One datablock row per trial with parameters ("x y share verdict slot trial
+ * MiB") into @data, or @none when it asked no unplug; @xs and @ys the values
+ * across and down. The most trials of one value across (a cluster's bars).
+ */
+static guint matrixData(const mhlRun *run, GPtrArray *keys, GPtrArray *xs, GPtrArray *ys,
+			GString *data, GString *none)
+{
+	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
+	guint i, width = 1;
+
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
 		g_autoptr(GString) y = g_string_new(NULL);
@@ -639,6 +649,65 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 				       frac < 0 ? 0 : frac * 100, qv, slot, qt,
 				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)));
 	}
+	return width;
+}
+
+/* One axis: grouped bars, up to @width per value, coloured by verdict, labels upright above. */
+static void matrixBars(htmlPlots *p, guint width)
+{
+	/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all; labels upright above */
+	g_string_append_printf(p->script, "W = %u.0\nbx(x, k) = x - 0.4 + (k + 0.5) * 0.8 / W\n"
+			       "set ylabel 'share of the asked unplug done (%%)'\nset yrange [0:160]\nset ytics 0, 25, 100\n"
+			       "set style fill solid 0.8 border -1\nunset colorbox\n"
+			       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
+			       "with boxes lc rgb variable notitle, "
+			       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
+			       "with labels rotate by 90 left offset 0,0.5 font ',12' noenhanced notitle, "
+			       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
+			       "with labels rotate by 90 left font ',12' noenhanced notitle\n", width);
+}
+
+/* Two or more axes: a heatmap of plot @name, @xs across, @ys down (named by @ylabel). */
+static void matrixHeatmap(htmlPlots *p, const char *name, GPtrArray *xs, GPtrArray *ys, const char *ylabel)
+{
+	g_autofree char *qy = NULL;
+	const char *sep;
+
+	/*
+	 * tall enough for a row of labels per value down (two lines each, share
+	 * over verdict, where more than six columns leave a cell too narrow for
+	 * one); the next plot gets the page's size back
+	 */
+	sep = xs->len > 6 ? ".\"\\n\"." : ".' '.";
+	g_string_append_printf(p->script, PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
+			       PLOT_W, MAX(PLOT_H, 90 + (xs->len > 6 ? 36 : 24) * ys->len), name, ys->len - 1);
+	gpTics(p->script, "y", ys);
+	qy = mhlGnuplotString(ylabel);
+	g_string_append_printf(p->script, "set ylabel %s noenhanced\n", qy);
+	g_string_append_printf(p->script, "set grid noxtics noytics\nset cblabel 'share of the asked unplug done (%%)'\n"
+			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
+			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
+			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
+			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
+			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
+			       PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
+}
+
+static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
+{
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) data = g_string_new(NULL), none = g_string_new(NULL), ylabel = g_string_new(NULL);
+	g_autofree char *qx = NULL;
+	const char *name;
+	guint i, width;
+
+	if (matrixAxes(run, keys) < 2)
+		return NULL;
+	for (i = 1; i < keys->len; i++)
+		g_string_append_printf(ylabel, "%s%s", i > 1 ? ", " : "", (char *)keys->pdata[i]);
+	width = matrixData(run, keys, xs, ys, data, none);
 	name = plotBegin(p, keys->len == 1 ? "unplug outcome: share of the asked unplug done per trial, grouped by parameter value" :
 			 "unplug outcome across the matrix: share of the asked unplug done (verdict)");
 	/* gnuplot's plot of an empty datablock is an error: a row that no cell uses */
@@ -651,37 +720,10 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	g_string_append_printf(p->script, "set xlabel %s noenhanced\n", qx);
 	if (xs->len > 6)
 		g_string_append(p->script, "set xtics rotate by -30 left\n");
-	if (keys->len == 1) {
-		/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all; labels upright above */
-		g_string_append_printf(p->script, "W = %u.0\nbx(x, k) = x - 0.4 + (k + 0.5) * 0.8 / W\n"
-				       "set ylabel 'share of the asked unplug done (%%)'\nset yrange [0:160]\nset ytics 0, 25, 100\n"
-				       "set style fill solid 0.8 border -1\nunset colorbox\n"
-				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
-				       "with boxes lc rgb variable notitle, "
-				       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
-				       "with labels rotate by 90 left offset 0,0.5 font ',12' noenhanced notitle, "
-				       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
-				       "with labels rotate by 90 left font ',12' noenhanced notitle\n", width);
-		return name;
-	}
-	/*
-	 * tall enough for a row of labels per value down (two lines each, share
-	 * over verdict, where more than six columns leave a cell too narrow for
-	 * one); the next plot gets the page's size back
-	 */
-	sep = xs->len > 6 ? ".\"\\n\"." : ".' '.";
-	g_string_append_printf(p->script, PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
-			       PLOT_W, MAX(PLOT_H, 90 + (xs->len > 6 ? 36 : 24) * ys->len), name, ys->len - 1);
-	gpTics(p->script, "y", ys);
-	qy = mhlGnuplotString(ylabel->str);
-	g_string_append_printf(p->script, "set ylabel %s noenhanced\n", qy);
-	g_string_append_printf(p->script, "set grid noxtics noytics\nset cblabel 'share of the asked unplug done (%%)'\n"
-			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
-			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
-			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
-			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
-			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
-			       PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
+	if (keys->len == 1)
+		matrixBars(p, width);
+	else
+		matrixHeatmap(p, name, xs, ys, ylabel->str);
 	return name;
 }
 
