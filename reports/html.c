@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "reports/table.h"
 #include "util.h"
 
 /*
@@ -745,20 +746,12 @@ static const char *const css =
 
 static void cell(GString *out, const char *cls, const char *text)
 {
-	mhlHtmlf(out, "<td%s%s>%s</td>", cls ? " class=" : "", cls ? cls : "", text ? text : "");
+	mhlHtmlCell(out, cls, text);
 }
 
 /* A cell from a format, its %s arguments escaped. */
 #define cellf(out, ...) \
 	(g_string_append((out), "<td>"), mhlHtmlf((out), __VA_ARGS__), g_string_append((out), "</td>"))
-
-/* A number with @prec decimals, or a dash when unknown (negative). */
-static void cellNum(GString *out, double v, int prec)
-{
-	g_autofree char *t = v < 0 ? g_strdup("–") : g_strdup_printf("%.*f", prec, v);
-
-	cell(out, NULL, t);	/* not cellf: g_markup_printf_escaped knows no '*' precision */
-}
 
 /* Link text: a path relative to report/ when the file lies in the run directory. */
 static char *htmlHref(const mhlRun *run, const char *path)
@@ -813,50 +806,107 @@ static void htmlIdBreakable(GString *out, const char *id)
 	}
 }
 
+/* The summary's own cells: the trial linked to its section (row @idx), what needs more than one key. */
+static void sumTrialCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)c;
+	mhlHtmlf(out, "<td><a href='#t%zu'>", idx + 1);
+	htmlIdBreakable(out, mhlJStr(rec, MHL_K_TRIAL, ""));
+	g_string_append(out, "</a></td>");
+}
+
+static void sumScenarioCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autofree char *scn = mhlTrialScenarioName(rec);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, scn);
+}
+
+static void sumVerdictCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
+}
+
+static void sumReachedCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1);
+	gint64 got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
+
+	(void)idx;
+	(void)c;
+	if (req >= 0 && got >= 0)
+		cellf(out, "%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT, got >> 20, req >> 20);
+	else
+		cell(out, NULL, "–");
+}
+
+static void sumHostCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	htmlHostCell(out, rec);
+}
+
+static void sumPinCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	mhlHtmlCellNum(out, mhlTrialPinSeconds(rec), c->prec);
+}
+
+static void sumFindingsCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
+
+	(void)idx;
+	(void)c;
+	mhlHtmlCellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
+}
+
+static void sumParametersCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autoptr(GString) kv = g_string_new(NULL);
+
+	(void)idx;
+	(void)c;
+	if (!mhlRecordHasParameters(rec)) {
+		cell(out, NULL, "–");
+		return;
+	}
+	json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v)
+		g_string_append_printf(kv, "%s%s=%s", kv->len ? ", " : "", k, json_object_get_string(v));
+	cell(out, NULL, kv->str);
+}
+
+/* The summary: a row per trial. */
+static const mhlCol summaryCols[] = {
+	MHL_COL("trial", MHL_K_TRIAL, sumTrialCell),
+	MHL_COL("scenario", MHL_K_SCENARIO_NAME, sumScenarioCell),
+	MHL_COL("verdict", MHL_K_VERDICT, sumVerdictCell),
+	MHL_COL("kernel", MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), mhlColStr),
+	MHL_COL("pin policy", MHL_K_PIN_POLICY, mhlColStr),
+	MHL_COL("accel", MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), mhlColStr),
+	MHL_COL("reached / requested MiB", MHL_K_SUMMARY, sumReachedCell),
+	MHL_COL("pins failed", MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), mhlColInt),
+	MHL_COL_NUM("converged in s", MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), mhlColNum, 1, 2),
+	MHL_COL("host got back", MHL_K_SUMMARY, sumHostCell),
+	MHL_COL_NUM("pin s", MHL_K_STEPS, sumPinCell, 1, 3),
+	MHL_COL_NUM("trial s", MHL_K_SECONDS, mhlColNum, 1, 1),
+	MHL_COL("console findings", MHL_K_CONSOLE_FINDINGS, sumFindingsCell),
+	MHL_COL("parameters", MHL_K_PARAMETERS, sumParametersCell),
+};
+
 static void htmlSummary(GString *out, const mhlRun *run)
 {
 	guint i;
 
-	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n<tr><th>trial</th><th>scenario</th><th>verdict</th>"
-			"<th>kernel</th><th>pin policy</th><th>accel</th><th>reached / requested MiB</th>"
-			"<th>pins failed</th><th>converged in s</th><th>host got back</th><th>pin s</th><th>trial s</th>"
-			"<th>console findings</th><th>parameters</th></tr>\n");
-	for (i = 0; i < run->trials->len; i++) {
-		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, MHL_K_PARAMETERS);
-		g_autofree char *scn = mhlTrialScenarioName(rec);
-		g_autofree char *anchor = g_strdup_printf("t%u", i + 1);
-		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
-		gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1), got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
-
-		mhlHtmlf(out, "<tr><td><a href='#%s'>", anchor);
-		htmlIdBreakable(out, mhlJStr(rec, MHL_K_TRIAL, ""));
-		g_string_append(out, "</a></td>");
-		cell(out, NULL, scn);
-		cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
-		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "–"));
-		cell(out, NULL, mhlJStr(rec, MHL_K_PIN_POLICY, "–"));
-		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), "–"));
-		if (req >= 0 && got >= 0)
-			cellf(out, "%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT, got >> 20, req >> 20);
-		else
-			cell(out, NULL, "–");
-		cellNum(out, (double)mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1), 0);
-		cellNum(out, mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1), 2);
-		htmlHostCell(out, rec);
-		cellNum(out, mhlTrialPinSeconds(rec), 3);
-		cellNum(out, mhlJDbl(rec, MHL_K_SECONDS, -1), 1);
-		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
-		if (mhlRecordHasParameters(rec)) {
-			g_autoptr(GString) kv = g_string_new(NULL);
-
-			json_object_object_foreach(pa, k, v)
-				g_string_append_printf(kv, "%s%s=%s", kv->len ? ", " : "", k, json_object_get_string(v));
-			cell(out, NULL, kv->str);
-		} else {
-			cell(out, NULL, "–");
-		}
-		g_string_append(out, "</tr>\n");
-	}
+	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n");
+	mhlHtmlTableHead(out, summaryCols, G_N_ELEMENTS(summaryCols));
+	for (i = 0; i < run->trials->len; i++)
+		mhlHtmlTableRow(out, run->trials->pdata[i], i, summaryCols, G_N_ELEMENTS(summaryCols));
 	g_string_append(out, "</table></div>\n");
 }
 
@@ -902,6 +952,54 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 	g_string_append(out, "</table></div>\n");
 }
 
+/* A pin step's own cells: the census's Movable pages, the pattern, the outcome. */
+static void pinMovableCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *w = mhlJ(s, MHL_K_WORKLOAD);
+
+	(void)idx;
+	(void)c;
+	cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT,
+	      mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_BEFORE, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0),
+	      mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_AFTER, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0));
+}
+
+static void pinPatternCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *ok = mhlJ(s, c->key);
+
+	(void)idx;
+	cell(out, NULL, !ok ? "–" : json_object_get_boolean(ok) ? "intact" : "CORRUPT");
+}
+
+static void pinOutcomeCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *w = mhlJ(s, MHL_K_WORKLOAD);
+
+	(void)idx;
+	(void)c;
+	if (mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK)))
+		cell(out, "pass", "ok");
+	else
+		cellf(out, "failed: %s%s%s", mhlJStr(w, MHL_PIN_K_ERRNO_NAME, ""), mhlJStr(w, MHL_PIN_K_ERRNO_NAME, NULL) ? " " : "",
+		      mhlJStr(s, MHL_K_ERROR, ""));
+}
+
+#define PIN_W(k) MHL_PATH(MHL_K_WORKLOAD, k)	/* a key of the pin step's memhp-pin JSON */
+/* A row per pin step. */
+static const mhlCol pinCols[] = {
+	MHL_COL("pin", MHL_K_ID, mhlColStr),
+	MHL_COL("workload", PIN_W(MHL_PIN_K_MODE), mhlColStr),
+	MHL_COL("node", PIN_W(MHL_K_NODE), mhlColInt),
+	MHL_COL_NUM("asked MiB", PIN_W(MHL_PIN_K_BYTES_ASKED), mhlColInt, 1048576, 0),
+	MHL_COL_NUM("pinned MiB", PIN_W(MHL_PIN_K_BYTES_PINNED), mhlColInt, 1048576, 0),
+	MHL_COL_NUM("pin time s", PIN_W(MHL_PIN_K_PIN_US), mhlColNum, 1e6, 3),
+	MHL_COL("Movable pages before → after", NULL, pinMovableCell),
+	MHL_COL("pattern", PIN_W(MHL_PIN_K_PATTERN_OK), pinPatternCell),
+	MHL_COL("outcome", MHL_K_OK, pinOutcomeCell),
+};
+#undef PIN_W
+
 static void htmlPins(GString *out, json_object *rec)
 {
 	json_object *steps = mhlJ(rec, MHL_K_STEPS);
@@ -909,32 +1007,16 @@ static void htmlPins(GString *out, json_object *rec)
 	bool any = false;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *w = mhlJ(s, MHL_K_WORKLOAD);
+		json_object *s = json_object_array_get_idx(steps, i);
 
 		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin"))
 			continue;
-		if (!any)
-			g_string_append(out, "<h4>Pin outcomes</h4>\n<table><tr><th>pin</th><th>workload</th><th>node</th>"
-					"<th>asked MiB</th><th>pinned MiB</th><th>pin time s</th><th>Movable pages before → after</th>"
-					"<th>pattern</th><th>outcome</th></tr>\n");
+		if (!any) {
+			g_string_append(out, "<h4>Pin outcomes</h4>\n<table>");
+			mhlHtmlTableHead(out, pinCols, G_N_ELEMENTS(pinCols));
+		}
 		any = true;
-		g_string_append(out, "<tr>");
-		cell(out, NULL, mhlJStr(s, MHL_K_ID, "–"));
-		cell(out, NULL, mhlJStr(w, MHL_PIN_K_MODE, "–"));
-		cellNum(out, (double)mhlJInt(w, MHL_K_NODE, -1), 0);
-		cellNum(out, mib(mhlJInt(w, MHL_PIN_K_BYTES_ASKED, -1)), 0);
-		cellNum(out, mib(mhlJInt(w, MHL_PIN_K_BYTES_PINNED, -1)), 0);
-		cellNum(out, mhlJDbl(w, MHL_PIN_K_PIN_US, -1e6) / 1e6, 3);
-		cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT, mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_BEFORE, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0),
-		      mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_AFTER, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0));
-		cell(out, NULL, !mhlJ(w, MHL_K_PATTERN_OK) ? "–" : json_object_get_boolean(mhlJ(w, MHL_K_PATTERN_OK)) ?
-		     "intact" : "CORRUPT");
-		if (mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK)))
-			cell(out, "pass", "ok");
-		else
-			cellf(out, "failed: %s%s%s", mhlJStr(w, MHL_PIN_K_ERRNO_NAME, ""), mhlJStr(w, MHL_PIN_K_ERRNO_NAME, NULL) ? " " : "",
-			      mhlJStr(s, MHL_K_ERROR, ""));
-		g_string_append(out, "</tr>\n");
+		mhlHtmlTableRow(out, s, i, pinCols, G_N_ELEMENTS(pinCols));
 	}
 	if (any)
 		g_string_append(out, "</table>\n");
@@ -946,13 +1028,6 @@ static char *mibText(json_object *v)
 	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return g_strdup("–");
 	return g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int64(v) >> 20);
-}
-
-static void cellMiB(GString *out, json_object *v)
-{
-	g_autofree char *t = mibText(v);
-
-	cell(out, NULL, t);
 }
 
 /* "before → after" MiB of sample field @key (resize host.before/after). */
@@ -984,17 +1059,77 @@ static void cellBackends(GString *out, json_object *h)
 	cell(out, NULL, t->len ? t->str : "–");
 }
 
-/* A ratio as a percentage, or "–". */
-static void cellPct(GString *out, double v)
+/* A step's own cells: its name; a resize's host side (steps[].host) where one key is not enough. */
+static void stepNameCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
 {
-	g_autofree char *t = v < 0 ? g_strdup("–") : g_strdup_printf("%.0f %%", v * 100);
+	g_autofree char *sn = mhlStepName(s);
 
-	cell(out, NULL, t);
+	(void)idx;
+	(void)c;
+	cell(out, NULL, sn);
 }
 
+static void hostSourceCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *h = mhlJObj(s, MHL_K_HOST);
+
+	(void)idx;
+	(void)c;
+	cellf(out, "%s, %s", mhlJStr(h, MHL_K_SOURCE, "–"), mhlJStr(h, MHL_K_MEASURED_BY, "–"));
+}
+
+static void hostBackendsCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	cellBackends(out, mhlJObj(s, MHL_K_HOST));
+}
+
+static void hostSamplesCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	cellSamples(out, mhlJObj(s, MHL_K_HOST), c->key);
+}
+
+static void hostReclaimedCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	if (mhlJ(s, c->key))	/* negative when QEMU grew */
+		cellf(out, "%" G_GINT64_FORMAT, mhlJInt(s, c->key, 0) / 1048576);
+	else
+		cell(out, NULL, "–");
+}
+
+static void hostPoolCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	if (mhlJ(s, c->key))
+		cellf(out, "%" G_GINT64_FORMAT " pages", mhlJInt(s, c->key, 0));
+	else
+		cell(out, NULL, "–");
+}
+
+#define HOST(k) MHL_PATH(MHL_K_HOST, k)	/* a key of a resize's host side */
+/* The host side of each resize (steps[].host, docs/record.md): a row per step that has one. */
+static const mhlCol hostStepCols[] = {
+	MHL_COL("#", NULL, mhlColIndex),
+	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("read from, measured by", HOST(MHL_K_SOURCE), hostSourceCell),
+	MHL_COL("backend MiB before → after", HOST(MHL_K_BACKEND_BYTES), hostBackendsCell),
+	MHL_COL("QEMU RSS MiB before → after", MHL_K_QEMU_RSS_BYTES, hostSamplesCell),
+	MHL_COL("unplugged MiB", HOST(MHL_K_UNPLUGGED_BYTES), mhlColMiB),
+	MHL_COL("reclaimable MiB", HOST(MHL_K_RECLAIMABLE_BYTES), mhlColMiB),
+	MHL_COL("reclaimed MiB", HOST(MHL_K_RECLAIMED_BYTES), hostReclaimedCell),
+	MHL_COL("of unplugged", HOST(MHL_K_RECLAIMED_OF_UNPLUGGED), mhlColPct),
+	MHL_COL("of reclaimable", HOST(MHL_K_RECLAIMED_OF_RECLAIMABLE), mhlColPct),
+	MHL_COL_NUM("settled in s", HOST(MHL_K_SETTLE_S), mhlColNum, 1, 2),
+	MHL_COL("hugepages back to the pool", HOST(MHL_K_POOL_RETURNED_PAGES), hostPoolCell),
+};
+#undef HOST
+
 /*
- * The host side of each resize (steps[].host, docs/record.md): how it was
- * measured, the samples before and after, what came back of what had to.
+ * The host side of each resize: how it was measured, the samples before and
+ * after, what came back of what had to.
  */
 static void htmlHostSteps(GString *out, json_object *rec)
 {
@@ -1003,43 +1138,42 @@ static void htmlHostSteps(GString *out, json_object *rec)
 	bool any = false;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *h = mhlJObj(s, MHL_K_HOST);
-		g_autofree char *sn = NULL;
+		json_object *s = json_object_array_get_idx(steps, i);
 
-		if (!h)
+		if (!mhlJObj(s, MHL_K_HOST))
 			continue;
-		if (!any)
-			g_string_append(out, "<h4>Host side of the resizes</h4>\n<table><tr><th>#</th><th>step</th>"
-					"<th>read from, measured by</th><th>backend MiB before → after</th>"
-					"<th>QEMU RSS MiB before → after</th><th>unplugged MiB</th><th>reclaimable MiB</th>"
-					"<th>reclaimed MiB</th><th>of unplugged</th><th>of reclaimable</th>"
-					"<th>settled in s</th><th>hugepages back to the pool</th></tr>\n");
+		if (!any) {
+			g_string_append(out, "<h4>Host side of the resizes</h4>\n<table>");
+			mhlHtmlTableHead(out, hostStepCols, G_N_ELEMENTS(hostStepCols));
+		}
 		any = true;
-		sn = mhlStepName(s);
-		g_string_append(out, "<tr>");
-		cellf(out, "%zu", i + 1);
-		cell(out, NULL, sn);
-		cellf(out, "%s, %s", mhlJStr(h, MHL_K_SOURCE, "–"), mhlJStr(h, MHL_K_MEASURED_BY, "–"));
-		cellBackends(out, h);
-		cellSamples(out, h, MHL_K_QEMU_RSS_BYTES);
-		cellMiB(out, mhlJ(h, MHL_K_UNPLUGGED_BYTES));
-		cellMiB(out, mhlJ(h, MHL_K_RECLAIMABLE_BYTES));
-		if (mhlJ(h, MHL_K_RECLAIMED_BYTES))	/* negative when QEMU grew */
-			cellf(out, "%" G_GINT64_FORMAT, mhlJInt(h, MHL_K_RECLAIMED_BYTES, 0) / 1048576);
-		else
-			cell(out, NULL, "–");
-		cellPct(out, mhlJDbl(h, MHL_K_RECLAIMED_OF_UNPLUGGED, -1));
-		cellPct(out, mhlJDbl(h, MHL_K_RECLAIMED_OF_RECLAIMABLE, -1));
-		cellNum(out, mhlJDbl(h, MHL_K_SETTLE_S, -1), 2);
-		if (mhlJ(h, MHL_K_POOL_RETURNED_PAGES))
-			cellf(out, "%" G_GINT64_FORMAT " pages", mhlJInt(h, MHL_K_POOL_RETURNED_PAGES, 0));
-		else
-			cell(out, NULL, "–");
-		g_string_append(out, "</tr>\n");
+		mhlHtmlTableRow(out, s, i, hostStepCols, G_N_ELEMENTS(hostStepCols));
 	}
 	if (any)
 		g_string_append(out, "</table>\n");
 }
+
+static void stepOutcomeCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	bool ok = mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK));
+
+	(void)idx;
+	(void)c;
+	if (mhlJStr(s, MHL_K_SKIPPED, NULL))
+		cellf(out, "skipped: %s", mhlJStr(s, MHL_K_SKIPPED, ""));
+	else
+		cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
+}
+
+/* A row per step the trial ran. */
+static const mhlCol stepCols[] = {
+	MHL_COL("#", NULL, mhlColIndex),
+	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("scenario line", MHL_K_LINE, mhlColInt),
+	MHL_COL_NUM("t s", MHL_K_T, mhlColNum, 1, 2),
+	MHL_COL_NUM("seconds", MHL_K_SECONDS, mhlColNum, 1, 3),
+	MHL_COL("outcome", MHL_K_OK, stepOutcomeCell),
+};
 
 static void htmlSteps(GString *out, json_object *rec)
 {
@@ -1050,25 +1184,10 @@ static void htmlSteps(GString *out, json_object *rec)
 		g_string_append(out, "<p class=note>No step ran.</p>\n");
 		return;
 	}
-	g_string_append(out, "<h4>Steps</h4>\n<table><tr><th>#</th><th>step</th><th>scenario line</th><th>t s</th>"
-			"<th>seconds</th><th>outcome</th></tr>\n");
-	for (i = 0; i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i);
-		g_autofree char *sn = mhlStepName(s);
-		bool ok = mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK));
-
-		g_string_append(out, "<tr>");
-		cellf(out, "%zu", i + 1);
-		cell(out, NULL, sn);
-		cellNum(out, (double)mhlJInt(s, MHL_K_LINE, -1), 0);
-		cellNum(out, mhlJDbl(s, MHL_K_T, -1), 2);
-		cellNum(out, mhlJDbl(s, MHL_K_SECONDS, -1), 3);
-		if (mhlJStr(s, MHL_K_SKIPPED, NULL))
-			cellf(out, "skipped: %s", mhlJStr(s, MHL_K_SKIPPED, ""));
-		else
-			cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
-		g_string_append(out, "</tr>\n");
-	}
+	g_string_append(out, "<h4>Steps</h4>\n<table>");
+	mhlHtmlTableHead(out, stepCols, G_N_ELEMENTS(stepCols));
+	for (i = 0; i < json_object_array_length(steps); i++)
+		mhlHtmlTableRow(out, json_object_array_get_idx(steps, i), i, stepCols, G_N_ELEMENTS(stepCols));
 	g_string_append(out, "</table>\n");
 }
 
