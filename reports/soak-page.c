@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "reports/table.h"
 #include "util.h"
 
 #define SOAK_PLOT_W 760
@@ -307,6 +308,50 @@ static void soakOutline(GString *out, json_object *rec)
 	g_string_append_printf(out, ", <b>%" G_GINT64_FORMAT " finding(s)</b>.</p>\n", MAX(m.findings, 0));
 }
 
+/* "SLOPE [LO, HI]" of a fit (per_cycle, per_hour) at c->key. */
+static void trendFitCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	json_object *fit = mhlJ(r, c->key);
+	g_autofree char *t = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(fit, MHL_K_SLOPE, 0), mhlJDbl(fit, MHL_K_LO, 0),
+					     mhlJDbl(fit, MHL_K_HI, 0));
+
+	(void)idx;
+	mhlHtmlCell(out, NULL, t);
+}
+
+/* Bytes at c->key as MiB with c->prec decimals. */
+static void trendMiBCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	g_autofree char *t = g_strdup_printf("%.*f MiB", c->prec, mhlJDbl(r, c->key, 0) / (1 << 20));
+
+	(void)idx;
+	mhlHtmlCell(out, NULL, t);
+}
+
+static void trendJudgedCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	bool sig = json_object_get_boolean(mhlJ(r, MHL_K_SIGNIFICANT));
+	bool over = json_object_get_boolean(mhlJ(r, MHL_K_OVER_BUDGET));
+
+	(void)idx;
+	(void)c;
+	mhlHtmlCell(out, NULL, trendFinding(r) ? (over ? "finding" : "finding: our own memory grows, within budget") :
+		    sig ? "significant, within budget" : "no significant trend");
+}
+
+/* soak.trends[]: a row per series fitted. */
+static const mhlCol trendCols[] = {
+	MHL_COL_STR("series", MHL_K_SERIES, "?"),
+	MHL_COL_FMT("points", MHL_K_POINTS, NULL),
+	MHL_COL_STR("basis", MHL_K_BASIS, "?"),
+	MHL_COL_STR("fit", MHL_K_FIT, "?"),
+	MHL_COL("bytes/cycle [95% CI]", MHL_K_PER_CYCLE, trendFitCell),
+	MHL_COL("bytes/hour [95% CI]", MHL_K_PER_HOUR, trendFitCell),
+	MHL_COL_NUM("24 h projection", MHL_K_PROJECTION_24H, trendMiBCell, 1, 2),
+	MHL_COL_NUM("budget (24 h)", MHL_K_BUDGET_24H, trendMiBCell, 1, 1),
+	MHL_COL("judged", MHL_K_FINDING, trendJudgedCell),
+};
+
 static void soakTrendTable(GString *out, json_object *rec)
 {
 	json_object *t = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_TRENDS));
@@ -316,26 +361,12 @@ static void soakTrendTable(GString *out, json_object *rec)
 		g_string_append(out, "<p class=note>No series had enough points for a trend.</p>\n");
 		return;
 	}
-	g_string_append(out, "<table class=trends>\n<tr><th>series</th><th>points</th><th>basis</th><th>fit</th>"
-			"<th>bytes/cycle [95% CI]</th><th>bytes/hour [95% CI]</th><th>24 h projection</th>"
-			"<th>budget (24 h)</th><th>judged</th></tr>\n");
+	g_string_append(out, "<table class=trends>\n");
+	mhlHtmlTableHead(out, trendCols, G_N_ELEMENTS(trendCols));
 	for (i = 0; i < json_object_array_length(t); i++) {
 		json_object *r = json_object_array_get_idx(t, i);
-		bool sig = json_object_get_boolean(mhlJ(r, MHL_K_SIGNIFICANT));
-		bool over = json_object_get_boolean(mhlJ(r, MHL_K_OVER_BUDGET)), finding = trendFinding(r);
-		g_autofree char *pc = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_SLOPE), 0),
-						      mhlJDbl(r, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_LO), 0), mhlJDbl(r, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_HI), 0));
-		g_autofree char *ph = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, MHL_PATH(MHL_K_PER_HOUR, MHL_K_SLOPE), 0),
-						      mhlJDbl(r, MHL_PATH(MHL_K_PER_HOUR, MHL_K_LO), 0), mhlJDbl(r, MHL_PATH(MHL_K_PER_HOUR, MHL_K_HI), 0));
-		g_autofree char *proj = g_strdup_printf("%.2f MiB", mhlJDbl(r, MHL_K_PROJECTION_24H, 0) / (1 << 20));
-		g_autofree char *budget = g_strdup_printf("%.1f MiB", mhlJDbl(r, MHL_K_BUDGET_24H, 0) / (1 << 20));
 
-		mhlHtmlf(out, "<tr class=%s><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%s</td><td>%s</td><td>%s</td>"
-		      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", finding ? "fail" : "pass",
-		      mhlJStr(r, MHL_K_SERIES, "?"), mhlJInt(r, MHL_K_POINTS, 0), mhlJStr(r, MHL_K_BASIS, "?"),
-		      mhlJStr(r, MHL_K_FIT, "?"), pc, ph, proj, budget,
-		      finding ? (over ? "finding" : "finding: our own memory grows, within budget") :
-		      sig ? "significant, within budget" : "no significant trend");
+		mhlHtmlTableRowClass(out, trendFinding(r) ? "fail" : "pass", r, i, trendCols, G_N_ELEMENTS(trendCols));
 	}
 	g_string_append(out, "</table>\n");
 }
@@ -368,6 +399,31 @@ static void soakFindings(GString *out, json_object *trends, json_object *rec)
 	g_string_append_printf(out, "<h4>Trend findings (%u)</h4>\n<ul>\n%s</ul>\n", n, items->str);
 }
 
+static void slabFirstLastCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	mhlHtmlf(out, "<td>%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT "</td>", mhlJInt(r, MHL_K_OBJECTS_FIRST, 0),
+		 mhlJInt(r, MHL_K_OBJECTS_LAST, 0));
+}
+
+/* soak.slab_growth[]: a row per cache grown. */
+static const mhlCol slabCols[] = {
+	MHL_COL_STR("cache", MHL_K_NAME, "?"),
+	MHL_COL_FMT("objects", MHL_K_OBJECTS, "+%" G_GINT64_FORMAT),
+	MHL_COL_FMT("object size", MHL_K_OBJSIZE, NULL),
+	MHL_COL_FMT("bytes of objects", MHL_K_BYTES, "+%" G_GINT64_FORMAT),
+	MHL_COL_FMT("slab bytes", MHL_K_SLAB_BYTES, "%+" G_GINT64_FORMAT),
+	MHL_COL("objects first → last", MHL_K_OBJECTS_FIRST, slabFirstLastCell),
+};
+
+/* soak.kmemleak.sites[]: a row per allocation site. */
+static const mhlCol kmemleakCols[] = {
+	MHL_COL_STR("allocated in", MHL_K_SITE, "?"),
+	MHL_COL_FMT("objects", MHL_K_OBJECTS, NULL),
+	MHL_COL_FMT("bytes", MHL_K_BYTES, NULL),
+};
+
 static void soakSlabTable(GString *out, json_object *rec)
 {
 	json_object *g = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_GROWTH));
@@ -379,17 +435,10 @@ static void soakSlabTable(GString *out, json_object *rec)
 		g_string_append(out, "<p class=note>No cache grew (or no slabinfo was taken).</p>\n");
 		return;
 	}
-	g_string_append(out, "<table class=slab>\n<tr><th>cache</th><th>objects</th><th>object size</th>"
-			"<th>bytes of objects</th><th>slab bytes</th><th>objects first → last</th></tr>\n");
-	for (i = 0; i < json_object_array_length(g); i++) {
-		json_object *r = json_object_array_get_idx(g, i);
-
-		mhlHtmlf(out, "<tr><td>%s</td><td>+%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td><td>+%" G_GINT64_FORMAT
-		      "</td><td>%+" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT "</td></tr>\n",
-		      mhlJStr(r, MHL_K_NAME, "?"), mhlJInt(r, MHL_K_OBJECTS, 0), mhlJInt(r, MHL_K_OBJSIZE, 0),
-		      mhlJInt(r, MHL_K_BYTES, 0), mhlJInt(r, MHL_K_SLAB_BYTES, 0), mhlJInt(r, MHL_K_OBJECTS_FIRST, 0),
-		      mhlJInt(r, MHL_K_OBJECTS_LAST, 0));
-	}
+	g_string_append(out, "<table class=slab>\n");
+	mhlHtmlTableHead(out, slabCols, G_N_ELEMENTS(slabCols));
+	for (i = 0; i < json_object_array_length(g); i++)
+		mhlHtmlTableRow(out, json_object_array_get_idx(g, i), i, slabCols, G_N_ELEMENTS(slabCols));
 	g_string_append(out, "</table>\n");
 }
 
@@ -410,13 +459,10 @@ static void soakKmemleakTable(GString *out, json_object *rec)
 			 report, report);
 	if (!json_object_is_type(sites, json_type_array) || !json_object_array_length(sites))
 		return;
-	g_string_append(out, "<table class=kmemleak>\n<tr><th>allocated in</th><th>objects</th><th>bytes</th></tr>\n");
-	for (i = 0; i < json_object_array_length(sites); i++) {
-		json_object *r = json_object_array_get_idx(sites, i);
-
-		mhlHtmlf(out, "<tr><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td></tr>\n",
-			 mhlJStr(r, MHL_K_SITE, "?"), mhlJInt(r, MHL_K_OBJECTS, 0), mhlJInt(r, MHL_K_BYTES, 0));
-	}
+	g_string_append(out, "<table class=kmemleak>\n");
+	mhlHtmlTableHead(out, kmemleakCols, G_N_ELEMENTS(kmemleakCols));
+	for (i = 0; i < json_object_array_length(sites); i++)
+		mhlHtmlTableRow(out, json_object_array_get_idx(sites, i), i, kmemleakCols, G_N_ELEMENTS(kmemleakCols));
 	g_string_append(out, "</table>\n");
 }
 

@@ -27,7 +27,15 @@ static double colDiv(const mhlCol *c)
 void mhlColStr(GString *out, json_object *row, size_t idx, const mhlCol *c)
 {
 	(void)idx;
-	mhlHtmlCell(out, NULL, mhlJStr(row, c->key, "–"));
+	mhlHtmlCell(out, NULL, mhlJStr(row, c->key, c->none ? c->none : "–"));
+}
+
+void mhlColFmt(GString *out, json_object *row, size_t idx, const mhlCol *c)
+{
+	g_autofree char *t = g_strdup_printf(c->fmt ? c->fmt : "%" G_GINT64_FORMAT, mhlJInt(row, c->key, 0));
+
+	(void)idx;
+	mhlHtmlCell(out, NULL, t);
 }
 
 void mhlColNum(GString *out, json_object *row, size_t idx, const mhlCol *c)
@@ -83,9 +91,14 @@ void mhlHtmlTableHead(GString *out, const mhlCol *cols, size_t n)
 
 void mhlHtmlTableRow(GString *out, json_object *row, size_t idx, const mhlCol *cols, size_t n)
 {
+	mhlHtmlTableRowClass(out, NULL, row, idx, cols, n);
+}
+
+void mhlHtmlTableRowClass(GString *out, const char *cls, json_object *row, size_t idx, const mhlCol *cols, size_t n)
+{
 	size_t i;
 
-	g_string_append(out, "<tr>");
+	mhlHtmlf(out, "<tr%s%s>", cls ? " class=" : "", cls ? cls : "");
 	for (i = 0; i < n; i++)
 		cols[i].cell(out, row, idx, &cols[i]);
 	g_string_append(out, "</tr>\n");
