@@ -172,8 +172,8 @@ static const shapeField findingShape[] = {
 	F(MHL_K_T, J_NUM), F(MHL_K_COUNT, J_NUM), END,
 };
 static const shapeField nodeShape[] = {
-	F("memory_bytes", J_NUM), F("cpus", J_NUM), F("virtio_mem_size_bytes", J_NUM),
-	F("virtio_mem_block_bytes", J_NUM), F("virtio_mem_requested_bytes", J_NUM), END,
+	F(MHL_K_MEMORY_BYTES, J_NUM), F("cpus", J_NUM), F(MHL_K_VIRTIO_MEM_SIZE_BYTES, J_NUM),
+	F("virtio_mem_block_bytes", J_NUM), F(MHL_K_VIRTIO_MEM_REQUESTED_BYTES, J_NUM), END,
 };
 static const shapeField recordShape[] = {
 	F(MHL_K_SCENARIO, J_STR), F(MHL_K_SCENARIO_NAME, J_STR), F(MHL_K_STARTED, J_STR),
