@@ -27,12 +27,12 @@
  * the time is a regression.
  */
 const mhlMetricInfo mhlMetrics[MHL_METRIC_LAST] = {
-	[MHL_METRIC_REACHED] = { "reached_mib", "MiB", false, 0.10, 2 },
-	[MHL_METRIC_CONVERGE] = { "seconds_to_converge", "s", false, 0.10, 0.5 },
-	[MHL_METRIC_PIN] = { "pin_s", "s", false, 1.00, 0.05 },
-	[MHL_METRIC_BENCH] = { "bench_get_us", "us", false, 1.00, 50 },
-	[MHL_METRIC_CPH] = { "cycles_per_hour", "/h", true, 0.10, 1 },
-	[MHL_METRIC_FINDINGS] = { "findings", "", false, 0.10, 0.5 },
+	[MHL_METRIC_REACHED] = { "reached_mib", "MiB", false, 0.10, 2, 0 },
+	[MHL_METRIC_CONVERGE] = { "seconds_to_converge", "s", false, 0.10, 0.5, 2 },
+	[MHL_METRIC_PIN] = { "pin_s", "s", false, 1.00, 0.05, 3 },
+	[MHL_METRIC_BENCH] = { "bench_get_us", "us", false, 1.00, 50, 0 },
+	[MHL_METRIC_CPH] = { "cycles_per_hour", "/h", true, 0.10, 1, 1 },
+	[MHL_METRIC_FINDINGS] = { "findings", "", false, 0.10, 0.5, 0 },
 };
 
 static gint dblCmp(gconstpointer a, gconstpointer b)

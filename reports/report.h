@@ -123,6 +123,7 @@ typedef struct {
 	bool higher_better;
 	double relative;	/* without enough repeats a change below this share of the median is noise */
 	double floor;		/* a change below this is always noise */
+	int prec;		/* decimals in history.html's column */
 } mhlMetricInfo;
 
 extern const mhlMetricInfo mhlMetrics[MHL_METRIC_LAST];
