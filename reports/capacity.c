@@ -76,10 +76,10 @@ static char *failedAs(json_object *rec)
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *st = json_object_array_get_idx(steps, i), *ok;
 
-		if (strcmp(mhlJStr(st, MHL_K_STEP, ""), "pin") || !(ok = mhlJ(st, MHL_PATH(MHL_K_WORKLOAD, MHL_K_OK))) ||
+		if (strcmp(mhlJStr(st, MHL_K_STEP, ""), "pin") || !(ok = mhlJ(st, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_OK))) ||
 		    json_object_get_boolean(ok))
 			continue;
-		return g_strdup(mhlJStr(st, "workload.signal", mhlJStr(st, "workload.errno_name", "failed")));
+		return g_strdup(mhlJStr(st, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_SIGNAL), mhlJStr(st, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_ERRNO_NAME), "failed")));
 	}
 	return NULL;
 }
@@ -210,23 +210,23 @@ static char *guestFailure(const mhlRun *run, json_object *rec)
 		}
 		if (strcmp(kind, "pin"))
 			continue;
-		if (mhlJStr(st, "workload.kmem.first_error.errno_name", NULL)) {
+		if (mhlJStr(st, MHL_PATH4(MHL_K_WORKLOAD, MHL_PIN_K_KMEM, MHL_PIN_K_FIRST_ERROR, MHL_PIN_K_ERRNO_NAME), NULL)) {
 			g_autofree char *w = g_strdup_printf("the kmem load stopped at %s (%s at %s)",
-				mhl_size_format((uint64_t)MAX(mhlJInt(st, "workload.kmem.kernel_bytes", 0), 0), a, sizeof(a)),
-				mhlJStr(st, "workload.kmem.first_error.errno_name", "?"),
-				mhlJStr(st, "workload.kmem.first_error.at", "?"));
+				mhl_size_format((uint64_t)MAX(mhlJInt(st, MHL_PATH3(MHL_K_WORKLOAD, MHL_PIN_K_KMEM, MHL_PIN_K_KERNEL_BYTES), 0), 0), a, sizeof(a)),
+				mhlJStr(st, MHL_PATH4(MHL_K_WORKLOAD, MHL_PIN_K_KMEM, MHL_PIN_K_FIRST_ERROR, MHL_PIN_K_ERRNO_NAME), "?"),
+				mhlJStr(st, MHL_PATH4(MHL_K_WORKLOAD, MHL_PIN_K_KMEM, MHL_PIN_K_FIRST_ERROR, MHL_PIN_K_AT), "?"));
 
 			failAdd(f, w);
 		}
-		if ((ok = mhlJ(st, MHL_PATH(MHL_K_WORKLOAD, MHL_K_OK))) && !json_object_get_boolean(ok)) {
-			g_autofree char *w = g_strdup_printf("pin %s failed (%s)", mhlJStr(st, "id", "?"),
-				mhlJStr(st, "workload.signal", mhlJStr(st, "workload.errno_name", "failed")));
+		if ((ok = mhlJ(st, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_OK))) && !json_object_get_boolean(ok)) {
+			g_autofree char *w = g_strdup_printf("pin %s failed (%s)", mhlJStr(st, MHL_K_ID, "?"),
+				mhlJStr(st, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_SIGNAL), mhlJStr(st, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_ERRNO_NAME), "failed")));
 
 			failAdd(f, w);
 		}
 	}
 	failFromLog(run, rec, f, &ooms);
-	oom = mhlJInt(rec, "guest_after.vmstat.oom_kill", 0) - mhlJInt(rec, "guest_before.vmstat.oom_kill", 0);
+	oom = mhlJInt(rec, MHL_PATH3(MHL_K_GUEST_AFTER, MHL_K_VMSTAT, MHL_K_OOM_KILL), 0) - mhlJInt(rec, MHL_PATH3(MHL_K_GUEST_BEFORE, MHL_K_VMSTAT, MHL_K_OOM_KILL), 0);
 	if (oom > 0 && !ooms) {
 		g_autofree char *w = g_strdup_printf("%" G_GINT64_FORMAT " OOM kill%s", oom, oom > 1 ? "s" : "");
 
@@ -253,10 +253,10 @@ static mhlCapacityPoint *plugRatioPoint(const mhlRun *run, json_object *rec)
 	prPoint *p;
 	size_t i;
 
-	if (mhl_size_parse(mhlJStr(rec, "parameters.plugged", ""), &plugged) < 0 || !plugged)
+	if (mhl_size_parse(mhlJStr(rec, MHL_PATH(MHL_K_PARAMETERS, MHL_K_AXIS_PLUGGED), ""), &plugged) < 0 || !plugged)
 		return NULL;
 	for (i = 0; nodes && i < json_object_array_length(nodes); i++)
-		boot += mhlJInt(json_object_array_get_idx(nodes, i), "memory_bytes", 0);
+		boot += mhlJInt(json_object_array_get_idx(nodes, i), MHL_K_MEMORY_BYTES, 0);
 	if (boot <= 0)
 		return NULL;
 	/* The unplug: the last resize that asked for less than the plugged size. */
@@ -272,7 +272,7 @@ static mhlCapacityPoint *plugRatioPoint(const mhlRun *run, json_object *rec)
 		}
 	}
 	p = g_new0(prPoint, 1);
-	p->base.group = groupOf(rec, "plugged");
+	p->base.group = groupOf(rec, MHL_K_AXIS_PLUGGED);
 	p->base.trial = g_strdup(mhlJStr(rec, MHL_K_TRIAL, ""));
 	p->base.pinned_bytes = -1;
 	p->base.plugged_bytes = (gint64)plugged;
@@ -296,13 +296,13 @@ GPtrArray *mhlCapacityPoints(const mhlRun *run)
 
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
-		const char *pinned = mhlJStr(rec, "parameters.pinned", NULL);
+		const char *pinned = mhlJStr(rec, MHL_PATH(MHL_K_PARAMETERS, MHL_K_AXIS_PINNED), NULL);
 		mhlCapacityPoint *p;
 		uint64_t bytes;
 		gint64 plugged, requested, reached;
 		int node = lastResizeNode(rec);
 
-		if (!pinned && mhlJStr(rec, "parameters.plugged", NULL)) {
+		if (!pinned && mhlJStr(rec, MHL_PATH(MHL_K_PARAMETERS, MHL_K_AXIS_PLUGGED), NULL)) {
 			mhlCapacityPoint *pr = plugRatioPoint(run, rec);
 
 			if (pr)
@@ -313,13 +313,13 @@ GPtrArray *mhlCapacityPoints(const mhlRun *run)
 			continue;
 		plugged = mhlJInt(mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES)) ?
 				  json_object_array_get_idx(mhlJ(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES)), node) : NULL,
-				  "virtio_mem_requested_bytes", 0);
+				  MHL_K_VIRTIO_MEM_REQUESTED_BYTES, 0);
 		requested = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1);
 		reached = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 		if (plugged <= 0 || requested < 0 || reached < 0 || requested >= plugged)
 			continue;	/* no unplug was measured (the trial ended first) */
 		p = g_new0(mhlCapacityPoint, 1);
-		p->group = groupOf(rec, "pinned");
+		p->group = groupOf(rec, MHL_K_AXIS_PINNED);
 		p->trial = g_strdup(mhlJStr(rec, MHL_K_TRIAL, ""));
 		p->pinned_bytes = (gint64)bytes;
 		p->plugged_bytes = plugged;

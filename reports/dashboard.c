@@ -86,7 +86,7 @@ char *mhlRunDashboard(const mhlRun *run)
 	g_autofree char *accel = distinct(run, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL));
 	g_autofree char *hosts = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "hostname"));
 	g_autofree char *qemu = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "qemu"));
-	g_autofree char *hkern = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "kernel"));
+	g_autofree char *hkern = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, MHL_K_KERNEL));
 	g_autofree char *counts = NULL, *wall = NULL, *on = NULL, *host = NULL;
 	int c[MHL_VERDICT_LAST + 1];
 	double w = mhlRunWallSeconds(run);

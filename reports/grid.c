@@ -33,7 +33,7 @@ double mhlTrialUnplugFraction(json_object *rec)
 	if (node < 0 || !nodes || !json_object_is_type(nodes, json_type_array) ||
 	    (size_t)node >= json_object_array_length(nodes))
 		return -1;
-	plugged = mhlJInt(json_object_array_get_idx(nodes, (size_t)node), "virtio_mem_requested_bytes", -1);
+	plugged = mhlJInt(json_object_array_get_idx(nodes, (size_t)node), MHL_K_VIRTIO_MEM_REQUESTED_BYTES, -1);
 	if (plugged <= 0 || requested < 0 || reached < 0 || requested >= plugged)
 		return -1;
 	return CLAMP((double)(plugged - MIN(reached, plugged)) / (double)(plugged - requested), 0.0, 1.0);
@@ -140,10 +140,10 @@ static guint gridAxes(const mhlRun *run, gridLayout *L)
 		return n;
 	g_ptr_array_sort(L->keys, mhlStrPtrCmp);
 	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(L->keys, "policy", g_str_equal, NULL))
-		mhlStrIndex(L->keys, "pin_policy");
+		mhlStrIndex(L->keys, MHL_K_PIN_POLICY);
 	for (i = 0; i < L->keys->len; i++)
-		if (!strcmp(L->keys->pdata[i], "kernel") || !strcmp(L->keys->pdata[i], "policy") ||
-		    !strcmp(L->keys->pdata[i], "pin_policy"))
+		if (!strcmp(L->keys->pdata[i], MHL_K_KERNEL) || !strcmp(L->keys->pdata[i], "policy") ||
+		    !strcmp(L->keys->pdata[i], MHL_K_PIN_POLICY))
 			g_ptr_array_add(L->colKeys, L->keys->pdata[i]);
 	if (!L->colKeys->len)
 		g_ptr_array_add(L->colKeys, L->keys->pdata[0]);
@@ -155,7 +155,7 @@ static guint gridAxes(const mhlRun *run, gridLayout *L)
 	/* each column axis's values in the order first seen; the policies series first, as the conformance table */
 	for (i = 0; i < L->colKeys->len; i++) {
 		L->colVals[i] = g_ptr_array_new_with_free_func(g_free);
-		if (strcmp(L->colKeys->pdata[i], "kernel")) {
+		if (strcmp(L->colKeys->pdata[i], MHL_K_KERNEL)) {
 			mhlStrIndex(L->colVals[i], "series");
 			mhlStrIndex(L->colVals[i], "baseline");
 		}

@@ -319,7 +319,7 @@ static void histRows(GString *html, GPtrArray *runs, json_object **recs, const b
 				g_string_append(html, "<td class=note>–</td>");
 			else
 				g_string_append_printf(html, "<td%s>%.*f</td>", nreg[k * MHL_METRIC_LAST + m] ? " class=regression" : "",
-						       m == MHL_METRIC_PIN ? 3 : m == MHL_METRIC_CONVERGE ? 2 : m == MHL_METRIC_CPH ? 1 : 0, x);
+						       mhlMetrics[m].prec, x);
 		}
 		g_string_append(html, "</tr>\n");
 	}

@@ -15,6 +15,7 @@
 
 #include "reports/plot.h"
 #include "reports/report.h"
+#include "reports/table.h"
 #include "util.h"
 
 /*
@@ -188,9 +189,9 @@ static gint64 timelinePoints(GString *sc, json_object *tl, const char *source, s
 static int timelineNode(GString *sc, GString *plot, json_object *tl, json_object *n, size_t j,
 			double tend, int series)
 {
-	gint64 last_req = mhlJInt(n, "virtio_mem_requested_bytes", -1), last_qmp;
+	gint64 last_req = mhlJInt(n, MHL_K_VIRTIO_MEM_REQUESTED_BYTES, -1), last_qmp;
 
-	if (mhlJInt(n, "virtio_mem_size_bytes", -1) < 0)
+	if (mhlJInt(n, MHL_K_VIRTIO_MEM_SIZE_BYTES, -1) < 0)
 		return 0;
 	g_string_append_printf(sc, "$req%zu << EOD\n0 %.3f\n", j, mib(MAX(last_req, 0)));
 	last_req = timelinePoints(sc, tl, "request", j, MHL_K_REQUESTED_BYTES, last_req);
@@ -414,13 +415,13 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
-		const char *when[] = { "census_before", "census_after" }, *what[] = { "before", "after" };
+		const char *when[] = { MHL_PIN_K_CENSUS_BEFORE, MHL_PIN_K_CENSUS_AFTER }, *what[] = { "before", "after" };
 		size_t w;
 
 		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin"))
 			continue;
 		for (w = 0; w < 2; w++) {
-			json_object *cen = mhlJ(mhlJ(s, MHL_K_WORKLOAD), when[w]), *bn = mhlJ(cen, "by_node");
+			json_object *cen = mhlJ(mhlJ(s, MHL_K_WORKLOAD), when[w]), *bn = mhlJ(cen, MHL_PIN_K_BY_NODE);
 
 			if (!bn)
 				continue;
@@ -429,7 +430,7 @@ static const char *plotCensus(htmlPlots *p, json_object *rec)
 					g_autofree char *col = g_strdup_printf("node %s %s", node, zone);
 
 					(void)pages;
-					if (strcmp(zone, "pages") &&
+					if (strcmp(zone, MHL_PIN_K_PAGES) &&
 					    !g_ptr_array_find_with_equal_func(cols, col, g_str_equal, NULL))
 						g_ptr_array_add(cols, g_steal_pointer(&col));
 				}
@@ -542,18 +543,16 @@ static void matrixTicShorten(GPtrArray *labels, glong max)
  * shortened and rotated when there are many. One axis: grouped bars, one
  * per trial of each value, coloured by verdict, labels rotated above them.
  */
-static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
+/*
+ * The matrix's axes into @keys: the parameters' keys sorted, the record's
+ * pin_policy when it varies and is no parameter, the scenario (first down)
+ * when trials of several share the run. How many trials have parameters.
+ */
+static guint matrixAxes(const mhlRun *run, GPtrArray *keys)
 {
-	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) policies = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GString) data = g_string_new(NULL), none = g_string_new(NULL), ylabel = g_string_new(NULL);
-	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
-	g_autofree char *qx = NULL, *qy = NULL;
-	const char *name, *sep;
-	guint i, n = 0, width = 1;
+	guint i, n = 0;
 
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
@@ -562,23 +561,35 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 			continue;
 		n++;
 		mhlStrIndex(policies, mhlJStr(rec, MHL_K_PIN_POLICY, "-"));
-		mhlStrIndex(scenarios, mhlAxisValue(rec, "scenario", "-"));
+		mhlStrIndex(scenarios, mhlAxisValue(rec, MHL_K_SCENARIO, "-"));
 		json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v) {
 			(void)v;
 			mhlStrIndex(keys, k);
 		}
 	}
 	if (n < 2)
-		return NULL;
+		return n;
 	g_ptr_array_sort(keys, mhlStrPtrCmp);
-	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, "pin_policy", g_str_equal, NULL) &&
+	if (policies->len > 1 && !g_ptr_array_find_with_equal_func(keys, MHL_K_PIN_POLICY, g_str_equal, NULL) &&
 	    !g_ptr_array_find_with_equal_func(keys, "policy", g_str_equal, NULL))
-		mhlStrIndex(keys, "pin_policy");
+		mhlStrIndex(keys, MHL_K_PIN_POLICY);
 	/* trials of several scenarios (a suite, as conformance): the scenario is an axis, the first one down */
 	if (scenarios->len > 1 && keys->len > 0)
-		g_ptr_array_insert(keys, 1, g_strdup("scenario"));
-	for (i = 1; i < keys->len; i++)
-		g_string_append_printf(ylabel, "%s%s", i > 1 ? ", " : "", (char *)keys->pdata[i]);
+		g_ptr_array_insert(keys, 1, g_strdup(MHL_K_SCENARIO));
+	return n;
+}
+
+/*
+ * One datablock row per trial with parameters ("x y share verdict slot trial
+ * MiB") into @data, or @none when it asked no unplug; @xs and @ys the values
+ * across and down. The most trials of one value across (a cluster's bars).
+ */
+static guint matrixData(const mhlRun *run, GPtrArray *keys, GPtrArray *xs, GPtrArray *ys,
+			GString *data, GString *none)
+{
+	g_autoptr(GArray) inCluster = g_array_new(FALSE, TRUE, sizeof(guint));
+	guint i, width = 1;
+
 	for (i = 0; i < run->trials->len; i++) {
 		json_object *rec = run->trials->pdata[i];
 		g_autoptr(GString) y = g_string_new(NULL);
@@ -602,6 +613,65 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 				       frac < 0 ? 0 : frac * 100, qv, slot, qt,
 				       mib(mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), 0)));
 	}
+	return width;
+}
+
+/* One axis: grouped bars, up to @width per value, coloured by verdict, labels upright above. */
+static void matrixBars(htmlPlots *p, guint width)
+{
+	/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all; labels upright above */
+	g_string_append_printf(p->script, "W = %u.0\nbx(x, k) = x - 0.4 + (k + 0.5) * 0.8 / W\n"
+			       "set ylabel 'share of the asked unplug done (%%)'\nset yrange [0:160]\nset ytics 0, 25, 100\n"
+			       "set style fill solid 0.8 border -1\nunset colorbox\n"
+			       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
+			       "with boxes lc rgb variable notitle, "
+			       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
+			       "with labels rotate by 90 left offset 0,0.5 font ',12' noenhanced notitle, "
+			       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
+			       "with labels rotate by 90 left font ',12' noenhanced notitle\n", width);
+}
+
+/* Two or more axes: a heatmap of plot @name, @xs across, @ys down (named by @ylabel). */
+static void matrixHeatmap(htmlPlots *p, const char *name, GPtrArray *xs, GPtrArray *ys, const char *ylabel)
+{
+	g_autofree char *qy = NULL;
+	const char *sep;
+
+	/*
+	 * tall enough for a row of labels per value down (two lines each, share
+	 * over verdict, where more than six columns leave a cell too narrow for
+	 * one); the next plot gets the page's size back
+	 */
+	sep = xs->len > 6 ? ".\"\\n\"." : ".' '.";
+	g_string_append_printf(p->script, MHL_PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
+			       PLOT_W, MAX(PLOT_H, 90 + (xs->len > 6 ? 36 : 24) * ys->len), name, ys->len - 1);
+	gpTics(p->script, "y", ys);
+	qy = mhlGnuplotString(ylabel);
+	g_string_append_printf(p->script, "set ylabel %s noenhanced\n", qy);
+	g_string_append_printf(p->script, "set grid noxtics noytics\nset cblabel 'share of the asked unplug done (%%)'\n"
+			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
+			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
+			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
+			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
+			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
+			       MHL_PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
+}
+
+static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
+{
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) ys = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) data = g_string_new(NULL), none = g_string_new(NULL), ylabel = g_string_new(NULL);
+	g_autofree char *qx = NULL;
+	const char *name;
+	guint i, width;
+
+	if (matrixAxes(run, keys) < 2)
+		return NULL;
+	for (i = 1; i < keys->len; i++)
+		g_string_append_printf(ylabel, "%s%s", i > 1 ? ", " : "", (char *)keys->pdata[i]);
+	width = matrixData(run, keys, xs, ys, data, none);
 	name = plotBegin(p, keys->len == 1 ? "unplug outcome: share of the asked unplug done per trial, grouped by parameter value" :
 			 "unplug outcome across the matrix: share of the asked unplug done (verdict)");
 	/* gnuplot's plot of an empty datablock is an error: a row that no cell uses */
@@ -614,37 +684,10 @@ static const char *plotMatrix(htmlPlots *p, const mhlRun *run)
 	g_string_append_printf(p->script, "set xlabel %s noenhanced\n", qx);
 	if (xs->len > 6)
 		g_string_append(p->script, "set xtics rotate by -30 left\n");
-	if (keys->len == 1) {
-		/* bar k of a cluster of up to W: centred on the value, 0.8 wide in all; labels upright above */
-		g_string_append_printf(p->script, "W = %u.0\nbx(x, k) = x - 0.4 + (k + 0.5) * 0.8 / W\n"
-				       "set ylabel 'share of the asked unplug done (%%)'\nset yrange [0:160]\nset ytics 0, 25, 100\n"
-				       "set style fill solid 0.8 border -1\nunset colorbox\n"
-				       "plot $m using (bx($1, $5)):3:(0.8 / W):(strcol(4) eq 'pass' ? 0x66bb6a : strcol(4) eq 'xfail' ? 0x9575cd : strcol(4) eq 'skip' ? 0x90caf9 : 0xe57373) "
-				       "with boxes lc rgb variable notitle, "
-				       "$m using (bx($1, $5)):3:(sprintf('%%s: %%g %%%% (%%g MiB left), %%s', strcol(6), $3, $7, strcol(4))) "
-				       "with labels rotate by 90 left offset 0,0.5 font ',12' noenhanced notitle, "
-				       "$u using (bx($1, $5)):(2):(sprintf('%%s: no unplug, %%s', strcol(6), strcol(4))) "
-				       "with labels rotate by 90 left font ',12' noenhanced notitle\n", width);
-		return name;
-	}
-	/*
-	 * tall enough for a row of labels per value down (two lines each, share
-	 * over verdict, where more than six columns leave a cell too narrow for
-	 * one); the next plot gets the page's size back
-	 */
-	sep = xs->len > 6 ? ".\"\\n\"." : ".' '.";
-	g_string_append_printf(p->script, MHL_PLOT_TERM("%d", "%u") "set output '%s.svg'\nset yrange [-0.5:%u.5]\n",
-			       PLOT_W, MAX(PLOT_H, 90 + (xs->len > 6 ? 36 : 24) * ys->len), name, ys->len - 1);
-	gpTics(p->script, "y", ys);
-	qy = mhlGnuplotString(ylabel->str);
-	g_string_append_printf(p->script, "set ylabel %s noenhanced\n", qy);
-	g_string_append_printf(p->script, "set grid noxtics noytics\nset cblabel 'share of the asked unplug done (%%)'\n"
-			       "set cbrange [0:100]\nset palette defined (0 '#ef9a9a', 50 '#fff59d', 100 '#c8e6c9')\n"
-			       "plot $m using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1 fc palette notitle, "
-			       "$u using 1:2:(0.5):(0.5) with boxxyerror fs solid 1 fc rgb '#e0e0e0' notitle, "
-			       "$m using 1:2:(sprintf('%%g %%%%', $3)%sstrcol(4)) with labels font ',12' noenhanced notitle, "
-			       "$u using 1:2:('no unplug,'%sstrcol(4)) with labels font ',12' noenhanced notitle\n"
-			       MHL_PLOT_TERM("%d", "%d"), sep, sep, PLOT_W, PLOT_H);
+	if (keys->len == 1)
+		matrixBars(p, width);
+	else
+		matrixHeatmap(p, name, xs, ys, ylabel->str);
 	return name;
 }
 
@@ -666,20 +709,12 @@ static const char *const css =
 
 static void cell(GString *out, const char *cls, const char *text)
 {
-	mhlHtmlf(out, "<td%s%s>%s</td>", cls ? " class=" : "", cls ? cls : "", text ? text : "");
+	mhlHtmlCell(out, cls, text);
 }
 
 /* A cell from a format, its %s arguments escaped. */
 #define cellf(out, ...) \
 	(g_string_append((out), "<td>"), mhlHtmlf((out), __VA_ARGS__), g_string_append((out), "</td>"))
-
-/* A number with @prec decimals, or a dash when unknown (negative). */
-static void cellNum(GString *out, double v, int prec)
-{
-	g_autofree char *t = v < 0 ? g_strdup("–") : g_strdup_printf("%.*f", prec, v);
-
-	cell(out, NULL, t);	/* not cellf: g_markup_printf_escaped knows no '*' precision */
-}
 
 /* Link text: a path relative to report/ when the file lies in the run directory. */
 static char *htmlHref(const mhlRun *run, const char *path)
@@ -734,50 +769,107 @@ static void htmlIdBreakable(GString *out, const char *id)
 	}
 }
 
+/* The summary's own cells: the trial linked to its section (row @idx), what needs more than one key. */
+static void sumTrialCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)c;
+	mhlHtmlf(out, "<td><a href='#t%zu'>", idx + 1);
+	htmlIdBreakable(out, mhlJStr(rec, MHL_K_TRIAL, ""));
+	g_string_append(out, "</a></td>");
+}
+
+static void sumScenarioCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autofree char *scn = mhlTrialScenarioName(rec);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, scn);
+}
+
+static void sumVerdictCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
+}
+
+static void sumReachedCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1);
+	gint64 got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
+
+	(void)idx;
+	(void)c;
+	if (req >= 0 && got >= 0)
+		cellf(out, "%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT, got >> 20, req >> 20);
+	else
+		cell(out, NULL, "–");
+}
+
+static void sumHostCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	htmlHostCell(out, rec);
+}
+
+static void sumPinCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	mhlHtmlCellNum(out, mhlTrialPinSeconds(rec), c->prec);
+}
+
+static void sumFindingsCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
+
+	(void)idx;
+	(void)c;
+	mhlHtmlCellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
+}
+
+static void sumParametersCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autoptr(GString) kv = g_string_new(NULL);
+
+	(void)idx;
+	(void)c;
+	if (!mhlRecordHasParameters(rec)) {
+		cell(out, NULL, "–");
+		return;
+	}
+	json_object_object_foreach(mhlJ(rec, MHL_K_PARAMETERS), k, v)
+		g_string_append_printf(kv, "%s%s=%s", kv->len ? ", " : "", k, json_object_get_string(v));
+	cell(out, NULL, kv->str);
+}
+
+/* The summary: a row per trial. */
+static const mhlCol summaryCols[] = {
+	MHL_COL("trial", MHL_K_TRIAL, sumTrialCell),
+	MHL_COL("scenario", MHL_K_SCENARIO_NAME, sumScenarioCell),
+	MHL_COL("verdict", MHL_K_VERDICT, sumVerdictCell),
+	MHL_COL("kernel", MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), mhlColStr),
+	MHL_COL("pin policy", MHL_K_PIN_POLICY, mhlColStr),
+	MHL_COL("accel", MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), mhlColStr),
+	MHL_COL("reached / requested MiB", MHL_K_SUMMARY, sumReachedCell),
+	MHL_COL("pins failed", MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), mhlColInt),
+	MHL_COL_NUM("converged in s", MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), mhlColNum, 1, 2),
+	MHL_COL("host got back", MHL_K_SUMMARY, sumHostCell),
+	MHL_COL_NUM("pin s", MHL_K_STEPS, sumPinCell, 1, 3),
+	MHL_COL_NUM("trial s", MHL_K_SECONDS, mhlColNum, 1, 1),
+	MHL_COL("console findings", MHL_K_CONSOLE_FINDINGS, sumFindingsCell),
+	MHL_COL("parameters", MHL_K_PARAMETERS, sumParametersCell),
+};
+
 static void htmlSummary(GString *out, const mhlRun *run)
 {
 	guint i;
 
-	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n<tr><th>trial</th><th>scenario</th><th>verdict</th>"
-			"<th>kernel</th><th>pin policy</th><th>accel</th><th>reached / requested MiB</th>"
-			"<th>pins failed</th><th>converged in s</th><th>host got back</th><th>pin s</th><th>trial s</th>"
-			"<th>console findings</th><th>parameters</th></tr>\n");
-	for (i = 0; i < run->trials->len; i++) {
-		json_object *rec = run->trials->pdata[i], *pa = mhlJ(rec, MHL_K_PARAMETERS);
-		g_autofree char *scn = mhlTrialScenarioName(rec);
-		g_autofree char *anchor = g_strdup_printf("t%u", i + 1);
-		json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
-		gint64 req = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REQUESTED_BYTES), -1), got = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
-
-		mhlHtmlf(out, "<tr><td><a href='#%s'>", anchor);
-		htmlIdBreakable(out, mhlJStr(rec, MHL_K_TRIAL, ""));
-		g_string_append(out, "</a></td>");
-		cell(out, NULL, scn);
-		cell(out, mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
-		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "–"));
-		cell(out, NULL, mhlJStr(rec, MHL_K_PIN_POLICY, "–"));
-		cell(out, NULL, mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), "–"));
-		if (req >= 0 && got >= 0)
-			cellf(out, "%" G_GINT64_FORMAT " / %" G_GINT64_FORMAT, got >> 20, req >> 20);
-		else
-			cell(out, NULL, "–");
-		cellNum(out, (double)mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_PINS_FAILED), -1), 0);
-		cellNum(out, mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1), 2);
-		htmlHostCell(out, rec);
-		cellNum(out, mhlTrialPinSeconds(rec), 3);
-		cellNum(out, mhlJDbl(rec, MHL_K_SECONDS, -1), 1);
-		cellNum(out, f ? (double)json_object_array_length(f) : -1, 0);
-		if (mhlRecordHasParameters(rec)) {
-			g_autoptr(GString) kv = g_string_new(NULL);
-
-			json_object_object_foreach(pa, k, v)
-				g_string_append_printf(kv, "%s%s=%s", kv->len ? ", " : "", k, json_object_get_string(v));
-			cell(out, NULL, kv->str);
-		} else {
-			cell(out, NULL, "–");
-		}
-		g_string_append(out, "</tr>\n");
-	}
+	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n");
+	mhlHtmlTableHead(out, summaryCols, G_N_ELEMENTS(summaryCols));
+	for (i = 0; i < run->trials->len; i++)
+		mhlHtmlTableRow(out, run->trials->pdata[i], i, summaryCols, G_N_ELEMENTS(summaryCols));
 	g_string_append(out, "</table></div>\n");
 }
 
@@ -823,6 +915,54 @@ static void htmlCompare(GString *out, const mhlRun *run, const mhlRun *other)
 	g_string_append(out, "</table></div>\n");
 }
 
+/* A pin step's own cells: the census's Movable pages, the pattern, the outcome. */
+static void pinMovableCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *w = mhlJ(s, MHL_K_WORKLOAD);
+
+	(void)idx;
+	(void)c;
+	cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT,
+	      mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_BEFORE, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0),
+	      mhlJInt(w, MHL_PATH3(MHL_PIN_K_CENSUS_AFTER, MHL_PIN_K_BY_ZONE, MHL_PIN_ZONE_MOVABLE), 0));
+}
+
+static void pinPatternCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *ok = mhlJ(s, c->key);
+
+	(void)idx;
+	cell(out, NULL, !ok ? "–" : json_object_get_boolean(ok) ? "intact" : "CORRUPT");
+}
+
+static void pinOutcomeCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *w = mhlJ(s, MHL_K_WORKLOAD);
+
+	(void)idx;
+	(void)c;
+	if (mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK)))
+		cell(out, "pass", "ok");
+	else
+		cellf(out, "failed: %s%s%s", mhlJStr(w, MHL_PIN_K_ERRNO_NAME, ""), mhlJStr(w, MHL_PIN_K_ERRNO_NAME, NULL) ? " " : "",
+		      mhlJStr(s, MHL_K_ERROR, ""));
+}
+
+#define PIN_W(k) MHL_PATH(MHL_K_WORKLOAD, k)	/* a key of the pin step's memhp-pin JSON */
+/* A row per pin step. */
+static const mhlCol pinCols[] = {
+	MHL_COL("pin", MHL_K_ID, mhlColStr),
+	MHL_COL("workload", PIN_W(MHL_PIN_K_MODE), mhlColStr),
+	MHL_COL("node", PIN_W(MHL_K_NODE), mhlColInt),
+	MHL_COL_NUM("asked MiB", PIN_W(MHL_PIN_K_BYTES_ASKED), mhlColInt, 1048576, 0),
+	MHL_COL_NUM("pinned MiB", PIN_W(MHL_PIN_K_BYTES_PINNED), mhlColInt, 1048576, 0),
+	MHL_COL_NUM("pin time s", PIN_W(MHL_PIN_K_PIN_US), mhlColNum, 1e6, 3),
+	MHL_COL("Movable pages before → after", NULL, pinMovableCell),
+	MHL_COL("pattern", PIN_W(MHL_PIN_K_PATTERN_OK), pinPatternCell),
+	MHL_COL("outcome", MHL_K_OK, pinOutcomeCell),
+};
+#undef PIN_W
+
 static void htmlPins(GString *out, json_object *rec)
 {
 	json_object *steps = mhlJ(rec, MHL_K_STEPS);
@@ -830,32 +970,16 @@ static void htmlPins(GString *out, json_object *rec)
 	bool any = false;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *w = mhlJ(s, MHL_K_WORKLOAD);
+		json_object *s = json_object_array_get_idx(steps, i);
 
 		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin"))
 			continue;
-		if (!any)
-			g_string_append(out, "<h4>Pin outcomes</h4>\n<table><tr><th>pin</th><th>workload</th><th>node</th>"
-					"<th>asked MiB</th><th>pinned MiB</th><th>pin time s</th><th>Movable pages before → after</th>"
-					"<th>pattern</th><th>outcome</th></tr>\n");
+		if (!any) {
+			g_string_append(out, "<h4>Pin outcomes</h4>\n<table>");
+			mhlHtmlTableHead(out, pinCols, G_N_ELEMENTS(pinCols));
+		}
 		any = true;
-		g_string_append(out, "<tr>");
-		cell(out, NULL, mhlJStr(s, MHL_K_ID, "–"));
-		cell(out, NULL, mhlJStr(w, "mode", "–"));
-		cellNum(out, (double)mhlJInt(w, MHL_K_NODE, -1), 0);
-		cellNum(out, mib(mhlJInt(w, "bytes_asked", -1)), 0);
-		cellNum(out, mib(mhlJInt(w, "bytes_pinned", -1)), 0);
-		cellNum(out, mhlJDbl(w, "pin_us", -1e6) / 1e6, 3);
-		cellf(out, "%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT, mhlJInt(w, "census_before.by_zone.Movable", 0),
-		      mhlJInt(w, "census_after.by_zone.Movable", 0));
-		cell(out, NULL, !mhlJ(w, MHL_K_PATTERN_OK) ? "–" : json_object_get_boolean(mhlJ(w, MHL_K_PATTERN_OK)) ?
-		     "intact" : "CORRUPT");
-		if (mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK)))
-			cell(out, "pass", "ok");
-		else
-			cellf(out, "failed: %s%s%s", mhlJStr(w, "errno_name", ""), mhlJStr(w, "errno_name", NULL) ? " " : "",
-			      mhlJStr(s, MHL_K_ERROR, ""));
-		g_string_append(out, "</tr>\n");
+		mhlHtmlTableRow(out, s, i, pinCols, G_N_ELEMENTS(pinCols));
 	}
 	if (any)
 		g_string_append(out, "</table>\n");
@@ -867,13 +991,6 @@ static char *mibText(json_object *v)
 	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return g_strdup("–");
 	return g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int64(v) >> 20);
-}
-
-static void cellMiB(GString *out, json_object *v)
-{
-	g_autofree char *t = mibText(v);
-
-	cell(out, NULL, t);
 }
 
 /* "before → after" MiB of sample field @key (resize host.before/after). */
@@ -905,17 +1022,77 @@ static void cellBackends(GString *out, json_object *h)
 	cell(out, NULL, t->len ? t->str : "–");
 }
 
-/* A ratio as a percentage, or "–". */
-static void cellPct(GString *out, double v)
+/* A step's own cells: its name; a resize's host side (steps[].host) where one key is not enough. */
+static void stepNameCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
 {
-	g_autofree char *t = v < 0 ? g_strdup("–") : g_strdup_printf("%.0f %%", v * 100);
+	g_autofree char *sn = mhlStepName(s);
 
-	cell(out, NULL, t);
+	(void)idx;
+	(void)c;
+	cell(out, NULL, sn);
 }
 
+static void hostSourceCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *h = mhlJObj(s, MHL_K_HOST);
+
+	(void)idx;
+	(void)c;
+	cellf(out, "%s, %s", mhlJStr(h, MHL_K_SOURCE, "–"), mhlJStr(h, MHL_K_MEASURED_BY, "–"));
+}
+
+static void hostBackendsCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	cellBackends(out, mhlJObj(s, MHL_K_HOST));
+}
+
+static void hostSamplesCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	cellSamples(out, mhlJObj(s, MHL_K_HOST), c->key);
+}
+
+static void hostReclaimedCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	if (mhlJ(s, c->key))	/* negative when QEMU grew */
+		cellf(out, "%" G_GINT64_FORMAT, mhlJInt(s, c->key, 0) / 1048576);
+	else
+		cell(out, NULL, "–");
+}
+
+static void hostPoolCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	if (mhlJ(s, c->key))
+		cellf(out, "%" G_GINT64_FORMAT " pages", mhlJInt(s, c->key, 0));
+	else
+		cell(out, NULL, "–");
+}
+
+#define HOST(k) MHL_PATH(MHL_K_HOST, k)	/* a key of a resize's host side */
+/* The host side of each resize (steps[].host, docs/record.md): a row per step that has one. */
+static const mhlCol hostStepCols[] = {
+	MHL_COL("#", NULL, mhlColIndex),
+	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("read from, measured by", HOST(MHL_K_SOURCE), hostSourceCell),
+	MHL_COL("backend MiB before → after", HOST(MHL_K_BACKEND_BYTES), hostBackendsCell),
+	MHL_COL("QEMU RSS MiB before → after", MHL_K_QEMU_RSS_BYTES, hostSamplesCell),
+	MHL_COL("unplugged MiB", HOST(MHL_K_UNPLUGGED_BYTES), mhlColMiB),
+	MHL_COL("reclaimable MiB", HOST(MHL_K_RECLAIMABLE_BYTES), mhlColMiB),
+	MHL_COL("reclaimed MiB", HOST(MHL_K_RECLAIMED_BYTES), hostReclaimedCell),
+	MHL_COL("of unplugged", HOST(MHL_K_RECLAIMED_OF_UNPLUGGED), mhlColPct),
+	MHL_COL("of reclaimable", HOST(MHL_K_RECLAIMED_OF_RECLAIMABLE), mhlColPct),
+	MHL_COL_NUM("settled in s", HOST(MHL_K_SETTLE_S), mhlColNum, 1, 2),
+	MHL_COL("hugepages back to the pool", HOST(MHL_K_POOL_RETURNED_PAGES), hostPoolCell),
+};
+#undef HOST
+
 /*
- * The host side of each resize (steps[].host, docs/record.md): how it was
- * measured, the samples before and after, what came back of what had to.
+ * The host side of each resize: how it was measured, the samples before and
+ * after, what came back of what had to.
  */
 static void htmlHostSteps(GString *out, json_object *rec)
 {
@@ -924,43 +1101,42 @@ static void htmlHostSteps(GString *out, json_object *rec)
 	bool any = false;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i), *h = mhlJObj(s, MHL_K_HOST);
-		g_autofree char *sn = NULL;
+		json_object *s = json_object_array_get_idx(steps, i);
 
-		if (!h)
+		if (!mhlJObj(s, MHL_K_HOST))
 			continue;
-		if (!any)
-			g_string_append(out, "<h4>Host side of the resizes</h4>\n<table><tr><th>#</th><th>step</th>"
-					"<th>read from, measured by</th><th>backend MiB before → after</th>"
-					"<th>QEMU RSS MiB before → after</th><th>unplugged MiB</th><th>reclaimable MiB</th>"
-					"<th>reclaimed MiB</th><th>of unplugged</th><th>of reclaimable</th>"
-					"<th>settled in s</th><th>hugepages back to the pool</th></tr>\n");
+		if (!any) {
+			g_string_append(out, "<h4>Host side of the resizes</h4>\n<table>");
+			mhlHtmlTableHead(out, hostStepCols, G_N_ELEMENTS(hostStepCols));
+		}
 		any = true;
-		sn = mhlStepName(s);
-		g_string_append(out, "<tr>");
-		cellf(out, "%zu", i + 1);
-		cell(out, NULL, sn);
-		cellf(out, "%s, %s", mhlJStr(h, MHL_K_SOURCE, "–"), mhlJStr(h, MHL_K_MEASURED_BY, "–"));
-		cellBackends(out, h);
-		cellSamples(out, h, MHL_K_QEMU_RSS_BYTES);
-		cellMiB(out, mhlJ(h, MHL_K_UNPLUGGED_BYTES));
-		cellMiB(out, mhlJ(h, MHL_K_RECLAIMABLE_BYTES));
-		if (mhlJ(h, MHL_K_RECLAIMED_BYTES))	/* negative when QEMU grew */
-			cellf(out, "%" G_GINT64_FORMAT, mhlJInt(h, MHL_K_RECLAIMED_BYTES, 0) / 1048576);
-		else
-			cell(out, NULL, "–");
-		cellPct(out, mhlJDbl(h, MHL_K_RECLAIMED_OF_UNPLUGGED, -1));
-		cellPct(out, mhlJDbl(h, MHL_K_RECLAIMED_OF_RECLAIMABLE, -1));
-		cellNum(out, mhlJDbl(h, MHL_K_SETTLE_S, -1), 2);
-		if (mhlJ(h, MHL_K_POOL_RETURNED_PAGES))
-			cellf(out, "%" G_GINT64_FORMAT " pages", mhlJInt(h, MHL_K_POOL_RETURNED_PAGES, 0));
-		else
-			cell(out, NULL, "–");
-		g_string_append(out, "</tr>\n");
+		mhlHtmlTableRow(out, s, i, hostStepCols, G_N_ELEMENTS(hostStepCols));
 	}
 	if (any)
 		g_string_append(out, "</table>\n");
 }
+
+static void stepOutcomeCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	bool ok = mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK));
+
+	(void)idx;
+	(void)c;
+	if (mhlJStr(s, MHL_K_SKIPPED, NULL))
+		cellf(out, "skipped: %s", mhlJStr(s, MHL_K_SKIPPED, ""));
+	else
+		cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
+}
+
+/* A row per step the trial ran. */
+static const mhlCol stepCols[] = {
+	MHL_COL("#", NULL, mhlColIndex),
+	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("scenario line", MHL_K_LINE, mhlColInt),
+	MHL_COL_NUM("t s", MHL_K_T, mhlColNum, 1, 2),
+	MHL_COL_NUM("seconds", MHL_K_SECONDS, mhlColNum, 1, 3),
+	MHL_COL("outcome", MHL_K_OK, stepOutcomeCell),
+};
 
 static void htmlSteps(GString *out, json_object *rec)
 {
@@ -971,25 +1147,10 @@ static void htmlSteps(GString *out, json_object *rec)
 		g_string_append(out, "<p class=note>No step ran.</p>\n");
 		return;
 	}
-	g_string_append(out, "<h4>Steps</h4>\n<table><tr><th>#</th><th>step</th><th>scenario line</th><th>t s</th>"
-			"<th>seconds</th><th>outcome</th></tr>\n");
-	for (i = 0; i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i);
-		g_autofree char *sn = mhlStepName(s);
-		bool ok = mhlJ(s, MHL_K_OK) && json_object_get_boolean(mhlJ(s, MHL_K_OK));
-
-		g_string_append(out, "<tr>");
-		cellf(out, "%zu", i + 1);
-		cell(out, NULL, sn);
-		cellNum(out, (double)mhlJInt(s, MHL_K_LINE, -1), 0);
-		cellNum(out, mhlJDbl(s, MHL_K_T, -1), 2);
-		cellNum(out, mhlJDbl(s, MHL_K_SECONDS, -1), 3);
-		if (mhlJStr(s, MHL_K_SKIPPED, NULL))
-			cellf(out, "skipped: %s", mhlJStr(s, MHL_K_SKIPPED, ""));
-		else
-			cell(out, ok ? "pass" : "fail", ok ? "ok" : mhlJStr(s, MHL_K_ERROR, "failed"));
-		g_string_append(out, "</tr>\n");
-	}
+	g_string_append(out, "<h4>Steps</h4>\n<table>");
+	mhlHtmlTableHead(out, stepCols, G_N_ELEMENTS(stepCols));
+	for (i = 0; i < json_object_array_length(steps); i++)
+		mhlHtmlTableRow(out, json_object_array_get_idx(steps, i), i, stepCols, G_N_ELEMENTS(stepCols));
 	g_string_append(out, "</table>\n");
 }
 
@@ -1176,7 +1337,7 @@ static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_obj
 	if (mhlJStr(rec, MHL_K_REASON, NULL))
 		mhlHtmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
 	mhlHtmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n", outcome,
-	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, "kernel.kernel_release", "–"),
+	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KERNEL_RELEASE), "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"),
 	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"));
 	htmlHostFacts(out, rec);

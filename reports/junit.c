@@ -145,6 +145,75 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts
 	xmlTextWriterEndElement(w);
 }
 
+/* The <testsuite> of one scenario: its trials, its first start, the run's dashboard line. */
+static void junitSuite(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts *opts, const char *scenario,
+		       const char *dash)
+{
+	g_autofree char *classname = g_strdup_printf("memhp.%s", scenario);
+	junitCount c = { 0 };
+	const char *started = NULL;
+	guint i;
+
+	for (i = 0; i < run->trials->len; i++) {
+		g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
+
+		if (strcmp(scn, scenario))
+			continue;
+		junitCountAdd(&c, run->trials->pdata[i]);
+		if (!started)
+			started = mhlJStr(run->trials->pdata[i], MHL_K_STARTED, NULL);
+	}
+	xmlTextWriterStartElement(w, BAD_CAST "testsuite");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST classname);
+	junitCountAttrs(w, &c);
+	if (started) {	/* JUnit wants local ISO 8601 without zone or fraction: 19 characters */
+		g_autofree char *ts = g_utf8_substring(started, 0, MIN(19, g_utf8_strlen(started, -1)));
+
+		xmlTextWriterWriteAttribute(w, BAD_CAST "timestamp", BAD_CAST ts);
+	}
+	/* the run's dashboard line (dashboard.c), as Jenkins shows a suite's properties */
+	xmlTextWriterStartElement(w, BAD_CAST "properties");
+	xmlTextWriterStartElement(w, BAD_CAST "property");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.dashboard");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST dash);
+	xmlTextWriterEndElement(w);
+	junitVersion(w, run, scenario);
+	xmlTextWriterEndElement(w);
+	for (i = 0; i < run->trials->len; i++) {
+		g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
+
+		if (!strcmp(scn, scenario))
+			junitCase(w, run, opts, run->trials->pdata[i], classname);
+	}
+	xmlTextWriterEndElement(w);
+}
+
+/* The lines of trials.jsonl that could not be read: a <testsuite> of errors. */
+static void junitBadRecords(xmlTextWriterPtr w, const mhlRun *run)
+{
+	junitCount c = { .tests = run->bad->len, .errors = run->bad->len };
+	guint i;
+
+	xmlTextWriterStartElement(w, BAD_CAST "testsuite");
+	xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.records");
+	junitCountAttrs(w, &c);
+	for (i = 0; i < run->bad->len; i++) {
+		mhlRunBad *b = run->bad->pdata[i];
+		g_autofree char *msg = g_strdup_printf("%s:%d: %s", run->records, b->line, b->why);
+
+		xmlTextWriterStartElement(w, BAD_CAST "testcase");
+		xmlTextWriterWriteFormatAttribute(w, BAD_CAST "name", "trials.jsonl:%d", b->line);
+		xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "memhp.records");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST "0");
+		xmlTextWriterStartElement(w, BAD_CAST "error");
+		xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST msg);
+		xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "unreadable-record");
+		xmlTextWriterEndElement(w);
+		xmlTextWriterEndElement(w);
+	}
+	xmlTextWriterEndElement(w);
+}
+
 int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *outdir)
 {
 	g_autoptr(xmlBuffer) buf = xmlBufferCreate();
@@ -153,9 +222,8 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 	g_autofree char *name = g_path_get_basename(run->dir);
 	g_autofree char *dash = mhlRunDashboard(run);
 	junitCount all = { 0 };
-	guint i, j;
+	guint i;
 
-	(void)opts;
 	if (!buf || !(w = xmlNewTextWriterMemory(buf, 0))) {
 		mhlError("report: junit: cannot create an XML writer (out of memory)");
 		return -1;
@@ -175,66 +243,10 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
 	xmlTextWriterWriteFormatAttribute(w, BAD_CAST "name", "memhp-lab %s", name);
 	junitCountAttrs(w, &all);
-	for (j = 0; j < scenarios->len; j++) {
-		g_autofree char *classname = g_strdup_printf("memhp.%s", (char *)scenarios->pdata[j]);
-		junitCount c = { 0 };
-		const char *started = NULL;
-
-		for (i = 0; i < run->trials->len; i++) {
-			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
-
-			if (strcmp(scn, scenarios->pdata[j]))
-				continue;
-			junitCountAdd(&c, run->trials->pdata[i]);
-			if (!started)
-				started = mhlJStr(run->trials->pdata[i], MHL_K_STARTED, NULL);
-		}
-		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
-		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST classname);
-		junitCountAttrs(w, &c);
-		if (started) {	/* JUnit wants local ISO 8601 without zone or fraction: 19 characters */
-			g_autofree char *ts = g_utf8_substring(started, 0, MIN(19, g_utf8_strlen(started, -1)));
-
-			xmlTextWriterWriteAttribute(w, BAD_CAST "timestamp", BAD_CAST ts);
-		}
-		/* the run's dashboard line (dashboard.c), as Jenkins shows a suite's properties */
-		xmlTextWriterStartElement(w, BAD_CAST "properties");
-		xmlTextWriterStartElement(w, BAD_CAST "property");
-		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.dashboard");
-		xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST dash);
-		xmlTextWriterEndElement(w);
-		junitVersion(w, run, scenarios->pdata[j]);
-		xmlTextWriterEndElement(w);
-		for (i = 0; i < run->trials->len; i++) {
-			g_autofree char *scn = mhlTrialScenarioName(run->trials->pdata[i]);
-
-			if (!strcmp(scn, scenarios->pdata[j]))
-				junitCase(w, run, opts, run->trials->pdata[i], classname);
-		}
-		xmlTextWriterEndElement(w);
-	}
-	if (run->bad->len) {
-		junitCount c = { .tests = run->bad->len, .errors = run->bad->len };
-
-		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
-		xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "memhp.records");
-		junitCountAttrs(w, &c);
-		for (i = 0; i < run->bad->len; i++) {
-			mhlRunBad *b = run->bad->pdata[i];
-			g_autofree char *msg = g_strdup_printf("%s:%d: %s", run->records, b->line, b->why);
-
-			xmlTextWriterStartElement(w, BAD_CAST "testcase");
-			xmlTextWriterWriteFormatAttribute(w, BAD_CAST "name", "trials.jsonl:%d", b->line);
-			xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "memhp.records");
-			xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST "0");
-			xmlTextWriterStartElement(w, BAD_CAST "error");
-			xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST msg);
-			xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST "unreadable-record");
-			xmlTextWriterEndElement(w);
-			xmlTextWriterEndElement(w);
-		}
-		xmlTextWriterEndElement(w);
-	}
+	for (i = 0; i < scenarios->len; i++)
+		junitSuite(w, run, opts, scenarios->pdata[i], dash);
+	if (run->bad->len)
+		junitBadRecords(w, run);
 	if (xmlTextWriterEndDocument(w) < 0) {
 		mhlError("report: junit: libxml2 could not finish the document for '%s'", run->records);
 		return -1;

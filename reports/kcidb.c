@@ -68,7 +68,7 @@ static char *kId(const char *origin, const char *a, const char *b)
  */
 static void kPatchset(json_object *c, json_object *rec, const char *datadir)
 {
-	json_object *files = mhlJArr(rec, "kernel.patch_files");
+	json_object *files = mhlJArr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_PATCH_FILES));
 	const char *pkg = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), ""), *want = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "");
 	g_autofree char *exe = datadir ? NULL : g_file_read_link("/proc/self/exe", NULL);
 	g_autofree char *bindir = exe ? g_path_get_dirname(exe) : g_strdup(".");
@@ -130,9 +130,9 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 						   " patch(es), series hash %s)",
 						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "unknown"),
 						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
-						   mhlJInt(rec, "kernel.patches", 0),
+						   mhlJInt(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_PATCHES), 0),
 						   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "none"));
-	json_object *files = mhlJArr(rec, "kernel.patch_files");
+	json_object *files = mhlJArr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_PATCH_FILES));
 	size_t i;
 
 	kAddStr(c, "id", id);
@@ -142,10 +142,10 @@ static json_object *kCheckout(const char *origin, json_object *rec, const char *
 	kAddStr(c, "start_time", mhlJStr(rec, MHL_K_STARTED, NULL));
 	json_object_object_add(c, "valid", json_object_new_boolean(TRUE));
 	kPatchset(c, rec, datadir);
-	kAddCopy(misc, "source_package", rec, "kernel.source_package");
-	kAddCopy(misc, "source_version", rec, "kernel.source_version");
-	kAddCopy(misc, "series_hash", rec, "kernel.series_hash");
-	kAddCopy(misc, "patches", rec, "kernel.patches");
+	kAddCopy(misc, "source_package", rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE));
+	kAddCopy(misc, "source_version", rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION));
+	kAddCopy(misc, "series_hash", rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH));
+	kAddCopy(misc, "patches", rec, MHL_PATH(MHL_K_KERNEL, MHL_K_PATCHES));
 	if (files) {
 		/* names only: the record keeps no copy of the patches to link to */
 		json_object *names = json_object_new_array();
@@ -166,14 +166,14 @@ static json_object *kBuild(const char *origin, json_object *rec, const char *id,
 	kAddStr(b, "checkout_id", checkout);
 	kAddStr(b, "origin", origin);
 	kAddStr(b, "architecture", "x86_64");
-	kAddStr(b, "compiler", mhlJStr(rec, "kernel.compiler", NULL));
-	kAddStr(b, "config_name", mhlJStr(rec, "kernel.config_key", NULL));
-	if (mhlJ(rec, "kernel.build_seconds"))
-		json_object_object_add(b, "duration", json_object_new_double(mhlJDbl(rec, "kernel.build_seconds", 0)));
+	kAddStr(b, "compiler", mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_COMPILER), NULL));
+	kAddStr(b, "config_name", mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_CONFIG_KEY), NULL));
+	if (mhlJ(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_BUILD_SECONDS)))
+		json_object_object_add(b, "duration", json_object_new_double(mhlJDbl(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_BUILD_SECONDS), 0)));
 	/* a trial record exists, so the artifact was built and booted far enough to try */
 	kAddStr(b, "status", "PASS");
-	kAddCopy(misc, "kernel_release", rec, "kernel.kernel_release");
-	kAddCopy(misc, "config_key", rec, "kernel.config_key");
+	kAddCopy(misc, "kernel_release", rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KERNEL_RELEASE));
+	kAddCopy(misc, "config_key", rec, MHL_PATH(MHL_K_KERNEL, MHL_K_CONFIG_KEY));
 	json_object_object_add(b, "misc", misc);
 	return b;
 }
@@ -260,16 +260,16 @@ static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *o
 		json_object_object_add(t, "log_excerpt", json_object_new_string_len(excerpt, (int)(end - excerpt)));
 	}
 	kAddStr(env, "comment", mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), NULL));
-	kAddCopy(emisc, "accel_reason", rec, "domain.accel_reason");
-	kAddCopy(emisc, "nodes", rec, "domain.nodes");
+	kAddCopy(emisc, "accel_reason", rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL_REASON));
+	kAddCopy(emisc, "nodes", rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_NODES));
 	json_object_object_add(env, "misc", emisc);
 	json_object_object_add(t, "environment", env);
-	kAddCopy(misc, "verdict", rec, "verdict");
-	kAddCopy(misc, "reason", rec, "reason");
-	kAddCopy(misc, "parameters", rec, "parameters");
-	kAddCopy(misc, "pin_policy", rec, "pin_policy");
+	kAddCopy(misc, "verdict", rec, MHL_K_VERDICT);
+	kAddCopy(misc, "reason", rec, MHL_K_REASON);
+	kAddCopy(misc, "parameters", rec, MHL_K_PARAMETERS);
+	kAddCopy(misc, "pin_policy", rec, MHL_K_PIN_POLICY);
 	kAddCopy(misc, "harness_version", rec, MHL_K_HARNESS_VERSION);	/* the memhp-lab that ran it (git describe) */
-	kAddCopy(misc, "summary", rec, "summary");
+	kAddCopy(misc, "summary", rec, MHL_K_SUMMARY);
 	json_object_object_add(t, "misc", misc);
 	json_object_array_add(tests, t);
 
@@ -319,8 +319,8 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
 		json_object *rec = run->trials->pdata[i];
 		g_autofree char *cid = kId(origin, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
 					   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "none"));
-		g_autofree char *bid = kId(origin, mhlJStr(rec, "kernel.kernel_release", "unknown"),
-					   mhlJStr(rec, "kernel.config_key", "none"));
+		g_autofree char *bid = kId(origin, mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KERNEL_RELEASE), "unknown"),
+					   mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_CONFIG_KEY), "none"));
 
 		if (!g_hash_table_contains(seen, cid)) {
 			json_object_array_add(checkouts, kCheckout(origin, rec, cid, opts->datadir));

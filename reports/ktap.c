@@ -36,30 +36,30 @@ static bool ktapTimedOut(const char *why)
  */
 static void ktapNested(GString *out, json_object *step, const char *desc)
 {
-	json_object *k = mhlJ(step, "exec.ktap") ? mhlJ(step, "exec.ktap") : mhlJ(step, "selftest");
-	json_object *results = k ? mhlJArr(k, "results") : NULL;
+	json_object *k = mhlJ(step, MHL_PATH(MHL_K_EXEC, MHL_K_KTAP)) ? mhlJ(step, MHL_PATH(MHL_K_EXEC, MHL_K_KTAP)) : mhlJ(step, MHL_K_SELFTEST);
+	json_object *results = k ? mhlJArr(k, MHL_K_RESULTS) : NULL;
 	size_t i, nr = results ? json_object_array_length(results) : 0;
-	gint64 planned = k ? mhlJInt(k, "planned", -1) : -1;
+	gint64 planned = k ? mhlJInt(k, MHL_K_PLANNED, -1) : -1;
 
 	if (!nr)
 		return;
-	if (mhlJBool(step, MHL_K_OK, false) && mhlJInt(k, "fail", 0) > 0) {
+	if (mhlJBool(step, MHL_K_OK, false) && mhlJInt(k, MHL_K_FAIL, 0) > 0) {
 		g_string_append_printf(out, "  # %s: %" G_GINT64_FORMAT " passed, %" G_GINT64_FORMAT
 				       " failed, %" G_GINT64_FORMAT " skipped (measured, not judged)\n", desc,
-				       mhlJInt(k, "pass", 0), mhlJInt(k, "fail", 0), mhlJInt(k, "skip", 0));
+				       mhlJInt(k, MHL_K_PASS, 0), mhlJInt(k, MHL_K_FAIL, 0), mhlJInt(k, MHL_K_SKIP, 0));
 		return;
 	}
 	g_string_append_printf(out, "    KTAP version 1\n    # Subtest: %s\n    1..%" G_GINT64_FORMAT "\n", desc,
 			       planned >= 0 ? planned : (gint64)nr);
 	for (i = 0; i < nr; i++) {
 		json_object *r = json_object_array_get_idx(results, i);
-		g_autofree char *raw = g_strstrip(g_strdup(mhlJStr(r, "description", "")));
+		g_autofree char *raw = g_strstrip(g_strdup(mhlJStr(r, MHL_K_DESCRIPTION, "")));
 		g_autofree char *d = ktapText(raw, true);
-		g_autofree char *why = ktapText(mhlJStr(r, "skip_reason", ""), false);
-		bool skip = mhlJBool(r, "skip", false);
+		g_autofree char *why = ktapText(mhlJStr(r, MHL_K_SKIP_REASON, ""), false);
+		bool skip = mhlJBool(r, MHL_K_SKIP, false);
 
 		g_string_append_printf(out, "    %sok %" G_GINT64_FORMAT "%s%s%s%s%s\n",
-				       mhlJBool(r, MHL_K_OK, false) ? "" : "not ", mhlJInt(r, "n", (gint64)i + 1),
+				       mhlJBool(r, MHL_K_OK, false) ? "" : "not ", mhlJInt(r, MHL_K_N, (gint64)i + 1),
 				       *d ? " " : "", d, skip ? " # SKIP" : "", skip && *why ? " " : "", skip ? why : "");
 	}
 }
@@ -76,7 +76,7 @@ static void ktapStep(GString *out, int n, json_object *step, bool xfail)
 	g_autofree char *desc = ktapText(name, true);
 	g_autofree char *err = ktapText(mhlJStr(step, MHL_K_ERROR, NULL), false);
 	/* an expect step under another pin_policy or kernel says "skipped" (record.h) */
-	const char *skip = mhlJStr(step, MHL_K_SKIPPED, mhlJStr(step, "workload.skip", NULL));
+	const char *skip = mhlJStr(step, MHL_K_SKIPPED, mhlJStr(step, MHL_PATH(MHL_K_WORKLOAD, MHL_K_SKIP), NULL));
 	bool resizeStuck = !strcmp(mhlJStr(step, MHL_K_STEP, ""), "resize") &&
 		!mhlJBool(step, MHL_K_CONVERGED, true);
 
@@ -124,7 +124,7 @@ static char *ktapNotRunWhy(json_object *rec, json_object *steps, size_t ns)
 			       v < MHL_VERDICT_LAST ? mhlVerdictNames[v] : "no verdict");
 }
 
-static void ktapTrial(GString *out, int n, json_object *rec)
+static void ktapTrial(GString *out, int n, json_object *rec, mhlPlannedStepsFn planned)
 {
 	g_autofree char *desc = ktapText(mhlJStr(rec, MHL_K_TRIAL, ""), true);
 	g_autofree char *reason = ktapText(mhlJStr(rec, MHL_K_REASON, NULL), false);
@@ -134,7 +134,7 @@ static void ktapTrial(GString *out, int n, json_object *rec)
 	mhlVerdict v = mhlVerdictOf(rec);
 	/* a trial that stopped early: the scenario's steps it never reached, SKIP with why */
 	g_autoptr(GPtrArray) notrun = v != MHL_VERDICT_PASS && v != MHL_VERDICT_SKIP && v != MHL_VERDICT_LOST &&
-		v != MHL_VERDICT_XPASS ? mhlTrialStepsNotRun(rec) : NULL;
+		v != MHL_VERDICT_XPASS ? mhlTrialStepsNotRun(rec, planned) : NULL;
 	size_t nn = notrun ? notrun->len : 0;
 
 	if (ns + nn) {
@@ -193,13 +193,12 @@ int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_autofree char *dash = mhlRunDashboard(run), *dline = ktapText(dash, false);
 	guint i, n = 0;
 
-	(void)opts;
 	g_string_append_printf(out, "# memhp-lab run %s: %u trial record(s), %u unreadable line(s)\n",
 			       name, run->trials->len, run->bad->len);
 	g_string_append_printf(out, "# %s\n", dline);	/* the dashboard line (dashboard.c) */
 	g_string_append_printf(out, "1..%u\n", run->trials->len + run->bad->len);
 	for (i = 0; i < run->trials->len; i++)
-		ktapTrial(out, ++n, run->trials->pdata[i]);
+		ktapTrial(out, ++n, run->trials->pdata[i], opts->planned);
 	for (i = 0; i < run->bad->len; i++) {
 		mhlRunBad *b = run->bad->pdata[i];
 		g_autofree char *why = ktapText(b->why, false);

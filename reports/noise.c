@@ -27,12 +27,12 @@
  * the time is a regression.
  */
 const mhlMetricInfo mhlMetrics[MHL_METRIC_LAST] = {
-	[MHL_METRIC_REACHED] = { "reached_mib", "MiB", false, 0.10, 2 },
-	[MHL_METRIC_CONVERGE] = { "seconds_to_converge", "s", false, 0.10, 0.5 },
-	[MHL_METRIC_PIN] = { "pin_s", "s", false, 1.00, 0.05 },
-	[MHL_METRIC_BENCH] = { "bench_get_us", "us", false, 1.00, 50 },
-	[MHL_METRIC_CPH] = { "cycles_per_hour", "/h", true, 0.10, 1 },
-	[MHL_METRIC_FINDINGS] = { "findings", "", false, 0.10, 0.5 },
+	[MHL_METRIC_REACHED] = { "reached_mib", "MiB", false, 0.10, 2, 0 },
+	[MHL_METRIC_CONVERGE] = { "seconds_to_converge", "s", false, 0.10, 0.5, 2 },
+	[MHL_METRIC_PIN] = { "pin_s", "s", false, 1.00, 0.05, 3 },
+	[MHL_METRIC_BENCH] = { "bench_get_us", "us", false, 1.00, 50, 0 },
+	[MHL_METRIC_CPH] = { "cycles_per_hour", "/h", true, 0.10, 1, 1 },
+	[MHL_METRIC_FINDINGS] = { "findings", "", false, 0.10, 0.5, 0 },
 };
 
 static gint dblCmp(gconstpointer a, gconstpointer b)
@@ -87,7 +87,7 @@ static json_object *benchStep(json_object *rec)
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 
-		if (!strcmp(mhlJStr(s, MHL_K_STEP, ""), "bench") && mhlJArr(s, "workload.runs"))
+		if (!strcmp(mhlJStr(s, MHL_K_STEP, ""), "bench") && mhlJArr(s, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_RUNS)))
 			return s;
 	}
 	return NULL;
@@ -96,12 +96,12 @@ static json_object *benchStep(json_object *rec)
 size_t mhlMetricRepeats(json_object *rec, mhlMetric m, GArray *out)
 {
 	json_object *s = m == MHL_METRIC_BENCH ? benchStep(rec) : NULL;
-	json_object *runs = s ? mhlJArr(s, "workload.runs") : NULL;
+	json_object *runs = s ? mhlJArr(s, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_RUNS)) : NULL;
 	size_t i, n = 0;
 
 	for (i = 0; runs && i < json_object_array_length(runs); i++) {
 		json_object *r = json_object_array_get_idx(runs, i);
-		double us = mhlJDbl(r, "get_us", -1);
+		double us = mhlJDbl(r, MHL_PIN_K_GET_US, -1);
 
 		if (us >= 0 && isfinite(us)) {
 			g_array_append_val(out, us);

@@ -102,12 +102,12 @@ static char *reportFilesLine(const char *dir)
 	return g_string_free(g, FALSE);
 }
 
-void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir)
+void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir, mhlPlannedStepsFn planned)
 {
 	g_autofree char *saved = mhlErrorSteal(), *files = NULL;
 	g_autoptr(mhlRun) run = mhlRunLoad(dir);
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp", .datadir = datadir,
-			       .artifact_url = g_getenv("MEMHP_ARTIFACT_URL") };
+			       .artifact_url = g_getenv("MEMHP_ARTIFACT_URL"), .planned = planned };
 
 	if (opts.artifact_url && !mhlArtifactUrlValid(opts.artifact_url)) {
 		fprintf(stderr, "memhp-lab: warning: MEMHP_ARTIFACT_URL '%.200s' is not an http(s):// or file:/// URL; the reports name local files\n",
@@ -159,9 +159,9 @@ const char *mhlAxisValue(json_object *rec, const char *key, const char *none)
 {
 	json_object *v = mhlJ(mhlJ(rec, MHL_K_PARAMETERS), key);
 
-	if (!v && !strcmp(key, "pin_policy"))
+	if (!v && !strcmp(key, MHL_K_PIN_POLICY))
 		return mhlJStr(rec, MHL_K_PIN_POLICY, none);
-	if (!v && !strcmp(key, "scenario"))
+	if (!v && !strcmp(key, MHL_K_SCENARIO))
 		return mhlJStr(rec, MHL_K_SCENARIO_NAME, mhlJStr(rec, MHL_K_SCENARIO, none));
 	return v ? json_object_get_string(v) : none;
 }
@@ -185,15 +185,15 @@ gint mhlStrPtrCmp(gconstpointer a, gconstpointer b)
 char *mhlStepName(json_object *step)
 {
 	const char *id = mhlJStr(step, MHL_K_ID, NULL);
-	json_object *argv = mhlJArr(step, "exec.argv");
+	json_object *argv = mhlJArr(step, MHL_PATH(MHL_K_EXEC, MHL_K_ARGV));
 	g_autofree char *prog = NULL;
 
 	/* an exec step: the program's name (the record's argv[0]: untrusted, the callers escape it) */
 	if (!id && argv && json_object_array_length(argv) && json_object_is_type(json_object_array_get_idx(argv, 0),
 										    json_type_string))
 		id = prog = g_path_get_basename(json_object_get_string(json_object_array_get_idx(argv, 0)));
-	if (!id && mhlJStr(step, "selftest.name", NULL))
-		id = mhlJStr(step, "selftest.name", NULL);
+	if (!id && mhlJStr(step, MHL_PATH(MHL_K_SELFTEST, MHL_K_NAME), NULL))
+		id = mhlJStr(step, MHL_PATH(MHL_K_SELFTEST, MHL_K_NAME), NULL);
 	return g_strdup_printf("%s%s%s", mhlJStr(step, MHL_K_STEP, "step"), id ? " " : "", id ? id : "");
 }
 
@@ -207,9 +207,9 @@ double mhlTrialPinSeconds(json_object *rec)
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *s = json_object_array_get_idx(steps, i);
 
-		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin") || mhlJInt(s, "workload.pin_us", -1) < 0)
+		if (strcmp(mhlJStr(s, MHL_K_STEP, ""), "pin") || mhlJInt(s, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_PIN_US), -1) < 0)
 			continue;
-		us += mhlJDbl(s, "workload.pin_us", 0);
+		us += mhlJDbl(s, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_PIN_US), 0);
 		any = true;
 	}
 	return any ? us / 1e6 : -1;

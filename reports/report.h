@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
+#include "record/planned.h"
 #include "record/record.h"
 
 typedef enum {
@@ -30,6 +31,7 @@ typedef struct {
 	const mhlRun *compare;	/* OTHER_RUN for --compare, or NULL */
 	const char *datadir;	/* holds kernel/patches/ (KCIDB's patchset); NULL: next to the binary */
 	const char *artifact_url;	/* --artifact-url / MEMHP_ARTIFACT_URL: where CI publishes RUN_DIR, or NULL */
+	mhlPlannedStepsFn planned;	/* the scenario's steps, for those a trial did not run; NULL: none listed */
 } mhlReportOpts;
 
 /*
@@ -78,7 +80,8 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts);
  * trials.jsonl; a failure is printed as a warning and leaves any error
  * already reported by the run in place.
  */
-void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir);	/* quiet: no line on stdout */
+void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir,	/* quiet: no line on stdout */
+		       mhlPlannedStepsFn planned);
 
 /* ---- the dashboard line (dashboard.c) ---- */
 
@@ -137,6 +140,7 @@ typedef struct {
 	bool higher_better;
 	double relative;	/* without enough repeats a change below this share of the median is noise */
 	double floor;		/* a change below this is always noise */
+	int prec;		/* decimals in history.html's column */
 } mhlMetricInfo;
 
 extern const mhlMetricInfo mhlMetrics[MHL_METRIC_LAST];
@@ -235,9 +239,10 @@ char *mhlStepName(json_object *step);
  * The names of the steps @rec's trial did not run ("check pin0", as
  * mhlStepName): those its scenario file has after the recorded ones, when
  * that file is a regular .yaml whose steps up to there match the record's
- * (kind and line); NULL otherwise, or when every step ran (not-run.c).
+ * (kind and line) as @planned reads them; NULL otherwise, without @planned,
+ * or when every step ran (not-run.c).
  */
-GPtrArray *mhlTrialStepsNotRun(json_object *rec);
+GPtrArray *mhlTrialStepsNotRun(json_object *rec, mhlPlannedStepsFn planned);
 /* Seconds spent pinning (sum of pin steps' pin_us), -1 when no pin ran. */
 double mhlTrialPinSeconds(json_object *rec);
 /*

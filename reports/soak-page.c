@@ -18,6 +18,7 @@
 
 #include "reports/plot.h"
 #include "reports/report.h"
+#include "reports/table.h"
 #include "util.h"
 
 #define SOAK_PLOT_W 760
@@ -173,9 +174,9 @@ static json_object *trendRow(json_object *rec, const char *series)
  */
 static bool trendFinding(json_object *row)
 {
-	json_object *f = mhlJ(row, "finding");
+	json_object *f = mhlJ(row, MHL_K_FINDING);
 
-	return json_object_get_boolean(f ? f : mhlJ(row, "over_budget"));
+	return json_object_get_boolean(f ? f : mhlJ(row, MHL_K_OVER_BUDGET));
 }
 
 /* A series that moves less than this (MiB) over the soak is drawn on a 2 MiB axis. */
@@ -219,9 +220,9 @@ static void soakGnuplot(GString *sc, GPtrArray *names, GPtrArray *cps, json_obje
 			g_string_append_printf(sc, "set yrange [%.6f:%.6f]\n", lo - 1, hi + 1);
 		g_string_append_printf(sc, "plot $d%zu using 1:2 with points pt 7 ps 0.4 lc rgb '#1f77b4' title 'measured'", i);
 		if (row) {
-			double b = mhlJDbl(row, "per_cycle.slope", 0), a = mhlJDbl(row, "per_cycle.intercept", 0);
+			double b = mhlJDbl(row, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_SLOPE), 0), a = mhlJDbl(row, MHL_PATH(MHL_K_PER_CYCLE, MHL_K_INTERCEPT), 0);
 			g_autofree char *fit = g_strdup_printf("%s: %.0f bytes/cycle%s",
-				!strcmp(mhlJStr(row, "fit", ""), "theil_sen") ? "Theil-Sen" : "least squares", b,
+				!strcmp(mhlJStr(row, MHL_K_FIT, ""), "theil_sen") ? "Theil-Sen" : "least squares", b,
 				trendFinding(row) ? ", FINDING" : "");
 			g_autofree char *fq = mhlGnuplotString(fit);
 
@@ -251,6 +252,50 @@ static void soakOutline(GString *out, json_object *rec)
 	g_string_append_printf(out, ", <b>%" G_GINT64_FORMAT " finding(s)</b>.</p>\n", MAX(m.findings, 0));
 }
 
+/* "SLOPE [LO, HI]" of a fit (per_cycle, per_hour) at c->key. */
+static void trendFitCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	json_object *fit = mhlJ(r, c->key);
+	g_autofree char *t = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(fit, MHL_K_SLOPE, 0), mhlJDbl(fit, MHL_K_LO, 0),
+					     mhlJDbl(fit, MHL_K_HI, 0));
+
+	(void)idx;
+	mhlHtmlCell(out, NULL, t);
+}
+
+/* Bytes at c->key as MiB with c->prec decimals. */
+static void trendMiBCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	g_autofree char *t = g_strdup_printf("%.*f MiB", c->prec, mhlJDbl(r, c->key, 0) / (1 << 20));
+
+	(void)idx;
+	mhlHtmlCell(out, NULL, t);
+}
+
+static void trendJudgedCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	bool sig = json_object_get_boolean(mhlJ(r, MHL_K_SIGNIFICANT));
+	bool over = json_object_get_boolean(mhlJ(r, MHL_K_OVER_BUDGET));
+
+	(void)idx;
+	(void)c;
+	mhlHtmlCell(out, NULL, trendFinding(r) ? (over ? "finding" : "finding: our own memory grows, within budget") :
+		    sig ? "significant, within budget" : "no significant trend");
+}
+
+/* soak.trends[]: a row per series fitted. */
+static const mhlCol trendCols[] = {
+	MHL_COL_STR("series", MHL_K_SERIES, "?"),
+	MHL_COL_FMT("points", MHL_K_POINTS, NULL),
+	MHL_COL_STR("basis", MHL_K_BASIS, "?"),
+	MHL_COL_STR("fit", MHL_K_FIT, "?"),
+	MHL_COL("bytes/cycle [95% CI]", MHL_K_PER_CYCLE, trendFitCell),
+	MHL_COL("bytes/hour [95% CI]", MHL_K_PER_HOUR, trendFitCell),
+	MHL_COL_NUM("24 h projection", MHL_K_PROJECTION_24H, trendMiBCell, 1, 2),
+	MHL_COL_NUM("budget (24 h)", MHL_K_BUDGET_24H, trendMiBCell, 1, 1),
+	MHL_COL("judged", MHL_K_FINDING, trendJudgedCell),
+};
+
 static void soakTrendTable(GString *out, json_object *rec)
 {
 	json_object *t = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_TRENDS));
@@ -260,26 +305,12 @@ static void soakTrendTable(GString *out, json_object *rec)
 		g_string_append(out, "<p class=note>No series had enough points for a trend.</p>\n");
 		return;
 	}
-	g_string_append(out, "<table class=trends>\n<tr><th>series</th><th>points</th><th>basis</th><th>fit</th>"
-			"<th>bytes/cycle [95% CI]</th><th>bytes/hour [95% CI]</th><th>24 h projection</th>"
-			"<th>budget (24 h)</th><th>judged</th></tr>\n");
+	g_string_append(out, "<table class=trends>\n");
+	mhlHtmlTableHead(out, trendCols, G_N_ELEMENTS(trendCols));
 	for (i = 0; i < json_object_array_length(t); i++) {
 		json_object *r = json_object_array_get_idx(t, i);
-		bool sig = json_object_get_boolean(mhlJ(r, "significant"));
-		bool over = json_object_get_boolean(mhlJ(r, "over_budget")), finding = trendFinding(r);
-		g_autofree char *pc = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_cycle.slope", 0),
-						      mhlJDbl(r, "per_cycle.lo", 0), mhlJDbl(r, "per_cycle.hi", 0));
-		g_autofree char *ph = g_strdup_printf("%.0f [%.0f, %.0f]", mhlJDbl(r, "per_hour.slope", 0),
-						      mhlJDbl(r, "per_hour.lo", 0), mhlJDbl(r, "per_hour.hi", 0));
-		g_autofree char *proj = g_strdup_printf("%.2f MiB", mhlJDbl(r, "projection_24h", 0) / (1 << 20));
-		g_autofree char *budget = g_strdup_printf("%.1f MiB", mhlJDbl(r, "budget_24h", 0) / (1 << 20));
 
-		mhlHtmlf(out, "<tr class=%s><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%s</td><td>%s</td><td>%s</td>"
-		      "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", finding ? "fail" : "pass",
-		      mhlJStr(r, MHL_K_SERIES, "?"), mhlJInt(r, "points", 0), mhlJStr(r, "basis", "?"),
-		      mhlJStr(r, "fit", "?"), pc, ph, proj, budget,
-		      finding ? (over ? "finding" : "finding: our own memory grows, within budget") :
-		      sig ? "significant, within budget" : "no significant trend");
+		mhlHtmlTableRowClass(out, trendFinding(r) ? "fail" : "pass", r, i, trendCols, G_N_ELEMENTS(trendCols));
 	}
 	g_string_append(out, "</table>\n");
 }
@@ -312,55 +343,70 @@ static void soakFindings(GString *out, json_object *trends, json_object *rec)
 	g_string_append_printf(out, "<h4>Trend findings (%u)</h4>\n<ul>\n%s</ul>\n", n, items->str);
 }
 
+static void slabFirstLastCell(GString *out, json_object *r, size_t idx, const mhlCol *c)
+{
+	(void)idx;
+	(void)c;
+	mhlHtmlf(out, "<td>%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT "</td>", mhlJInt(r, MHL_K_OBJECTS_FIRST, 0),
+		 mhlJInt(r, MHL_K_OBJECTS_LAST, 0));
+}
+
+/* soak.slab_growth[]: a row per cache grown. */
+static const mhlCol slabCols[] = {
+	MHL_COL_STR("cache", MHL_K_NAME, "?"),
+	MHL_COL_FMT("objects", MHL_K_OBJECTS, "+%" G_GINT64_FORMAT),
+	MHL_COL_FMT("object size", MHL_K_OBJSIZE, NULL),
+	MHL_COL_FMT("bytes of objects", MHL_K_BYTES, "+%" G_GINT64_FORMAT),
+	MHL_COL_FMT("slab bytes", MHL_K_SLAB_BYTES, "%+" G_GINT64_FORMAT),
+	MHL_COL("objects first → last", MHL_K_OBJECTS_FIRST, slabFirstLastCell),
+};
+
+/* soak.kmemleak.sites[]: a row per allocation site. */
+static const mhlCol kmemleakCols[] = {
+	MHL_COL_STR("allocated in", MHL_K_SITE, "?"),
+	MHL_COL_FMT("objects", MHL_K_OBJECTS, NULL),
+	MHL_COL_FMT("bytes", MHL_K_BYTES, NULL),
+};
+
 static void soakSlabTable(GString *out, json_object *rec)
 {
 	json_object *g = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_GROWTH));
 	size_t i;
 
 	mhlHtmlf(out, "<h3>Slab caches grown from cycle %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " (after drop_caches)</h3>\n",
-	      mhlJInt(rec, "soak.slab_first_cycle", 0), mhlJInt(rec, "soak.slab_last_cycle", 0));
+	      mhlJInt(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_FIRST_CYCLE), 0), mhlJInt(rec, MHL_PATH(MHL_K_SOAK, MHL_K_SLAB_LAST_CYCLE), 0));
 	if (!g || !json_object_is_type(g, json_type_array) || !json_object_array_length(g)) {
 		g_string_append(out, "<p class=note>No cache grew (or no slabinfo was taken).</p>\n");
 		return;
 	}
-	g_string_append(out, "<table class=slab>\n<tr><th>cache</th><th>objects</th><th>object size</th>"
-			"<th>bytes of objects</th><th>slab bytes</th><th>objects first → last</th></tr>\n");
-	for (i = 0; i < json_object_array_length(g); i++) {
-		json_object *r = json_object_array_get_idx(g, i);
-
-		mhlHtmlf(out, "<tr><td>%s</td><td>+%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td><td>+%" G_GINT64_FORMAT
-		      "</td><td>%+" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT " → %" G_GINT64_FORMAT "</td></tr>\n",
-		      mhlJStr(r, "name", "?"), mhlJInt(r, "objects", 0), mhlJInt(r, "objsize", 0),
-		      mhlJInt(r, "bytes", 0), mhlJInt(r, "slab_bytes", 0), mhlJInt(r, "objects_first", 0),
-		      mhlJInt(r, "objects_last", 0));
-	}
+	g_string_append(out, "<table class=slab>\n");
+	mhlHtmlTableHead(out, slabCols, G_N_ELEMENTS(slabCols));
+	for (i = 0; i < json_object_array_length(g); i++)
+		mhlHtmlTableRow(out, json_object_array_get_idx(g, i), i, slabCols, G_N_ELEMENTS(slabCols));
 	g_string_append(out, "</table>\n");
 }
 
 /* kernel: {debug: kmemleak}: what the scans at the end found since the scan after boot. */
 static void soakKmemleakTable(GString *out, json_object *rec)
 {
-	json_object *km = mhlJ(rec, "soak.kmemleak"), *sites = mhlJ(km, "sites");
-	const char *report = mhlJStr(km, "report", "");
+	json_object *km = mhlJ(rec, MHL_PATH(MHL_K_SOAK, MHL_K_KMEMLEAK)), *sites = mhlJ(km, MHL_K_SITES);
+	const char *report = mhlJStr(km, MHL_K_REPORT, "");
 	size_t i;
 
 	if (!json_object_is_type(km, json_type_object))
 		return;
 	mhlHtmlf(out, "<h3>kmemleak: %" G_GINT64_FORMAT " unreferenced object(s), %" G_GINT64_FORMAT
-		 " bytes, since the scan after boot</h3>\n", mhlJInt(km, "objects", 0), mhlJInt(km, "bytes", 0));
+		 " bytes, since the scan after boot</h3>\n", mhlJInt(km, MHL_K_OBJECTS, 0), mhlJInt(km, MHL_K_BYTES, 0));
 	/* the record is not trusted: link only a name the soak itself writes */
 	if (g_regex_match_simple("^kmemleak-segment[0-9]{1,6}\\.txt$", report, 0, 0))
 		mhlHtmlf(out, "<p><a href='../%s'>%s</a>: the guest's report (two scans at the end)</p>\n",
 			 report, report);
 	if (!json_object_is_type(sites, json_type_array) || !json_object_array_length(sites))
 		return;
-	g_string_append(out, "<table class=kmemleak>\n<tr><th>allocated in</th><th>objects</th><th>bytes</th></tr>\n");
-	for (i = 0; i < json_object_array_length(sites); i++) {
-		json_object *r = json_object_array_get_idx(sites, i);
-
-		mhlHtmlf(out, "<tr><td>%s</td><td>%" G_GINT64_FORMAT "</td><td>%" G_GINT64_FORMAT "</td></tr>\n",
-			 mhlJStr(r, "site", "?"), mhlJInt(r, "objects", 0), mhlJInt(r, "bytes", 0));
-	}
+	g_string_append(out, "<table class=kmemleak>\n");
+	mhlHtmlTableHead(out, kmemleakCols, G_N_ELEMENTS(kmemleakCols));
+	for (i = 0; i < json_object_array_length(sites); i++)
+		mhlHtmlTableRow(out, json_object_array_get_idx(sites, i), i, kmemleakCols, G_N_ELEMENTS(kmemleakCols));
 	g_string_append(out, "</table>\n");
 }
 

@@ -1,7 +1,7 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
 # the tables' lists. No guest.
-plan 10
+plan 11
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -44,3 +44,7 @@ ok "no hand-written list of the report formats in orchestrator/ or reports/ (mhl
 echo "# processes: one way to start a program on the host (issue 33, item 4)"
 ok "programs start only through lib/spawn.c (host/guard.c's fork of itself excepted): no g_spawn, fork, exec, popen or system() elsewhere" \
 	sh -c '! grep -nE "\b(g_spawn_[a-z_]+|g_subprocess_[a-z_]+|fork|vfork|execv[pe]*|execl[pe]*|posix_spawnp?|popen|system)\(" orchestrator/*.c orchestrator/*/*.c reports/*.c lib/*.c | grep -vE "^(lib/spawn\.c|orchestrator/host/guard\.c):"'
+
+echo "# record keys: spelled once (issue 33, item 3)"
+ok "reports/ names every record key it reads by its MHL_K_* (record/record.h) or MHL_PIN_K_* (lib/mhl-pin-keys.h): no quoted key passed to mhlJ, mhlJStr, mhlJInt, mhlJDbl, mhlJBool, mhlJArr, mhlJObj or mhlJLen" \
+	sh -c '! grep -nE "mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?\(([^(),]|\(([^()]|\([^()]*\))*\))*,[[:space:]]*\"" reports/*.c'

@@ -31,6 +31,7 @@
 
 #include "buffer.h"
 #include "census.h"
+#include "mhl-pin-keys.h"
 #include "gup_test.h"
 #include "mhl-size.h"
 
@@ -65,7 +66,7 @@ static uint64_t median(const struct bench_run *r, int n, int put)
 
 static int fail(uint64_t size, int node, const char *what, int err)
 {
-	printf("{\"ok\":false,\"mode\":\"bench\",\"node\":%d,\"bytes\":%" PRIu64
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"bench\",\"node\":%d,\"bytes\":%" PRIu64
 	       ",\"error\":\"%s: %s\",\"errno\":%d}\n", node, size, what, strerror(err), err);
 	return 1;
 }
@@ -141,11 +142,11 @@ int cmd_bench(int argc, char **argv)
 			total_np += runs[i].not_pinnable;
 		}
 	}
-	printf("{\"ok\":true,\"mode\":\"bench\",\"node\":%d,\"bytes\":%" PRIu64
-	       ",\"repeat\":%d,\"fresh\":%s,\"runs\":[", node, size, repeat,
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "true," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"bench\",\"node\":%d,\"bytes\":%" PRIu64
+	       ",\"repeat\":%d,\"fresh\":%s," MHL_PIN_KEY(MHL_PIN_K_RUNS) "[", node, size, repeat,
 	       fresh ? "true" : "false");
 	for (i = 0; i < repeat; i++) {
-		printf("%s{\"get_us\":%" PRIu64 ",\"put_us\":%" PRIu64 ",\"movable_before\":%" PRIu64
+		printf("%s{" MHL_PIN_KEY(MHL_PIN_K_GET_US) "%" PRIu64 ",\"put_us\":%" PRIu64 ",\"movable_before\":%" PRIu64
 		       ",\"not_pinnable\":", i ? "," : "", runs[i].get_us, runs[i].put_us,
 		       runs[i].movable_before);
 		if (runs[i].not_pinnable == NOT_RETURNED)

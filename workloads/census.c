@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* census.c - NUMA node and zone of each page of a buffer (see census.h). */
 #include "census.h"
+#include "mhl-pin-keys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +24,7 @@ const char *const census_zone_names[CENSUS_ZONE_LAST] = {
 	[CENSUS_ZONE_DMA] = "DMA",
 	[CENSUS_ZONE_DMA32] = "DMA32",
 	[CENSUS_ZONE_NORMAL] = "Normal",
-	[CENSUS_ZONE_MOVABLE] = "Movable",
+	[CENSUS_ZONE_MOVABLE] = MHL_PIN_ZONE_MOVABLE,
 	[CENSUS_ZONE_OTHER] = "other",
 };
 
@@ -302,20 +303,21 @@ void census_print_json(FILE *f, const struct census *c)
 	const char *sep = "";
 	int z, n;
 
-	fprintf(f, "{\"pages\":%" PRIu64 ",\"not_present\":%" PRIu64 ",\"unknown\":%" PRIu64
-		",\"zero\":%" PRIu64 ",\"thp\":%" PRIu64 ",\"cma\":%" PRIu64,
+	fprintf(f, "{" MHL_PIN_KEY(MHL_PIN_K_PAGES) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_NOT_PRESENT) "%" PRIu64
+		"," MHL_PIN_KEY(MHL_PIN_K_UNKNOWN) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_ZERO) "%" PRIu64
+		"," MHL_PIN_KEY(MHL_PIN_K_THP) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_CMA) "%" PRIu64,
 		c->pages, c->not_present, c->unknown, c->zero, c->thp, c->cma);
-	fputs(",\"by_zone\":{", f);
+	fputs("," MHL_PIN_KEY(MHL_PIN_K_BY_ZONE) "{", f);
 	for (z = 0; z < CENSUS_ZONE_LAST; z++, sep = ",")
 		fprintf(f, "%s\"%s\":%" PRIu64, sep, census_zone_names[z], c->zone[z]);
-	fputs("},\"by_node\":{", f);
+	fputs("}," MHL_PIN_KEY(MHL_PIN_K_BY_NODE) "{", f);
 	sep = "";
 	for (n = 0; n < CENSUS_MAX_NODES; n++) {
 		const char *zsep = "";
 
 		if (!c->node[n])
 			continue;
-		fprintf(f, "%s\"%d\":{\"pages\":%" PRIu64, sep, n, c->node[n]);
+		fprintf(f, "%s\"%d\":{" MHL_PIN_KEY(MHL_PIN_K_PAGES) "%" PRIu64, sep, n, c->node[n]);
 		for (z = 0; z < CENSUS_ZONE_LAST; z++) {
 			if (!c->node_zone[n][z])
 				continue;

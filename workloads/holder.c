@@ -35,6 +35,7 @@
 
 #include "buffer.h"
 #include "mhl-size.h"
+#include "mhl-pin-keys.h"
 
 #define HUGE_2M		(2UL << 20)
 #define NODE_DIR	"/sys/devices/system/node/node%d"
@@ -67,7 +68,7 @@ double now_us(void)
 
 void json_errno(FILE *f, int err)
 {
-	fprintf(f, ",\"errno\":%d,\"errno_name\":\"%s\"", err,
+	fprintf(f, ",\"errno\":%d," MHL_PIN_KEY(MHL_PIN_K_ERRNO_NAME) "\"%s\"", err,
 		strerrorname_np(err) ? strerrorname_np(err) : "?");
 }
 
@@ -357,7 +358,7 @@ static bool report_state(struct holder *h, FILE *f, const char *what, bool relea
 	if (!now || census_take(&h->cx, h->buf, h->size, &c, now) < 0) {
 		int err = errno;
 
-		fprintf(f, "{\"ok\":false,\"id\":\"%s\",\"what\":\"%s\"", h->id, what);
+		fprintf(f, "{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"id\":\"%s\",\"what\":\"%s\"", h->id, what);
 		json_errno(f, err);
 		fprintf(f, ",\"error\":\"census: %s\"}\n", strerror(err));
 		free(now);
@@ -368,9 +369,9 @@ static bool report_state(struct holder *h, FILE *f, const char *what, bool relea
 	free(now);
 	bad = pattern_bad(h, 0, h->size);
 	ok = bad == 0 && io_ok;
-	fprintf(f, "{\"ok\":%s,\"mode\":\"%s\",\"id\":\"%s\",\"what\":\"%s\",\"pinned\":%s"
-		",\"bytes_pinned\":%" PRIu64 ",\"pattern_bad_words\":%" PRIu64 ",\"pattern_ok\":%s"
-		",\"pages_moved_since_pin\":%" PRIu64 ",\"released\":%s%s,\"census\":",
+	fprintf(f, "{" MHL_PIN_KEY(MHL_PIN_K_OK) "%s," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"id\":\"%s\",\"what\":\"%s\"," MHL_PIN_KEY(MHL_PIN_K_PINNED) "%s"
+		"," MHL_PIN_KEY(MHL_PIN_K_BYTES_PINNED) "%" PRIu64 ",\"pattern_bad_words\":%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_PATTERN_OK) "%s"
+		"," MHL_PIN_KEY(MHL_PIN_K_PAGES_MOVED_SINCE_PIN) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_RELEASED) "%s%s," MHL_PIN_KEY(MHL_PIN_K_CENSUS),
 		ok ? "true" : "false", h->mode->name, h->id, what, h->pins ? "true" : "false",
 		released ? 0 : h->bytes_pinned, bad, bad ? "false" : "true", moved,
 		released ? "true" : "false", io ? io : "");
@@ -417,7 +418,7 @@ static void holder_serve(struct holder *h, int lfd)
 		}
 		released = !strncmp(req, "release", 7);
 		if (!released && strncmp(req, "check", 5)) {
-			fprintf(f, "{\"ok\":false,\"id\":\"%s\",\"error\":\"unknown request\"}\n", h->id);
+			fprintf(f, "{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"id\":\"%s\",\"error\":\"unknown request\"}\n", h->id);
 			fclose(f);
 			continue;
 		}
@@ -429,7 +430,7 @@ static void holder_serve(struct holder *h, int lfd)
 			if (h->mode->unpin(h) < 0) {
 				int err = errno;
 
-				fprintf(f, "{\"ok\":false,\"mode\":\"%s\",\"id\":\"%s\",\"what\":\"release\"",
+				fprintf(f, "{" MHL_PIN_KEY(MHL_PIN_K_OK) "false," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"id\":\"%s\",\"what\":\"release\"",
 					h->mode->name, h->id);
 				json_errno(f, err);
 				fprintf(f, ",\"error\":\"unpin: %s\"}\n", strerror(err));
@@ -470,7 +471,7 @@ static int relay(const struct holder *h, int rfd, pid_t pid)
 	if (!r || !fgets(line, sizeof(line), r)) {
 		waitpid(pid, &status, 0);
 		snprintf(line, sizeof(line),
-			 "{\"ok\":false,\"mode\":\"%s\",\"id\":\"%s\",\"bytes_pinned\":0,\"signal\":\"%s%s\""
+			 "{" MHL_PIN_KEY(MHL_PIN_K_OK) "false," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"id\":\"%s\"," MHL_PIN_KEY(MHL_PIN_K_BYTES_PINNED) "0," MHL_PIN_KEY(MHL_PIN_K_SIGNAL) "\"%s%s\""
 			 ",\"error\":\"holder exited without a result (%s %d%s)\"}\n",
 			 h->mode->name, h->id, WIFSIGNALED(status) ? "SIG" : "",
 			 WIFSIGNALED(status) ? sigabbrev_np(WTERMSIG(status)) : "",
@@ -480,7 +481,7 @@ static int relay(const struct holder *h, int rfd, pid_t pid)
 			 ": SIGKILL, the OOM killer? see the console log" : "");
 	}
 	fputs(line, stdout);
-	ok = !strncmp(line, "{\"ok\":true", 10);
+	ok = !strncmp(line, MHL_PIN_OK_TRUE, sizeof(MHL_PIN_OK_TRUE) - 1);
 	if (!ok) {
 		say_error(h->mode->name, line);
 		waitpid(pid, NULL, 0);
@@ -537,13 +538,13 @@ static double memcpy_gib_s(const struct holder *h)
 
 static void print_head(const struct holder *h, bool ok)
 {
-	printf("{\"ok\":%s,\"mode\":\"%s\",\"id\":\"%s\",\"node\":%d,\"backing\":\"%s\""
-	       ",\"touch\":\"%s\",\"bytes_asked\":%" PRIu64 ",\"bytes_pinned\":%" PRIu64
-	       ",\"pinned\":%s", ok ? "true" : "false", h->mode->name, h->id, h->node,
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "%s," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"id\":\"%s\",\"node\":%d,\"backing\":\"%s\""
+	       ",\"touch\":\"%s\"," MHL_PIN_KEY(MHL_PIN_K_BYTES_ASKED) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_BYTES_PINNED) "%" PRIu64
+	       "," MHL_PIN_KEY(MHL_PIN_K_PINNED) "%s", ok ? "true" : "false", h->mode->name, h->id, h->node,
 	       backing_names[h->backing], h->read_only ? "read" : h->touch_by_pin ? "pin" : "before",
 	       h->size, h->bytes_pinned, h->pins && h->bytes_pinned ? "true" : "false");
 	if (h->split)
-		printf(",\"split\":\"%s\",\"pmd_mapped_before_split\":%lld,\"pmd_mapped_after_split\":%lld",
+		printf(",\"split\":\"%s\",\"pmd_mapped_before_split\":%lld," MHL_PIN_KEY(MHL_PIN_K_PMD_MAPPED_AFTER_SPLIT) "%lld",
 		       h->split, h->pmd_mapped_before_split, h->pmd_mapped_after_split);
 }
 
@@ -554,7 +555,7 @@ static void print_page_kinds(struct holder *h)
 	int node, i;
 
 	if (h->cx.zero_pfn && census_block_of_pfn(&h->cx, h->cx.zero_pfn, &node, &zone) == 0)
-		printf(",\"zero_page\":{\"pfn\":%" PRIu64 ",\"node\":%d,\"zone\":\"%s\"}",
+		printf("," MHL_PIN_KEY(MHL_PIN_K_ZERO_PAGE) "{\"pfn\":%" PRIu64 ",\"node\":%d," MHL_PIN_KEY(MHL_PIN_K_ZONE) "\"%s\"}",
 		       h->cx.zero_pfn, node, census_zone_names[zone]);
 	fputs(",\"cma_areas\":[", stdout);
 	for (i = 0; i < h->cx.ncma; i++)
@@ -577,7 +578,7 @@ static int parse_backing(const char *s)
 static int usage_error(const char *mode, const char *msg, const char *arg)
 {
 	fprintf(stderr, "memhp-pin %s: %s%s%s\n", mode, msg, arg ? " " : "", arg ? arg : "");
-	printf("{\"ok\":false,\"mode\":\"%s\",\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"%s%s%s\"}\n",
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"errno\":%d," MHL_PIN_KEY(MHL_PIN_K_ERRNO_NAME) "\"EINVAL\",\"error\":\"%s%s%s\"}\n",
 	       mode, EINVAL, msg, arg ? " " : "", arg ? arg : "");
 	return 2;
 }
@@ -739,8 +740,8 @@ static void print_result(struct holder *h, double pin_us, const struct census *b
 	char *io = io_check(h, &io_ok);
 
 	print_head(h, !bad && io_ok);
-	printf(",\"pin_us\":%.0f,\"pin_gib_s\":%.3f,\"memcpy_gib_s\":%.3f,\"holder_pid\":%d"
-	       ",\"pattern_bad_words\":%" PRIu64 ",\"pattern_ok\":%s",
+	printf("," MHL_PIN_KEY(MHL_PIN_K_PIN_US) "%.0f,\"pin_gib_s\":%.3f,\"memcpy_gib_s\":%.3f,\"holder_pid\":%d"
+	       ",\"pattern_bad_words\":%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_PATTERN_OK) "%s",
 	       pin_us, h->bytes_pinned ? h->bytes_pinned / (pin_us / 1e6) / (1 << 30) : 0.0,
 	       memcpy_gib_s(h), getpid(), bad, bad ? "false" : "true");
 	if (h->mode->json)
@@ -749,9 +750,9 @@ static void print_result(struct holder *h, double pin_us, const struct census *b
 		fputs(io, stdout);
 	free(io);
 	print_page_kinds(h);
-	fputs(",\"census_before\":", stdout);
+	fputs("," MHL_PIN_KEY(MHL_PIN_K_CENSUS_BEFORE), stdout);
 	census_print_json(stdout, before);
-	fputs(",\"census_after\":", stdout);
+	fputs("," MHL_PIN_KEY(MHL_PIN_K_CENSUS_AFTER), stdout);
 	census_print_json(stdout, after);
 	fputs("}\n", stdout);
 }
@@ -867,7 +868,7 @@ int holder_ctl(int argc, char **argv)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int err = errno;
 
-		printf("{\"ok\":false,\"id\":\"%s\",\"what\":\"%s\"", argv[1], argv[2]);
+		printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"id\":\"%s\",\"what\":\"%s\"", argv[1], argv[2]);
 		json_errno(stdout, err);
 		printf(",\"error\":\"no holder at %s: %s\"}\n", sa.sun_path, strerror(err));
 		return 1;
@@ -879,7 +880,7 @@ int holder_ctl(int argc, char **argv)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
 		if (poll(&p, 1, timeout_ms) <= 0) {
-			printf("{\"ok\":false,\"id\":\"%s\",\"what\":\"%s\",\"error\":\"holder did not answer within %d s\"}\n",
+			printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"id\":\"%s\",\"what\":\"%s\",\"error\":\"holder did not answer within %d s\"}\n",
 			       argv[1], argv[2], timeout_ms / 1000);
 			return 1;
 		}
@@ -890,9 +891,9 @@ int holder_ctl(int argc, char **argv)
 	}
 	reply[len] = '\0';
 	if (!len) {
-		printf("{\"ok\":false,\"id\":\"%s\",\"error\":\"holder closed without a reply\"}\n", argv[1]);
+		printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"id\":\"%s\",\"error\":\"holder closed without a reply\"}\n", argv[1]);
 		return 1;
 	}
 	fputs(reply, stdout);
-	return !strncmp(reply, "{\"ok\":true", 10) ? 0 : 1;
+	return !strncmp(reply, MHL_PIN_OK_TRUE, sizeof(MHL_PIN_OK_TRUE) - 1) ? 0 : 1;
 }

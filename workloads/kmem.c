@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "holder.h"
+#include "mhl-pin-keys.h"
 
 #define KMEM_PTE_SPAN	(2ULL << 20)	/* one PTE page maps 2 MiB */
 #define KMEM_PAGE	4096ULL
@@ -203,15 +204,15 @@ static int kmem_pin(struct holder *h)
 static void kmem_json(struct holder *h, FILE *f)
 {
 	(void)h;
-	fprintf(f, ",\"kmem\":{\"target_bytes\":%" PRIu64 ",\"slab_bytes\":%lld,\"pagetable_bytes\":%lld"
-		",\"kernel_bytes\":%lld,\"reached\":%s,\"files\":%" PRIu64 ",\"dirs\":%" PRIu64
+	fprintf(f, "," MHL_PIN_KEY(MHL_PIN_K_KMEM) "{\"target_bytes\":%" PRIu64 ",\"slab_bytes\":%lld,\"pagetable_bytes\":%lld"
+		"," MHL_PIN_KEY(MHL_PIN_K_KERNEL_BYTES) "%lld,\"reached\":%s,\"files\":%" PRIu64 ",\"dirs\":%" PRIu64
 		",\"pte_spans\":%" PRIu64 ",\"mapped_bytes\":%" PRIu64 ",\"seconds\":%.2f"
-		",\"stopped_by_time\":%s,\"mount\":\"%s\",\"first_error\":",
+		",\"stopped_by_time\":%s,\"mount\":\"%s\"," MHL_PIN_KEY(MHL_PIN_K_FIRST_ERROR),
 		km.target, km.slab, km.pt, km.slab + km.pt,
 		km.slab + km.pt >= (long long)km.target ? "true" : "false", km.files, km.dirs,
 		km.pte_touched, km.map_len, km.seconds, km.stopped_by_time ? "true" : "false", km.mnt);
 	if (km.first_errno)
-		fprintf(f, "{\"errno\":%d,\"errno_name\":\"%s\",\"at\":\"%s\"}}", km.first_errno,
+		fprintf(f, "{\"errno\":%d," MHL_PIN_KEY(MHL_PIN_K_ERRNO_NAME) "\"%s\"," MHL_PIN_KEY(MHL_PIN_K_AT) "\"%s\"}}", km.first_errno,
 			strerrorname_np(km.first_errno) ? strerrorname_np(km.first_errno) : "?",
 			km.first_error_at);
 	else

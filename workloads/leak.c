@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "holder.h"
+#include "mhl-pin-keys.h"
 
 #define LEAK_RINGS_MAX	65536	/* the keeper stops leaking here (and says so) */
 #define LEAK_ENTRIES	8
@@ -47,7 +48,7 @@
 
 static int leak_fail(const char *what, int err)
 {
-	printf("{\"ok\":false,\"mode\":\"leak\"");
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"leak\"");
 	json_errno(stdout, err);
 	printf(",\"error\":\"%s\"}\n", what);
 	return 1;
@@ -92,10 +93,10 @@ static void leak_keep(int lfd)
 		}
 		if (rc == 0)
 			n = snprintf(line, sizeof(line),
-				     "{\"ok\":true,\"mode\":\"leak\",\"what\":\"io_uring\",\"held\":%u}\n", held);
+				     "{" MHL_PIN_KEY(MHL_PIN_K_OK) "true," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"leak\",\"what\":\"io_uring\",\"held\":%u}\n", held);
 		else
 			n = snprintf(line, sizeof(line),
-				     "{\"ok\":false,\"mode\":\"leak\",\"what\":\"io_uring\",\"held\":%u,\"errno\":%d,\"error\":\"%s\"}\n",
+				     "{" MHL_PIN_KEY(MHL_PIN_K_OK) "false," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"leak\",\"what\":\"io_uring\",\"held\":%u,\"errno\":%d,\"error\":\"%s\"}\n",
 				     held, -rc, rc == -ENOSPC ? "the keeper holds LEAK_RINGS_MAX rings" : call);
 		if (write(cfd, line, (size_t)n) != n)
 			rc = -EIO;
@@ -141,7 +142,7 @@ static int leak_kmemleak_test(const char *id)
 		fprintf(f, "%u\n", held);
 		fclose(f);
 	}
-	printf("{\"ok\":true,\"mode\":\"leak\",\"what\":\"kmemleak-test\",\"held\":%u}\n", held);
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "true," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"leak\",\"what\":\"kmemleak-test\",\"held\":%u}\n", held);
 	return 0;
 }
 
@@ -213,5 +214,5 @@ int leak_main(int argc, char **argv)
 	if (got <= 0 || line[got - 1] != '\n')
 		return leak_fail("the keeper's answer was cut short", EPROTO);
 	fputs(line, stdout);
-	return strncmp(line, "{\"ok\":true", 10) ? 1 : 0;
+	return strncmp(line, MHL_PIN_OK_TRUE, sizeof(MHL_PIN_OK_TRUE) - 1) ? 1 : 0;
 }

@@ -76,6 +76,7 @@
 
 #include "bench.h"
 #include "holder.h"
+#include "mhl-pin-keys.h"
 #include "gup_test.h"	/* the kernel's own, copied from the built tree */
 
 #define GUP_TEST_PATH	"/sys/kernel/debug/gup_test"
@@ -470,7 +471,7 @@ int main(int argc, char **argv)
 	if (argc >= 2) {
 		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\n",
 			argv[1]);
-		printf("{\"ok\":false,\"errno\":%d,\"errno_name\":\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\"}\n",
+		printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"errno\":%d," MHL_PIN_KEY(MHL_PIN_K_ERRNO_NAME) "\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\"}\n",
 		       EINVAL, strchr(argv[1], '"') ? "?" : argv[1]);
 		return 2;
 	}

@@ -8,6 +8,7 @@
 
 #include "cli/shard.h"
 #include "reports/report.h"
+#include "scenario/scenario.h"
 #include "util.h"
 
 const mhlOpt mhlCmdReportOpts[] = {
@@ -229,7 +230,7 @@ int mhlCmdReport(int argc, char **argv)
 	g_autofree char *dir = NULL;
 	g_autoptr(mhlCliPaths) paths = mhlCliPathsNew(NULL);
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp",
-			       .datadir = paths->datadir };
+			       .datadir = paths->datadir, .planned = mhlScenarioPlannedSteps };
 	const char *v;
 	guint i, regressions = 0, lost = 0;
 	int first, rc = mhlCmdStart("report", argc, argv, vals, &first);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "reports/report.h"
+#include "scenario/scenario.h"
 #include "soak/soak.h"
 #include "util.h"
 
@@ -62,7 +63,7 @@ static int soakFleet(mhlSoakFleetOptions *fo, const mhlSoakOptions *o, const cha
 	fo->base = *o;
 	rc = mhlSoakFleetRun(fo, outdirs);
 	for (i = 0; i < outdirs->len; i++)
-		mhlReportAfterRun(outdirs->pdata[i], o->quiet, datadir);
+		mhlReportAfterRun(outdirs->pdata[i], o->quiet, datadir, mhlScenarioPlannedSteps);
 	return rc;
 }
 
@@ -134,6 +135,6 @@ int mhlCmdSoak(int argc, char **argv)
 		return soakFleet(&fo, &o, paths->datadir);
 	rc = mhlSoakRun(&o, &outdir);
 	if (outdir)
-		mhlReportAfterRun(outdir, o.quiet, paths->datadir);
+		mhlReportAfterRun(outdir, o.quiet, paths->datadir, mhlScenarioPlannedSteps);
 	return rc;
 }

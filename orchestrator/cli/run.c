@@ -666,7 +666,7 @@ static int runEnd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir, d
 	}
 	mhlSysinfoSave(outdir, "post");
 	runPrint(o, jobs, records, t0);
-	mhlReportAfterRun(outdir, o->quiet || o->json, o->srcdir);
+	mhlReportAfterRun(outdir, o->quiet || o->json, o->srcdir, mhlScenarioPlannedSteps);
 	return rc;
 }
 

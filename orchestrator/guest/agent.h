@@ -6,6 +6,8 @@
 #include <libvirt/libvirt.h>
 #include <stdbool.h>
 
+#include "mhl-pin-keys.h"
+
 typedef struct {
 	bool exited;
 	int exitcode;		/* valid when exited; -1 when killed by a signal */
@@ -62,12 +64,12 @@ typedef struct {
 
 /* The rows every census (memhp-pin's page counts by kind, zone and node) at @c must match. */
 #define MHL_AGENT_CENSUS(c) \
-	{ c, json_type_object, false }, { c ".pages", json_type_int, false }, \
-	{ c ".not_present", json_type_int, false }, { c ".unknown", json_type_int, false }, \
-	{ c ".zero", json_type_int, false }, { c ".thp", json_type_int, false }, \
-	{ c ".cma", json_type_int, false }, { c ".by_zone", json_type_object, false }, \
-	{ c ".by_zone.*", json_type_int, false }, { c ".by_node", json_type_object, false }, \
-	{ c ".by_node.*", json_type_object, false }, { c ".by_node.*.*", json_type_int, false }
+	{ c, json_type_object, false }, { c "." MHL_PIN_K_PAGES, json_type_int, false }, \
+	{ c "." MHL_PIN_K_NOT_PRESENT, json_type_int, false }, { c "." MHL_PIN_K_UNKNOWN, json_type_int, false }, \
+	{ c "." MHL_PIN_K_ZERO, json_type_int, false }, { c "." MHL_PIN_K_THP, json_type_int, false }, \
+	{ c "." MHL_PIN_K_CMA, json_type_int, false }, { c "." MHL_PIN_K_BY_ZONE, json_type_object, false }, \
+	{ c "." MHL_PIN_K_BY_ZONE ".*", json_type_int, false }, { c "." MHL_PIN_K_BY_NODE, json_type_object, false }, \
+	{ c "." MHL_PIN_K_BY_NODE ".*", json_type_object, false }, { c "." MHL_PIN_K_BY_NODE ".*.*", json_type_int, false }
 
 /*
  * Check @out against @fields (a field absent is fine unless required; null is

@@ -38,9 +38,11 @@ struct shapeField {
 #define F(p, k) { .path = (p), .kind = (k) }
 #define FE(p, k, e, o) { .path = (p), .kind = (k), .each = (e), .of = (o) }
 #define END { .path = NULL }
+#define WL(k) MHL_PATH(MHL_K_WORKLOAD, k)	/* a key of memhp-pin's JSON in a step */
 static const shapeField censusShape[] = {
-	F("pages", J_NUM), F("not_present", J_NUM), F("unknown", J_NUM), F("zero", J_NUM),
-	F("thp", J_NUM), F("cma", J_NUM), FE("by_zone", J_OBJ, J_NUM, NULL), FE("by_node", J_OBJ, J_OBJ, NULL),
+	F(MHL_PIN_K_PAGES, J_NUM), F(MHL_PIN_K_NOT_PRESENT, J_NUM), F(MHL_PIN_K_UNKNOWN, J_NUM),
+	F(MHL_PIN_K_ZERO, J_NUM), F(MHL_PIN_K_THP, J_NUM), F(MHL_PIN_K_CMA, J_NUM),
+	FE(MHL_PIN_K_BY_ZONE, J_OBJ, J_NUM, NULL), FE(MHL_PIN_K_BY_NODE, J_OBJ, J_OBJ, NULL),
 	END,
 };
 static const shapeField checkShape[] = {
@@ -68,14 +70,14 @@ static const shapeField recordHostShape[] = {
 static const shapeField stepShape[] = {
 	F(MHL_K_STEP, J_STR), F(MHL_K_ID, J_STR), F(MHL_K_LINE, J_NUM), F(MHL_K_T, J_NUM),
 	F(MHL_K_SECONDS, J_NUM), F(MHL_K_OK, J_BOOL), F(MHL_K_ERROR, J_STR), F(MHL_K_NOTE, J_STR),
-	F("skip", J_STR), F(MHL_K_REQUESTED_BYTES, J_NUM), F(MHL_K_REACHED_BYTES, J_NUM),
+	F(MHL_K_SKIP, J_STR), F(MHL_K_REQUESTED_BYTES, J_NUM), F(MHL_K_REACHED_BYTES, J_NUM),
 	F(MHL_K_CONVERGED, J_BOOL), F(MHL_K_DEADLINE_S, J_NUM), F(MHL_K_SECONDS_TO_CONVERGE, J_NUM),
 	FE(MHL_K_CHECKS, J_ARR, J_OBJ, checkShape), F(MHL_K_SKIPPED, J_STR),
-	F(MHL_K_WORKLOAD, J_OBJ), F("workload.ok", J_BOOL), F("workload.pattern_ok", J_BOOL),
-	F("workload.pin_us", J_NUM), F("workload.bytes_pinned", J_NUM), F("workload.skip", J_STR),
-	F("workload.errno_name", J_STR), F("workload.signal", J_STR),
-	F("workload.pages_moved_since_pin", J_NUM), FE("workload.census_before", J_OBJ, J_ANY, censusShape),
-	FE("workload.census_after", J_OBJ, J_ANY, censusShape), FE("workload.census", J_OBJ, J_ANY, censusShape),
+	F(MHL_K_WORKLOAD, J_OBJ), F(WL(MHL_PIN_K_OK), J_BOOL), F(WL(MHL_PIN_K_PATTERN_OK), J_BOOL),
+	F(WL(MHL_PIN_K_PIN_US), J_NUM), F(WL(MHL_PIN_K_BYTES_PINNED), J_NUM), F(WL(MHL_K_SKIP), J_STR),
+	F(WL(MHL_PIN_K_ERRNO_NAME), J_STR), F(WL(MHL_PIN_K_SIGNAL), J_STR),
+	F(WL(MHL_PIN_K_PAGES_MOVED_SINCE_PIN), J_NUM), FE(WL(MHL_PIN_K_CENSUS_BEFORE), J_OBJ, J_ANY, censusShape),
+	FE(WL(MHL_PIN_K_CENSUS_AFTER), J_OBJ, J_ANY, censusShape), FE(WL(MHL_PIN_K_CENSUS), J_OBJ, J_ANY, censusShape),
 	FE(MHL_K_HOST, J_OBJ, J_ANY, stepHostShape),
 	END,
 };
@@ -89,8 +91,8 @@ static const shapeField findingShape[] = {
 	F(MHL_K_T, J_NUM), F(MHL_K_COUNT, J_NUM), END,
 };
 static const shapeField nodeShape[] = {
-	F("memory_bytes", J_NUM), F("cpus", J_NUM), F("virtio_mem_size_bytes", J_NUM),
-	F("virtio_mem_block_bytes", J_NUM), F("virtio_mem_requested_bytes", J_NUM), END,
+	F(MHL_K_MEMORY_BYTES, J_NUM), F("cpus", J_NUM), F(MHL_K_VIRTIO_MEM_SIZE_BYTES, J_NUM),
+	F("virtio_mem_block_bytes", J_NUM), F(MHL_K_VIRTIO_MEM_REQUESTED_BYTES, J_NUM), END,
 };
 static const shapeField recordShape[] = {
 	F(MHL_K_SCENARIO, J_STR), F(MHL_K_SCENARIO_NAME, J_STR), F(MHL_K_STARTED, J_STR),
@@ -115,6 +117,7 @@ static const shapeField recordShape[] = {
 #undef F
 #undef FE
 #undef END
+#undef WL
 
 static bool shapeIs(json_object *v, shapeKind k)
 {

@@ -17,10 +17,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* memhp-pin's keys (MHL_PIN_K_*), spelled once for the workload and the host */
+#include "mhl-pin-keys.h"
+
 /* ---- key names ---- */
 
 /* A dotted path for mhlJ(): MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES). */
 #define MHL_PATH(a, b)			a "." b
+#define MHL_PATH3(a, b, c)		a "." b "." c
+#define MHL_PATH4(a, b, c, d)		a "." b "." c "." d
 
 /* The record's top level. */
 #define MHL_K_TRIAL			"trial"		/* trial id */
@@ -59,11 +64,29 @@
 #define MHL_K_ACCEL			"accel"
 #define MHL_K_ACCEL_REASON		"accel_reason"
 #define MHL_K_NODES			"nodes"
+/* domain.nodes[] */
+#define MHL_K_MEMORY_BYTES		"memory_bytes"
+#define MHL_K_VIRTIO_MEM_SIZE_BYTES	"virtio_mem_size_bytes"
+#define MHL_K_VIRTIO_MEM_REQUESTED_BYTES "virtio_mem_requested_bytes"
 
 /* kernel (identity.json, written by kernel/build.sh) */
 #define MHL_K_SOURCE_PACKAGE		"source_package"
 #define MHL_K_SOURCE_VERSION		"source_version"
 #define MHL_K_SERIES_HASH		"series_hash"
+#define MHL_K_KERNEL_RELEASE		"kernel_release"
+#define MHL_K_COMPILER			"compiler"
+#define MHL_K_CONFIG_KEY		"config_key"
+#define MHL_K_BUILD_SECONDS		"build_seconds"
+#define MHL_K_PATCHES			"patches"	/* how many */
+#define MHL_K_PATCH_FILES		"patch_files"
+
+/* parameters: the matrix axes a capacity sweep is read by (reports/capacity.c) */
+#define MHL_K_AXIS_PLUGGED		"plugged"
+#define MHL_K_AXIS_PINNED		"pinned"
+
+/* guest_before, guest_after */
+#define MHL_K_VMSTAT			"vmstat"
+#define MHL_K_OOM_KILL			"oom_kill"	/* a counter of vmstat */
 
 /* A step's result (steps[]), and the keys a resize shares with the summary. */
 #define MHL_K_STEP			"step"		/* its kind: pin, resize, ... */
@@ -73,18 +96,33 @@
 #define MHL_K_OK			"ok"
 #define MHL_K_ERROR			"error"
 #define MHL_K_NOTE			"note"
-#define MHL_K_WORKLOAD			"workload"	/* memhp-pin's JSON */
+#define MHL_K_WORKLOAD			"workload"	/* memhp-pin's JSON: its keys are MHL_PIN_K_* */
 #define MHL_K_REQUESTED_BYTES		"requested_bytes"
 #define MHL_K_REACHED_BYTES		"reached_bytes"
 #define MHL_K_CONVERGED			"converged"
 #define MHL_K_DEADLINE_S		"deadline_s"
 #define MHL_K_SECONDS_TO_CONVERGE	"seconds_to_converge"
-#define MHL_K_PATTERN_OK		"pattern_ok"	/* in memhp-pin's JSON */
+#define MHL_K_PATTERN_OK		MHL_PIN_K_PATTERN_OK	/* in memhp-pin's JSON */
 #define MHL_K_PATTERN_OK_AFTER_RESIZE	"pattern_ok_after_resize"
 #define MHL_K_PATTERN_OK_AT_RELEASE	"pattern_ok_at_release"
 #define MHL_K_CHECKS			"checks"
 #define MHL_K_SKIPPED			"skipped"	/* why the step did not run */
+#define MHL_K_SKIP			"skip"		/* a step's, a workload's, a KTAP result's skip */
 #define MHL_K_SKIP_CODE			"skip_code"	/* its code: mhlSkipCodes */
+
+/* exec and selftest steps: exec: {argv, ktap: {...}}, selftest: {name, ...}, the KTAP they parsed */
+#define MHL_K_EXEC			"exec"
+#define MHL_K_ARGV			"argv"
+#define MHL_K_KTAP			"ktap"
+#define MHL_K_SELFTEST			"selftest"
+#define MHL_K_NAME			"name"		/* a selftest's, a slab cache's */
+#define MHL_K_PLANNED			"planned"
+#define MHL_K_PASS			"pass"
+#define MHL_K_FAIL			"fail"
+#define MHL_K_RESULTS			"results"	/* [{n, description, ok, skip, skip_reason}] */
+#define MHL_K_N				"n"
+#define MHL_K_DESCRIPTION		"description"
+#define MHL_K_SKIP_REASON		"skip_reason"
 
 /* summary (mhlSummary; the resize keys above too) */
 #define MHL_K_BOOT_TO_AGENT_S		"boot_to_agent_s"
@@ -178,6 +216,34 @@
 #define MHL_K_TRENDS			"trends"
 #define MHL_K_SLAB_GROWTH		"slab_growth"
 #define MHL_K_END			"end"
+/* soak.trends[] (soak/series.c) */
+#define MHL_K_POINTS			"points"
+#define MHL_K_BASIS			"basis"
+#define MHL_K_FIT			"fit"		/* "theil_sen" or least squares */
+#define MHL_K_PER_CYCLE			"per_cycle"	/* {slope, intercept, lo, hi} */
+#define MHL_K_PER_HOUR			"per_hour"
+#define MHL_K_SLOPE			"slope"
+#define MHL_K_INTERCEPT			"intercept"
+#define MHL_K_LO			"lo"
+#define MHL_K_HI			"hi"
+#define MHL_K_SIGNIFICANT		"significant"
+#define MHL_K_PROJECTION_24H		"projection_24h"
+#define MHL_K_BUDGET_24H		"budget_24h"
+#define MHL_K_OVER_BUDGET		"over_budget"
+#define MHL_K_FINDING			"finding"
+/* soak.slab_growth[] between two cycles, and the kmemleak tally (soak.kmemleak) */
+#define MHL_K_SLAB_FIRST_CYCLE		"slab_first_cycle"
+#define MHL_K_SLAB_LAST_CYCLE		"slab_last_cycle"
+#define MHL_K_OBJECTS			"objects"
+#define MHL_K_OBJSIZE			"objsize"
+#define MHL_K_BYTES			"bytes"
+#define MHL_K_SLAB_BYTES		"slab_bytes"
+#define MHL_K_OBJECTS_FIRST		"objects_first"
+#define MHL_K_OBJECTS_LAST		"objects_last"
+#define MHL_K_KMEMLEAK			"kmemleak"
+#define MHL_K_SITES			"sites"
+#define MHL_K_SITE			"site"
+#define MHL_K_REPORT			"report"
 
 /* ---- the verdict ---- */
 

@@ -270,6 +270,8 @@ int mhlScenarioLoadAll(const char *path, GPtrArray *out);
  * only when every part was read. -1 leaves the first error as mhlError's.
  */
 int mhlScenarioLoadAllErrors(const char *path, GPtrArray *out, GPtrArray *errors);
+/* The steps @path plans for trial @trial, for a report (mhlPlannedStepsFn, record/planned.h; planned.c). */
+GPtrArray *mhlScenarioPlannedSteps(const char *path, const char *trial);
 
 /*
  * The form of trial id @id that names files and domains: [A-Za-z0-9._-], other

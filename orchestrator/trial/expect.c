@@ -61,15 +61,15 @@ static int checkUnplug(mhlTrial *t, const mhlStep *st, json_object *checks)
 static int checkMovableAfterPin(mhlTrial *t, const mhlStep *st, json_object *checks)
 {
 	json_object *r = lastResult(t, "pin");
-	json_object *pages = mhlJ(r, "workload.census_after.pages");
-	json_object *mov = NULL, *bz = mhlJ(r, "workload.census_after.by_zone");
+	json_object *pages = mhlJ(r, MHL_PATH3(MHL_K_WORKLOAD, MHL_PIN_K_CENSUS_AFTER, MHL_PIN_K_PAGES));
+	json_object *mov = NULL, *bz = mhlJ(r, MHL_PATH3(MHL_K_WORKLOAD, MHL_PIN_K_CENSUS_AFTER, MHL_PIN_K_BY_ZONE));
 	long long want = st->movable_after_pin, have = -1;
 	g_autofree char *expected = NULL, *actual = NULL;
 
 	/* a count is an integer: null or "0" is no count (json-c reads both as 0) */
 	if (pages && !json_object_is_type(pages, json_type_int))
 		pages = NULL;
-	if (bz && json_object_object_get_ex(bz, "Movable", &mov) && !json_object_is_type(mov, json_type_int))
+	if (bz && json_object_object_get_ex(bz, MHL_PIN_ZONE_MOVABLE, &mov) && !json_object_is_type(mov, json_type_int))
 		have = -2;
 	else if (mov)
 		have = json_object_get_int64(mov);
@@ -95,9 +95,9 @@ static int checkCensus(mhlTrial *t, const mhlStep *st, json_object *checks)
 
 	for (i = 0; i < st->ncensus; i++) {
 		const char *key = st->census_key[i];
-		const char *which = st->census_after[i] ? "census_after" : "census_before";
-		g_autofree char *cpath = g_strdup_printf("workload.%s", which);
-		g_autofree char *ppath = g_strdup_printf("workload.%s.pages", which);
+		const char *which = st->census_after[i] ? MHL_PIN_K_CENSUS_AFTER : MHL_PIN_K_CENSUS_BEFORE;
+		g_autofree char *cpath = g_strdup_printf(MHL_K_WORKLOAD ".%s", which);
+		g_autofree char *ppath = g_strdup_printf(MHL_K_WORKLOAD ".%s." MHL_PIN_K_PAGES, which);
 		json_object *c = mhlJObj(r, cpath), *pages = mhlJ(r, ppath);
 		long long want = st->census_val[i], have = c ? mhlCensusPages(c, key) : -1;
 		g_autofree char *what = g_strdup_printf("%s %s (pages)", which, key);
@@ -125,7 +125,7 @@ static int checkPinsFailed(mhlTrial *t, const mhlStep *st, json_object *checks)
 	for (i = 0; i < json_object_array_length(t->steps); i++) {
 		json_object *r = json_object_array_get_idx(t->steps, i);
 
-		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "pin") && !mhlJBool(r, "workload.ok", false))
+		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "pin") && !mhlJBool(r, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_OK), false))
 			n++;
 	}
 	have = g_strdup_printf("%zu", n);
@@ -145,7 +145,7 @@ static int checkIntegrity(mhlTrial *t, const mhlStep *st, json_object *checks)
 		if (strcmp(type, "check") && strcmp(type, "io") && strcmp(type, "release"))
 			continue;
 		n++;
-		if (!mhlJBool(r, "workload.pattern_ok", false))	/* absent, false or not a boolean */
+		if (!mhlJBool(r, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_PATTERN_OK), false))	/* absent, false or not a boolean */
 			bad++;
 	}
 	have = g_strdup_printf("%zu of %zu check/io/release steps found it intact", n - bad, n);

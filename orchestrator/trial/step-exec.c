@@ -50,13 +50,13 @@ static int execKtap(json_object *ex, const char *out, const char *prog, bool mea
 
 	results = mhlKtapParse(out, &planned, &npass, &nfail, &nskip, &bailed);
 	mhlJSONClean(results, false);	/* the descriptions are guest text */
-	json_object_object_add(ex, "ktap", k);
-	json_object_object_add(k, "planned", json_object_new_int(planned));
-	json_object_object_add(k, "pass", json_object_new_int(npass));
-	json_object_object_add(k, "fail", json_object_new_int(nfail));
-	json_object_object_add(k, "skip", json_object_new_int(nskip));
+	json_object_object_add(ex, MHL_K_KTAP, k);
+	json_object_object_add(k, MHL_K_PLANNED, json_object_new_int(planned));
+	json_object_object_add(k, MHL_K_PASS, json_object_new_int(npass));
+	json_object_object_add(k, MHL_K_FAIL, json_object_new_int(nfail));
+	json_object_object_add(k, MHL_K_SKIP, json_object_new_int(nskip));
 	json_object_object_add(k, "bailed_out", json_object_new_boolean(bailed));
-	json_object_object_add(k, "results", results);
+	json_object_object_add(k, MHL_K_RESULTS, results);
 	if (measure || (!nfail && !bailed && planned >= 0 && npass + nfail + nskip == planned))
 		return 0;
 	if (planned < 0)
@@ -80,8 +80,8 @@ int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res)
 		argv[i] = p;
 		json_object_array_add(args, json_object_new_string(p));
 	}
-	json_object_object_add(res, "exec", ex);
-	json_object_object_add(ex, "argv", args);
+	json_object_object_add(res, MHL_K_EXEC, ex);
+	json_object_object_add(ex, MHL_K_ARGV, args);
 	json_object_object_add(ex, "deadline_s", json_object_new_double(st->deadline));
 	json_object_object_add(ex, "exit_expected", json_object_new_int(st->exit_status));
 	if (mhlAgentExec(t->g->dom, argv, st->deadline, &es) < 0)

@@ -13,7 +13,7 @@
 #include "util.h"
 
 static const mhlAgentField benchFields[] = {
-	{ MHL_K_OK, json_type_boolean, true },
+	{ MHL_PIN_K_OK, json_type_boolean, true },
 };
 
 int mhlStepBench(mhlTrial *t, const mhlStep *st, json_object *res)
@@ -32,7 +32,7 @@ int mhlStepBench(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object_object_add(res, MHL_K_WORKLOAD, out);
 	if (mhlAgentJSONCheck(out, benchFields, G_N_ELEMENTS(benchFields), "bench") < 0)
 		return -1;
-	if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok)) {
+	if (!json_object_object_get_ex(out, MHL_PIN_K_OK, &ok) || !json_object_get_boolean(ok)) {
 		g_autofree char *q = mhlTextClean(json_object_to_json_string(out), -1, 300, false);
 
 		mhlError("bench of %" G_GUINT64_FORMAT " bytes on node %d failed: %s", st->size, st->node, q);

@@ -13,11 +13,11 @@
 
 /* What of the holder's JSON this step, the expect checks and the soak read, and as what. */
 static const mhlAgentField holderFields[] = {
-	{ MHL_K_OK, json_type_boolean, true },
-	{ MHL_K_PATTERN_OK, json_type_boolean, false },
-	{ "pages_moved_since_pin", json_type_int, false },
-	{ "released", json_type_boolean, false },
-	MHL_AGENT_CENSUS("census"),
+	{ MHL_PIN_K_OK, json_type_boolean, true },
+	{ MHL_PIN_K_PATTERN_OK, json_type_boolean, false },
+	{ MHL_PIN_K_PAGES_MOVED_SINCE_PIN, json_type_int, false },
+	{ MHL_PIN_K_RELEASED, json_type_boolean, false },
+	MHL_AGENT_CENSUS(MHL_PIN_K_CENSUS),
 };
 
 int mhlStepHolder(mhlTrial *t, const mhlStep *st, json_object *res)
@@ -36,7 +36,7 @@ int mhlStepHolder(mhlTrial *t, const mhlStep *st, json_object *res)
 		return -1;
 	if (release)
 		mhlTrialHeld(t, st->id, 0);
-	if (json_object_object_get_ex(out, MHL_K_PATTERN_OK, &v)) {
+	if (json_object_object_get_ex(out, MHL_PIN_K_PATTERN_OK, &v)) {
 		mhlTri ok = json_object_get_boolean(v) ? MHL_TRI_TRUE : MHL_TRI_FALSE;
 
 		if (release)
@@ -44,7 +44,7 @@ int mhlStepHolder(mhlTrial *t, const mhlStep *st, json_object *res)
 		else
 			t->sum.pattern_ok_after_resize = ok;
 	}
-	if (!json_object_object_get_ex(out, MHL_K_OK, &v) || !json_object_get_boolean(v)) {
+	if (!json_object_object_get_ex(out, MHL_PIN_K_OK, &v) || !json_object_get_boolean(v)) {
 		g_autofree char *q = mhlTextClean(json_object_to_json_string(out), -1, 300, false);
 
 		mhlError("%s: the workload reports a problem: %s", who, q);

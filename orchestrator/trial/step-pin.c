@@ -17,18 +17,18 @@
 
 /* What of memhp-pin's JSON the pin step and the expect checks read, and as what. */
 static const mhlAgentField pinFields[] = {
-	{ MHL_K_OK, json_type_boolean, true },
-	{ "pinned", json_type_boolean, false },
-	{ "bytes_pinned", json_type_int, false },
-	{ "pin_us", json_type_double, false },
-	{ "errno_name", json_type_string, false },
-	{ "signal", json_type_string, false },
-	{ "pmd_mapped_after_split", json_type_int, false },
-	{ MHL_K_PATTERN_OK, json_type_boolean, false },
-	{ "zero_page", json_type_object, false },
-	{ "zero_page.zone", json_type_string, false },
-	MHL_AGENT_CENSUS("census_before"),
-	MHL_AGENT_CENSUS("census_after"),
+	{ MHL_PIN_K_OK, json_type_boolean, true },
+	{ MHL_PIN_K_PINNED, json_type_boolean, false },
+	{ MHL_PIN_K_BYTES_PINNED, json_type_int, false },
+	{ MHL_PIN_K_PIN_US, json_type_double, false },
+	{ MHL_PIN_K_ERRNO_NAME, json_type_string, false },
+	{ MHL_PIN_K_SIGNAL, json_type_string, false },
+	{ MHL_PIN_K_PMD_MAPPED_AFTER_SPLIT, json_type_int, false },
+	{ MHL_PIN_K_PATTERN_OK, json_type_boolean, false },
+	{ MHL_PIN_K_ZERO_PAGE, json_type_object, false },
+	{ MHL_PATH(MHL_PIN_K_ZERO_PAGE, MHL_PIN_K_ZONE), json_type_string, false },
+	MHL_AGENT_CENSUS(MHL_PIN_K_CENSUS_BEFORE),
+	MHL_AGENT_CENSUS(MHL_PIN_K_CENSUS_AFTER),
 };
 
 /* A failed pin: expected (fails_with), measured (a sweep), or the step's failure. */
@@ -38,8 +38,8 @@ static int pinFailed(mhlTrial *t, const mhlStep *st, const char *fails_with, jso
 	json_object *en = NULL, *sig = NULL;
 	g_autofree char *why = NULL;
 
-	json_object_object_get_ex(out, "errno_name", &en);
-	json_object_object_get_ex(out, "signal", &sig);	/* the holder was killed */
+	json_object_object_get_ex(out, MHL_PIN_K_ERRNO_NAME, &en);
+	json_object_object_get_ex(out, MHL_PIN_K_SIGNAL, &sig);	/* the holder was killed */
 	t->sum.pins_failed = 1;
 	if (fails_with[0] &&
 	    ((en && !strcmp(json_object_get_string(en), fails_with)) ||
@@ -74,7 +74,7 @@ static int splitVerify(const mhlStep *st, json_object *out)
 
 	if (!st->split[0])
 		return 0;
-	if (json_object_object_get_ex(out, "pmd_mapped_after_split", &pmd) &&
+	if (json_object_object_get_ex(out, MHL_PIN_K_PMD_MAPPED_AFTER_SPLIT, &pmd) &&
 	    json_object_get_int64(pmd) == 0)
 		return 0;
 	mhlError("pin '%s': after the %s split %s bytes of the buffer are still PMD-mapped (AnonHugePages in smaps); the THPs were not split",
@@ -87,13 +87,13 @@ static void pinSummary(mhlTrial *t, const mhlStep *st, json_object *out)
 {
 	json_object *before = NULL, *after = NULL, *bytes;
 
-	if (!json_object_object_get_ex(out, "census_after", &after))
+	if (!json_object_object_get_ex(out, MHL_PIN_K_CENSUS_AFTER, &after))
 		return;
-	json_object_object_get_ex(out, "census_before", &before);
-	mhlTrialHeld(t, st->id, json_object_object_get_ex(out, "bytes_pinned", &bytes) ?
+	json_object_object_get_ex(out, MHL_PIN_K_CENSUS_BEFORE, &before);
+	mhlTrialHeld(t, st->id, json_object_object_get_ex(out, MHL_PIN_K_BYTES_PINNED, &bytes) ?
 				json_object_get_int64(bytes) : (gint64)st->size);
-	t->sum.pinned_pages_movable_before = mhlCensusPages(before, "Movable");
-	t->sum.pinned_pages_movable_after = mhlCensusPages(after, "Movable");
+	t->sum.pinned_pages_movable_before = mhlCensusPages(before, MHL_PIN_ZONE_MOVABLE);
+	t->sum.pinned_pages_movable_after = mhlCensusPages(after, MHL_PIN_ZONE_MOVABLE);
 }
 
 /*
@@ -106,11 +106,11 @@ static int seriesRule(mhlTrial *t, const mhlStep *st, json_object *out)
 	json_object *after = NULL, *zp;
 	long long movable;
 
-	json_object_object_get_ex(out, "census_after", &after);
-	movable = mhlCensusPages(after, "Movable");
-	if (json_object_object_get_ex(out, "zero_page", &zp) &&
-	    !g_strcmp0(json_object_get_string(json_object_object_get(zp, "zone")), "Movable"))
-		movable -= MAX(mhlCensusPages(after, "zero"), 0);
+	json_object_object_get_ex(out, MHL_PIN_K_CENSUS_AFTER, &after);
+	movable = mhlCensusPages(after, MHL_PIN_ZONE_MOVABLE);
+	if (json_object_object_get_ex(out, MHL_PIN_K_ZERO_PAGE, &zp) &&
+	    !g_strcmp0(json_object_get_string(json_object_object_get(zp, MHL_PIN_K_ZONE)), MHL_PIN_ZONE_MOVABLE))
+		movable -= MAX(mhlCensusPages(after, MHL_PIN_K_ZERO), 0);
 	if (!strcmp(t->s->pin_policy, "series") && movable != 0) {
 		mhlError("pin '%s' (%s): %lld pinned page(s) are still in ZONE_MOVABLE",
 			 st->id, st->workload, movable);
@@ -144,7 +144,7 @@ int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object_object_add(res, MHL_K_WORKLOAD, out);
 	if (mhlAgentJSONCheck(out, pinFields, G_N_ELEMENTS(pinFields), who) < 0)
 		return -1;
-	if (!json_object_object_get_ex(out, MHL_K_OK, &ok) || !json_object_get_boolean(ok))
+	if (!json_object_object_get_ex(out, MHL_PIN_K_OK, &ok) || !json_object_get_boolean(ok))
 		return pinFailed(t, st, fails_with, out, res);
 	if (fails_with[0]) {
 		mhlError("pin '%s' (%s) of %" G_GUINT64_FORMAT " bytes on node %d succeeded, but the step expects it to fail with %s",
@@ -154,7 +154,7 @@ int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (splitVerify(st, out) < 0)
 		return -1;
 	pinSummary(t, st, out);
-	if (json_object_object_get_ex(out, "pinned", &pinned) && !json_object_get_boolean(pinned)) {
+	if (json_object_object_get_ex(out, MHL_PIN_K_PINNED, &pinned) && !json_object_get_boolean(pinned)) {
 		json_object_object_add(res, MHL_K_NOTE, json_object_new_string(
 			"the workload pins nothing (an unprotected setup): the ZONE_MOVABLE rule does not apply"));
 		return 0;

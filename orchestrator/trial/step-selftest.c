@@ -90,13 +90,13 @@ json_object *mhlKtapParse(const char *out, int *planned, int *npass, int *nfail,
 		if (json_object_array_length(results) >= KTAP_RESULTS_MAX)
 			continue;
 		r = json_object_new_object();
-		json_object_object_add(r, "n", json_object_new_int((int)n));
+		json_object_object_add(r, MHL_K_N, json_object_new_int((int)n));
 		json_object_object_add(r, MHL_K_OK, json_object_new_boolean(ok));
-		json_object_object_add(r, "skip", json_object_new_boolean(skip));
-		json_object_object_add(r, "description",
+		json_object_object_add(r, MHL_K_SKIP, json_object_new_boolean(skip));
+		json_object_object_add(r, MHL_K_DESCRIPTION,
 				       json_object_new_string_len(desc, (int)((skip ? dir : desc + strlen(desc)) - desc)));
 		if (skip && dir[6])
-			json_object_object_add(r, "skip_reason", json_object_new_string(dir + 6 + strspn(dir + 6, " ")));
+			json_object_object_add(r, MHL_K_SKIP_REASON, json_object_new_string(dir + 6 + strspn(dir + 6, " ")));
 		json_object_array_add(results, r);
 	}
 	return results;
@@ -130,8 +130,8 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 	for (i = 0; i < G_N_ELEMENTS(selftests); i++)
 		if (!strcmp(st->name, selftests[i].name))
 			argv = selftests[i].argv;
-	json_object_object_add(res, "selftest", ks);
-	json_object_object_add(ks, "name", json_object_new_string(st->name));
+	json_object_object_add(res, MHL_K_SELFTEST, ks);
+	json_object_object_add(ks, MHL_K_NAME, json_object_new_string(st->name));
 	if (!argv) {
 		mhlError("%s:%d: selftest '%s' is not one the guest image carries", t->s->path, st->line,
 			 st->name);
@@ -148,12 +148,12 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 	}
 	results = mhlKtapParse(es.out, &planned, &npass, &nfail, &nskip, &bailed);
 	mhlJSONClean(results, false);	/* the descriptions are guest text */
-	json_object_object_add(ks, "results", results);
+	json_object_object_add(ks, MHL_K_RESULTS, results);
 	json_object_object_add(ks, "exitcode", json_object_new_int(es.exitcode));
-	json_object_object_add(ks, "planned", json_object_new_int(planned));
-	json_object_object_add(ks, "pass", json_object_new_int(npass));
-	json_object_object_add(ks, "fail", json_object_new_int(nfail));
-	json_object_object_add(ks, "skip", json_object_new_int(nskip));
+	json_object_object_add(ks, MHL_K_PLANNED, json_object_new_int(planned));
+	json_object_object_add(ks, MHL_K_PASS, json_object_new_int(npass));
+	json_object_object_add(ks, MHL_K_FAIL, json_object_new_int(nfail));
+	json_object_object_add(ks, MHL_K_SKIP, json_object_new_int(nskip));
 	json_object_object_add(ks, "bailed_out", json_object_new_boolean(bailed));
 	addText(ks, "output", es.out, 8000);
 	if (es.err && *es.err)

@@ -39,7 +39,7 @@ long long mhlCensusPages(json_object *census, const char *zone)
 {
 	json_object *bz, *v;
 
-	if (census && json_object_object_get_ex(census, "by_zone", &bz) &&
+	if (census && json_object_object_get_ex(census, MHL_PIN_K_BY_ZONE, &bz) &&
 	    json_object_object_get_ex(bz, zone, &v))
 		return json_object_get_int64(v);
 	if (census && json_object_object_get_ex(census, zone, &v) &&

@@ -84,12 +84,12 @@ static json_object *domainFacts(const mhlRunConfig *cfg, const mhlScenario *s)
 		const mhlNode *nd = &s->nodes[i];
 		json_object *n = json_object_new_object();
 
-		json_object_object_add(n, "memory_bytes", json_object_new_int64((int64_t)nd->memory));
+		json_object_object_add(n, MHL_K_MEMORY_BYTES, json_object_new_int64((int64_t)nd->memory));
 		json_object_object_add(n, "cpus", json_object_new_int(nd->cpus));
 		if (nd->vmem_size) {
-			json_object_object_add(n, "virtio_mem_size_bytes", json_object_new_int64((int64_t)nd->vmem_size));
+			json_object_object_add(n, MHL_K_VIRTIO_MEM_SIZE_BYTES, json_object_new_int64((int64_t)nd->vmem_size));
 			json_object_object_add(n, "virtio_mem_block_bytes", json_object_new_int64((int64_t)nd->vmem_block));
-			json_object_object_add(n, "virtio_mem_requested_bytes", json_object_new_int64((int64_t)nd->vmem_requested));
+			json_object_object_add(n, MHL_K_VIRTIO_MEM_REQUESTED_BYTES, json_object_new_int64((int64_t)nd->vmem_requested));
 		}
 		json_object_array_add(nodes, n);
 	}
