@@ -1,16 +1,21 @@
 /*
  * checkpoint.c - a soak's run directory: soak.json (what the soak is: its
- * scenario, seed, duration, cycles), checkpoints.jsonl (one fsync'd line per
- * cycle, read back on --resume) and, at the end, the soak's own record in
- * trials.jsonl so every report format covers it.
+ * scenario, seed, duration, cycles; flock'ed while a soak runs there),
+ * checkpoints.jsonl (one fsync'd line per cycle, read back on --resume) and,
+ * at the end, the soak's own record in trials.jsonl so every report format
+ * covers it.
  */
 #include <glib.h>
 
 #include "soak/soak-int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -110,6 +115,79 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 	return 0;
 }
 
+/* "process N 'its command line'" while process @pid lives, else NULL. */
+static char *lockProcess(int pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/cmdline", pid);
+	g_autofree char *cmd = NULL;
+	gsize len = 0, i;
+
+	if (!g_file_get_contents(path, &cmd, &len, NULL))
+		return NULL;
+	for (i = 0; i < len; i++)	/* the arguments, NUL-separated */
+		if (!cmd[i] || !g_ascii_isprint(cmd[i]))
+			cmd[i] = ' ';
+	g_strchomp(cmd);
+	if (!*cmd)
+		return g_strdup_printf("process %d", pid);
+	/* another process's text: 200 bytes at most, never half a character */
+	return g_strdup_printf("process %d '%.*s'", pid, mhlTextCutLen(cmd, 200), cmd);
+}
+
+/*
+ * Who holds the flock on @fd's file, from /proc/locks ("1: FLOCK  ADVISORY
+ * WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's line has "->" before FLOCK):
+ * lockProcess(), or NULL when not known (the locker is gone, the file's
+ * device not the one stat gives).
+ */
+static char *lockHolder(int fd)
+{
+	g_autofree char *locks = NULL;
+	g_auto(GStrv) lines = NULL;
+	struct stat sb;
+	size_t i;
+
+	if (fstat(fd, &sb) < 0 || !g_file_get_contents("/proc/locks", &locks, NULL, NULL))
+		return NULL;
+	lines = g_strsplit(locks, "\n", -1);
+	for (i = 0; lines[i]; i++) {
+		unsigned int maj, min;
+		unsigned long ino;
+		char kind[8];
+		int pid;
+
+		if (sscanf(lines[i], "%*d: %7s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) == 5 &&
+		    !strcmp(kind, "FLOCK") && pid > 0 && maj == major(sb.st_dev) && min == minor(sb.st_dev) &&
+		    ino == (unsigned long)sb.st_ino)
+			return lockProcess(pid);
+	}
+	return NULL;
+}
+
+int mhlSoakLock(const char *dir)
+{
+	g_autofree char *path = g_build_filename(dir, "soak.json", NULL);
+	g_autofree char *holder = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	err = errno;
+	if (err == EWOULDBLOCK)
+		holder = lockHolder(fd);
+	close(fd);
+	if (err == EWOULDBLOCK)
+		mhlError("soak: '%s' is in use by another memhp-lab soak (%s holds the lock on %s); wait for that one to end or stop it",
+			 dir, holder ? holder : "it", path);
+	else
+		mhlError("soak: cannot lock '%s': %s", path, g_strerror(err));
+	return -1;
+}
+
 json_object *mhlSoakMetaLoad(const char *outdir)
 {
 	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
@@ -164,7 +242,7 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	/*
 	 * Written whole to a temporary file, then linked to soak.json: link()
 	 * fails if another soak created one meanwhile, where a rename would
-	 * replace it (and the soak lock on it, soak.c).
+	 * replace it (and the soak lock on it, mhlSoakLock).
 	 */
 	text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY);
 	if ((fd = g_mkstemp(tmp)) < 0) {

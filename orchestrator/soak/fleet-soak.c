@@ -17,11 +17,9 @@
 #include "soak/soak-int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "host/session.h"
@@ -294,21 +292,6 @@ static void fleetPlanClear(mhlSoakFleetPlan *p)
 		close(p->lock_fd);
 }
 
-/* One `soak --resume DIR` of soaks over hosts at a time: the flock on DIR/soak.json. */
-static int fleetLock(mhlSoakFleetPlan *p)
-{
-	g_autofree char *path = g_build_filename(p->dir, "soak.json", NULL);
-
-	if ((p->lock_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
-		return -1;
-	}
-	if (flock(p->lock_fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	mhlError("soak: '%s' is in use by another memhp-lab soak (it holds the lock on %s)", p->dir, path);
-	return -1;
-}
-
 /* DIR/soak.json of a new run: the scenario, duration, cycles, seeds and hosts. */
 static int fleetMetaWrite(mhlSoakFleetPlan *p, const mhlSoakFleetOptions *o)
 {
@@ -337,7 +320,8 @@ static int fleetMetaWrite(mhlSoakFleetPlan *p, const mhlSoakFleetOptions *o)
 		mhlError("soak: cannot write '%s': %s", path, err->message);
 		return -1;
 	}
-	return fleetLock(p);
+	/* one `soak --resume DIR` of soaks over hosts at a time */
+	return (p->lock_fd = mhlSoakLock(p->dir)) < 0 ? -1 : 0;
 }
 
 /* A new run: DIR from -o (or results/soak-<scenario>-<time>; made once the hosts are read), the scenario checked. */
@@ -398,7 +382,7 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 
 			g_array_append_val(p->seeds, seed);
 		}
-		if (fleetLock(p) < 0)
+		if ((p->lock_fd = mhlSoakLock(p->dir)) < 0)
 			return -1;
 		p->segdir = g_strdup(p->dir);
 		if (mhlSoakScenarioTrusted(p->dir, p->dir, mhlJStr(p->meta, MHL_K_SCENARIO, "")) < 0)

@@ -17,6 +17,16 @@ typedef struct {
 /* Read checkpoints.jsonl back: they must be cycles 1..N in order. -1 + mhlError. */
 int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st);
 
+/*
+ * One soak per directory at a time: an exclusive flock on DIR/soak.json
+ * (O_CLOEXEC: no QEMU inherits it), held until the fd is closed; two at once
+ * would both append the next cycle. A soak's run directory (soak.c) and the
+ * parent of soaks over hosts (fleet-soak.c) take it, new or resumed. The fd,
+ * or -1 + mhlError naming the file and, when /proc/locks tells, the process
+ * that holds it.
+ */
+int mhlSoakLock(const char *dir);
+
 /* OUTDIR/soak.json of a soak to resume; NULL + mhlError. */
 json_object *mhlSoakMetaLoad(const char *outdir);
 /*

@@ -16,10 +16,8 @@
 #include "soak/soak-int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -483,7 +481,7 @@ typedef struct {
 	json_object *host_facts;	/* the record's host: the backing, the pool grown (mhlTrialHostFacts) */
 	mhlHugePool pool;	/* memory_backing: hugepages: what this segment added to the host's pool */
 	int ran;		/* cycles run in this segment */
-	int lock_fd;		/* soak.json, flock'ed for the whole soak (soakLock); -1 */
+	int lock_fd;		/* soak.json, flock'ed for the whole soak (mhlSoakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
 	double seg_start, t_last;
 	/* a fleet host's guest (o->host): the kernel and image as uploaded there */
@@ -512,32 +510,6 @@ static void planClear(mhlSoakPlan *p)
 	g_free(p->lost);
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);	/* the soak lock goes with it */
-}
-
-/*
- * One soak per run directory at a time: an exclusive flock on its soak.json
- * (O_CLOEXEC: no QEMU inherits it), held until the soak ends, new or resumed;
- * two at once would both append the next cycle. The fd, or -1 + mhlError.
- */
-static int soakLock(const char *outdir)
-{
-	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0) {
-		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	err = errno;
-	close(fd);
-	if (err == EWOULDBLOCK)
-		mhlError("soak: '%s' is in use by another memhp-lab soak (it holds the lock on %s); wait for that one to end or stop it",
-			 outdir, path);
-	else
-		mhlError("soak: cannot lock '%s': %s", path, g_strerror(err));
-	return -1;
 }
 
 static int printSchedule(const mhlScenario *s, guint64 seed, int cycles)
@@ -585,7 +557,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	p->cycles_max = o->cycles;
 	if (o->resume) {
 		p->outdir = g_canonicalize_filename(o->resume, NULL);
-		if ((!o->print_schedule && (p->lock_fd = soakLock(p->outdir)) < 0) ||
+		if ((!o->print_schedule && (p->lock_fd = mhlSoakLock(p->outdir)) < 0) ||
 		    !(p->meta = mhlSoakMetaLoad(p->outdir)))
 			return MHL_EXIT_USAGE;
 		scenario = mhlJStr(p->meta, MHL_K_SCENARIO, NULL);
@@ -605,7 +577,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	if (!o->resume && (!(p->outdir = soakDir(o, p->s)) ||
 			   !(p->meta = mhlSoakMetaCreate(p->outdir, p->s, scenario, p->seed, p->duration,
 							 p->cycles_max)) ||
-			   (p->lock_fd = soakLock(p->outdir)) < 0))
+			   (p->lock_fd = mhlSoakLock(p->outdir)) < 0))
 		return MHL_EXIT_USAGE;
 	if (!o->print_schedule && !(p->initrd = mhlInitrdFor(p->s, p->identity, o->initrd, p->outdir)))
 		return MHL_EXIT_USAGE;
