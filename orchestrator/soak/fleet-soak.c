@@ -17,7 +17,6 @@
 #include "soak/soak-int.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,15 +127,9 @@ static void soakJobFree(gpointer p)
 typedef struct {
 	const mhlSoakFleetOptions *o;
 	GPtrArray *jobs;	/* mhlSoakJob */
-	mhlFleetWork work;	/* which are pending (fleet/work.c); its lock guards segments too */
 	char *segments;		/* DIR/segments.jsonl; NULL: a lone soak's resume, none */
+	GMutex segments_lock;	/* the slots' threads append to it */
 } mhlSoakFleet;
-
-typedef struct {
-	mhlSoakFleet *f;
-	mhlFleetHost *h;
-	int first;		/* job index + 1 to start with (spread over the hosts), 0 */
-} mhlSoakSlot;
 
 /* A soak not on the host that lost it (fleet/work.c). */
 static bool soakFits(int i, const mhlFleetHost *h, void *opaque)
@@ -165,17 +158,19 @@ static void segmentLog(mhlSoakFleet *f, const mhlSoakJob *j, const mhlFleetHost 
 	json_object_object_add(line, K_END, json_object_new_string(end));
 	json_object_object_add(line, MHL_K_REASON, j->out.why ? json_object_new_string(j->out.why) : NULL);
 	json_object_object_add(line, MHL_K_T, json_object_new_string(t));
-	pthread_mutex_lock(&f->work.lock);
+	g_mutex_lock(&f->segments_lock);
 	if (mhlRecordAppend(f->segments, line) < 0) {
 		fprintf(stderr, "memhp-lab: warning: %s\n", mhlErrorLast());
 		mhlErrorReset();
 	}
-	pthread_mutex_unlock(&f->work.lock);
+	g_mutex_unlock(&f->segments_lock);
 }
 
-/* Run (or resume) soak @j on @h: one segment; true when it is to go on elsewhere. */
-static bool soakJobRun(mhlSoakFleet *f, mhlFleetHost *h, mhlSoakJob *j)
+/* Run (or resume) soak @i on @h: one segment; true when it is to go on elsewhere. */
+static bool soakJobRun(int i, mhlFleetHost *h, void *opaque)
 {
+	mhlSoakFleet *f = opaque;
+	mhlSoakJob *j = f->jobs->pdata[i];
 	mhlSoakOptions o = f->o->base;
 	g_autofree char *tag = g_strdup_printf("seed %" G_GUINT64_FORMAT, j->seed);
 	g_autofree char *meta = g_build_filename(j->dir, "soak.json", NULL);
@@ -209,59 +204,6 @@ static bool soakJobRun(mhlSoakFleet *f, mhlFleetHost *h, mhlSoakJob *j)
 	fprintf(stderr, "memhp-lab: soak %s: resumed once more on another host, from cycle %d\n", tag,
 		j->out.cycles + 1);
 	return true;
-}
-
-static void *soakWorker(void *opaque)
-{
-	mhlSoakSlot *slot = opaque;
-	mhlSoakFleet *f = slot->f;
-	int i = slot->first - 1;
-
-	while (i >= 0 || (i = mhlFleetWorkNext(&f->work, slot->h, soakFits, f)) >= 0) {
-		mhlFleetWorkEnd(&f->work, i, soakJobRun(f, slot->h, f->jobs->pdata[i]), slot->h);
-		i = -1;
-	}
-	mhlFleetWorkLeave(&f->work);
-	return NULL;
-}
-
-/*
- * One worker per slot, the slots taken in turn over the hosts (a slot of
- * each, then a second of each, ...), so that fewer soaks than slots spread
- * over the hosts: the first soaks go to those slots in that order.
- */
-static void fleetQueueRun(mhlSoakFleet *f, GPtrArray *hosts)
-{
-	g_autoptr(GArray) slots = g_array_new(FALSE, TRUE, sizeof(mhlSoakSlot));
-	g_autofree pthread_t *threads = NULL;
-	guint i, n;
-	int k, more = 1, started = 0;
-
-	for (k = 0; more; k++) {
-		more = 0;
-		for (i = 0; i < hosts->len; i++) {
-			mhlFleetHost *h = hosts->pdata[i];
-
-			if (h->conn && k < h->slots) {
-				mhlSoakSlot s = { .f = f, .h = h };
-
-				if (slots->len < f->jobs->len) {
-					s.first = (int)slots->len + 1;
-					started++;
-				}
-				g_array_append_val(slots, s);
-				more = 1;
-			}
-		}
-	}
-	mhlFleetWorkInit(&f->work, started, (int)f->jobs->len, started);
-	n = slots->len;
-	threads = g_new0(pthread_t, MAX(n, 1));
-	for (i = 0; i < n; i++)
-		pthread_create(&threads[i], NULL, soakWorker, &g_array_index(slots, mhlSoakSlot, i));
-	for (i = 0; i < n; i++)
-		pthread_join(threads[i], NULL);
-	mhlFleetWorkClear(&f->work);
 }
 
 /* ---- the parent directory: which soaks, over which hosts ---- */
@@ -548,6 +490,7 @@ int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs)
 	mhlSoakFleet f = { .o = o, .jobs = jobs };
 	int rc = MHL_EXIT_USAGE;
 
+	g_mutex_init(&f.segments_lock);
 	mhlSignalsInstall();
 	/* seeds known (--seeds, a resume): what is left to run is known before anything connects */
 	if ((o->base.resume ? fleetPlanResume(o, &p) : fleetPlanNew(o, &p)) < 0 ||
@@ -558,11 +501,14 @@ int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs)
 	if (!o->base.quiet)
 		fprintf(stderr, "memhp-lab: %u soak(s) over %u host(s), one per slot at a time; %s\n", jobs->len,
 			hosts->len, p.dir);
-	fleetQueueRun(&f, hosts);
+	/* the first soaks one per slot, a slot of each host in turn: spread over the hosts */
+	mhlFleetWorkRun(hosts, &(mhlFleetJobs){ .njobs = (int)jobs->len, .fits = soakFits, .run = soakJobRun,
+						 .opaque = &f, .spread = true });
 	rc = fleetSummary(&p, jobs, outdirs);
 cleanup:
 	mhlFleetDisconnect(hosts);
 	g_free(f.segments);
+	g_mutex_clear(&f.segments_lock);
 	fleetPlanClear(&p);
 	return rc;
 }
