@@ -266,51 +266,48 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	return g_steal_pointer(&meta);
 }
 
-int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
-		  json_object *host, const char *accel, const mhlSoakState *st, json_object *first_finding,
-		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
-		  double seg_seconds)
+int mhlSoakRecord(const mhlSoakRecordFacts *r)
 {
-	g_autofree char *records = g_build_filename(outdir, "trials.jsonl", NULL);
+	g_autofree char *records = g_build_filename(r->outdir, "trials.jsonl", NULL);
 	g_autoptr(json_object) rec = json_object_new_object();
 	json_object *params = json_object_new_object(), *d = json_object_new_object();
 	char dur[32];
 	mhlSummary sum;
 
 	mhlSummaryInit(&sum);
-	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(meta, MHL_K_TRIAL, "soak")));
-	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(s->path));
-	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(meta, MHL_K_STARTED)));
-	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(meta, "seed", "")));
-	if (mhlJDbl(meta, "duration_s", 0) > 0) {	/* a number in soak.json; parameters are text */
-		snprintf(dur, sizeof(dur), "%g", mhlJDbl(meta, "duration_s", 0));
+	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(r->meta, MHL_K_TRIAL, "soak")));
+	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(r->s->path));
+	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(r->meta, MHL_K_STARTED)));
+	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(r->meta, "seed", "")));
+	if (mhlJDbl(r->meta, "duration_s", 0) > 0) {	/* a number in soak.json; parameters are text */
+		snprintf(dur, sizeof(dur), "%g", mhlJDbl(r->meta, "duration_s", 0));
 		json_object_object_add(params, "duration_s", json_object_new_string(dur));
 	}
 	json_object_object_add(rec, MHL_K_PARAMETERS, params);
-	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
-	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(identity));
-	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
-	if (host)
-		json_object_object_add(rec, MHL_K_HOST, json_object_get(host));
-	json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(accel));
+	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(r->s->scenario_name));
+	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(r->identity));
+	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(r->s->pin_policy));
+	if (r->host)
+		json_object_object_add(rec, MHL_K_HOST, json_object_get(r->host));
+	json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(r->accel));
 	json_object_object_add(rec, MHL_K_DOMAIN, d);
-	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(kernel_reports));
+	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(r->kernel_reports));
 	json_object_object_add(rec, MHL_K_STEPS, json_object_new_array());
-	if (soak)
-		json_object_object_add(rec, MHL_K_SOAK, json_object_get(soak));
-	sum.cycles = st->last_cycle;
-	sum.segments = st->segment + 1;
-	sum.findings = st->findings;
-	sum.soak_seconds = st->elapsed;
-	sum.cycles_per_hour = seg_seconds > 0 ? cycles_run_now * 3600.0 / seg_seconds : 0;
+	if (r->soak)
+		json_object_object_add(rec, MHL_K_SOAK, json_object_get(r->soak));
+	sum.cycles = r->st->last_cycle;
+	sum.segments = r->st->segment + 1;
+	sum.findings = r->st->findings;
+	sum.soak_seconds = r->st->elapsed;
+	sum.cycles_per_hour = r->seg_seconds > 0 ? r->cycles_run_now * 3600.0 / r->seg_seconds : 0;
 	sum.pins_failed = 0;
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&sum));
-	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(st->elapsed));
+	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(r->st->elapsed));
 	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(
-		mhlVerdictNames[st->findings ? MHL_VERDICT_FAIL : MHL_VERDICT_PASS]));
-	json_object_object_add(rec, MHL_K_REASON, !st->findings ? NULL : jstrf(
-		"%d finding(s) in %d cycles; first, cycle %" G_GINT64_FORMAT " (%s): %s", st->findings,
-		st->last_cycle, mhlJInt(first_finding, MHL_K_CYCLE, 0), mhlJStr(first_finding, MHL_K_KIND, "?"),
-		mhlJStr(first_finding, MHL_K_TEXT, "")));
+		mhlVerdictNames[r->st->findings ? MHL_VERDICT_FAIL : MHL_VERDICT_PASS]));
+	json_object_object_add(rec, MHL_K_REASON, !r->st->findings ? NULL : jstrf(
+		"%d finding(s) in %d cycles; first, cycle %" G_GINT64_FORMAT " (%s): %s", r->st->findings,
+		r->st->last_cycle, mhlJInt(r->first_finding, MHL_K_CYCLE, 0), mhlJStr(r->first_finding, MHL_K_KIND, "?"),
+		mhlJStr(r->first_finding, MHL_K_TEXT, "")));
 	return mhlRecordAppend(records, rec);
 }

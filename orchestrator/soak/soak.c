@@ -879,8 +879,11 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 				console, p->outdir);
 		return MHL_EXIT_FAILED;
 	}
-	if (mhlSoakRecord(p->outdir, p->s, p->meta, p->identity, p->host_facts, accel, &p->st,
-			  p->first_finding, p->kernel_reports, p->soak, p->ran, seg) < 0)
+	if (mhlSoakRecord(&(mhlSoakRecordFacts){
+			.outdir = p->outdir, .s = p->s, .meta = p->meta, .identity = p->identity,
+			.host = p->host_facts, .accel = accel, .st = &p->st, .first_finding = p->first_finding,
+			.kernel_reports = p->kernel_reports, .soak = p->soak, .cycles_run_now = p->ran,
+			.seg_seconds = seg }) < 0)
 		return MHL_EXIT_USAGE;
 	p->recorded = true;
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",
