@@ -348,6 +348,21 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 	return 0;
 }
 
+/*
+ * What a fleet host cannot give (as for a run's trials, cli/run-fleet.c): a
+ * backing that needs a path set up on this machine. memory_backing:
+ * hugepages would also grow this machine's hugepage pool for a guest that
+ * runs elsewhere (mhlTrialHugePool, soak.c).
+ */
+static int fleetBackingCheck(const mhlSoakFleetPlan *p)
+{
+	if (strcmp(p->s->backing, "hugepages") && strcmp(p->s->backing, "file"))
+		return 0;
+	mhlError("soak: %s: memory_backing: %s needs a hugetlbfs or file path that memhp-lab sets up on this machine; a fleet host (--host/--hosts) cannot give it: soak it without --host, or use memory_backing: memfd or anonymous",
+		 p->s->path, p->s->backing);
+	return -1;
+}
+
 /* Connect to the hosts, each one's slots for the soak's guest; a host where none fits is left out, saying so. */
 static int fleetConnect(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p, GPtrArray *hosts)
 {
@@ -493,7 +508,7 @@ int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs)
 	g_mutex_init(&f.segments_lock);
 	mhlSignalsInstall();
 	/* seeds known (--seeds, a resume): what is left to run is known before anything connects */
-	if ((o->base.resume ? fleetPlanResume(o, &p) : fleetPlanNew(o, &p)) < 0 ||
+	if ((o->base.resume ? fleetPlanResume(o, &p) : fleetPlanNew(o, &p)) < 0 || fleetBackingCheck(&p) < 0 ||
 	    (p.seeds->len && fleetJobs(&p, hosts, jobs) < 0) || fleetConnect(o, &p, hosts) < 0 ||
 	    (!jobs->len && fleetJobs(&p, hosts, jobs) < 0) || (!o->base.resume && fleetMetaWrite(&p, o) < 0))
 		goto cleanup;

@@ -479,7 +479,6 @@ typedef struct {
 	json_object *kernel_reports;
 	json_object *soak;	/* the record's soak: {trends, slab_growth, end, findings} (soakEnd) */
 	json_object *host_facts;	/* the record's host: the backing, the pool grown (mhlTrialHostFacts) */
-	mhlHugePool pool;	/* memory_backing: hugepages: what this segment added to the host's pool */
 	int ran;		/* cycles run in this segment */
 	int lock_fd;		/* soak.json, flock'ed for the whole soak (mhlSoakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
@@ -823,27 +822,33 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 	p->soak = soak;
 }
 
-/* Boot the guest and run cycles while time and cycles are left. Exit status. */
+/*
+ * Boot the guest, run cycles while time and cycles are left, stop it. The
+ * hugepage pool grown before the boot is given back right after the stop,
+ * on every way out (a boot that failed, the guest or the host gone, a
+ * signal), as a trial gives back its own (trial/trial.c). Exit status.
+ */
 static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr conn, mhlGuest *g)
 {
 	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed, .outdir = p->outdir,
 		      .kmemleak = kernelHasKmemleak(p->s, p->image), .segment = p->segment };
 	mhlSoakMem mem = { 0 };
 	double boot_s, plug_s;
+	mhlHugePool pool;
 	int r = 0;
 
 	k.findings = json_object_new_array();
 	mhlSoakSeriesInit(&k.series);
 	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
 	/* booted as a trial is: the hugepage pool first (trial/trial.h) */
-	if (mhlTrialHugePool(p->s, &p->pool) < 0 || mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
+	if (mhlTrialHugePool(p->s, &pool) < 0 || mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
 		g_autofree char *failed = g_strdup(mhlErrorLast());
 
 		/* no cycle ran: reported by main, and resumable; on a host gone, elsewhere */
 		r = planHostLost(p, failed) ? -3 : -1;
 	} else {
 		json_object_put(p->host_facts);
-		p->host_facts = mhlTrialHostFacts(g, p->s, &p->pool);
+		p->host_facts = mhlTrialHostFacts(g, p->s, &pool);
 		kmemleakStart(&k);
 	}
 	p->seg_start = mhlNow();
@@ -851,6 +856,8 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 		r = soakCycle(p, &k, &mem, o->quiet);
 	if (!mhlInterrupted && (r == 0 || r == 1))
 		soakEnd(p, &k, r == 0);
+	mhlGuestStop(g);
+	mhlHugePoolRestore(&pool);
 	mhlSoakSeriesClear(&k.series);
 	json_object_put(k.findings);
 	mhlConsoleScannerClear(&k.scan);
@@ -955,8 +962,6 @@ int mhlSoakRunOutcome(const mhlSoakOptions *o, mhlSoakOutcome *out)
 				p.host ? ", on host " : "", p.host ? p.host->uri : "", p.cppath);
 		g = soakGuest(o, &p, accel);
 		rc = soakSegment(o, &p, conn, g);
-		mhlGuestStop(g);
-		mhlHugePoolRestore(&p.pool);
 		if (!p.host)
 			mhlSessionClose(&ses);
 		rc = soakFinish(&p, accel, g->console, rc);
