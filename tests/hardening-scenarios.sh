@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 21
+plan 23
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -144,6 +144,25 @@ flock -x "$soaklock"
 expect_fail "soak --resume of a run directory another soak holds is refused" 2 \
 	"soakl' is in use by another memhp-lab soak" $LAB soak --resume "$hw/soakl"
 exec {soaklock}<&-
+# the refusal names the process that holds the lock, a soak's or a fleet soak's parent's
+locker() {	# FILE: a process of its own holding FILE's flock, its pid in $lockpid
+	python3 -c 'import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)' "$1" &
+	lockpid=$!
+	for _ in $(seq 50); do flock -n "$1" true || break; sleep 0.1; done
+}
+locker "$hw/soakl/soak.json"
+expect_fail "soak --resume of a run directory another process holds names that process" 2 \
+	"soakl' is in use by another memhp-lab soak \(process $lockpid '[^']*python3 .*' holds the lock on .*/soakl/soak.json\); wait for that one" \
+	$LAB soak --resume "$hw/soakl"
+kill "$lockpid"; wait "$lockpid" 2>/dev/null
+mkdir -p "$hw/fleetl/seed-1" && echo '{}' >"$hw/fleetl/seed-1/trials.jsonl"	# over: no host is ever asked
+jq -n --arg s "$(pwd)/scenarios/soak.yaml" '{scenario: $s, seeds: ["1"], duration_s: 0, cycles: 1,
+	hosts: "qemu:///embed?root=/nonexistent", hosts_file: null, started: "2026-12-04T00:00:00Z"}' >"$hw/fleetl/soak.json"
+locker "$hw/fleetl/soak.json"
+expect_fail "soak --resume of soaks over hosts another process holds is refused the same way" 2 \
+	"fleetl' is in use by another memhp-lab soak \(process $lockpid '[^']*python3 .*' holds the lock on .*/fleetl/soak.json\); wait for that one" \
+	$LAB soak --resume "$hw/fleetl"
+kill "$lockpid"; wait "$lockpid" 2>/dev/null
 expect_fail "soak --resume once the other soak is gone goes on (to: it is complete)" 2 "is complete \(1 cycles" \
 	$LAB soak --resume "$hw/soakl"
 mksoak "$hw/soakb" 1 "$cp1" "" "$cp2"

@@ -7,7 +7,7 @@
 # (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
-plan 23 full 32
+plan 24 full 33
 soak_checkpoints_ok() {
 	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
 	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
@@ -254,5 +254,9 @@ expect_fail "soak with a bad --duration" 2 "--duration '8x' is not a duration" $
 expect_fail "soak into a directory that holds one" 2 'already holds a soak; continue it with --resume' \
 	$LAB soak --cycles 1 -o "$work/soakr" scenarios/soak.yaml
 expect_fail "soak --resume with --seed" 2 'give no --duration, --seed' $LAB soak --resume "$work/soakr" --seed 9
+expect_fail "soak --host of a hugepage-backed scenario is refused before anything connects (it would grow this machine's pool for a guest elsewhere)" 2 \
+	"soak: .*/soak-hosthuge.yaml: memory_backing: hugepages needs a hugetlbfs or file path .*; a fleet host \\(--host/--hosts\\) cannot give it" \
+	sh -c "sed 's/^name: soak\$/name: soak-hugepages\nmemory_backing: {source: hugepages}/' scenarios/soak.yaml >'$work/soak-hosthuge.yaml' &&
+		exec $LAB soak --host 'qemu+unix:///system?socket=/nonexistent/libvirt-sock' --cycles 1 -o '$work/soakhh' '$work/soak-hosthuge.yaml'"
 expect_fail "soak with an unknown leak" 2 "soak.leak: unknown leak 'dentry' \\(known: none, io_uring, kmemleak-test\\)" \
 	sh -c "sed 's/^  leak: io_uring\$/  leak: dentry/' scenarios/soak-leak.yaml >'$work/soak-bad.yaml' && exec $LAB soak --cycles 1 '$work/soak-bad.yaml'"

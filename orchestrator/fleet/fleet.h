@@ -3,8 +3,8 @@
  * machine or with each other (docs/fleet.md): the hosts and what each can
  * take (hosts.c), their connections and how one is noticed gone
  * (connect.c), the kernel and guest image uploaded through libvirt's storage
- * API (upload.c), the pending jobs the hosts' slots take from (work.c). The
- * serial console streamed back is guest/console-stream.c's.
+ * API (upload.c), the hosts' slots, a worker each, and the jobs they take
+ * (work.c). The serial console streamed back is guest/console-stream.c's.
  */
 #ifndef MHL_FLEET_H
 #define MHL_FLEET_H
@@ -93,25 +93,27 @@ bool mhlFleetPoolNameValid(const char *name);
 int mhlFleetVolumesClean(virConnectPtr conn, const char *uri, const char *pool, int *kept);
 
 /*
- * work.c: the pending jobs a fleet's slots share (indices 0..n-1 of the
- * caller's jobs). mhlFleetWorkNext gives the first pending job @fits says
- * @h may take, waiting while others run (one may come back), or -1 when none
- * ever will (none pending nor running for it, @h lost, a signal);
- * mhlFleetWorkEnd ends one, back at the end of the list when @again (else
- * counted in @h->ran); mhlFleetWorkLeave wakes the others when a slot goes.
- * @lock also guards what the caller keeps beside the list.
+ * work.c: jobs 0..njobs-1 of the caller's over the slots of @hosts
+ * (connected, each with its slots): a worker thread per slot takes the first
+ * pending job @fits says its host may take and runs it (@run, true: back to
+ * the end of the list, to run elsewhere; else counted in h->ran), waiting
+ * while others run (one may come back); it stops when none ever will (none
+ * pending nor running for it, its host lost, a signal). Returns when every
+ * worker has. @spread: the slots taken in turn over the hosts (a slot of
+ * each, then a second of each, ...) and the first jobs handed to them in
+ * that order, so that fewer jobs than slots spread over the hosts (a fleet
+ * soak's seeds); else the slots host by host, every job pending from the
+ * start (a run's trials). The callbacks run on the workers' threads.
  */
-typedef struct {
-	GQueue pending;		/* job indices + 1 */
-	int running;
-	pthread_mutex_t lock;	/* pending, running */
-	pthread_cond_t cond;	/* a job ended (maybe back in the list) */
-} mhlFleetWork;
 typedef bool (*mhlFleetFits)(int i, const mhlFleetHost *h, void *opaque);
-/* Jobs @from..@n-1 pending, @running already handed out (0..@from-1). */
-void mhlFleetWorkInit(mhlFleetWork *w, int from, int n, int running);
-void mhlFleetWorkClear(mhlFleetWork *w);
-int mhlFleetWorkNext(mhlFleetWork *w, mhlFleetHost *h, mhlFleetFits fits, void *opaque);
-void mhlFleetWorkEnd(mhlFleetWork *w, int i, bool again, mhlFleetHost *h);
-void mhlFleetWorkLeave(mhlFleetWork *w);
+typedef bool (*mhlFleetJobRun)(int i, mhlFleetHost *h, void *opaque);
+typedef struct {
+	int njobs;
+	mhlFleetFits fits;
+	mhlFleetJobRun run;
+	void *opaque;		/* for @fits and @run */
+	bool spread;
+} mhlFleetJobs;
+void mhlFleetWorkRun(GPtrArray *hosts, const mhlFleetJobs *jobs);
+
 #endif

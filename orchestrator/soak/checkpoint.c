@@ -1,16 +1,21 @@
 /*
  * checkpoint.c - a soak's run directory: soak.json (what the soak is: its
- * scenario, seed, duration, cycles), checkpoints.jsonl (one fsync'd line per
- * cycle, read back on --resume) and, at the end, the soak's own record in
- * trials.jsonl so every report format covers it.
+ * scenario, seed, duration, cycles; flock'ed while a soak runs there),
+ * checkpoints.jsonl (one fsync'd line per cycle, read back on --resume) and,
+ * at the end, the soak's own record in trials.jsonl so every report format
+ * covers it.
  */
 #include <glib.h>
 
 #include "soak/soak-int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -110,6 +115,79 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 	return 0;
 }
 
+/* "process N 'its command line'" while process @pid lives, else NULL. */
+static char *lockProcess(int pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/cmdline", pid);
+	g_autofree char *cmd = NULL;
+	gsize len = 0, i;
+
+	if (!g_file_get_contents(path, &cmd, &len, NULL))
+		return NULL;
+	for (i = 0; i < len; i++)	/* the arguments, NUL-separated */
+		if (!cmd[i] || !g_ascii_isprint(cmd[i]))
+			cmd[i] = ' ';
+	g_strchomp(cmd);
+	if (!*cmd)
+		return g_strdup_printf("process %d", pid);
+	/* another process's text: 200 bytes at most, never half a character */
+	return g_strdup_printf("process %d '%.*s'", pid, mhlTextCutLen(cmd, 200), cmd);
+}
+
+/*
+ * Who holds the flock on @fd's file, from /proc/locks ("1: FLOCK  ADVISORY
+ * WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's line has "->" before FLOCK):
+ * lockProcess(), or NULL when not known (the locker is gone, the file's
+ * device not the one stat gives).
+ */
+static char *lockHolder(int fd)
+{
+	g_autofree char *locks = NULL;
+	g_auto(GStrv) lines = NULL;
+	struct stat sb;
+	size_t i;
+
+	if (fstat(fd, &sb) < 0 || !g_file_get_contents("/proc/locks", &locks, NULL, NULL))
+		return NULL;
+	lines = g_strsplit(locks, "\n", -1);
+	for (i = 0; lines[i]; i++) {
+		unsigned int maj, min;
+		unsigned long ino;
+		char kind[8];
+		int pid;
+
+		if (sscanf(lines[i], "%*d: %7s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) == 5 &&
+		    !strcmp(kind, "FLOCK") && pid > 0 && maj == major(sb.st_dev) && min == minor(sb.st_dev) &&
+		    ino == (unsigned long)sb.st_ino)
+			return lockProcess(pid);
+	}
+	return NULL;
+}
+
+int mhlSoakLock(const char *dir)
+{
+	g_autofree char *path = g_build_filename(dir, "soak.json", NULL);
+	g_autofree char *holder = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	err = errno;
+	if (err == EWOULDBLOCK)
+		holder = lockHolder(fd);
+	close(fd);
+	if (err == EWOULDBLOCK)
+		mhlError("soak: '%s' is in use by another memhp-lab soak (%s holds the lock on %s); wait for that one to end or stop it",
+			 dir, holder ? holder : "it", path);
+	else
+		mhlError("soak: cannot lock '%s': %s", path, g_strerror(err));
+	return -1;
+}
+
 json_object *mhlSoakMetaLoad(const char *outdir)
 {
 	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
@@ -164,7 +242,7 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	/*
 	 * Written whole to a temporary file, then linked to soak.json: link()
 	 * fails if another soak created one meanwhile, where a rename would
-	 * replace it (and the soak lock on it, soak.c).
+	 * replace it (and the soak lock on it, mhlSoakLock).
 	 */
 	text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY);
 	if ((fd = g_mkstemp(tmp)) < 0) {
@@ -188,51 +266,48 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	return g_steal_pointer(&meta);
 }
 
-int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
-		  json_object *host, const char *accel, const mhlSoakState *st, json_object *first_finding,
-		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
-		  double seg_seconds)
+int mhlSoakRecord(const mhlSoakRecordFacts *r)
 {
-	g_autofree char *records = g_build_filename(outdir, "trials.jsonl", NULL);
+	g_autofree char *records = g_build_filename(r->outdir, "trials.jsonl", NULL);
 	g_autoptr(json_object) rec = json_object_new_object();
 	json_object *params = json_object_new_object(), *d = json_object_new_object();
 	char dur[32];
 	mhlSummary sum;
 
 	mhlSummaryInit(&sum);
-	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(meta, MHL_K_TRIAL, "soak")));
-	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(s->path));
-	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(meta, MHL_K_STARTED)));
-	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(meta, "seed", "")));
-	if (mhlJDbl(meta, "duration_s", 0) > 0) {	/* a number in soak.json; parameters are text */
-		snprintf(dur, sizeof(dur), "%g", mhlJDbl(meta, "duration_s", 0));
+	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(r->meta, MHL_K_TRIAL, "soak")));
+	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(r->s->path));
+	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(r->meta, MHL_K_STARTED)));
+	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(r->meta, "seed", "")));
+	if (mhlJDbl(r->meta, "duration_s", 0) > 0) {	/* a number in soak.json; parameters are text */
+		snprintf(dur, sizeof(dur), "%g", mhlJDbl(r->meta, "duration_s", 0));
 		json_object_object_add(params, "duration_s", json_object_new_string(dur));
 	}
 	json_object_object_add(rec, MHL_K_PARAMETERS, params);
-	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(s->scenario_name));
-	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(identity));
-	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
-	if (host)
-		json_object_object_add(rec, MHL_K_HOST, json_object_get(host));
-	json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(accel));
+	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(r->s->scenario_name));
+	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(r->identity));
+	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(r->s->pin_policy));
+	if (r->host)
+		json_object_object_add(rec, MHL_K_HOST, json_object_get(r->host));
+	json_object_object_add(d, MHL_K_ACCEL, json_object_new_string(r->accel));
 	json_object_object_add(rec, MHL_K_DOMAIN, d);
-	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(kernel_reports));
+	json_object_object_add(rec, MHL_K_CONSOLE_FINDINGS, json_object_get(r->kernel_reports));
 	json_object_object_add(rec, MHL_K_STEPS, json_object_new_array());
-	if (soak)
-		json_object_object_add(rec, MHL_K_SOAK, json_object_get(soak));
-	sum.cycles = st->last_cycle;
-	sum.segments = st->segment + 1;
-	sum.findings = st->findings;
-	sum.soak_seconds = st->elapsed;
-	sum.cycles_per_hour = seg_seconds > 0 ? cycles_run_now * 3600.0 / seg_seconds : 0;
+	if (r->soak)
+		json_object_object_add(rec, MHL_K_SOAK, json_object_get(r->soak));
+	sum.cycles = r->st->last_cycle;
+	sum.segments = r->st->segment + 1;
+	sum.findings = r->st->findings;
+	sum.soak_seconds = r->st->elapsed;
+	sum.cycles_per_hour = r->seg_seconds > 0 ? r->cycles_run_now * 3600.0 / r->seg_seconds : 0;
 	sum.pins_failed = 0;
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&sum));
-	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(st->elapsed));
+	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(r->st->elapsed));
 	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(
-		mhlVerdictNames[st->findings ? MHL_VERDICT_FAIL : MHL_VERDICT_PASS]));
-	json_object_object_add(rec, MHL_K_REASON, !st->findings ? NULL : jstrf(
-		"%d finding(s) in %d cycles; first, cycle %" G_GINT64_FORMAT " (%s): %s", st->findings,
-		st->last_cycle, mhlJInt(first_finding, MHL_K_CYCLE, 0), mhlJStr(first_finding, MHL_K_KIND, "?"),
-		mhlJStr(first_finding, MHL_K_TEXT, "")));
+		mhlVerdictNames[r->st->findings ? MHL_VERDICT_FAIL : MHL_VERDICT_PASS]));
+	json_object_object_add(rec, MHL_K_REASON, !r->st->findings ? NULL : jstrf(
+		"%d finding(s) in %d cycles; first, cycle %" G_GINT64_FORMAT " (%s): %s", r->st->findings,
+		r->st->last_cycle, mhlJInt(r->first_finding, MHL_K_CYCLE, 0), mhlJStr(r->first_finding, MHL_K_KIND, "?"),
+		mhlJStr(r->first_finding, MHL_K_TEXT, "")));
 	return mhlRecordAppend(records, rec);
 }

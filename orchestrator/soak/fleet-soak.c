@@ -17,11 +17,8 @@
 #include "soak/soak-int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "host/session.h"
@@ -130,15 +127,9 @@ static void soakJobFree(gpointer p)
 typedef struct {
 	const mhlSoakFleetOptions *o;
 	GPtrArray *jobs;	/* mhlSoakJob */
-	mhlFleetWork work;	/* which are pending (fleet/work.c); its lock guards segments too */
 	char *segments;		/* DIR/segments.jsonl; NULL: a lone soak's resume, none */
+	GMutex segments_lock;	/* the slots' threads append to it */
 } mhlSoakFleet;
-
-typedef struct {
-	mhlSoakFleet *f;
-	mhlFleetHost *h;
-	int first;		/* job index + 1 to start with (spread over the hosts), 0 */
-} mhlSoakSlot;
 
 /* A soak not on the host that lost it (fleet/work.c). */
 static bool soakFits(int i, const mhlFleetHost *h, void *opaque)
@@ -167,17 +158,19 @@ static void segmentLog(mhlSoakFleet *f, const mhlSoakJob *j, const mhlFleetHost 
 	json_object_object_add(line, K_END, json_object_new_string(end));
 	json_object_object_add(line, MHL_K_REASON, j->out.why ? json_object_new_string(j->out.why) : NULL);
 	json_object_object_add(line, MHL_K_T, json_object_new_string(t));
-	pthread_mutex_lock(&f->work.lock);
+	g_mutex_lock(&f->segments_lock);
 	if (mhlRecordAppend(f->segments, line) < 0) {
 		fprintf(stderr, "memhp-lab: warning: %s\n", mhlErrorLast());
 		mhlErrorReset();
 	}
-	pthread_mutex_unlock(&f->work.lock);
+	g_mutex_unlock(&f->segments_lock);
 }
 
-/* Run (or resume) soak @j on @h: one segment; true when it is to go on elsewhere. */
-static bool soakJobRun(mhlSoakFleet *f, mhlFleetHost *h, mhlSoakJob *j)
+/* Run (or resume) soak @i on @h: one segment; true when it is to go on elsewhere. */
+static bool soakJobRun(int i, mhlFleetHost *h, void *opaque)
 {
+	mhlSoakFleet *f = opaque;
+	mhlSoakJob *j = f->jobs->pdata[i];
 	mhlSoakOptions o = f->o->base;
 	g_autofree char *tag = g_strdup_printf("seed %" G_GUINT64_FORMAT, j->seed);
 	g_autofree char *meta = g_build_filename(j->dir, "soak.json", NULL);
@@ -213,59 +206,6 @@ static bool soakJobRun(mhlSoakFleet *f, mhlFleetHost *h, mhlSoakJob *j)
 	return true;
 }
 
-static void *soakWorker(void *opaque)
-{
-	mhlSoakSlot *slot = opaque;
-	mhlSoakFleet *f = slot->f;
-	int i = slot->first - 1;
-
-	while (i >= 0 || (i = mhlFleetWorkNext(&f->work, slot->h, soakFits, f)) >= 0) {
-		mhlFleetWorkEnd(&f->work, i, soakJobRun(f, slot->h, f->jobs->pdata[i]), slot->h);
-		i = -1;
-	}
-	mhlFleetWorkLeave(&f->work);
-	return NULL;
-}
-
-/*
- * One worker per slot, the slots taken in turn over the hosts (a slot of
- * each, then a second of each, ...), so that fewer soaks than slots spread
- * over the hosts: the first soaks go to those slots in that order.
- */
-static void fleetQueueRun(mhlSoakFleet *f, GPtrArray *hosts)
-{
-	g_autoptr(GArray) slots = g_array_new(FALSE, TRUE, sizeof(mhlSoakSlot));
-	g_autofree pthread_t *threads = NULL;
-	guint i, n;
-	int k, more = 1, started = 0;
-
-	for (k = 0; more; k++) {
-		more = 0;
-		for (i = 0; i < hosts->len; i++) {
-			mhlFleetHost *h = hosts->pdata[i];
-
-			if (h->conn && k < h->slots) {
-				mhlSoakSlot s = { .f = f, .h = h };
-
-				if (slots->len < f->jobs->len) {
-					s.first = (int)slots->len + 1;
-					started++;
-				}
-				g_array_append_val(slots, s);
-				more = 1;
-			}
-		}
-	}
-	mhlFleetWorkInit(&f->work, started, (int)f->jobs->len, started);
-	n = slots->len;
-	threads = g_new0(pthread_t, MAX(n, 1));
-	for (i = 0; i < n; i++)
-		pthread_create(&threads[i], NULL, soakWorker, &g_array_index(slots, mhlSoakSlot, i));
-	for (i = 0; i < n; i++)
-		pthread_join(threads[i], NULL);
-	mhlFleetWorkClear(&f->work);
-}
-
 /* ---- the parent directory: which soaks, over which hosts ---- */
 
 /* What the soaks over hosts are, new (from the options) or resumed (from DIR/soak.json). */
@@ -292,21 +232,6 @@ static void fleetPlanClear(mhlSoakFleetPlan *p)
 		g_array_unref(p->seeds);
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);
-}
-
-/* One `soak --resume DIR` of soaks over hosts at a time: the flock on DIR/soak.json. */
-static int fleetLock(mhlSoakFleetPlan *p)
-{
-	g_autofree char *path = g_build_filename(p->dir, "soak.json", NULL);
-
-	if ((p->lock_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
-		return -1;
-	}
-	if (flock(p->lock_fd, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	mhlError("soak: '%s' is in use by another memhp-lab soak (it holds the lock on %s)", p->dir, path);
-	return -1;
 }
 
 /* DIR/soak.json of a new run: the scenario, duration, cycles, seeds and hosts. */
@@ -337,7 +262,8 @@ static int fleetMetaWrite(mhlSoakFleetPlan *p, const mhlSoakFleetOptions *o)
 		mhlError("soak: cannot write '%s': %s", path, err->message);
 		return -1;
 	}
-	return fleetLock(p);
+	/* one `soak --resume DIR` of soaks over hosts at a time */
+	return (p->lock_fd = mhlSoakLock(p->dir)) < 0 ? -1 : 0;
 }
 
 /* A new run: DIR from -o (or results/soak-<scenario>-<time>; made once the hosts are read), the scenario checked. */
@@ -398,7 +324,7 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 
 			g_array_append_val(p->seeds, seed);
 		}
-		if (fleetLock(p) < 0)
+		if ((p->lock_fd = mhlSoakLock(p->dir)) < 0)
 			return -1;
 		p->segdir = g_strdup(p->dir);
 		if (mhlSoakScenarioTrusted(p->dir, p->dir, mhlJStr(p->meta, MHL_K_SCENARIO, "")) < 0)
@@ -420,6 +346,21 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * What a fleet host cannot give (as for a run's trials, cli/run-fleet.c): a
+ * backing that needs a path set up on this machine. memory_backing:
+ * hugepages would also grow this machine's hugepage pool for a guest that
+ * runs elsewhere (mhlTrialHugePool, soak.c).
+ */
+static int fleetBackingCheck(const mhlSoakFleetPlan *p)
+{
+	if (strcmp(p->s->backing, "hugepages") && strcmp(p->s->backing, "file"))
+		return 0;
+	mhlError("soak: %s: memory_backing: %s needs a hugetlbfs or file path that memhp-lab sets up on this machine; a fleet host (--host/--hosts) cannot give it: soak it without --host, or use memory_backing: memfd or anonymous",
+		 p->s->path, p->s->backing);
+	return -1;
 }
 
 /* Connect to the hosts, each one's slots for the soak's guest; a host where none fits is left out, saying so. */
@@ -564,9 +505,10 @@ int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs)
 	mhlSoakFleet f = { .o = o, .jobs = jobs };
 	int rc = MHL_EXIT_USAGE;
 
+	g_mutex_init(&f.segments_lock);
 	mhlSignalsInstall();
 	/* seeds known (--seeds, a resume): what is left to run is known before anything connects */
-	if ((o->base.resume ? fleetPlanResume(o, &p) : fleetPlanNew(o, &p)) < 0 ||
+	if ((o->base.resume ? fleetPlanResume(o, &p) : fleetPlanNew(o, &p)) < 0 || fleetBackingCheck(&p) < 0 ||
 	    (p.seeds->len && fleetJobs(&p, hosts, jobs) < 0) || fleetConnect(o, &p, hosts) < 0 ||
 	    (!jobs->len && fleetJobs(&p, hosts, jobs) < 0) || (!o->base.resume && fleetMetaWrite(&p, o) < 0))
 		goto cleanup;
@@ -574,11 +516,14 @@ int mhlSoakFleetRun(const mhlSoakFleetOptions *o, GPtrArray *outdirs)
 	if (!o->base.quiet)
 		fprintf(stderr, "memhp-lab: %u soak(s) over %u host(s), one per slot at a time; %s\n", jobs->len,
 			hosts->len, p.dir);
-	fleetQueueRun(&f, hosts);
+	/* the first soaks one per slot, a slot of each host in turn: spread over the hosts */
+	mhlFleetWorkRun(hosts, &(mhlFleetJobs){ .njobs = (int)jobs->len, .fits = soakFits, .run = soakJobRun,
+						 .opaque = &f, .spread = true });
 	rc = fleetSummary(&p, jobs, outdirs);
 cleanup:
 	mhlFleetDisconnect(hosts);
 	g_free(f.segments);
+	g_mutex_clear(&f.segments_lock);
 	fleetPlanClear(&p);
 	return rc;
 }

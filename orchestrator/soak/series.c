@@ -271,6 +271,115 @@ static double seriesCeiling(const mhlScenario *s)
 	return (double)mhlScenarioGuestBytes(s, true);
 }
 
+/* What series i's fits say at a judgement (mhlSoakSeriesJudge). */
+typedef struct {
+	mhlTrendFit fc, fh;	/* against cycles, against hours */
+	double proj;		/* the harm over the next 24 h, bytes */
+	double budget;
+	bool sig;		/* significant against cycles and against hours */
+	bool over;		/* over its budget (and beyond the guest's RAM, guest_bound) */
+	bool flag;		/* a finding once judged */
+	bool judged;		/* past soak.judge_after of this guest */
+} seriesJudgement;
+
+/* Series @i's row of the trend table. */
+static json_object *seriesRow(const mhlSoakSeriesFit *sf, size_t i, const mhlScenario *s,
+			      const seriesJudgement *j)
+{
+	json_object *row = json_object_new_object();
+
+	json_object_object_add(row, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
+	json_object_object_add(row, "points", json_object_new_int((int)sf->n));
+	json_object_object_add(row, "basis", json_object_new_string(
+		seriesDefs[i].dropped_only ? "after_drop_caches" : "every_checkpoint"));
+	json_object_object_add(row, "fit", json_object_new_string(
+		seriesDefs[i].robust ? "theil_sen" : "least_squares"));
+	json_object_object_add(row, "per_cycle", fitJSON(&j->fc));
+	json_object_object_add(row, "per_hour", fitJSON(&j->fh));
+	json_object_object_add(row, "projection_24h", json_object_new_double(j->fh.slope * 24));
+	json_object_object_add(row, "budget_24h", json_object_new_int64((int64_t)j->budget));
+	if (seriesDefs[i].guest_bound)
+		json_object_object_add(row, "ceiling", json_object_new_int64((int64_t)seriesCeiling(s)));
+	json_object_object_add(row, "significant", json_object_new_boolean(j->sig));
+	json_object_object_add(row, "over_budget", json_object_new_boolean(j->sig && j->over));
+	json_object_object_add(row, "finding", json_object_new_boolean(j->flag));
+	json_object_object_add(row, "judged", json_object_new_boolean(j->judged));
+	return row;
+}
+
+/* The slab caches grown since the first slabinfo, into @text; the table of them. */
+static json_object *seriesCaches(const mhlSoakSeries *ss, GString *text)
+{
+	json_object *caches = mhlSoakSlabGrowth(ss->slab_first, ss->slab_last, MHL_SOAK_SLAB_ROWS);
+	size_t k;
+
+	g_string_append_printf(text, "; slab caches grown from cycle %d to %d: ", ss->slab_first_cycle,
+			       ss->slab_last_cycle);
+	for (k = 0; k < json_object_array_length(caches) && k < SLAB_IN_TEXT; k++) {
+		json_object *c = json_object_array_get_idx(caches, k);
+
+		g_string_append_printf(text, "%s%s +%" G_GINT64_FORMAT " objects +%" G_GINT64_FORMAT " bytes",
+				       k ? ", " : "", mhlJStr(c, "name", "?"), mhlJInt(c, "objects", 0),
+				       mhlJInt(c, "bytes", 0));
+	}
+	if (!json_object_array_length(caches))
+		g_string_append(text, "none (no slabinfo yet, or no cache grew)");
+	return caches;
+}
+
+/* Series @i's finding {t, cycle, kind: "trend", text, series[, caches]}. */
+static json_object *seriesFinding(const mhlSoakSeries *ss, size_t i, const mhlScenario *s, int cycle,
+				  double t, const seriesJudgement *j)
+{
+	const mhlSoakSeriesFit *sf = &ss->fit[i];
+	int sign = seriesDefs[i].sign;
+	g_autoptr(GString) text = g_string_new(NULL);
+	json_object *f, *caches = NULL;
+
+	g_string_printf(text, "%s %s %.0f bytes/cycle (95%% CI %.0f..%.0f), %.0f bytes/hour (95%% CI %.0f..%.0f): %.1f MiB in 24 h, %s its budget of %.1f MiB%s (%s fit of %zu points, cycles %.0f..%.0f)",
+			seriesDefs[i].what, sign > 0 ? "grows" : "falls", j->fc.slope * sign,
+			sign > 0 ? j->fc.lo : -j->fc.hi, sign > 0 ? j->fc.hi : -j->fc.lo, j->fh.slope * sign,
+			sign > 0 ? j->fh.lo : -j->fh.hi, sign > 0 ? j->fh.hi : -j->fh.lo, j->proj / (1 << 20),
+			j->over ? "over" : "within", j->budget / (1 << 20),
+			j->over ? "" : ", a finding all the same: the orchestrator's own memory must not grow with the cycles",
+			seriesDefs[i].robust ? "Theil-Sen" : "least-squares", sf->n, sf->first_cycle, (double)cycle);
+	if (seriesDefs[i].guest_bound)
+		g_string_append_printf(text, ", and beyond the guest's RAM and QEMU's own %.0f MiB (%.0f MiB) within 24 h",
+				       (double)(MHL_QEMU_OVERHEAD >> 20), seriesCeiling(s) / (1 << 20));
+	if (seriesDefs[i].attribute)
+		caches = seriesCaches(ss, text);
+	f = json_object_new_object();
+	json_object_object_add(f, MHL_K_T, json_object_new_double(t));
+	json_object_object_add(f, MHL_K_CYCLE, json_object_new_int(cycle));
+	json_object_object_add(f, MHL_K_KIND, json_object_new_string("trend"));
+	json_object_object_add(f, MHL_K_TEXT, json_object_new_string(text->str));
+	json_object_object_add(f, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
+	if (caches)
+		json_object_object_add(f, MHL_K_CACHES, caches);
+	return f;
+}
+
+/* Fit series @i and say what the fits mean; -1: too few points, or no fit. */
+static int seriesJudge(const mhlSoakSeries *ss, size_t i, const mhlScenario *s, double t, seriesJudgement *j)
+{
+	const mhlSoakSeriesFit *sf = &ss->fit[i];
+	size_t min = seriesDefs[i].dropped_only ? MIN_POINTS_DROP : MIN_POINTS_ALL;
+	int sign = seriesDefs[i].sign;
+
+	if (sf->n < min || seriesFit(sf, &j->fc, &j->fh) < 0)
+		return -1;
+	j->budget = (double)seriesBudget(s, i);
+	j->proj = j->fh.slope * 24 * sign;
+	j->sig = mhlTrendSignificant(&j->fh, sign) && mhlTrendSignificant(&j->fc, sign);
+	j->over = j->proj > j->budget;
+	if (seriesDefs[i].guest_bound)	/* and beyond what the guest's RAM explains in 24 h */
+		j->over = j->over && j->fh.intercept + j->fh.slope * (sf->last_hour + 24) > seriesCeiling(s);
+	j->flag = j->sig && (j->over || seriesDefs[i].ours);
+	/* no 24 h projection from the first minutes of a guest */
+	j->judged = t - ss->t0 >= s->soak_judge_after;
+	return 0;
+}
+
 int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
 		       json_object *findings, json_object *table)
 {
@@ -278,85 +387,17 @@ int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, doubl
 	int found = 0;
 
 	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
-		const mhlSoakSeriesFit *sf = &ss->fit[i];
-		mhlTrendFit fc, fh;
-		size_t np = sf->n, min = seriesDefs[i].dropped_only ? MIN_POINTS_DROP : MIN_POINTS_ALL;
-		int sign = seriesDefs[i].sign;
-		double proj, first = sf->first_cycle, budget = (double)seriesBudget(s, i);
-		bool sig, over, judged, flag;
-		json_object *row, *f, *caches = NULL;
-		g_autoptr(GString) text = NULL;
+		seriesJudgement j;
 
-		if (np < min || seriesFit(sf, &fc, &fh) < 0)
+		if (seriesJudge(ss, i, s, t, &j) < 0)
 			continue;
-		proj = fh.slope * 24 * sign;	/* the harm over the next 24 h, bytes */
-		sig = mhlTrendSignificant(&fh, sign) && mhlTrendSignificant(&fc, sign);
-		over = proj > budget;
-		if (seriesDefs[i].guest_bound)	/* and beyond what the guest's RAM explains in 24 h */
-			over = over && fh.intercept + fh.slope * (sf->last_hour + 24) > seriesCeiling(s);
-		flag = sig && (over || seriesDefs[i].ours);
-		/* no 24 h projection from the first minutes of a guest */
-		judged = t - ss->t0 >= s->soak_judge_after;
-		if (table) {
-			row = json_object_new_object();
-			json_object_object_add(row, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
-			json_object_object_add(row, "points", json_object_new_int((int)np));
-			json_object_object_add(row, "basis", json_object_new_string(
-				seriesDefs[i].dropped_only ? "after_drop_caches" : "every_checkpoint"));
-			json_object_object_add(row, "fit", json_object_new_string(
-				seriesDefs[i].robust ? "theil_sen" : "least_squares"));
-			json_object_object_add(row, "per_cycle", fitJSON(&fc));
-			json_object_object_add(row, "per_hour", fitJSON(&fh));
-			json_object_object_add(row, "projection_24h", json_object_new_double(fh.slope * 24));
-			json_object_object_add(row, "budget_24h", json_object_new_int64((int64_t)budget));
-			if (seriesDefs[i].guest_bound)
-				json_object_object_add(row, "ceiling", json_object_new_int64((int64_t)seriesCeiling(s)));
-			json_object_object_add(row, "significant", json_object_new_boolean(sig));
-			json_object_object_add(row, "over_budget", json_object_new_boolean(sig && over));
-			json_object_object_add(row, "finding", json_object_new_boolean(flag));
-			json_object_object_add(row, "judged", json_object_new_boolean(judged));
-			json_object_array_add(table, row);
-		}
-		if (!judged || !flag || (ss->told & (1u << i)))
+		if (table)
+			json_object_array_add(table, seriesRow(&ss->fit[i], i, s, &j));
+		if (!j.judged || !j.flag || (ss->told & (1u << i)))
 			continue;
 		ss->told |= 1u << i;
 		found++;
-		text = g_string_new(NULL);
-		g_string_printf(text, "%s %s %.0f bytes/cycle (95%% CI %.0f..%.0f), %.0f bytes/hour (95%% CI %.0f..%.0f): %.1f MiB in 24 h, %s its budget of %.1f MiB%s (%s fit of %zu points, cycles %.0f..%.0f)",
-				seriesDefs[i].what, sign > 0 ? "grows" : "falls", fc.slope * sign,
-				sign > 0 ? fc.lo : -fc.hi, sign > 0 ? fc.hi : -fc.lo, fh.slope * sign,
-				sign > 0 ? fh.lo : -fh.hi, sign > 0 ? fh.hi : -fh.lo, proj / (1 << 20),
-				over ? "over" : "within", budget / (1 << 20),
-				over ? "" : ", a finding all the same: the orchestrator's own memory must not grow with the cycles",
-				seriesDefs[i].robust ? "Theil-Sen" : "least-squares", np, first, (double)cycle);
-		if (seriesDefs[i].guest_bound)
-			g_string_append_printf(text, ", and beyond the guest's RAM and QEMU's own %.0f MiB (%.0f MiB) within 24 h",
-					       (double)(MHL_QEMU_OVERHEAD >> 20), seriesCeiling(s) / (1 << 20));
-		if (seriesDefs[i].attribute) {
-			size_t k;
-
-			caches = mhlSoakSlabGrowth(ss->slab_first, ss->slab_last, MHL_SOAK_SLAB_ROWS);
-			g_string_append_printf(text, "; slab caches grown from cycle %d to %d: ", ss->slab_first_cycle,
-					       ss->slab_last_cycle);
-			for (k = 0; k < json_object_array_length(caches) && k < SLAB_IN_TEXT; k++) {
-				json_object *c = json_object_array_get_idx(caches, k);
-
-				g_string_append_printf(text, "%s%s +%" G_GINT64_FORMAT " objects +%" G_GINT64_FORMAT " bytes",
-						       k ? ", " : "", mhlJStr(c, "name", "?"), mhlJInt(c, "objects", 0),
-						       mhlJInt(c, "bytes", 0));
-			}
-			if (!json_object_array_length(caches))
-				g_string_append(text, "none (no slabinfo yet, or no cache grew)");
-		}
-		f = json_object_new_object();
-		json_object_object_add(f, MHL_K_T, json_object_new_double(t));
-		json_object_object_add(f, MHL_K_CYCLE, json_object_new_int(cycle));
-		json_object_object_add(f, MHL_K_KIND, json_object_new_string("trend"));
-		json_object_object_add(f, MHL_K_TEXT, json_object_new_string(text->str));
-		json_object_object_add(f, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
-		if (caches)
-			json_object_object_add(f, MHL_K_CACHES, caches);
-		json_object_array_add(findings, f);
+		json_object_array_add(findings, seriesFinding(ss, i, s, cycle, t, &j));
 	}
 	return found;
 }

@@ -17,6 +17,16 @@ typedef struct {
 /* Read checkpoints.jsonl back: they must be cycles 1..N in order. -1 + mhlError. */
 int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st);
 
+/*
+ * One soak per directory at a time: an exclusive flock on DIR/soak.json
+ * (O_CLOEXEC: no QEMU inherits it), held until the fd is closed; two at once
+ * would both append the next cycle. A soak's run directory (soak.c) and the
+ * parent of soaks over hosts (fleet-soak.c) take it, new or resumed. The fd,
+ * or -1 + mhlError naming the file and, when /proc/locks tells, the process
+ * that holds it.
+ */
+int mhlSoakLock(const char *dir);
+
 /* OUTDIR/soak.json of a soak to resume; NULL + mhlError. */
 json_object *mhlSoakMetaLoad(const char *outdir);
 /*
@@ -29,12 +39,24 @@ int mhlSoakScenarioTrusted(const char *rundir, const char *metadir, const char *
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
 			       guint64 seed, double duration, int cycles);
 
-/* The soak's own record, appended to OUTDIR/trials.jsonl; @soak (trends, slab growth; may be NULL) as its "soak",
- * @host (the memory backing and the hugepage pool grown, mhlTrialHostFacts; may be NULL) as its "host". */
-int mhlSoakRecord(const char *outdir, const mhlScenario *s, json_object *meta, json_object *identity,
-		  json_object *host, const char *accel, const mhlSoakState *st, json_object *first_finding,
-		  json_object *kernel_reports, json_object *soak, int cycles_run_now,
-		  double seg_seconds);
+/* What the soak's own record is made of (mhlSoakRecord). */
+typedef struct {
+	const char *outdir;	/* the run directory: the record goes to its trials.jsonl */
+	const mhlScenario *s;
+	json_object *meta;	/* soak.json */
+	json_object *identity;	/* the kernel's */
+	json_object *host;	/* its "host": the memory backing and the hugepage pool grown (mhlTrialHostFacts); NULL: none */
+	const char *accel;
+	const mhlSoakState *st;	/* where the soak stands after this segment */
+	json_object *first_finding;	/* for the reason */
+	json_object *kernel_reports;	/* its console_findings */
+	json_object *soak;	/* its "soak": trends, slab growth (soakEnd); NULL: none */
+	int cycles_run_now;	/* cycles of this segment */
+	double seg_seconds;	/* this segment's time, for its cycles per hour */
+} mhlSoakRecordFacts;
+
+/* The soak's own record, appended to OUTDIR/trials.jsonl. 0, or -1 + mhlError. */
+int mhlSoakRecord(const mhlSoakRecordFacts *r);
 
 /*
  * A soak guest's memory series (series.c, docs/soak.md "Trends"): what each

@@ -16,10 +16,8 @@
 #include "soak/soak-int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -481,9 +479,8 @@ typedef struct {
 	json_object *kernel_reports;
 	json_object *soak;	/* the record's soak: {trends, slab_growth, end, findings} (soakEnd) */
 	json_object *host_facts;	/* the record's host: the backing, the pool grown (mhlTrialHostFacts) */
-	mhlHugePool pool;	/* memory_backing: hugepages: what this segment added to the host's pool */
 	int ran;		/* cycles run in this segment */
-	int lock_fd;		/* soak.json, flock'ed for the whole soak (soakLock); -1 */
+	int lock_fd;		/* soak.json, flock'ed for the whole soak (mhlSoakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
 	double seg_start, t_last;
 	/* a fleet host's guest (o->host): the kernel and image as uploaded there */
@@ -512,32 +509,6 @@ static void planClear(mhlSoakPlan *p)
 	g_free(p->lost);
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);	/* the soak lock goes with it */
-}
-
-/*
- * One soak per run directory at a time: an exclusive flock on its soak.json
- * (O_CLOEXEC: no QEMU inherits it), held until the soak ends, new or resumed;
- * two at once would both append the next cycle. The fd, or -1 + mhlError.
- */
-static int soakLock(const char *outdir)
-{
-	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0) {
-		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	err = errno;
-	close(fd);
-	if (err == EWOULDBLOCK)
-		mhlError("soak: '%s' is in use by another memhp-lab soak (it holds the lock on %s); wait for that one to end or stop it",
-			 outdir, path);
-	else
-		mhlError("soak: cannot lock '%s': %s", path, g_strerror(err));
-	return -1;
 }
 
 static int printSchedule(const mhlScenario *s, guint64 seed, int cycles)
@@ -585,7 +556,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	p->cycles_max = o->cycles;
 	if (o->resume) {
 		p->outdir = g_canonicalize_filename(o->resume, NULL);
-		if ((!o->print_schedule && (p->lock_fd = soakLock(p->outdir)) < 0) ||
+		if ((!o->print_schedule && (p->lock_fd = mhlSoakLock(p->outdir)) < 0) ||
 		    !(p->meta = mhlSoakMetaLoad(p->outdir)))
 			return MHL_EXIT_USAGE;
 		scenario = mhlJStr(p->meta, MHL_K_SCENARIO, NULL);
@@ -605,7 +576,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	if (!o->resume && (!(p->outdir = soakDir(o, p->s)) ||
 			   !(p->meta = mhlSoakMetaCreate(p->outdir, p->s, scenario, p->seed, p->duration,
 							 p->cycles_max)) ||
-			   (p->lock_fd = soakLock(p->outdir)) < 0))
+			   (p->lock_fd = mhlSoakLock(p->outdir)) < 0))
 		return MHL_EXIT_USAGE;
 	if (!o->print_schedule && !(p->initrd = mhlInitrdFor(p->s, p->identity, o->initrd, p->outdir)))
 		return MHL_EXIT_USAGE;
@@ -851,27 +822,33 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 	p->soak = soak;
 }
 
-/* Boot the guest and run cycles while time and cycles are left. Exit status. */
+/*
+ * Boot the guest, run cycles while time and cycles are left, stop it. The
+ * hugepage pool grown before the boot is given back right after the stop,
+ * on every way out (a boot that failed, the guest or the host gone, a
+ * signal), as a trial gives back its own (trial/trial.c). Exit status.
+ */
 static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr conn, mhlGuest *g)
 {
 	mhlSoak k = { .g = g, .s = p->s, .t0 = mhlNow() - p->st.elapsed, .outdir = p->outdir,
 		      .kmemleak = kernelHasKmemleak(p->s, p->image), .segment = p->segment };
 	mhlSoakMem mem = { 0 };
 	double boot_s, plug_s;
+	mhlHugePool pool;
 	int r = 0;
 
 	k.findings = json_object_new_array();
 	mhlSoakSeriesInit(&k.series);
 	mhlConsoleScannerInit(&k.scan, MHL_CONSOLE_FINDINGS_MAX * 10);
 	/* booted as a trial is: the hugepage pool first (trial/trial.h) */
-	if (mhlTrialHugePool(p->s, &p->pool) < 0 || mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
+	if (mhlTrialHugePool(p->s, &pool) < 0 || mhlGuestBoot(g, conn, p->s, &boot_s, &plug_s) < 0) {
 		g_autofree char *failed = g_strdup(mhlErrorLast());
 
 		/* no cycle ran: reported by main, and resumable; on a host gone, elsewhere */
 		r = planHostLost(p, failed) ? -3 : -1;
 	} else {
 		json_object_put(p->host_facts);
-		p->host_facts = mhlTrialHostFacts(g, p->s, &p->pool);
+		p->host_facts = mhlTrialHostFacts(g, p->s, &pool);
 		kmemleakStart(&k);
 	}
 	p->seg_start = mhlNow();
@@ -879,6 +856,8 @@ static int soakSegment(const mhlSoakOptions *o, mhlSoakPlan *p, virConnectPtr co
 		r = soakCycle(p, &k, &mem, o->quiet);
 	if (!mhlInterrupted && (r == 0 || r == 1))
 		soakEnd(p, &k, r == 0);
+	mhlGuestStop(g);
+	mhlHugePoolRestore(&pool);
 	mhlSoakSeriesClear(&k.series);
 	json_object_put(k.findings);
 	mhlConsoleScannerClear(&k.scan);
@@ -907,8 +886,11 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 				console, p->outdir);
 		return MHL_EXIT_FAILED;
 	}
-	if (mhlSoakRecord(p->outdir, p->s, p->meta, p->identity, p->host_facts, accel, &p->st,
-			  p->first_finding, p->kernel_reports, p->soak, p->ran, seg) < 0)
+	if (mhlSoakRecord(&(mhlSoakRecordFacts){
+			.outdir = p->outdir, .s = p->s, .meta = p->meta, .identity = p->identity,
+			.host = p->host_facts, .accel = accel, .st = &p->st, .first_finding = p->first_finding,
+			.kernel_reports = p->kernel_reports, .soak = p->soak, .cycles_run_now = p->ran,
+			.seg_seconds = seg }) < 0)
 		return MHL_EXIT_USAGE;
 	p->recorded = true;
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",
@@ -980,8 +962,6 @@ int mhlSoakRunOutcome(const mhlSoakOptions *o, mhlSoakOutcome *out)
 				p.host ? ", on host " : "", p.host ? p.host->uri : "", p.cppath);
 		g = soakGuest(o, &p, accel);
 		rc = soakSegment(o, &p, conn, g);
-		mhlGuestStop(g);
-		mhlHugePoolRestore(&p.pool);
 		if (!p.host)
 			mhlSessionClose(&ses);
 		rc = soakFinish(&p, accel, g->console, rc);

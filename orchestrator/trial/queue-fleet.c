@@ -1,28 +1,22 @@
 /*
  * queue-fleet.c - the queue of a fleet run: a worker thread per slot of
- * each host, all taking from one list of pending jobs; a job goes to the
- * first free slot of a host it may run on. A job whose host went away during
- * it goes back to the end of the list once, barred from that host.
+ * each host, all taking from one list of pending jobs (fleet/work.c); a job
+ * goes to the first free slot of a host it may run on. A job whose host went
+ * away during it goes back to the end of the list once, barred from that
+ * host.
  */
 #include <glib.h>
 
 #include "trial/queue.h"
 
-#include <pthread.h>
 #include <stdio.h>
 
 #include "util.h"
 
 typedef struct {
 	GPtrArray *jobs;
-	mhlFleetWork work;	/* which of them are pending (fleet/work.c) */
 	const mhlRunConfig *base;
 } mhlFleetQueue;
-
-typedef struct {
-	mhlFleetQueue *q;
-	mhlFleetHost *h;
-} mhlFleetSlot;
 
 static bool jobFits(int i, const mhlFleetHost *h, void *opaque)
 {
@@ -43,8 +37,9 @@ static bool jobUpload(mhlJob *j, mhlFleetHost *h, const mhlRunConfig *base, char
 }
 
 /* Run job @i on @h; true when it is to run once more elsewhere. */
-static bool fleetJobRun(mhlFleetQueue *q, mhlFleetHost *h, int i)
+static bool fleetJobRun(int i, mhlFleetHost *h, void *opaque)
 {
+	mhlFleetQueue *q = opaque;
 	mhlRunConfig cfg = *q->base;
 	mhlJob *j = q->jobs->pdata[i];
 	g_autofree char *kernel = NULL, *initrd = NULL;
@@ -82,38 +77,10 @@ static bool fleetJobRun(mhlFleetQueue *q, mhlFleetHost *h, int i)
 	return true;
 }
 
-static void *fleetWorker(void *opaque)
-{
-	mhlFleetSlot *slot = opaque;
-	mhlFleetQueue *q = slot->q;
-	int i;
-
-	while ((i = mhlFleetWorkNext(&q->work, slot->h, jobFits, q)) >= 0)
-		mhlFleetWorkEnd(&q->work, i, fleetJobRun(q, slot->h, i), slot->h);
-	mhlFleetWorkLeave(&q->work);
-	return NULL;
-}
-
 void mhlQueueRunFleet(GPtrArray *hosts, const mhlRunConfig *base, GPtrArray *jobs)
 {
 	mhlFleetQueue q = { .jobs = jobs, .base = base };
-	g_autoptr(GArray) slots = g_array_new(FALSE, TRUE, sizeof(mhlFleetSlot));
-	g_autofree pthread_t *threads = NULL;
-	guint i, n;
-	int k;
 
-	mhlFleetWorkInit(&q.work, 0, (int)jobs->len, 0);
-	for (i = 0; i < hosts->len; i++) {
-		mhlFleetHost *h = hosts->pdata[i];
-
-		for (k = 0; h->conn && k < h->slots; k++)
-			g_array_append_val(slots, ((mhlFleetSlot){ .q = &q, .h = h }));
-	}
-	n = slots->len;
-	threads = g_new0(pthread_t, MAX(n, 1));
-	for (i = 0; i < n; i++)
-		pthread_create(&threads[i], NULL, fleetWorker, &g_array_index(slots, mhlFleetSlot, i));
-	for (i = 0; i < n; i++)
-		pthread_join(threads[i], NULL);
-	mhlFleetWorkClear(&q.work);
+	mhlFleetWorkRun(hosts, &(mhlFleetJobs){ .njobs = (int)jobs->len, .fits = jobFits, .run = fleetJobRun,
+						 .opaque = &q });
 }
