@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scenario/names.h"
 #include "util.h"
 
 #define KIB(b) ((unsigned long long)(b) >> 10)
@@ -54,15 +55,13 @@ static char *xmlText(const char *what, const char *s)
  */
 static char *memoryBacking(const mhlScenario *s)
 {
+	const mhlMemBacking *mb = mhlMemBackingOf(s->backing);
 	g_autoptr(GString) b = g_string_new(NULL);
 
-	if (!strcmp(s->backing, "hugepages"))
+	if (mb->hugetlb)
 		g_string_append_printf(b, "    <hugepages>\n      <page size='%llu' unit='KiB'/>\n    </hugepages>\n",
 				       KIB(s->hugepage_size));
-	else if (!strcmp(s->backing, "memfd"))
-		g_string_append(b, "    <source type='memfd'/>\n    <access mode='shared'/>\n");
-	else if (!strcmp(s->backing, "file"))
-		g_string_append(b, "    <source type='file'/>\n");
+	g_string_append(b, mb->xml);
 	if (s->prealloc)
 		g_string_append(b, "    <allocation mode='immediate'/>\n");
 	if (!b->len)
@@ -73,18 +72,14 @@ static char *memoryBacking(const mhlScenario *s)
 /* The kernel parameters of the scenario's online policy (static strings; one buffer for the ratio). */
 static const char *onlineArgs(const mhlScenario *s)
 {
-	static __thread char buf[128];
+	static __thread char buf[160];
+	const mhlOnlinePolicy *op = mhlOnlinePolicyOf(s->online);
 
-	if (!strcmp(s->online, "kernel"))
-		return " memhp_default_state=online_kernel";
-	if (!strcmp(s->online, "as-shipped"))
-		return "";
-	if (!strcmp(s->online, "auto-movable")) {
-		g_snprintf(buf, sizeof(buf), " memhp_default_state=online memory_hotplug.online_policy=auto-movable%s%.0d",
-			   s->online_ratio ? " memory_hotplug.auto_movable_ratio=" : "", s->online_ratio);
-		return buf;
-	}
-	return " memhp_default_state=online_movable";
+	if (!op->ratio)
+		return op->cmdline;
+	g_snprintf(buf, sizeof(buf), "%s%s%.0d", op->cmdline,
+		   s->online_ratio ? " memory_hotplug.auto_movable_ratio=" : "", s->online_ratio);
+	return buf;
 }
 
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
@@ -134,7 +129,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	 */
 	/* memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is */
 	raw = g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
-			      !strcmp(s->pin_policy, "baseline") ? " gup_longterm_pin_in_place=1" : "",
+			      mhlPinPolicyOf(s->pin_policy)->cmdline,
 			      s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
 	if (!(cmdline = xmlText("the kernel command line", raw)) ||

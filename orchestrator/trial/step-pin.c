@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "guest/agent.h"
+#include "scenario/names.h"
 #include "util.h"
 
 /* What of memhp-pin's JSON the pin step and the expect checks read, and as what. */
@@ -111,7 +112,7 @@ static int seriesRule(mhlTrial *t, const mhlStep *st, json_object *out)
 	if (json_object_object_get_ex(out, "zero_page", &zp) &&
 	    !g_strcmp0(json_object_get_string(json_object_object_get(zp, "zone")), "Movable"))
 		movable -= MAX(mhlCensusPages(after, "zero"), 0);
-	if (!strcmp(t->s->pin_policy, "series") && movable != 0) {
+	if (mhlPinPolicyOf(t->s->pin_policy)->series && movable != 0) {
 		mhlError("pin '%s' (%s): %lld pinned page(s) are still in ZONE_MOVABLE",
 			 st->id, st->workload, movable);
 		return -1;
