@@ -10,7 +10,7 @@ read under ROOT (default: the checkout; tests/cli.sh hands a copy with one
 entry broken to show that each check can fail); the code always from the
 checkout (the current directory).
 
-  scenario-keys      docs/scenarios.md against orchestrator/scenario/scenario.c:
+  scenario-keys      docs/scenarios.md against orchestrator/scenario/*.c:
                      every top-level key, every step kind and the keys each
                      takes (the steps table); the pin's workload, backing,
                      touch and split values against lib/mhl-pin.h; the online,
@@ -54,6 +54,11 @@ def doc(path):
 def code(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+def scenario_code():
+    """The scenario loader's parts (orchestrator/scenario/*.c), as one text."""
+    return "".join(code(p) for p in sorted(glob.glob("orchestrator/scenario/*.c")))
 
 
 def bad(msg):
@@ -130,9 +135,9 @@ def same(what, doc_set, code_set, where_doc, where_code):
 
 
 def check_scenario_keys():
-    src = code("orchestrator/scenario/scenario.c")
+    src = scenario_code()
     md = doc("docs/scenarios.md")
-    sc = "orchestrator/scenario/scenario.c"
+    sc = "orchestrator/scenario/*.c"
     # Top-level keys: each loader key is written `KEY:` or as a YAML line of
     # its own in the doc; each top-level line of the doc's YAML is a key.
     top = set(c_list(src, "topKeys"))

@@ -12,7 +12,7 @@
 #define MHL_MAX_AXES 8
 #define MHL_MAX_VMSTAT 8
 #define MHL_MAX_CENSUS 8
-#define MHL_STEP_KEYS 32	/* the keys of all step kinds together (scenario.c's stepKeys[]) */
+#define MHL_STEP_KEYS 64	/* the keys of all step kinds together (steps.c's stepKeys[]) */
 #define MHL_MAX_TRIALS 1024
 
 /*
@@ -61,7 +61,7 @@ typedef struct {
 	int col;		/* and column (of the step's kind) */
 	struct {
 		int line, col;	/* where the step gives this key (line 0: it does not) */
-	} key_at[MHL_STEP_KEYS];	/* by scenario.c's stepKeys[] index */
+	} key_at[MHL_STEP_KEYS];	/* by steps.c's stepKeys[] index */
 	char id[32];		/* workload id: pin, check, release; [A-Za-z0-9_-], 1 to 31 */
 	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem */
 	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */

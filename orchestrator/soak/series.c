@@ -34,7 +34,7 @@
 				 * (guest pages touched a first time, TCG's code buffer, heaps) */
 #define SLAB_IN_TEXT	3	/* caches named in a finding's text */
 
-/* In mhlSoakSeriesNames' order (scenario.c), which soak: {budgets:} names. */
+/* In mhlSoakSeriesNames' order (scenario/sections.c), which soak: {budgets:} names. */
 static const struct {
 	const char *key;	/* in the checkpoint's counters */
 	double scale;		/* to bytes */

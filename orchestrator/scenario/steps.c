@@ -1,0 +1,1002 @@
+/*
+ * steps.c - "steps:": the step kinds' table {name, keys, parse, validate},
+ * each kind's keys read into an mhlStep, and the cross-step checks.
+ */
+#include <glib.h>
+
+#include "scenario/scenario-int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mhl-size.h"
+#include "util.h"
+
+const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
+	[MHL_STEP_PIN] = "pin",
+	[MHL_STEP_RESIZE] = "resize",
+	[MHL_STEP_CHECK] = "check",
+	[MHL_STEP_RELEASE] = "release",
+	[MHL_STEP_SNAPSHOT] = "snapshot",
+	[MHL_STEP_EXPECT] = "expect",
+	[MHL_STEP_BENCH] = "bench",
+	[MHL_STEP_SYSRQ] = "sysrq",
+	[MHL_STEP_WAIT] = "wait",
+	[MHL_STEP_IO] = "io",
+	[MHL_STEP_SELFTEST] = "selftest",
+	[MHL_STEP_EXEC] = "exec",
+};
+
+/*
+ * Steps: "- KIND: {KEY: VALUE, ...}". stepKinds[] at the end of this part has
+ * one row per kind: its name, the keys it needs and the others it takes, the
+ * function that reads one of those keys into the mhlStep and the one that
+ * checks the step against the steps before it (validate()).
+ */
+static const char *const untilNames[] = { "none", "converged", NULL };
+static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", "rdma", "rdma-odp", "hold",
+					      "kmem", NULL };
+static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
+static const char *const touchNames[] = { "before", "pin", "read", NULL };
+static const char *const splitNames[] = { "mprotect", "munmap", NULL };
+/* What census_before/census_after may count: zones, and the page kinds of census.h. */
+static const char *const censusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
+					  "DMA", "DMA32", "Normal", "Movable", "other", NULL };
+static const char *const unplugNames[] = { "any", "reached", "short", NULL };
+/*
+ * selftest: the only names a scenario can run (a fixed argv each, in
+ * trial/step-selftest.c): never a command of the scenario's own.
+ */
+const char *const mhlSelftestNames[] = { "gup_longterm_counters", "gup_longterm_counters_fast",
+					 "gup_longterm_counters_expect_series", NULL };
+
+/* "N" or ">=N" (an integer, possibly negative); -1 if it is neither. */
+static int parseAtLeast(const char *val, long long *out, bool *atleast)
+{
+	const char *num = val + (g_str_has_prefix(val, ">=") ? 2 : 0);
+	char *end;
+
+	*atleast = num != val;
+	errno = 0;
+	*out = strtoll(num, &end, 10);
+	return errno || *end || end == num ? -1 : 0;
+}
+
+/* expect: {vmstat: {COUNTER: N, COUNTER: ">=N"}}: changes since the trial's start. */
+static int parseVmstat(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_pair_t *p;
+
+	if (mhlYWantKind(y, v, YAML_MAPPING_NODE, "vmstat") < 0)
+		return -1;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		yaml_node_t *n = yaml_document_get_node(y->doc, p->value);
+		int i = st->nvmstat;
+
+		if (i >= MHL_MAX_VMSTAT) {
+			mhlError("%s:%d:%d: more than %d vmstat checks in one expect", AT(y, k),
+				 MHL_MAX_VMSTAT);
+			return -1;
+		}
+		if (mhlYWantKind(y, k, YAML_SCALAR_NODE, "a vmstat counter") < 0 ||
+		    mhlYWantKind(y, n, YAML_SCALAR_NODE, "a vmstat change") < 0)
+			return -1;
+		if (!g_regex_match_simple("^[a-z0-9_]+$", mhlYScalar(y, k), 0, 0) ||
+		    strlen(mhlYScalar(y, k)) >= sizeof(st->vmstat_key[i])) {
+			mhlError("%s:%d:%d: '%s' is not a /proc/vmstat counter name", AT(y, k),
+				 mhlYScalar(y, k));
+			return -1;
+		}
+		if (parseAtLeast(mhlYScalar(y, n), &st->vmstat_val[i], &st->vmstat_atleast[i]) < 0) {
+			mhlError("%s:%d:%d: vmstat %s: expected a change N or \">=N\", not '%s'",
+				 AT(y, n), mhlYScalar(y, k), mhlYScalar(y, n));
+			return -1;
+		}
+		snprintf(st->vmstat_key[i], sizeof(st->vmstat_key[i]), "%s", mhlYScalar(y, k));
+		st->nvmstat++;
+	}
+	return 0;
+}
+
+/*
+ * expect: {census_after: {Movable: 0, cma: 0, zero: all, thp: ">=1"}}: page
+ * counts in the last pin's census before or after the pin.
+ */
+static int parseCensus(mhlYaml *y, yaml_node_t *v, mhlStep *st, bool after)
+{
+	const char *what = after ? "census_after" : "census_before";
+	yaml_node_pair_t *p;
+
+	if (mhlYWantKind(y, v, YAML_MAPPING_NODE, what) < 0)
+		return -1;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		yaml_node_t *n = yaml_document_get_node(y->doc, p->value);
+		int i = st->ncensus;
+		const char *val;
+
+		if (i >= MHL_MAX_CENSUS) {
+			mhlError("%s:%d:%d: more than %d census checks in one expect", AT(y, k),
+				 MHL_MAX_CENSUS);
+			return -1;
+		}
+		if (mhlYWantKind(y, k, YAML_SCALAR_NODE, "a census count") < 0 ||
+		    mhlYWantKind(y, n, YAML_SCALAR_NODE, "a page count") < 0)
+			return -1;
+		if (mhlYOneOf(mhlYScalar(y, k), censusKeys) < 0) {
+			g_autofree char *known = g_strjoinv(", ", (char **)censusKeys);
+
+			mhlError("%s:%d:%d: %s: unknown count '%s' (known: %s)", AT(y, k), what,
+				 mhlYScalar(y, k), known);
+			return -1;
+		}
+		val = mhlYScalar(y, n);
+		if (!strcmp(val, "all")) {
+			st->census_val[i] = MHL_ALL;
+			st->census_atleast[i] = false;
+		} else if (parseAtLeast(val, &st->census_val[i], &st->census_atleast[i]) < 0 ||
+			   st->census_val[i] < 0) {
+			mhlError("%s:%d:%d: %s %s: expected pages N, \">=N\" or all, not '%s'",
+				 AT(y, n), what, mhlYScalar(y, k), val);
+			return -1;
+		}
+		snprintf(st->census_key[i], sizeof(st->census_key[i]), "%s", mhlYScalar(y, k));
+		st->census_after[i] = after;
+		st->ncensus++;
+	}
+	return 0;
+}
+
+/*
+ * The keys more than one kind takes, read the same for all of them. A
+ * workload id names the holder's socket and log under /run/memhp in the
+ * guest and is quoted in memhp-pin's JSON: [A-Za-z0-9_-] only.
+ */
+static int readId(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	if (mhlYStr(y, v, "id", st->id, sizeof(st->id)) < 0)
+		return -1;
+	if (strspn(st->id, ID_CHARS) == strlen(st->id))
+		return 0;
+	mhlError("%s:%d:%d: id '%s': expected 1 to %zu of A-Z, a-z, 0-9, '_' and '-' (it names the workload's socket in the guest)",
+		 AT(y, v), st->id, sizeof(st->id) - 1);
+	return -1;
+}
+
+static int readNode(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (mhlYInt(y, v, "node", 0, MHL_MAX_NODES - 1, &l) < 0)
+		return -1;
+	st->node = (int)l;
+	return 0;
+}
+
+/* Whether @name is an errno name (ENOMEM) or a signal's (SIGKILL) this libc knows. */
+static bool knownFailure(const char *name)
+{
+	int i;
+
+	for (i = 1; i < 4096; i++) {
+		const char *e = strerrorname_np(i);
+
+		if (e && !strcmp(e, name))
+			return true;
+	}
+	for (i = 1; i < NSIG; i++) {
+		const char *a = sigabbrev_np(i);
+
+		if (a && g_str_has_prefix(name, "SIG") && !strcmp(a, name + 3))
+			return true;
+	}
+	return false;
+}
+
+/* fails_with: ENOMEM, or {series: ENOMEM}: only under that pin_policy. */
+static int readFailsWith(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	if (v->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p = v->data.mapping.pairs.start;
+		yaml_node_t *pk;
+
+		if (v->data.mapping.pairs.top - p != 1 ||
+		    (pk = yaml_document_get_node(y->doc, p->key))->type != YAML_SCALAR_NODE ||
+		    mhlYOneOf(mhlYScalar(y, pk), mhlPolicyNames) < 0) {
+			mhlError("%s:%d:%d: fails_with: a mapping has one key, a pin_policy (series or baseline)",
+				 AT(y, v));
+			return -1;
+		}
+		snprintf(st->fails_with_policy, sizeof(st->fails_with_policy), "%s", mhlYScalar(y, pk));
+		v = yaml_document_get_node(y->doc, p->value);
+	}
+	if (mhlYStr(y, v, "fails_with", st->fails_with, sizeof(st->fails_with)) < 0)
+		return -1;
+	if (!knownFailure(st->fails_with)) {
+		mhlError("%s:%d:%d: fails_with: '%s' is not an errno name (e.g. ENOMEM) or a signal (e.g. SIGKILL)",
+			 AT(y, v), st->fails_with);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The parse function of a kind: read the value @v of @key, one of the keys
+ * its row names, into @st.
+ */
+static int pinParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "id"))
+		return readId(y, v, st);
+	if (!strcmp(key, "size"))
+		return mhlYSize(y, v, "size", &st->size);
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "workload"))
+		return mhlYName(y, v, "workload", workloadNames, st->workload, sizeof(st->workload));
+	if (!strcmp(key, "backing"))
+		return mhlYName(y, v, "backing", backingNames, st->backing, sizeof(st->backing));
+	if (!strcmp(key, "touch"))
+		return mhlYName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
+	if (!strcmp(key, "split"))
+		return mhlYName(y, v, "split", splitNames, st->split, sizeof(st->split));
+	if (!strcmp(key, "measure"))
+		return mhlYBool(y, v, "measure", &st->measure);
+	return readFailsWith(y, v, st);	/* fails_with */
+}
+
+static int resizeParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "requested"))
+		return mhlYSize(y, v, "requested", &st->requested);
+	if (!strcmp(key, "deadline"))
+		return mhlYSeconds(y, v, "deadline", &st->deadline);
+	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/* selftest: {name: N, measure: true}. */
+static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "name"))
+		return mhlYName(y, v, "selftest", mhlSelftestNames, st->name, sizeof(st->name));
+	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/*
+ * exec: {argv: [PATH, ARG...], deadline: S, exit: N, measure: true}. argv is
+ * handed to the guest agent as a list (guest-exec: no shell parses it): PATH
+ * absolute, every entry printable text on one line.
+ */
+static int execArgv(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_item_t *it;
+	size_t used = 0;
+
+	if (mhlYWantKind(y, v, YAML_SEQUENCE_NODE, "exec: argv") < 0)
+		return -1;
+	if (v->data.sequence.items.start == v->data.sequence.items.top) {
+		mhlError("%s:%d:%d: exec: argv is empty; it needs at least the program's absolute path", AT(y, v));
+		return -1;
+	}
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *n = yaml_document_get_node(y->doc, *it);
+		const unsigned char *c;
+		size_t len;
+
+		if (mhlYWantKind(y, n, YAML_SCALAR_NODE, "exec: an argv entry") < 0)
+			return -1;
+		len = strlen(mhlYScalar(y, n));
+		if (st->argc >= MHL_MAX_EXEC_ARGS || used + len + 1 > sizeof(st->argv)) {
+			mhlError("%s:%d:%d: exec: argv is longer than %d entries or %zu bytes", AT(y, n),
+				 MHL_MAX_EXEC_ARGS, sizeof(st->argv));
+			return -1;
+		}
+		if (!st->argc && mhlYScalar(y, n)[0] != '/') {
+			mhlError("%s:%d:%d: exec: argv[0] '%s' is not an absolute path (no shell or PATH looks it up in the guest)",
+				 AT(y, n), mhlYScalar(y, n));
+			return -1;
+		}
+		for (c = (const unsigned char *)mhlYScalar(y, n); *c; c++) {
+			if (*c < 0x20 || *c == 0x7f) {
+				mhlError("%s:%d:%d: exec: argv[%d]: control character 0x%02x at offset %td (an entry is one line of printable text)",
+					 AT(y, n), st->argc, *c, (const char *)c - mhlYScalar(y, n));
+				return -1;
+			}
+		}
+		memcpy(st->argv + used, mhlYScalar(y, n), len + 1);
+		used += len + 1;
+		st->argc++;
+	}
+	return 0;
+}
+
+static int execParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "argv"))
+		return execArgv(y, v, st);
+	if (!strcmp(key, "deadline"))
+		return mhlYSeconds(y, v, "deadline", &st->deadline);
+	if (!strcmp(key, "exit")) {
+		if (mhlYInt(y, v, "exit", 0, 255, &l) < 0)
+			return -1;
+		st->exit_status = (int)l;
+		return 0;
+	}
+	if (!strcmp(key, "ktap"))
+		return mhlYBool(y, v, "ktap", &st->ktap);
+	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/* check, release, io: the id of a started workload. */
+static int heldParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	(void)key;	/* id */
+	return readId(y, v, st);
+}
+
+/* expect: {unplug: reached|short}: the last resize. */
+static int readUnplug(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "unplug") < 0)
+		return -1;
+	if ((st->unplug = mhlYOneOf(mhlYScalar(y, v), unplugNames)) < 0) {
+		mhlError("%s:%d:%d: unplug: expected reached or short, not '%s'", AT(y, v),
+			 mhlYScalar(y, v));
+		return -1;
+	}
+	return 0;
+}
+
+/* expect: {movable_after_pin: N|all}: the last pin's pages left in ZONE_MOVABLE. */
+static int readMovable(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "movable_after_pin") < 0)
+		return -1;
+	if (!strcmp(mhlYScalar(y, v), "all")) {
+		st->movable_after_pin = MHL_ALL;
+		return 0;
+	}
+	if (mhlYInt(y, v, "movable_after_pin (pages, or all)", 0, G_MAXINT, &l) < 0)
+		return -1;
+	st->movable_after_pin = l;
+	return 0;
+}
+
+/*
+ * expect: {host_reclaimed: ">=N%"}: the last shrinking resize gave the host
+ * back at least N % of what it could (docs/record.md: the reclaimable bytes).
+ */
+static int readHostReclaimed(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	const char *s;
+	char *end;
+	double pct;
+
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "host_reclaimed") < 0)
+		return -1;
+	s = mhlYScalar(y, v);
+	pct = g_str_has_prefix(s, ">=") ? g_ascii_strtod(s + 2, &end) : -1;
+	if (pct < 0 || pct > 100 || !g_ascii_isdigit(s[2]) || strcmp(end, "%")) {
+		mhlError("%s:%d:%d: host_reclaimed: expected \">=N%%\" with N from 0 to 100, not '%s'",
+			 AT(y, v), s);
+		return -1;
+	}
+	st->host_reclaimed = pct / 100;
+	return 0;
+}
+
+static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "policy"))
+		return mhlYName(y, v, "policy", mhlPolicyNames, st->policy, sizeof(st->policy));
+	if (!strcmp(key, "kernel"))
+		return mhlYName(y, v, "kernel", mhlKernelNames, st->kernel, sizeof(st->kernel));
+	if (!strcmp(key, "vmstat"))
+		return parseVmstat(y, v, st);
+	if (!strcmp(key, "census_before") || !strcmp(key, "census_after"))
+		return parseCensus(y, v, st, !strcmp(key, "census_after"));
+	if (!strcmp(key, "integrity"))
+		return mhlYTrue(y, v, "integrity", &st->integrity);
+	if (!strcmp(key, "console_clean"))
+		return mhlYTrue(y, v, "console_clean", &st->console_clean);
+	if (!strcmp(key, "pins_failed")) {
+		if (mhlYInt(y, v, "pins_failed", 0, MHL_MAX_STEPS, &l) < 0)
+			return -1;
+		st->pins_failed = (int)l;
+		return 0;
+	}
+	if (!strcmp(key, "unplug"))
+		return readUnplug(y, v, st);
+	if (!strcmp(key, "host_reclaimed"))
+		return readHostReclaimed(y, v, st);
+	return readMovable(y, v, st);	/* movable_after_pin */
+}
+
+static int benchParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "size"))
+		return mhlYSize(y, v, "size", &st->size);
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "fresh"))
+		return mhlYBool(y, v, "fresh", &st->fresh);
+	/* repeat */
+	if (mhlYInt(y, v, "repeat", 1, 1000, &l) < 0)
+		return -1;
+	st->repeat = (int)l;
+	return 0;
+}
+
+static int sysrqParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	(void)key;	/* key */
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "key") < 0)
+		return -1;
+	if (strlen(mhlYScalar(y, v)) != 1 || !g_ascii_isalnum(*mhlYScalar(y, v))) {
+		mhlError("%s:%d:%d: sysrq key: expected one letter or digit (see the kernel's sysrq.rst), not '%s'",
+			 AT(y, v), mhlYScalar(y, v));
+		return -1;
+	}
+	st->key = *mhlYScalar(y, v);
+	return 0;
+}
+
+static int waitParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "seconds"))
+		return mhlYSeconds(y, v, "seconds", &st->seconds);
+	/* until */
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "until") < 0)
+		return -1;
+	if ((st->until = mhlYOneOf(mhlYScalar(y, v), untilNames)) <= 0) {
+		mhlError("%s:%d:%d: until: expected converged, not '%s'", AT(y, v), mhlYScalar(y, v));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What the steps before the one being validated did, as far as the file
+ * tells: what an expect step may assert about them (expectValidate).
+ */
+typedef struct {
+	const mhlScenario *s;
+	GHashTable *held;	/* ids of the workloads started and not released */
+	const mhlStep *last_pin;	/* the pin step an expect's census reads, or NULL */
+	bool resized;		/* a resize step */
+	bool shrunk;		/* one that may give memory back (host_reclaimed) */
+	uint64_t most[MHL_MAX_NODES];	/* the largest request each device had: what it may hold */
+	int checked;		/* check, io and release steps (integrity) */
+	/* pin steps whose failure ends no trial, by mhlPolicyNames[] index: those
+	 * that must fail (fails_with), those that may (fails_with, measure) */
+	int must_fail[MHL_POLICIES], may_fail[MHL_POLICIES];
+} mhlStepsSoFar;
+
+/*
+ * The validate function of a kind: check @st against the scenario and the
+ * steps before it, then note what it does.
+ */
+static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (st->node < sf->s->nnodes)
+		return 0;
+	mhlError("%s:%d:%d: step '%s' names node %d, but the guest has %d node(s)",
+		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->node, sf->s->nnodes);
+	return -1;
+}
+
+static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col);
+
+/* Whether pin @st must fail under mhlPolicyNames[@p] (fails_with, for every policy or that one). */
+static bool pinMustFail(const mhlStep *st, int p)
+{
+	return st->fails_with[0] && (!st->fails_with_policy[0] ||
+				     !strcmp(st->fails_with_policy, mhlPolicyNames[p]));
+}
+
+/*
+ * A pin that fails ends the trial (its step fails) unless it must fail
+ * (fails_with) or is only measured (measure: true; of size 0 it pins
+ * nothing, which pins_failed counts as a failure too).
+ */
+static void pinFailures(mhlStepsSoFar *sf, const mhlStep *st)
+{
+	int p;
+
+	for (p = 0; p < MHL_POLICIES; p++) {
+		sf->must_fail[p] += pinMustFail(st, p);
+		sf->may_fail[p] += pinMustFail(st, p) || st->measure;
+	}
+}
+
+static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const char *path = sf->s->path;
+
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	if (g_hash_table_contains(sf->held, st->id)) {
+		mhlError("%s:%d:%d: workload '%s' is already started", path, st->line, st->col, st->id);
+		return -1;
+	}
+	if (st->size % 4096) {	/* memhp-pin's refusal, after a boot */
+		int line, col;
+
+		stepKeyAt(st, "size", &line, &col);
+		mhlError("%s:%d:%d: pin: size %" G_GUINT64_FORMAT " bytes is no whole number of 4 KiB pages (KB, MB, GB are powers of 1000, as virsh reads them: 1GB is 1000000000 bytes, 1GiB or 1G 1073741824)",
+			 path, line, col, st->size);
+		return -1;
+	}
+	if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
+		mhlError("%s:%d:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
+			 path, st->line, st->col, st->workload);
+		return -1;
+	}
+	if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
+			     st->size % (2 << 20))) {
+		mhlError("%s:%d:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
+			 path, st->line, st->col);
+		return -1;
+	}
+	/* what run would find out after a boot (ENODEV from the workload) */
+	if (!strcmp(st->workload, "vfio") && (!sf->s->iommu || !sf->s->edu)) {
+		mhlError("%s:%d:%d: pin: workload vfio needs devices: {iommu: true, edu: true} (a vIOMMU and a device to map DMA for)",
+			 path, st->line, st->col);
+		return -1;
+	}
+	if (!strcmp(st->workload, "vfio-noiommu") && !sf->s->edu) {
+		mhlError("%s:%d:%d: pin: workload vfio-noiommu needs devices: {edu: true} (a device to bind)",
+			 path, st->line, st->col);
+		return -1;
+	}
+	g_hash_table_add(sf->held, st->id);
+	pinFailures(sf, st);
+	sf->last_pin = st;
+	return 0;
+}
+
+static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const mhlNode *n;
+
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	n = &sf->s->nodes[st->node];
+	if (!n->vmem_size) {
+		mhlError("%s:%d:%d: resize: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
+			 st->node);
+		return -1;
+	}
+	if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
+		mhlError("%s:%d:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
+			 sf->s->path, st->line, st->col, st->requested, n->vmem_block, n->vmem_size);
+		return -1;
+	}
+	/* the device holds at most the largest request it had: below it, a resize may shrink it */
+	sf->shrunk |= st->requested < sf->most[st->node];
+	sf->most[st->node] = MAX(sf->most[st->node], st->requested);
+	sf->resized = true;
+	return 0;
+}
+
+/* check, io, release: a workload that is started; each judges its data (integrity). */
+static int heldValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (g_hash_table_contains(sf->held, st->id)) {
+		sf->checked++;
+		return 0;
+	}
+	mhlError("%s:%d:%d: step '%s' refers to workload '%s', which was never started (or was released)",
+		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->id);
+	return -1;
+}
+
+static int releaseValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (heldValidate(sf, st) < 0)
+		return -1;
+	g_hash_table_remove(sf->held, st->id);
+	return 0;
+}
+
+/*
+ * An expectation that cannot hold given the steps before it: the message
+ * names where the expect step gives it, and what it needs first.
+ */
+static int G_GNUC_PRINTF(4, 5) expectRefuse(const mhlStepsSoFar *sf, const mhlStep *st,
+					    const char *key, const char *fmt, ...)
+{
+	g_autofree char *why = NULL;
+	va_list ap;
+	int line, col;
+
+	va_start(ap, fmt);
+	why = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	stepKeyAt(st, key, &line, &col);
+	mhlError("%s:%d:%d: expect: '%s' %s", sf->s->path, line, col, key, why);
+	return -1;
+}
+
+/* The pin_policies expect step @st applies under: a bit per mhlPolicyNames[] index. */
+static unsigned int expectPolicies(const mhlStep *st)
+{
+	return st->policy[0] ? 1u << mhlYOneOf(st->policy, mhlPolicyNames) : (1u << MHL_POLICIES) - 1;
+}
+
+/* unplug: the last resize; host_reclaimed: the last that gave memory back. */
+static int expectResized(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	if (!sf->resized)
+		return expectRefuse(sf, st, key, "needs a resize step before it");
+	if (strcmp(key, "host_reclaimed") || sf->shrunk)
+		return 0;
+	return expectRefuse(sf, st, key, "needs a resize step that shrinks a virtio_mem device before it (requested below a size the device had): the resize steps before it only grow or keep the devices, so the host has nothing to get back");
+}
+
+/* movable_after_pin, census_before, census_after: the census of the last pin, which a failed pin has none of. */
+static int expectPinned(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	const mhlStep *p = sf->last_pin;
+	unsigned int pols = expectPolicies(st);
+	int i;
+
+	if (!p)
+		return expectRefuse(sf, st, key, "needs a pin step before it");
+	if (p->measure && !p->size)
+		return expectRefuse(sf, st, key, "needs a pin step that pins something before it: the last one ('%s', line %d) has size 0, and reports no census",
+				    p->id, p->line);
+	for (i = 0; i < MHL_POLICIES; i++)
+		if ((pols & (1u << i)) && !pinMustFail(p, i))
+			return 0;
+	return expectRefuse(sf, st, key, "needs a pin step that succeeds before it: the last one ('%s', line %d) must fail (fails_with: %s%s%s), and a failed pin reports no census",
+			    p->id, p->line, p->fails_with, p->fails_with_policy[0] ? " under " : "",
+			    p->fails_with_policy);
+}
+
+/*
+ * pins_failed: N: a pin that fails ends the trial but for the ones that must
+ * (fails_with) or may (measure) fail: N is between the two counts before it.
+ */
+static int expectPinsFailed(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	unsigned int pols = expectPolicies(st);
+	int i, may = 0, must = MHL_MAX_STEPS;
+
+	for (i = 0; i < MHL_POLICIES; i++) {
+		if (!(pols & (1u << i)))
+			continue;
+		if (sf->must_fail[i] <= st->pins_failed && st->pins_failed <= sf->may_fail[i])
+			return 0;
+		may = MAX(may, sf->may_fail[i]);
+		must = MIN(must, sf->must_fail[i]);
+	}
+	if (st->pins_failed > may)
+		return expectRefuse(sf, st, key, "(%d) needs %d pin step(s) before it that may fail (fails_with, or measure: true; any other pin that fails ends the trial): there %s %d",
+				    st->pins_failed, st->pins_failed, may == 1 ? "is" : "are", may);
+	return expectRefuse(sf, st, key, "(%d) can never hold: %d pin step(s) before it must fail (fails_with) for the trial to get here",
+			    st->pins_failed, must);
+}
+
+/* integrity: what the check, io and release steps so far found; none: nothing to judge. */
+static int expectChecked(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	if (sf->checked)
+		return 0;
+	return expectRefuse(sf, st, key, "needs a check, io or release step before it (it judges the data those steps found)");
+}
+
+static bool expWantsUnplug(const mhlStep *st) { return st->unplug != MHL_UNPLUG_ANY; }
+static bool expWantsHost(const mhlStep *st) { return st->host_reclaimed != MHL_UNSET; }
+static bool expWantsMovable(const mhlStep *st) { return st->movable_after_pin != MHL_UNSET; }
+static bool expWantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_UNSET; }
+static bool expWantsIntegrity(const mhlStep *st) { return st->integrity; }
+
+static bool expWantsCensus(const mhlStep *st, bool after)
+{
+	int i;
+
+	for (i = 0; i < st->ncensus; i++)
+		if (st->census_after[i] == after)
+			return true;
+	return false;
+}
+
+static bool expWantsCensusBefore(const mhlStep *st) { return expWantsCensus(st, false); }
+static bool expWantsCensusAfter(const mhlStep *st) { return expWantsCensus(st, true); }
+
+/*
+ * Each expectation that holds only after some step (docs/scenarios.md,
+ * expect): the key, whether the step gives it, what it needs before it.
+ * The others hold or not at any point: vmstat (changes since the start),
+ * console_clean; policy and kernel only choose where the step applies.
+ */
+static const struct {
+	const char *key;
+	bool (*wanted)(const mhlStep *st);
+	int (*needs)(const mhlStepsSoFar *sf, const mhlStep *st, const char *key);
+} expectNeeds[] = {
+	{ "unplug", expWantsUnplug, expectResized },
+	{ "movable_after_pin", expWantsMovable, expectPinned },
+	{ "census_before", expWantsCensusBefore, expectPinned },
+	{ "census_after", expWantsCensusAfter, expectPinned },
+	{ "pins_failed", expWantsPinsFailed, expectPinsFailed },
+	{ "integrity", expWantsIntegrity, expectChecked },
+	{ "host_reclaimed", expWantsHost, expectResized },
+};
+
+static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(expectNeeds); i++)
+		if (expectNeeds[i].wanted(st) && expectNeeds[i].needs(sf, st, expectNeeds[i].key) < 0)
+			return -1;
+	return 0;
+}
+
+typedef struct {
+	const char *name;		/* as in mhlStepTypeNames */
+	const char *const *need;	/* the keys it must have */
+	const char *const *take;	/* the others it may have */
+	int (*parse)(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st);
+	int (*validate)(mhlStepsSoFar *sf, mhlStep *st);	/* NULL: nothing to check */
+} mhlStepKind;
+
+#define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NO_KEYS ((const char *const[]){ NULL })
+
+static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
+	[MHL_STEP_PIN] = { "pin", KEYS("id", "size"),
+			   KEYS("workload", "node", "backing", "touch", "fails_with", "measure", "split"),
+			   pinParse, pinValidate },
+	[MHL_STEP_RESIZE] = { "resize", KEYS("node", "requested"), KEYS("deadline", "measure"),
+			      resizeParse, resizeValidate },
+	[MHL_STEP_CHECK] = { "check", KEYS("id"), NO_KEYS, heldParse, heldValidate },
+	[MHL_STEP_RELEASE] = { "release", KEYS("id"), NO_KEYS, heldParse, releaseValidate },
+	[MHL_STEP_SNAPSHOT] = { "snapshot", NO_KEYS, NO_KEYS, NULL, NULL },
+	[MHL_STEP_EXPECT] = { "expect", NO_KEYS,
+			      KEYS("policy", "kernel", "unplug", "movable_after_pin", "vmstat",
+				   "census_before", "census_after", "pins_failed", "integrity",
+				   "console_clean", "host_reclaimed"),
+			      expectParse, expectValidate },
+	[MHL_STEP_BENCH] = { "bench", KEYS("size"), KEYS("node", "repeat", "fresh"),
+			     benchParse, nodeValidate },
+	[MHL_STEP_SYSRQ] = { "sysrq", KEYS("key"), NO_KEYS, sysrqParse, NULL },
+	[MHL_STEP_WAIT] = { "wait", KEYS("seconds"), KEYS("until"), waitParse, NULL },
+	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
+	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
+	[MHL_STEP_EXEC] = { "exec", KEYS("argv"), KEYS("deadline", "exit", "measure", "ktap"), execParse, NULL },
+};
+
+/*
+ * Every key of the rows above, once, in the order the "known:" list of an
+ * unknown key and the "needs"/"takes no" checks go: a new key goes last.
+ */
+static const char *const stepKeys[] = { "id", "workload", "size", "node", "requested",
+					"deadline", "policy", "unplug", "movable_after_pin",
+					"repeat", "fresh", "key", "seconds", "backing", "touch",
+					"fails_with", "vmstat", "until", "pins_failed", "integrity",
+					"console_clean", "measure", "split", "kernel",
+					"census_before", "census_after", "host_reclaimed", "name",
+					"argv", "exit", "ktap", NULL };
+G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
+G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
+
+/* Where step @st gives @key: its line and column, else the step's own. */
+static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col)
+{
+	int i = mhlYOneOf(key, stepKeys);
+
+	*line = i >= 0 && st->key_at[i].line ? st->key_at[i].line : st->line;
+	*col = i >= 0 && st->key_at[i].line ? st->key_at[i].col : st->col;
+}
+
+/* Note where each key of the step's mapping @v is written, for validate()'s messages. */
+static void stepKeysAt(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_pair_t *p;
+
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+		int i = mhlYOneOf(mhlYScalar(y, k), stepKeys);
+
+		if (i < 0)
+			continue;
+		st->key_at[i].line = (int)k->start_mark.line + 1;
+		st->key_at[i].col = (int)k->start_mark.column + 1;
+	}
+}
+
+static bool stepKindTakes(const mhlStepKind *kind, const char *key)
+{
+	return mhlYOneOf(key, kind->need) >= 0 || mhlYOneOf(key, kind->take) >= 0;
+}
+
+/* The kind that reads @key in a step of @kind: @kind, else the first that takes it. */
+static const mhlStepKind *stepKeyReader(const mhlStepKind *kind, const char *key)
+{
+	int t;
+
+	if (stepKindTakes(kind, key))
+		return kind;
+	for (t = 0; t < MHL_STEP_LAST; t++)
+		if (stepKindTakes(&stepKinds[t], key))
+			return &stepKinds[t];
+	return NULL;
+}
+
+typedef struct {
+	mhlStep *st;
+	const mhlStepKind *kind;
+	guint64 seen;	/* bit per stepKeys[] */
+} mhlStepParse;
+
+/*
+ * One key of a step. A key another kind takes is read too, by that kind, so
+ * that a bad value is reported as such before "takes no" (stepKeysCheck).
+ */
+static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlStepParse *sp = opaque;
+	const mhlStepKind *reader = stepKeyReader(sp->kind, stepKeys[key]);
+
+	sp->seen |= G_GUINT64_CONSTANT(1) << key;
+	/* A key no kind takes is left to stepKeysCheck: "takes no". */
+	return reader ? reader->parse(y, stepKeys[key], v, sp->st) : 0;
+}
+
+/* After all keys are read: none missing that the kind needs, none it does not take. */
+static int stepKeysCheck(mhlYaml *y, yaml_node_t *k, const mhlStepParse *sp)
+{
+	int i;
+
+	for (i = 0; stepKeys[i]; i++) {
+		bool seen = sp->seen & (G_GUINT64_CONSTANT(1) << i);
+
+		if (!seen && mhlYOneOf(stepKeys[i], sp->kind->need) >= 0) {
+			mhlError("%s:%d:%d: step '%s' needs '%s'", AT(y, k), sp->kind->name, stepKeys[i]);
+			return -1;
+		}
+		if (seen && !stepKindTakes(sp->kind, stepKeys[i])) {
+			mhlError("%s:%d:%d: step '%s' takes no '%s'", AT(y, k), sp->kind->name,
+				 stepKeys[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "pin, resize, ...": the kinds, for messages. */
+static char *stepKindNames(void)
+{
+	const char *names[MHL_STEP_LAST + 1] = { NULL };
+	int t;
+
+	for (t = 0; t < MHL_STEP_LAST; t++)
+		names[t] = stepKinds[t].name;
+	return g_strjoinv(", ", (char **)names);
+}
+
+/* The defaults of every step, whatever its kind. */
+void mhlStepInit(mhlStep *st, mhlStepType type, int line)
+{
+	memset(st, 0, sizeof(*st));
+	st->type = type;
+	st->line = line;
+	st->node = 1;
+	st->deadline = 60;
+	st->movable_after_pin = MHL_UNSET;
+	st->repeat = 10;
+	st->pins_failed = MHL_UNSET;
+	st->host_reclaimed = MHL_UNSET;
+	snprintf(st->workload, sizeof(st->workload), "gup");
+	snprintf(st->backing, sizeof(st->backing), "anon");
+	snprintf(st->touch, sizeof(st->touch), "before");
+}
+
+static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
+{
+	mhlStepParse sp = { .st = &s->steps[s->nsteps] };
+	g_autofree char *known = NULL;
+	yaml_node_pair_t *p;
+	yaml_node_t *k, *v;
+	int t;
+
+	if (mhlYWantKind(y, item, YAML_MAPPING_NODE, "a step") < 0)
+		return -1;
+	if (item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) {
+		known = stepKindNames();
+		mhlError("%s:%d:%d: a step is a mapping with one key, the step type (%s)", AT(y, item),
+			 known);
+		return -1;
+	}
+	p = item->data.mapping.pairs.start;
+	k = yaml_document_get_node(y->doc, p->key);
+	v = yaml_document_get_node(y->doc, p->value);
+	for (t = 0; t < MHL_STEP_LAST; t++)
+		if (!strcmp(mhlYScalar(y, k), stepKinds[t].name))
+			break;
+	if (t == MHL_STEP_LAST) {
+		known = stepKindNames();
+		mhlError("%s:%d:%d: unknown step '%s' (known: %s)", AT(y, k), mhlYScalar(y, k), known);
+		return -1;
+	}
+	sp.kind = &stepKinds[t];
+	mhlStepInit(sp.st, t, (int)k->start_mark.line + 1);
+	sp.st->col = (int)k->start_mark.column + 1;
+	/* "- snapshot:" with no value is an empty scalar. */
+	if (!(v->type == YAML_SCALAR_NODE && !*mhlYScalar(y, v)) &&
+	    mhlYForPairs(y, v, sp.kind->name, stepKeys, stepPair, &sp) < 0)
+		return -1;
+	if (stepKeysCheck(y, k, &sp) < 0)
+		return -1;
+	if (v->type == YAML_MAPPING_NODE)
+		stepKeysAt(y, v, sp.st);
+	return 0;
+}
+
+/*
+ * steps: [...], in order. A step that fails is kept (mhlYErrorKeep) and the next
+ * one read: each step's error is reported in one pass. It still counts
+ * towards MHL_MAX_STEPS, and validate() then never sees the steps.
+ */
+int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+
+	if (mhlYWantKind(y, v, YAML_SEQUENCE_NODE, "steps") < 0)
+		return -1;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(y->doc, *it);
+
+		if (s->nsteps >= MHL_MAX_STEPS) {
+			mhlError("%s:%d:%d: more than %d steps", AT(y, item), MHL_MAX_STEPS);
+			return -1;
+		}
+		if (parseStep(y, s, item) < 0)
+			mhlYErrorKeep(y);
+		s->nsteps++;
+	}
+	return 0;
+}
+
+
+/* Cross-step checks, each kind's own (stepKinds[]): nodes exist, ids refer to started workloads. */
+int mhlStepsValidate(mhlScenario *s)
+{
+	g_autoptr(GHashTable) held = g_hash_table_new(g_str_hash, g_str_equal);
+	mhlStepsSoFar sf = { .s = s, .held = held };
+	int i;
+
+	if (s->nnodes < 1) {
+		mhlError("%s: no 'nodes' given", s->path);
+		return -1;
+	}
+	for (i = 0; i < s->nnodes; i++)
+		sf.most[i] = s->nodes[i].vmem_requested;
+	for (i = 0; i < s->nsteps; i++) {
+		mhlStep *st = &s->steps[i];
+
+		if (stepKinds[st->type].validate && stepKinds[st->type].validate(&sf, st) < 0)
+			return -1;
+	}
+	return 0;
+}
+
