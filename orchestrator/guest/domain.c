@@ -82,6 +82,39 @@ static const char *onlineArgs(const mhlScenario *s)
 	return buf;
 }
 
+/* Node @i's virtio-mem device @n, appended to @vmems. */
+static void vmemXML(GString *vmems, const mhlNode *n, int i)
+{
+	g_string_append_printf(vmems,
+		"    <memory model='virtio-mem'>\n"
+		"      <target>\n"
+		"        <size unit='KiB'>%llu</size>\n"
+		"        <node>%d</node>\n"
+		"        <block unit='KiB'>%llu</block>\n"
+		"        <requested unit='KiB'>%llu</requested>\n"
+		"      </target>\n"
+		"    </memory>\n",
+		KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
+}
+
+/*
+ * The guest kernel's command line, as raw text. online: where plugged memory
+ * goes (docs/scenarios.md); the pin policy's own parameters (baseline: the
+ * series' test switch, on from boot; docs/kernel.md). With the vIOMMU,
+ * no_timer_check: under TCG on a loaded host the boot-time check of the
+ * timer through the interrupt-remapped IO-APIC can miss its ticks, and with
+ * remapping on the kernel panics there ("timer doesn't work through
+ * Interrupt-remapped IO-APIC", seen in a stock-kernel run at load 6 on 2
+ * cores); the check proves nothing in a VM whose timer QEMU provides.
+ * memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is.
+ */
+static char *kernelCmdline(const mhlScenario *s)
+{
+	return g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
+			       mhlPinPolicyOf(s->pin_policy)->cmdline,
+			       s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
+}
+
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
 {
@@ -106,31 +139,9 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			continue;
 		nvmem++;
 		vmemb += n->vmem_size;
-		g_string_append_printf(vmems,
-			"    <memory model='virtio-mem'>\n"
-			"      <target>\n"
-			"        <size unit='KiB'>%llu</size>\n"
-			"        <node>%d</node>\n"
-			"        <block unit='KiB'>%llu</block>\n"
-			"        <requested unit='KiB'>%llu</requested>\n"
-			"      </target>\n"
-			"    </memory>\n",
-			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
+		vmemXML(vmems, n, i);
 	}
-	/*
-	 * online: where plugged memory goes (docs/scenarios.md); pin_policy
-	 * baseline: the series' test switch, on from boot (docs/kernel.md).
-	 * With the vIOMMU, no_timer_check: under TCG on a loaded host the
-	 * boot-time check of the timer through the interrupt-remapped IO-APIC
-	 * can miss its ticks, and with remapping on the kernel panics there
-	 * ("timer doesn't work through Interrupt-remapped IO-APIC", seen in a
-	 * stock-kernel run at load 6 on 2 cores); the check proves nothing in a
-	 * VM whose timer QEMU provides.
-	 */
-	/* memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is */
-	raw = g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
-			      mhlPinPolicyOf(s->pin_policy)->cmdline,
-			      s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
+	raw = kernelCmdline(s);
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
 	if (!(cmdline = xmlText("the kernel command line", raw)) ||
 	    !(name = xmlText("the domain name", p->name)) ||
