@@ -47,8 +47,11 @@ ORCH_DIRS := orchestrator orchestrator/cli orchestrator/scenario orchestrator/ho
 	     orchestrator/guest orchestrator/trial orchestrator/soak orchestrator/record orchestrator/fleet reports
 ORCH_SRC := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.c)) lib/mhl-size.c lib/util.c
 ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
-# Without main.c's command registry: the commands (cli/cmd-*.c) go with it.
-ORCH_LIB := $(filter-out orchestrator/main.c orchestrator/cli/cmd-%.c,$(ORCH_SRC))
+# Without the command line: main.c, the registry and what prints or parses
+# from it (cli/registry.c, dispatch.c, opts.c, usage.c, man.c), the commands
+# (cli/cmd-*.c) it points at.
+ORCH_CMDLINE := orchestrator/main.c orchestrator/cli/cmd-%.c $(addprefix orchestrator/cli/,registry.c dispatch.c opts.c usage.c man.c)
+ORCH_LIB := $(filter-out $(ORCH_CMDLINE),$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
 PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/rdma.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
 # rdma: libibverbs with its soft-RoCE provider, statically (rdma.c asks for rxe
@@ -178,7 +181,11 @@ $(B)/unit-tests: $(UNIT_OBJS) | $(B)
 	@echo "[cc] $@"
 	@$(CC) $(CFLAGS) -o $@ $(UNIT_OBJS) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
-unit-tests: $(B)/unit-tests
+# Every orchestrator file's object, the command line's too: tests/layers.py
+# reads their symbols (docs/architecture.md, "Layers").
+LAYER_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(ORCH_SRC))
+
+unit-tests: $(B)/unit-tests $(LAYER_OBJS)
 
 # Mutation testing (docs/testing.md, "Mutants"): each tests/mutants/NN-name.patch,
 # or those named (make mutants MUTANTS="01-size-guard-wraps ..."), applied in
@@ -304,7 +311,7 @@ fuzz: deps fuzz-build
 .PHONY: fuzz fuzz-build
 
 # The man page and the bash completion, printed by memhp-lab from the option
-# tables that drive its parsing and --help (orchestrator/main.c, cli/cmd-*.c).
+# tables that drive its parsing and --help (orchestrator/cli/: registry.c, cmd-*.c, man.c).
 $(B)/memhp-lab.1: $(B)/memhp-lab
 	@echo "[man] $@"
 	@$(B)/memhp-lab --man >$@.tmp && mv $@.tmp $@

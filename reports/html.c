@@ -1061,6 +1061,21 @@ static void htmlBadLines(GString *out, const mhlRun *run)
 	g_string_append(out, "</ul></div>\n");
 }
 
+/* Links to the other formats' files (mhlReportFormats), comma-separated. */
+static void htmlFormatLinks(GString *out)
+{
+	const char *sep = "";
+	int f;
+
+	for (f = 0; f < MHL_REPORT_LAST; f++) {
+		if (f == MHL_REPORT_HTML)
+			continue;
+		g_string_append_printf(out, "%s<a href='%s'>%s</a>", sep, mhlReportFormats[f].file,
+				       mhlReportFormats[f].file);
+		sep = ", ";
+	}
+}
+
 /*
  * <head> with the CSS, the title, the headline (the verdicts counted:
  * "failed" only for fail and xpass, the outcomes that fail a run) and the
@@ -1105,9 +1120,9 @@ static void htmlHead(GString *out, const mhlRun *run)
 		first = false;
 	}
 	g_string_append(out, first && !bad ? "; none failed." : ".");
-	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also "
-			"<a href='junit.xml'>junit.xml</a>, <a href='results.ktap'>results.ktap</a>, "
-			"<a href='kcidb.json'>kcidb.json</a>.</p>\n");
+	g_string_append(out, " Records: <a href='../trials.jsonl'>trials.jsonl</a>; also ");
+	htmlFormatLinks(out);
+	g_string_append(out, ".</p>\n");
 	htmlBadLines(out, run);
 }
 
@@ -1314,5 +1329,5 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 		if (htmlTrial(out, &p, run, outdir, i + 1, tl[i], cen[i]) < 0)
 			return -1;
 	g_string_append(out, "</body>\n</html>\n");
-	return mhlReportFileWrite(outdir, mhlReportFormatFiles[MHL_REPORT_HTML], out->str, out->len);
+	return mhlReportFileWrite(outdir, mhlReportFormats[MHL_REPORT_HTML].file, out->str, out->len);
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,31 +19,31 @@
 
 #include "util.h"
 
-const char *const mhlReportFormatNames[MHL_REPORT_LAST] = {
-	[MHL_REPORT_HTML] = "html",
-	[MHL_REPORT_JUNIT] = "junit",
-	[MHL_REPORT_KTAP] = "ktap",
-	[MHL_REPORT_KCIDB] = "kcidb",
-};
-const char *const mhlReportFormatFiles[MHL_REPORT_LAST] = {
-	[MHL_REPORT_HTML] = "index.html",
-	[MHL_REPORT_JUNIT] = "junit.xml",
-	[MHL_REPORT_KTAP] = "results.ktap",
-	[MHL_REPORT_KCIDB] = "kcidb.json",
-};
-static int (*const writers[MHL_REPORT_LAST])(const mhlRun *, const mhlReportOpts *, const char *) = {
-	[MHL_REPORT_HTML] = mhlReportHtml,
-	[MHL_REPORT_JUNIT] = mhlReportJunit,
-	[MHL_REPORT_KTAP] = mhlReportKtap,
-	[MHL_REPORT_KCIDB] = mhlReportKcidb,
+const mhlReportFormatDesc mhlReportFormats[MHL_REPORT_LAST] = {
+	[MHL_REPORT_HTML] = { "html", "HTML", "index.html", mhlReportHtml },
+	[MHL_REPORT_JUNIT] = { "junit", "JUnit", "junit.xml", mhlReportJunit },
+	[MHL_REPORT_KTAP] = { "ktap", "KTAP", "results.ktap", mhlReportKtap },
+	[MHL_REPORT_KCIDB] = { "kcidb", "KCIDB", "kcidb.json", mhlReportKcidb },
 };
 const char *const mhlCompareRankNames[5] = {
 	"regression", "improvement", "changed", "same", "only in one run"
 };
 
+char *mhlReportFormatsJoin(size_t field, const char *sep, const char *last)
+{
+	GString *g = g_string_new(NULL);
+	int f;
+
+	for (f = 0; f < MHL_REPORT_LAST; f++)
+		g_string_append_printf(g, "%s%s", f == 0 ? "" : f == MHL_REPORT_LAST - 1 ? last : sep,
+				       *(const char *const *)((const char *)&mhlReportFormats[f] + field));
+	return g_string_free(g, FALSE);
+}
+
 int mhlReportFormatsParse(const char *list, unsigned *formats)
 {
 	g_auto(GStrv) names = g_strsplit(list, ",", -1);
+	g_autofree char *known = mhlReportFormatsJoin(offsetof(mhlReportFormatDesc, name), ", ", ", ");
 	size_t i;
 	int f;
 
@@ -50,17 +51,17 @@ int mhlReportFormatsParse(const char *list, unsigned *formats)
 	for (i = 0; names[i]; i++) {
 		g_strstrip(names[i]);
 		for (f = 0; f < MHL_REPORT_LAST; f++)
-			if (!strcmp(names[i], mhlReportFormatNames[f]))
+			if (!strcmp(names[i], mhlReportFormats[f].name))
 				break;
 		if (f == MHL_REPORT_LAST) {
-			mhlError("report: unknown format '%s' in --format '%s' (formats: html, junit, ktap, kcidb)",
-				 names[i], list);
+			mhlError("report: unknown format '%s' in --format '%s' (formats: %s)",
+				 names[i], list, known);
 			return -1;
 		}
 		*formats |= 1u << f;
 	}
 	if (!*formats) {
-		mhlError("report: --format '%s' names no format (formats: html, junit, ktap, kcidb)", list);
+		mhlError("report: --format '%s' names no format (formats: %s)", list, known);
 		return -1;
 	}
 	return 0;
@@ -83,14 +84,27 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 		return -1;
 	}
 	for (f = 0; f < MHL_REPORT_LAST; f++)
-		if ((opts->formats & (1u << f)) && writers[f](run, opts, outdir) < 0)
+		if ((opts->formats & (1u << f)) && mhlReportFormats[f].write(run, opts, outdir) < 0)
 			rc = -1;
 	return rc;
 }
 
+/* "DIR/report/index.html (+ junit.xml, results.ktap, kcidb.json)": the first format's file, then the others'. */
+static char *reportFilesLine(const char *dir)
+{
+	GString *g = g_string_new(NULL);
+	int f;
+
+	g_string_printf(g, "%s/report/%s (+ ", dir, mhlReportFormats[0].file);
+	for (f = 1; f < MHL_REPORT_LAST; f++)
+		g_string_append_printf(g, "%s%s", f == 1 ? "" : ", ", mhlReportFormats[f].file);
+	g_string_append_c(g, ')');
+	return g_string_free(g, FALSE);
+}
+
 void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir)
 {
-	g_autofree char *saved = mhlErrorSteal();
+	g_autofree char *saved = mhlErrorSteal(), *files = NULL;
 	g_autoptr(mhlRun) run = mhlRunLoad(dir);
 	mhlReportOpts opts = { .formats = (1u << MHL_REPORT_LAST) - 1, .origin = "memhp", .datadir = datadir,
 			       .artifact_url = g_getenv("MEMHP_ARTIFACT_URL") };
@@ -105,7 +119,7 @@ void mhlReportAfterRun(const char *dir, bool quiet, const char *datadir)
 		fprintf(stderr, "memhp-lab: warning: report not complete (trials.jsonl is untouched): %s\n",
 			mhlErrorLast());
 	else if (!quiet)
-		printf("  report:           %s/report/index.html (+ junit.xml, results.ktap, kcidb.json)\n", dir);
+		printf("  report:           %s\n", files = reportFilesLine(dir));
 	if (run && run->bad->len)
 		fprintf(stderr, "memhp-lab: warning: %u line(s) of %s could not be read, first line %d: %s "
 			"(memhp-lab report %s names them all)\n", run->bad->len, run->records,

@@ -23,11 +23,6 @@ typedef enum {
 	MHL_REPORT_LAST
 } mhlReportFormat;
 
-/* "html", "junit", ... indexed by mhlReportFormat. */
-extern const char *const mhlReportFormatNames[MHL_REPORT_LAST];
-/* The file each format writes under the report directory. */
-extern const char *const mhlReportFormatFiles[MHL_REPORT_LAST];
-
 
 typedef struct {
 	unsigned formats;	/* bit per mhlReportFormat */
@@ -36,6 +31,28 @@ typedef struct {
 	const char *datadir;	/* holds kernel/patches/ (KCIDB's patchset); NULL: next to the binary */
 	const char *artifact_url;	/* --artifact-url / MEMHP_ARTIFACT_URL: where CI publishes RUN_DIR, or NULL */
 } mhlReportOpts;
+
+/*
+ * The report formats, one row each, indexed by mhlReportFormat: every list of
+ * them (--format's parsing and errors, report's --help, summary line, man page
+ * and bash completion) is made from this table. A new format is a value above,
+ * a row here (reports/report.c) and its writer (docs/architecture.md).
+ */
+typedef struct {
+	const char *name;	/* --format's value: "html" */
+	const char *title;	/* its name in prose: "HTML" */
+	const char *file;	/* what it writes under RUN_DIR/report/ */
+	/* writes @file into @outdir; -1 + mhlError */
+	int (*write)(const mhlRun *run, const mhlReportOpts *opts, const char *outdir);
+} mhlReportFormatDesc;
+
+extern const mhlReportFormatDesc mhlReportFormats[MHL_REPORT_LAST];
+
+/*
+ * The formats' field at @field (offsetof(mhlReportFormatDesc, name), title
+ * or file) joined by @sep, the last two by @last: "HTML, JUnit, KTAP and KCIDB".
+ */
+char *mhlReportFormatsJoin(size_t field, const char *sep, const char *last);
 
 /*
  * Where a reader finds @path, a file of @run: @opts->artifact_url + "/" +

@@ -1,6 +1,7 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
-# tests/unit/*.c) and the layout rule of docs/architecture.md. No guest.
-plan 4
+# tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
+# the tables' lists. No guest.
+plan 10
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -10,9 +11,35 @@ ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = 
 ok "unit rows per module as tests/unit/counts says (a deleted row fails; added rows update the file)" \
 	$UNIT --check-counts tests/unit/counts
 
-echo "# layout (docs/architecture.md: cli -> scenario -> trial (host + guest) -> record -> reports)"
-ok "reports/ includes no header of orchestrator/trial/, guest/ or host/: it renders records" \
-	sh -c '! grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](orchestrator/)?(trial|guest|host)/" reports/*.c reports/*.h'
+echo "# layers (docs/architecture.md, Layers: main.c > cli > soak > trial > fleet > guest > host > scenario > record > lib; reports beside)"
+# tests/layers.py reads the order from the docs and what still breaks it from
+# tests/layers.allow; each check fails on a new violation and on a listed one gone.
+layers() { /usr/bin/python3 tests/layers.py "$@"; }
+ok "layers: no file includes a header of a folder above it (or of reports/, but cli/; reports/ only record/ and lib/)" layers includes
+ok "layers: no object (build/unit-obj/) uses a function or variable defined in a folder above it or beside it" layers uses
+ok "layers: no two folders use each other" layers mutual
+ok "layers: no function over 80 lines in orchestrator/, reports/, lib/, workloads/" layers long
+# The guard on a copy of the sources with one new upward include, and with a
+# line in the allow-list that no longer occurs: both must fail, naming it.
+lc=$work/layers-copy
+mkdir -p "$lc/tests" && cp -rp orchestrator reports lib workloads docs "$lc/" && cp -p tests/layers.allow "$lc/tests/"
+sed -i '0,/^#include "record\/record.h"/s//#include "record\/record.h"\n#include "cli\/cli.h"/' "$lc/orchestrator/record/append.c"
+expect_fail "layers: a copy where record/append.c includes cli/cli.h is refused" 1 \
+	'^include orchestrator/record/append.c orchestrator/cli/cli.h: includes a header of a folder it may not use' \
+	layers --root "$lc" includes
+cp -p orchestrator/record/append.c "$lc/orchestrator/record/append.c"
+echo "include orchestrator/record/append.c orchestrator/lib/gone.h" >>"$lc/tests/layers.allow"
+expect_fail "layers: an allow-list line whose violation is gone is refused (the list only shrinks)" 1 \
+	'^include orchestrator/record/append.c orchestrator/lib/gone.h: listed in tests/layers.allow, no longer occurs' \
+	layers --root "$lc" includes
+
+echo "# tables: every list of a closed set's names is made from its table (issue 33, item 2)"
+# In code, not in comments: "html,junit,ktap" and the like, the files' list, the old arrays.
+format_lists() {
+	! grep -rnE '(html|HTML)[ ,]+(junit|JUnit)[ ,]+(ktap|KTAP)|junit\.xml[^"]*results\.ktap|mhlReportFormat(Names|Files)|writers\[' \
+		orchestrator reports | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)'
+}
+ok "no hand-written list of the report formats in orchestrator/ or reports/ (mhlReportFormats[] spells them)" format_lists
 
 # Closed sets of names are tables with their properties (docs/architecture.md,
 # "Adding things"): memhp-pin's in lib/mhl-pin.h, the scenario's in

@@ -1,6 +1,6 @@
 /*
  * cli.h - what memhp-lab's commands share. A command is an option table, a
- * handler (cli/cmd-<name>.c) and one row of the registry in main.c, as virsh
+ * handler (cli/cmd-<name>.c) and one row of the registry (cli/registry.c), as virsh
  * does; its --help is printed from the table that drives getopt_long.
  */
 #ifndef MHL_CLI_H
@@ -10,6 +10,10 @@
 #include <stdio.h>
 
 #include "mhl-exit.h"
+
+#ifndef MHL_VERSION
+#define MHL_VERSION "unknown"	/* the Makefile passes git describe */
+#endif
 
 #define MHL_LONG_ONLY 256	/* option values from here on have no short form */
 
@@ -44,10 +48,29 @@ int mhlCmdDoctor(int argc, char **argv);
 extern const mhlOpt mhlCmdCleanupOpts[];
 int mhlCmdCleanup(int argc, char **argv);
 
-/* main.c: the registry, option parsing and usage. */
+/* registry.c: the commands, ending with a NULL name; one by name, or NULL. */
+const mhlCmd *mhlCmds(void);
 const mhlCmd *mhlCmdFind(const char *name);
-/* "usage: memhp-lab NAME [OPTION]... ARGS", the summary, one line per option. */
+
+/* dispatch.c: the command line after main(): global options, then a command. Returns MHL_EXIT_*. */
+int mhlCliMain(int argc, char **argv);
+
+/* usage.c: "usage: memhp-lab NAME [OPTION]... ARGS", the summary, one line per option. */
 void mhlCmdUsage(FILE *f, const mhlCmd *c);
+/* memhp-lab's own usage: global options, one line per command. */
+void mhlCliUsage(FILE *f);
+/*
+ * A summary or an option's help with its tokens replaced: "{formats}" by the
+ * report formats' names (html,junit,...), "{format titles}" by their titles
+ * (HTML, JUnit, ...), from their table. Freed by the caller.
+ */
+char *mhlCliText(const char *text);
+
+/* man.c: memhp-lab.1 (--man) and the bash completion (--bash-completion). */
+void mhlCliManPage(FILE *f);
+void mhlCliBashCompletion(FILE *f);
+
+/* opts.c: option parsing. */
 /*
  * getopt_long over @c's table: each option given goes into @vals (its name ->
  * its value, "" without one). Returns the index of the first argument, or -1

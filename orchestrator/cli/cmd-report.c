@@ -11,7 +11,7 @@
 #include "util.h"
 
 const mhlOpt mhlCmdReportOpts[] = {
-	{ "format", 1, 'f', "LIST", "formats, comma-separated: html,junit,ktap,kcidb (default: all)" },
+	{ "format", 1, 'f', "LIST", "formats, comma-separated: {formats} (default: all)" },
 	{ "compare", 1, 'b', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN (the baseline), regressions first; -c is every command's libvirt URI (memhp-lab -c URI)" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
 	{ "artifact-url", 1, MHL_LONG_ONLY + 'U', "URL", "where CI publishes RUN_DIR: KCIDB log_url and JUnit's console-log lines point under URL instead of file:// (default: MEMHP_ARTIFACT_URL)" },
@@ -64,7 +64,7 @@ static guint reportJson(const mhlRun *run, const mhlRun *other, const mhlReportO
 
 		if (!(opts->formats & (1u << i)))
 			continue;
-		f = g_strdup_printf("%s/report/%s", run->dir, mhlReportFormatFiles[i]);
+		f = g_strdup_printf("%s/report/%s", run->dir, mhlReportFormats[i].file);
 		json_object_array_add(files, json_object_new_string(f));
 	}
 	json_object_object_add(out, "files", files);
@@ -107,7 +107,7 @@ static void reportText(const mhlRun *run, const mhlRun *other, const mhlReportOp
 	printf("%s: %u trial(s), %u unreadable line(s):", run->records, run->trials->len, run->bad->len);
 	for (i = 0; i < MHL_REPORT_LAST; i++)
 		if (opts->formats & (1u << i))
-			printf(" %s/report/%s", run->dir, mhlReportFormatFiles[i]);
+			printf(" %s/report/%s", run->dir, mhlReportFormats[i].file);
 	printf("\n");
 	if (other) {
 		g_autoptr(GPtrArray) rows = mhlCompareRuns(run, other);
@@ -152,6 +152,76 @@ static int reportHistory(int n, char **dirs, const char *outdir)
 	return regressions ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
 }
 
+/* --format, --origin, --artifact-url into @opts; MHL_EXIT_USAGE after mhlError, else -1. */
+static int reportOptsRead(GHashTable *vals, mhlReportOpts *opts)
+{
+	const char *v;
+
+	if ((v = g_hash_table_lookup(vals, "format")) && mhlReportFormatsParse(v, &opts->formats) < 0)
+		return MHL_EXIT_USAGE;
+	if ((v = g_hash_table_lookup(vals, "origin")) && !g_regex_match_simple("^[a-z0-9_]+$", v, 0, 0)) {
+		mhlError("report: --origin '%s' is not a KCIDB origin (lowercase letters, digits, '_')", v);
+		return MHL_EXIT_USAGE;
+	}
+	if (v)
+		opts->origin = v;
+	if (!(opts->artifact_url = g_hash_table_lookup(vals, "artifact-url")))
+		opts->artifact_url = g_getenv("MEMHP_ARTIFACT_URL");
+	if (opts->artifact_url && !mhlArtifactUrlValid(opts->artifact_url)) {
+		mhlError("report: --artifact-url (or MEMHP_ARTIFACT_URL) '%.200s' is not an http(s):// or file:/// URL without spaces",
+			 opts->artifact_url);
+		return MHL_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/*
+ * The run directory to render, absolute (gnuplot runs in the plots'
+ * directory and must still find everything): --merge's OUT_DIR once the
+ * shards are merged into it, else the one RUN_DIR. NULL after mhlError.
+ */
+static char *reportRunDir(GHashTable *vals, int nargs, char **args)
+{
+	const char *v;
+
+	if (g_hash_table_contains(vals, "output")) {
+		mhlError("report: -o OUT_DIR is --history's (a run's report goes into RUN_DIR/report, --merge names its OUT_DIR)");
+		return NULL;
+	}
+	if ((v = g_hash_table_lookup(vals, "merge"))) {
+		if (nargs < 1) {
+			mhlError("report: --merge OUT_DIR needs the shards' run directories");
+			return NULL;
+		}
+		if (mhlShardMerge(args, nargs, v) < 0)
+			return NULL;
+		fprintf(stderr, "report: merged %d shard(s) into %s\n", nargs, v);
+		return g_canonicalize_filename(v, NULL);
+	}
+	if (nargs != 1) {
+		mhlError("report: expected one RUN_DIR, got %d (several only with --history)", nargs);
+		return NULL;
+	}
+	return g_canonicalize_filename(args[0], NULL);
+}
+
+/* The lines of the run's (and --compare's) trials.jsonl that could not be read. */
+static void reportBadLines(const mhlRun *run, const mhlRun *other)
+{
+	guint i;
+
+	for (i = 0; i < run->bad->len; i++) {
+		mhlRunBad *b = run->bad->pdata[i];
+
+		fprintf(stderr, "error: %s:%d: %s\n", run->records, b->line, b->why);
+	}
+	for (i = 0; other && i < other->bad->len; i++) {
+		mhlRunBad *b = other->bad->pdata[i];
+
+		fprintf(stderr, "error: %s:%d: %s (in --compare)\n", other->records, b->line, b->why);
+	}
+}
+
 int mhlCmdReport(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = mhlCmdValsNew();
@@ -164,60 +234,16 @@ int mhlCmdReport(int argc, char **argv)
 	guint i, regressions = 0, lost = 0;
 	int first, rc = mhlCmdStart("report", argc, argv, vals, &first);
 
-	if (rc >= 0)
+	if (rc >= 0 || (rc = reportOptsRead(vals, &opts)) >= 0)
 		return rc;
-	if ((v = g_hash_table_lookup(vals, "format")) && mhlReportFormatsParse(v, &opts.formats) < 0)
-		return MHL_EXIT_USAGE;
-	if ((v = g_hash_table_lookup(vals, "origin")) && !g_regex_match_simple("^[a-z0-9_]+$", v, 0, 0)) {
-		mhlError("report: --origin '%s' is not a KCIDB origin (lowercase letters, digits, '_')", v);
-		return MHL_EXIT_USAGE;
-	}
-	if (v)
-		opts.origin = v;
-	if (!(opts.artifact_url = g_hash_table_lookup(vals, "artifact-url")))
-		opts.artifact_url = g_getenv("MEMHP_ARTIFACT_URL");
-	if (opts.artifact_url && !mhlArtifactUrlValid(opts.artifact_url)) {
-		mhlError("report: --artifact-url (or MEMHP_ARTIFACT_URL) '%.200s' is not an http(s):// or file:/// URL without spaces",
-			 opts.artifact_url);
-		return MHL_EXIT_USAGE;
-	}
 	if (g_hash_table_contains(vals, "history"))
 		return reportHistory(argc - first, argv + first, g_hash_table_lookup(vals, "output"));
-	if (g_hash_table_contains(vals, "output")) {
-		mhlError("report: -o OUT_DIR is --history's (a run's report goes into RUN_DIR/report, --merge names its OUT_DIR)");
-		return MHL_EXIT_USAGE;
-	}
-	if ((v = g_hash_table_lookup(vals, "merge"))) {
-		if (argc - first < 1) {
-			mhlError("report: --merge OUT_DIR needs the shards' run directories");
-			return MHL_EXIT_USAGE;
-		}
-		if (mhlShardMerge(argv + first, argc - first, v) < 0)
-			return MHL_EXIT_USAGE;
-		fprintf(stderr, "report: merged %d shard(s) into %s\n", argc - first, v);
-		dir = g_canonicalize_filename(v, NULL);
-	} else if (argc - first != 1) {
-		mhlError("report: expected one RUN_DIR, got %d (several only with --history)", argc - first);
-		return MHL_EXIT_USAGE;
-	}
-	/* Absolute: gnuplot runs in the plots' directory and must still find everything. */
-	if (!dir)
-		dir = g_canonicalize_filename(argv[first], NULL);
-	if (!(run = mhlRunLoad(dir)))
+	if (!(dir = reportRunDir(vals, argc - first, argv + first)) || !(run = mhlRunLoad(dir)))
 		return MHL_EXIT_USAGE;
 	if ((v = g_hash_table_lookup(vals, "compare")) && !(other = mhlRunLoad(v)))
 		return MHL_EXIT_USAGE;
 	opts.compare = other;
-	for (i = 0; i < run->bad->len; i++) {
-		mhlRunBad *b = run->bad->pdata[i];
-
-		fprintf(stderr, "error: %s:%d: %s\n", run->records, b->line, b->why);
-	}
-	for (i = 0; other && i < other->bad->len; i++) {
-		mhlRunBad *b = other->bad->pdata[i];
-
-		fprintf(stderr, "error: %s:%d: %s (in --compare)\n", other->records, b->line, b->why);
-	}
+	reportBadLines(run, other);
 	if (mhlReportWrite(run, &opts) < 0)
 		return MHL_EXIT_FAILED;
 	if (g_hash_table_contains(vals, "json")) {

@@ -234,29 +234,21 @@ static int shardConsole(json_object *rec, const char *dir, const char *out)
 	return 0;
 }
 
-int mhlShardMerge(char **dirs, int ndirs, const char *out)
+/* Each shard's directory loaded into @d; the records by trial id into @byid (shard) and @recs. */
+static int shardsLoad(shardDir *d, char **dirs, int ndirs, GHashTable *byid, GHashTable *recs)
 {
-	g_autofree shardDir *d = g_new0(shardDir, ndirs);
-	g_autoptr(GHashTable) byid = g_hash_table_new(g_str_hash, g_str_equal);	/* id -> shardDir * */
-	g_autoptr(GHashTable) recs = g_hash_table_new(g_str_hash, g_str_equal);	/* id -> record */
-	g_autoptr(GString) lines = g_string_new(NULL);
-	g_autoptr(json_object) run = NULL;
-	g_autofree char *records = NULL, *runjson = NULL;
-	g_autoptr(GError) err = NULL;
-	json_object *trials, *from;
-	int i, rc = -1;
-	size_t t;
 	guint r;
+	int i;
 
 	for (i = 0; i < ndirs; i++) {
 		d[i].dir = dirs[i];
 		if (shardLoad(&d[i], i ? &d[0] : NULL) < 0)
-			goto out;
+			return -1;
 		for (int j = 0; j < i; j++)
 			if (d[j].k == d[i].k) {
 				mhlError("report --merge: '%s' and '%s' are both shard %d/%d", d[j].dir, d[i].dir,
 					 d[i].k, d[i].n);
-				goto out;
+				return -1;
 			}
 		for (r = 0; r < d[i].recs->trials->len; r++) {
 			json_object *rec = d[i].recs->trials->pdata[r];
@@ -266,13 +258,21 @@ int mhlShardMerge(char **dirs, int ndirs, const char *out)
 			if (prev && prev != &d[i]) {
 				mhlError("report --merge: trial '%s' is recorded in two shards: '%s' and '%s'", id,
 					 prev->dir, d[i].dir);
-				goto out;
+				return -1;
 			}
 			g_hash_table_insert(byid, (gpointer)id, &d[i]);
 			g_hash_table_insert(recs, (gpointer)id, rec);	/* a trial run twice (--resume): the last */
 		}
 	}
-	trials = mhlJ(mhlJ(d[0].run, "shard"), "trials");
+	return 0;
+}
+
+/* Every trial the run names (@trials) has a record in @recs, and no other has one. */
+static int shardsComplete(const shardDir *d, int ndirs, json_object *trials, GHashTable *recs)
+{
+	size_t t;
+	int i;
+
 	for (t = 0; t < json_object_array_length(trials); t++) {
 		const char *id = json_object_get_string(json_object_array_get_idx(trials, t));
 		int want = mhlShardOf(id, d[0].n);
@@ -283,22 +283,33 @@ int mhlShardMerge(char **dirs, int ndirs, const char *out)
 			mhlError("report --merge: trial '%s' has no record: it belongs to shard %d/%d%s%s%s", id,
 				 want, d[0].n, i < ndirs ? " (" : ", which is not among the directories given",
 				 i < ndirs ? d[i].dir : "", i < ndirs ? ")" : "");
-			goto out;
+			return -1;
 		}
 	}
 	if (g_hash_table_size(recs) != json_object_array_length(trials)) {
 		mhlError("report --merge: the shards hold %u trials, the run has %zu: a record of a trial the run does not name",
 			 g_hash_table_size(recs), json_object_array_length(trials));
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* OUT/trials.jsonl (a new file) with the records in the run's order, their console logs beside it. */
+static int shardsRecords(const char *out, json_object *trials, GHashTable *recs, GHashTable *byid)
+{
+	g_autoptr(GString) lines = g_string_new(NULL);
+	g_autofree char *records = NULL;
+	g_autoptr(GError) err = NULL;
+	size_t t;
+
 	if (g_mkdir_with_parents(out, 0755) < 0) {
 		mhlError("report --merge: cannot create '%s': %s", out, g_strerror(errno));
-		goto out;
+		return -1;
 	}
 	records = g_build_filename(out, "trials.jsonl", NULL);
 	if (g_file_test(records, G_FILE_TEST_EXISTS)) {
 		mhlError("report --merge: '%s' exists: merge into a new directory", records);
-		goto out;
+		return -1;
 	}
 	for (t = 0; t < json_object_array_length(trials); t++) {
 		const char *id = json_object_get_string(json_object_array_get_idx(trials, t));
@@ -306,28 +317,51 @@ int mhlShardMerge(char **dirs, int ndirs, const char *out)
 		shardDir *sd = g_hash_table_lookup(byid, id);
 
 		if (shardConsole(rec, sd->dir, out) < 0)
-			goto out;
+			return -1;
 		g_string_append_printf(lines, "%s\n", json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN |
 										       JSON_C_TO_STRING_NOSLASHESCAPE));
 	}
 	if (!g_file_set_contents(records, lines->str, (gssize)lines->len, &err)) {
 		mhlError("report --merge: cannot write '%s': %s", records, err->message);
-		goto out;
+		return -1;
 	}
-	/* run.json: the first shard's scenarios and options, no shard, where it came from */
-	run = json_tokener_parse(json_object_to_json_string(d[0].run));
+	return 0;
+}
+
+/* OUT/run.json: the first shard's scenarios and options, no shard, where it came from. */
+static int shardsRunJson(const char *out, const shardDir *d, int ndirs)
+{
+	g_autoptr(json_object) run = json_tokener_parse(json_object_to_json_string(d[0].run));
+	g_autofree char *runjson = g_build_filename(out, "run.json", NULL);
+	g_autoptr(GError) err = NULL;
+	json_object *from = json_object_new_array();
+	int i;
+
 	json_object_object_del(run, "shard");
-	from = json_object_new_array();
 	for (i = 0; i < ndirs; i++)
 		json_object_array_add(from, json_object_new_string(d[i].dir));
 	json_object_object_add(run, "merged_from", from);
-	runjson = g_build_filename(out, "run.json", NULL);
 	if (!g_file_set_contents(runjson, json_object_to_json_string_ext(run, JSON_C_TO_STRING_PRETTY), -1, &err)) {
 		mhlError("report --merge: cannot write '%s': %s", runjson, err->message);
-		goto out;
+		return -1;
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+int mhlShardMerge(char **dirs, int ndirs, const char *out)
+{
+	g_autofree shardDir *d = g_new0(shardDir, ndirs);
+	g_autoptr(GHashTable) byid = g_hash_table_new(g_str_hash, g_str_equal);	/* id -> shardDir * */
+	g_autoptr(GHashTable) recs = g_hash_table_new(g_str_hash, g_str_equal);	/* id -> record */
+	json_object *trials;
+	int i, rc = -1;
+
+	if (shardsLoad(d, dirs, ndirs, byid, recs) == 0) {
+		trials = mhlJ(mhlJ(d[0].run, "shard"), "trials");
+		if (shardsComplete(d, ndirs, trials, recs) == 0 &&
+		    shardsRecords(out, trials, recs, byid) == 0 && shardsRunJson(out, d, ndirs) == 0)
+			rc = 0;
+	}
 	for (i = 0; i < ndirs; i++)
 		shardDirClear(&d[i]);
 	return rc;

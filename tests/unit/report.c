@@ -72,7 +72,7 @@ static const char *rendered(mhlReportFormat format)
 		unitDiag("%s", run ? mhlErrorLast() : "the run did not load");
 		return NULL;
 	}
-	path = g_build_filename(reportDir, mhlReportFormatFiles[format], NULL);
+	path = g_build_filename(reportDir, mhlReportFormats[format].file, NULL);
 	if (!g_file_get_contents(path, &texts[format], NULL, NULL))
 		unitDiag("no %s", path);
 	return texts[format];
@@ -177,7 +177,7 @@ static bool lineJudge(const void *row, GString *desc)
 	const struct lineRow *r = row;
 	const char *got;
 
-	g_string_printf(desc, "report: %s: %s", mhlReportFormatFiles[r->format], r->what);
+	g_string_printf(desc, "report: %s: %s", mhlReportFormats[r->format].file, r->what);
 	if (unitListing)
 		return true;
 	got = rendered(r->format);
@@ -185,7 +185,7 @@ static bool lineJudge(const void *row, GString *desc)
 		g_auto(GStrv) text = g_strsplit(got, "\n", -1);
 		size_t i;
 
-		unitDiag("no line '%s' in %s:", r->line, mhlReportFormatFiles[r->format]);
+		unitDiag("no line '%s' in %s:", r->line, mhlReportFormats[r->format].file);
 		for (i = 0; text[i]; i++)
 			unitDiag("  %s", text[i]);
 	}
