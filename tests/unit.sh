@@ -54,8 +54,8 @@ name_lists() {
 		-e '"anon", "thp"' -e 'known: anon' -e 'anon|thp' \
 		-e '"before", "pin"' -e 'known: before' -e 'before|pin' \
 		-e '"mprotect", "munmap"' -e 'known: mprotect' -e 'mprotect|munmap' \
-		-e '"series", "baseline"' -e 'known: series' \
-		-e '"6.12", "6.1"' -e 'known: 6.12' \
+		-e '"series", "baseline"' -e 'known: series' -e "'series baseline'" \
+		-e '"6.12", "6.1"' -e 'known: 6.12' -e "'6.12 6.1'" \
 		-e '"none", "io_uring"' -e 'known: none' \
 		-e '"lab", "debian"' -e 'known: lab' \
 		-e '"any", "reached"' -e '"none", "converged"' -e 'known: uri' \
