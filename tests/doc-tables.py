@@ -12,12 +12,14 @@ checkout (the current directory).
 
   scenario-keys      docs/scenarios.md against orchestrator/scenario/*.c:
                      every top-level key, every step kind and the keys each
-                     takes (the steps table), the pin's workload, backing,
-                     touch and split values, the online and guest values
+                     takes (the steps table); the pin's workload, backing,
+                     touch and split values against lib/mhl-pin.h; the online,
+                     guest, memory_backing, pin_policy and kernel values
+                     against orchestrator/scenario/names.c
   workloads          docs/workloads.md's modes table against memhp-pin's modes
                      (the `.name` of each struct pin_mode in workloads/*.c) and
-                     the scenario loader's workloadNames; memhp-pin's other
-                     commands (bench, ctl, leak) named
+                     lib/mhl-pin.h's MHL_PIN_MODES; memhp-pin's other
+                     commands (memhp-pin.c's commands[]) named
   run-dir DIR        README's results table (and docs/reports.md's files
                      table) against the run directory DIR: every entry of DIR
                      has a row, every row but the resumed one's is in DIR,
@@ -64,10 +66,32 @@ def bad(msg):
 
 
 def c_list(src, name):
-    """The strings of `static const char *const NAME[] = { "a", "b", NULL };`."""
-    m = re.search(r"\b" + re.escape(name) + r"\[\]\s*=\s*\{(.*?)\};", src, re.S)
+    """The strings of `static const char *const NAME[] = { "a", "b", NULL };` (NAME[N], [I] = "a" too)."""
+    m = re.search(r"\b" + re.escape(name) + r"\[[^\]]*\]\s*=\s*\{(.*?)\};", src, re.S)
     if not m:
         sys.exit("doc-tables.py: no list %s[] in the code" % name)
+    return re.findall(r'"([^"]*)"', m.group(1))
+
+
+PIN_H = "lib/mhl-pin.h"
+NAMES_C = "orchestrator/scenario/names.c"
+
+
+def name_table(table):
+    """The names of a name table (the first string of each row): memhp-pin's in
+    lib/mhl-pin.h (MHL_PIN_MODES, MHL_PIN_BACKINGS, mhl_pin_touches,
+    mhl_pin_splits), the scenario's in orchestrator/scenario/names.c."""
+    if table == "MHL_PIN_MODES":
+        return re.findall(r'^\s*X\([A-Z_]+, \w+, "([^"]+)"', code(PIN_H), re.M)
+    if table == "MHL_PIN_BACKINGS":
+        return re.findall(r'^\s*X\([A-Z_]+, "([^"]+)"\)', code(PIN_H), re.M)
+    if table.startswith("mhl_pin_"):
+        return c_list(code(PIN_H), table)
+    m = re.search(r"\b" + re.escape(table) + r"\[[^\]]*\]\s*=\s*\{(.*?)\};", code(NAMES_C), re.S)
+    if not m:
+        sys.exit("doc-tables.py: no table %s[] in %s" % (table, NAMES_C))
+    if re.search(r"\]\s*=\s*\{", m.group(1)):	# struct rows: [ID] = { "name", properties... }
+        return re.findall(r'\]\s*=\s*\{\s*"([^"]+)"', m.group(1))
     return re.findall(r'"([^"]*)"', m.group(1))
 
 
@@ -148,14 +172,14 @@ def check_scenario_keys():
         same("step '%s': key" % kind, keys, kinds[kind], "docs/scenarios.md's steps table", sc)
     # The pin's values: the parenthesis after the key, up to its first ';'.
     pin = table.get("pin", "")
-    for key, lst in (("workload", "workloadNames"), ("backing", "backingNames"),
-                     ("touch", "touchNames"), ("split", "splitNames")):
+    for key, lst in (("workload", "MHL_PIN_MODES"), ("backing", "MHL_PIN_BACKINGS"),
+                     ("touch", "mhl_pin_touches"), ("split", "mhl_pin_splits")):
         vals = after_key(pin, key)
         if vals is None:
             bad("docs/scenarios.md: the pin row gives no values for `%s` (`%s` (a, b; ...))" % (key, key))
             continue
         vals = {v.strip() for v in re.split(r",", re.sub(r":.*", "", vals)) if v.strip()}
-        same("pin %s" % key, vals, set(c_list(src, lst)), "docs/scenarios.md's pin row", "%s %s[]" % (sc, lst))
+        same("pin %s" % key, vals, set(name_table(lst)), "docs/scenarios.md's pin row", "%s %s" % (PIN_H, lst))
     # the keys of the mappings under a top-level key: each written `KEY:` in the doc
     for lst, under in (("nodeKeys", "nodes"), ("vmemKeys", "virtio_mem"), ("prebuiltKeys", "kernel"),
                        ("deviceKeys", "devices"), ("backingKeys", "memory_backing"), ("onlineKeys", "online"),
@@ -164,7 +188,8 @@ def check_scenario_keys():
             if not re.search(r"(?<![\w-])%s:" % re.escape(k), md):
                 bad("%s: key '%s': the loader takes it (%s %s[]), docs/scenarios.md never writes '%s:'" % (under, k, sc, lst, k))
     # online: and guest: values, each named in the doc
-    for lst, key in (("onlineNames", "online"), ("guestNames", "guest")):
+    for lst, key in (("mhlOnlinePolicies", "online"), ("mhlGuestNames", "guest"), ("mhlMemBackings", "memory_backing"),
+                     ("mhlPinPolicies", "pin_policy"), ("mhlKernelForms", "kernel"), ("mhlKernelFlavours", "kernel")):
         # the example's `KEY: VALUE  # comment` line and the comment lines under it
         lines, line = md.splitlines(), ""
         for i, l in enumerate(lines):
@@ -175,9 +200,9 @@ def check_scenario_keys():
                         break
                     line += "\n" + more
                 break
-        for v in c_list(src, lst):
+        for v in name_table(lst):
             if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(v), line):
-                bad("%s: '%s': the loader takes it (%s %s[]), docs/scenarios.md's example line '%s:' (and its comments) does not name it" % (key, v, sc, lst, key))
+                bad("%s: '%s': the loader takes it (%s %s[]), docs/scenarios.md's example line '%s:' (and its comments) does not name it" % (key, v, NAMES_C, lst, key))
 
 
 def check_workloads():
@@ -185,7 +210,7 @@ def check_workloads():
     for f in sorted(glob.glob("workloads/*.c")):
         modes.update(re.findall(r'\.name\s*=\s*"([^"]+)"', code(f)))
     pin = code("workloads/memhp-pin.c")
-    others = set(re.findall(r'!strcmp\(argv\[1\], "([a-z_-]+)"\)', pin))
+    others = set(re.findall(r'\{ "([a-z_-]+)", \w+ \}', re.search(r"\bcommands\[\] = \{(.*?)\n\};", pin, re.S).group(1)))
     md = doc("docs/workloads.md")
     rows = md_table(md, "| mode | pins with |")
     if rows is None:
@@ -193,8 +218,8 @@ def check_workloads():
         return
     table = {m.group(1) for r in rows for m in [re.match(r"`([a-z_-]+)`$", r[0])] if m}
     same("memhp-pin mode", table, modes, "docs/workloads.md's modes table", "workloads/*.c (struct pin_mode .name)")
-    same("pin workload", modes, set(c_list(scenario_code(), "workloadNames")),
-         "memhp-pin's modes", "orchestrator/scenario/*.c workloadNames[]")
+    same("pin workload", modes, set(name_table("MHL_PIN_MODES")),
+         "memhp-pin's modes", PIN_H + " MHL_PIN_MODES")
     for o in sorted(others):
         if "memhp-pin %s" % o not in md:
             bad("memhp-pin %s: a command of workloads/memhp-pin.c, docs/workloads.md never shows 'memhp-pin %s'" % (o, o))

@@ -1,7 +1,7 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
 # the tables' lists. No guest.
-plan 11
+plan 12
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -48,3 +48,27 @@ ok "programs start only through lib/spawn.c (host/guard.c's fork of itself excep
 echo "# record keys: spelled once (issue 33, item 3)"
 ok "reports/ names every record key it reads by its MHL_K_* (record/record.h) or MHL_PIN_K_* (lib/mhl-pin-keys.h): no quoted key passed to mhlJ, mhlJStr, mhlJInt, mhlJDbl, mhlJBool, mhlJArr, mhlJObj or mhlJLen" \
 	sh -c '! grep -nE "mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?\(([^(),]|\(([^()]|\([^()]*\))*\))*,[[:space:]]*\"" reports/*.c'
+
+# Closed sets of names are tables with their properties (docs/architecture.md,
+# "Adding things"): memhp-pin's in lib/mhl-pin.h, the scenario's in
+# orchestrator/scenario/names.c. A list of a table's names spelled anywhere
+# else (a C array, a "known:" message, a usage line) is one a new row never
+# reaches; these are the lists the sources spelled by hand before the tables.
+name_lists() {
+	grep -rnF --include='*.c' --include='*.h' \
+		-e '"anonymous", "memfd"' -e 'known: anonymous' \
+		-e '"movable", "kernel"' -e 'known: movable' -e 'movable|kernel' \
+		-e '"gup", "io_uring"' -e 'known: gup' -e 'gup|io_uring' \
+		-e '"anon", "thp"' -e 'known: anon' -e 'anon|thp' \
+		-e '"before", "pin"' -e 'known: before' -e 'before|pin' \
+		-e '"mprotect", "munmap"' -e 'known: mprotect' -e 'mprotect|munmap' \
+		-e '"series", "baseline"' -e 'known: series' -e "'series baseline'" \
+		-e '"6.12", "6.1"' -e 'known: 6.12' -e "'6.12 6.1'" \
+		-e '"none", "io_uring"' -e 'known: none' \
+		-e '"lab", "debian"' -e 'known: lab' \
+		-e '"any", "reached"' -e '"none", "converged"' -e 'known: uri' \
+		orchestrator reports lib workloads |
+		grep -v -e '^lib/mhl-pin\.h:' -e '^orchestrator/scenario/names\.c:'
+}
+ok "no hand-written list of a name table's names outside lib/mhl-pin.h and orchestrator/scenario/names.c (the lines are in the log)" \
+	sh -c "! { $(declare -f name_lists); name_lists; }"

@@ -43,13 +43,6 @@
 #define MPOL_BIND_	2
 #define MPOL_MF_STRICT_	(1 << 0)
 
-const char *const backing_names[BACKING_LAST] = {
-	[BACKING_ANON] = "anon",
-	[BACKING_THP] = "thp",
-	[BACKING_HUGETLB] = "hugetlb",
-	[BACKING_MEMFD] = "memfd",
-};
-
 static volatile sig_atomic_t stop_requested;
 
 static void on_term(int sig)
@@ -188,11 +181,11 @@ static int buffer_setup(struct holder *h)
 
 	h->memfd = -1;
 	switch (h->backing) {
-	case BACKING_ANON:
+	case MHL_PIN_BACKING_ANON:
 		h->fail_what = "mmap/mbind";
 		h->buf = buffer_map(h->size, h->node);
 		return h->buf ? 0 : -1;
-	case BACKING_THP:
+	case MHL_PIN_BACKING_THP:
 		h->fail_what = "mmap/mbind";
 		p = mmap(NULL, h->size + HUGE_2M, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -201,7 +194,7 @@ static int buffer_setup(struct holder *h)
 		h->buf = (char *)(((uintptr_t)p + HUGE_2M - 1) & ~(HUGE_2M - 1));
 		madvise(h->buf, h->size, MADV_HUGEPAGE);
 		break;
-	case BACKING_HUGETLB:
+	case MHL_PIN_BACKING_HUGETLB:
 		h->fail_what = "reserve 2 MiB hugetlb pages on the node";
 		if (h->size % HUGE_2M) {
 			errno = EINVAL;
@@ -216,7 +209,7 @@ static int buffer_setup(struct holder *h)
 			return -1;
 		h->buf = p;
 		break;
-	case BACKING_MEMFD:
+	case MHL_PIN_BACKING_MEMFD:
 		h->fail_what = "memfd_create/ftruncate/mmap";
 		h->memfd = memfd_create("memhp-pin", MFD_CLOEXEC);
 		if (h->memfd < 0 || ftruncate(h->memfd, (off_t)h->size) < 0)
@@ -541,7 +534,8 @@ static void print_head(const struct holder *h, bool ok)
 	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "%s," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"id\":\"%s\",\"node\":%d,\"backing\":\"%s\""
 	       ",\"touch\":\"%s\"," MHL_PIN_KEY(MHL_PIN_K_BYTES_ASKED) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_BYTES_PINNED) "%" PRIu64
 	       "," MHL_PIN_KEY(MHL_PIN_K_PINNED) "%s", ok ? "true" : "false", h->mode->name, h->id, h->node,
-	       backing_names[h->backing], h->read_only ? "read" : h->touch_by_pin ? "pin" : "before",
+	       mhl_pin_backings[h->backing],
+	       mhl_pin_touches[h->read_only ? MHL_PIN_TOUCH_READ : h->touch_by_pin ? MHL_PIN_TOUCH_PIN : MHL_PIN_TOUCH_BEFORE],
 	       h->size, h->bytes_pinned, h->pins && h->bytes_pinned ? "true" : "false");
 	if (h->split)
 		printf(",\"split\":\"%s\",\"pmd_mapped_before_split\":%lld," MHL_PIN_KEY(MHL_PIN_K_PMD_MAPPED_AFTER_SPLIT) "%lld",
@@ -562,16 +556,6 @@ static void print_page_kinds(struct holder *h)
 		printf("%s{\"start_pfn\":%" PRIu64 ",\"pages\":%" PRIu64 "}", i ? "," : "",
 		       h->cx.cma[i].start_pfn, h->cx.cma[i].nr_pages);
 	putchar(']');
-}
-
-static int parse_backing(const char *s)
-{
-	int i;
-
-	for (i = 0; i < BACKING_LAST; i++)
-		if (!strcmp(s, backing_names[i]))
-			return i;
-	return -1;
 }
 
 /* Usage errors: one line to stderr, one JSON object with "error", exit 2. */
@@ -600,6 +584,23 @@ int lab_guest_only(const char *mode, const char *what)
 	return usage_error(mode, msg, NULL);
 }
 
+/*
+ * The row of a name table (lib/mhl-pin.h) that option --@opt's @arg names,
+ * into *@out: 0, or usage_error()'s exit code with the table's names.
+ */
+static int option_name(const char *mode, const char *opt, const void *rows, size_t n, size_t stride,
+		       const char *arg, int *out)
+{
+	char known[160], msg[224];
+
+	if ((*out = mhl_name_index_(rows, n, stride, arg)) >= 0)
+		return 0;
+	mhl_names_join_(known, sizeof(known), rows, n, stride, ", ");
+	snprintf(msg, sizeof(msg), "unknown --%s (known: %s):", opt, known);
+	return usage_error(mode, msg, arg);
+}
+#define OPTION_NAME(mode, opt, rows, arg, out) option_name((mode), (opt), MHL_ROWS(rows), (arg), (out))
+
 /* The options of a holder into @h; 0, or usage_error()'s exit code. */
 static int parse_options(struct holder *h, int argc, char **argv)
 {
@@ -615,7 +616,7 @@ static int parse_options(struct holder *h, int argc, char **argv)
 		{ 0 }
 	};
 	const char *mode = h->mode->name;
-	int c;
+	int c, v, rc;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -627,20 +628,20 @@ static int parse_options(struct holder *h, int argc, char **argv)
 		case 'n': h->node = atoi(optarg); break;
 		case 'S': h->seed = strtoull(optarg, NULL, 0); break;
 		case 'b':
-			if ((c = parse_backing(optarg)) < 0)
-				return usage_error(mode, "unknown --backing (known: anon, thp, hugetlb, memfd):", optarg);
-			h->backing = c;
+			if ((rc = OPTION_NAME(mode, "backing", mhl_pin_backings, optarg, &v)))
+				return rc;
+			h->backing = v;
 			break;
 		case 't':
-			if (strcmp(optarg, "before") && strcmp(optarg, "pin") && strcmp(optarg, "read"))
-				return usage_error(mode, "unknown --touch (known: before, pin, read):", optarg);
-			h->touch_by_pin = !strcmp(optarg, "pin");
-			h->read_only = !strcmp(optarg, "read");
+			if ((rc = OPTION_NAME(mode, "touch", mhl_pin_touches, optarg, &v)))
+				return rc;
+			h->touch_by_pin = v == MHL_PIN_TOUCH_PIN;
+			h->read_only = v == MHL_PIN_TOUCH_READ;
 			break;
 		case 'd': h->device = optarg; break;
 		case 'x':
-			if (strcmp(optarg, "mprotect") && strcmp(optarg, "munmap"))
-				return usage_error(mode, "unknown --split (known: mprotect, munmap):", optarg);
+			if ((rc = OPTION_NAME(mode, "split", mhl_pin_splits, optarg, &v)))
+				return rc;
 			h->split = optarg;
 			break;
 		default: return usage_error(mode, "unknown option", NULL);
@@ -663,7 +664,7 @@ static int check_options(const struct holder *h, char **argv)
 		return usage_error(mode, "--id NAME (no '/') and --size SIZE are required", NULL);
 	if (h->read_only && h->mode != &gup_mode)
 		return usage_error(mode, "--touch read (a read-only pin) is for gup only: this mode writes the buffer", NULL);
-	if (h->split && (h->backing != BACKING_THP || h->touch_by_pin || h->read_only))
+	if (h->split && (h->backing != MHL_PIN_BACKING_THP || h->touch_by_pin || h->read_only))
 		return usage_error(mode, "--split needs --backing thp and --touch before (the THPs exist before the pin)", NULL);
 	if (h->split && h->size % HUGE_2M)
 		return usage_error(mode, "--split needs a --size that is a multiple of 2 MiB", NULL);
@@ -828,7 +829,7 @@ int holder_main(const struct pin_mode *m, int argc, char **argv)
 	if ((rc = parse_options(&h, argc, argv)) || (rc = check_options(&h, argv)) ||
 	    (m->guest_only && (rc = lab_guest_only(m->name, "links, device bindings, modules or mounts"))) ||
 	    /* hugetlb_reserve() writes the node's nr_hugepages: the host's pool, outside a guest */
-	    (h.backing == BACKING_HUGETLB && (rc = lab_guest_only(m->name, "--backing hugetlb grows the node's hugetlb pool, nr_hugepages"))))
+	    (h.backing == MHL_PIN_BACKING_HUGETLB && (rc = lab_guest_only(m->name, "--backing hugetlb grows the node's hugetlb pool, nr_hugepages"))))
 		return rc;
 	mkdir(RUN_DIR, 0755);
 	if (sock_path(h.id, &sa) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {

@@ -14,18 +14,10 @@
 #include <stdio.h>
 
 #include "census.h"
+#include "mhl-pin.h"	/* the modes, backings, touch and split: one table each, shared with the orchestrator */
 
 #define RUN_DIR "/run/memhp"
 
-enum backing {
-	BACKING_ANON,		/* private anonymous, 4 KiB pages (THP off) */
-	BACKING_THP,		/* private anonymous, MADV_HUGEPAGE, 2 MiB aligned */
-	BACKING_HUGETLB,	/* MAP_HUGETLB 2 MiB pages, reserved on the node */
-	BACKING_MEMFD,		/* memfd (shmem), MAP_SHARED */
-	BACKING_LAST
-};
-
-extern const char *const backing_names[BACKING_LAST];
 
 struct holder;
 
@@ -67,7 +59,7 @@ struct holder {
 	uint64_t size;
 	int node;
 	uint64_t seed;
-	enum backing backing;
+	enum mhl_pin_backing backing;
 	bool touch_by_pin;	/* pages first touched by the pin itself */
 	bool read_only;		/* --touch read: never written, pinned without FOLL_WRITE */
 	const char *split;	/* thp: "mprotect" or "munmap" splits each PMD first */
@@ -95,8 +87,10 @@ void pattern_fill(const struct holder *h, uint64_t off, uint64_t len);
 uint64_t pattern_bad(const struct holder *h, uint64_t off, uint64_t len);
 
 /* The modes: memhp-pin.c (gup), uring.c (io_uring), vfio.c (vfio, vfio-noiommu), rdma.c (rdma, rdma-odp). */
-extern const struct pin_mode gup_mode, uring_mode, vfio_mode, vfio_noiommu_mode;
-extern const struct pin_mode rdma_mode, rdma_odp_mode;
+/* Each row of MHL_PIN_MODES (lib/mhl-pin.h) has its VAR_mode in a file of its own. */
+#define PIN_MODE_EXTERN_(id, var, ...) extern const struct pin_mode var##_mode;
+MHL_PIN_MODES(PIN_MODE_EXTERN_)
+#undef PIN_MODE_EXTERN_
 
 /* memhp-pin MODE --id ID --size SIZE [...]: the whole life of a holder. */
 int holder_main(const struct pin_mode *m, int argc, char **argv);

@@ -172,7 +172,7 @@ static int kmem_pin(struct holder *h)
 	double t0 = now_us();
 
 	h->pins = false;
-	if (h->backing != BACKING_ANON) {
+	if (h->backing != MHL_PIN_BACKING_ANON) {
 		h->fail_what = "kmem takes --backing anon only";
 		errno = EINVAL;
 		return -1;

@@ -3,9 +3,9 @@
  * memhp-pin - long-term pin a buffer inside the guest and hold the pins.
  *
  *   memhp-pin MODE --id ID --size SIZE [--node N] [--seed S]
- *                  [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]
- *                  [--split mprotect|munmap] [--device PCI-ADDRESS]
- *	MODE is one of the pinning paths real software uses:
+ *                  [--backing BACKING] [--touch TOUCH] [--split SPLIT] [--device PCI-ADDRESS]
+ *	MODE, BACKING, TOUCH and SPLIT are rows of lib/mhl-pin.h's tables, which
+ *	the orchestrator reads too. MODE is one of the pinning paths real software uses:
  *	  gup           gup_test PIN_LONGTERM_TEST_START (this file)
  *	  io_uring      IORING_REGISTER_BUFFERS, I/O with READ/WRITE_FIXED (uring.c)
  *	  vfio          VFIO type1 VFIO_IOMMU_MAP_DMA, DMA by QEMU's edu device (vfio.c)
@@ -442,45 +442,67 @@ static int hold_unpin(struct holder *h)
 	return 0;
 }
 
-static const struct pin_mode hold_mode = {
+const struct pin_mode hold_mode = {
 	.name = "hold",
 	.pin = hold_pin,
 	.unpin = hold_unpin,
 };
 
-extern const struct pin_mode kmem_mode;	/* kmem.c */
+/* The modes, by MHL_PIN_MODES row (lib/mhl-pin.h). */
+#define PIN_MODE_PTR_(id, var, ...) [MHL_PIN_##id] = &var##_mode,
+static const struct pin_mode *const modes[MHL_PIN_MODE_LAST] = { MHL_PIN_MODES(PIN_MODE_PTR_) };
 
-static const struct pin_mode *const modes[] = {
-	&gup_mode, &uring_mode, &vfio_mode, &vfio_noiommu_mode, &rdma_mode, &rdma_odp_mode,
-	&hold_mode, &kmem_mode, NULL
+/* The commands that are no pin mode, after the modes in the "known:" list. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "bench", cmd_bench },
+	{ "leak", leak_main },
+	{ "ctl", holder_ctl },
 };
+
+/* An unknown MODE: stderr and the JSON contract's one object say it, with every mode and command. */
+static int unknown_mode(const char *arg)
+{
+	char known[256];
+	size_t at = mhl_names_join(known, sizeof(known), mhl_pin_modes, ", ");
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]) && at < sizeof(known); i++)
+		at += snprintf(known + at, sizeof(known) - at, ", %s", commands[i].name);
+	fprintf(stderr, "memhp-pin: unknown mode '%s' (known: %s)\n", arg, known);
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"errno\":%d," MHL_PIN_KEY(MHL_PIN_K_ERRNO_NAME) "\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: %s)\"}\n",
+	       EINVAL, strchr(arg, '"') ? "?" : arg, known);
+	return 2;
+}
+
+static int usage(void)
+{
+	char m[160], b[64], t[64], x[64];
+
+	mhl_names_join(m, sizeof(m), mhl_pin_modes, "|");
+	mhl_names_join(b, sizeof(b), mhl_pin_backings, "|");
+	mhl_names_join(t, sizeof(t), mhl_pin_touches, "|");
+	mhl_names_join(x, sizeof(x), mhl_pin_splits, "|");
+	fprintf(stderr,
+		"usage: memhp-pin %s --id ID --size SIZE [--node N] [--seed S]\n"
+		"                 [--backing %s] [--touch %s]\n"
+		"                 [--split %s] [--device PCI-ADDRESS]\n"
+		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
+		"       memhp-pin ctl ID check|release [--timeout SEC]\n"
+		"       memhp-pin leak --id ID [--what io_uring]\n", m, b, t, x);
+	return 2;
+}
 
 int main(int argc, char **argv)
 {
 	int i;
 
-	for (i = 0; argc >= 2 && modes[i]; i++)
-		if (!strcmp(argv[1], modes[i]->name))
-			return holder_main(modes[i], argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "ctl"))
-		return holder_ctl(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "bench"))
-		return cmd_bench(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "leak"))
-		return leak_main(argc - 1, argv + 1);
-	if (argc >= 2) {
-		fprintf(stderr, "memhp-pin: unknown mode '%s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\n",
-			argv[1]);
-		printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "false,\"errno\":%d," MHL_PIN_KEY(MHL_PIN_K_ERRNO_NAME) "\"EINVAL\",\"error\":\"unknown mode '%.64s' (known: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem, bench, leak, ctl)\"}\n",
-		       EINVAL, strchr(argv[1], '"') ? "?" : argv[1]);
-		return 2;
-	}
-	fprintf(stderr,
-		"usage: memhp-pin gup|io_uring|vfio|vfio-noiommu|rdma|rdma-odp|hold|kmem --id ID --size SIZE [--node N] [--seed S]\n"
-		"                 [--backing anon|thp|hugetlb|memfd] [--touch before|pin|read]\n"
-		"                 [--split mprotect|munmap] [--device PCI-ADDRESS]\n"
-		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
-		"       memhp-pin ctl ID check|release [--timeout SEC]\n"
-		"       memhp-pin leak --id ID [--what io_uring]\n");
-	return 2;
+	if (argc < 2)
+		return usage();
+	if ((i = mhl_name_index(mhl_pin_modes, argv[1])) >= 0)
+		return holder_main(modes[i], argc - 1, argv + 1);
+	if ((i = mhl_name_index(commands, argv[1])) >= 0)
+		return commands[i].run(argc - 1, argv + 1);
+	return unknown_mode(argv[1]);
 }

@@ -7,6 +7,7 @@
 #include <libvirt/virterror.h>
 
 #include "cli/doctor.h"
+#include "scenario/names.h"
 #include "util.h"
 
 /* Doctor takes no arguments. */
@@ -44,15 +45,15 @@ int mhlCmdDoctor(int argc, char **argv)
 		mhlDoctorOptions o = { .initrd = paths->initrd, .tmpl = paths->tmpl, .datadir = paths->datadir,
 				       .cache = paths->cache, .kernels = g_hash_table_lookup(vals, "kernel"),
 				       .json = g_hash_table_contains(vals, "json") };
-		const char *const known[] = { "6.12", "6.1", NULL };
 		g_auto(GStrv) want = o.kernels ? g_strsplit(o.kernels, "\n", -1) : NULL;
+		g_autofree char *known = mhlNamesJoin(MHL_ROWS(mhlKernelForms), " and ");
 		int i;
 
 		if (mhlCmdUri(vals, &o.uri) < 0)
 			return MHL_EXIT_USAGE;
 		for (i = 0; want && want[i]; i++) {
-			if (!g_strv_contains(known, want[i])) {
-				mhlError("doctor: --kernel '%s': the lab builds 6.12 and 6.1", want[i]);
+			if (mhlNameIndex(mhlKernelForms, want[i]) < 0) {
+				mhlError("doctor: --kernel '%s': the lab builds %s", want[i], known);
 				return MHL_EXIT_USAGE;
 			}
 		}

@@ -22,6 +22,7 @@
 #include "host/accel.h"
 #include "host/kernel.h"
 #include "mhl-exit.h"
+#include "scenario/names.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -219,7 +220,7 @@ static void checkMemory(void)
 
 int mhlDoctor(const mhlDoctorOptions *o)
 {
-	static const char *const known[] = { "6.12", "6.1" };
+	const char *const *known = mhlKernelForms;
 	g_autoptr(json_object) out = o->json ? json_object_new_object() : NULL;
 	g_autofree char *image = NULL, *mkfile = g_build_filename(o->datadir, "Makefile", NULL);
 	g_auto(GStrv) want = o->kernels ? g_strsplit(o->kernels, "\n", -1) : NULL;
@@ -241,7 +242,7 @@ int mhlDoctor(const mhlDoctorOptions *o)
 		if (img && !image)
 			image = g_steal_pointer(&img);
 	}
-	for (k = 0; !want && k < G_N_ELEMENTS(known); k++) {
+	for (k = 0; !want && k < G_N_ELEMENTS(mhlKernelForms); k++) {
 		g_autofree char *img = checkKernel(known[k], o->cache, o->datadir, false);
 
 		built += img != NULL;

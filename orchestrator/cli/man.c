@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "scenario/names.h"
 
 /* The environment memhp-lab (and its Makefile) reads: the man page's ENVIRONMENT, docs/cli.md. */
 static const struct {
@@ -45,6 +46,21 @@ static char *complFormats(void)
 	return g_strdup_printf("-W '%s %s'", words, all);
 }
 
+/* --kernel's and --pin-policy's values: the kernel forms and pin policies (scenario/names.h). */
+static char *complKernels(void)
+{
+	g_autofree char *words = mhlNamesJoin(MHL_ROWS(mhlKernelForms), " ");
+
+	return g_strdup_printf("-W '%s'", words);
+}
+
+static char *complPolicies(void)
+{
+	g_autofree char *words = mhlNamesJoin(MHL_ROWS(mhlPinPolicies), " ");
+
+	return g_strdup_printf("-W '%s'", words);
+}
+
 /*
  * How bash completes an option's value, by the value's name in the table
  * (mhlOpt.arg): a compgen action, or a function making one from a closed
@@ -59,8 +75,8 @@ static const struct {
 	{ "RUN_DIR", "-d", NULL },
 	{ "OTHER_RUN", "-d", NULL },
 	{ "FILE", "-f", NULL },
-	{ "KVER", "-W '6.12 6.1'", NULL },
-	{ "POLICY", "-W 'series baseline'", NULL },
+	{ "KVER", NULL, complKernels },
+	{ "POLICY", NULL, complPolicies },
 	{ "LIST", NULL, complFormats },
 	{ NULL, NULL, NULL }
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "scenario/names.h"
 #include "scenario/scenario.h"
 #include "util.h"
 
@@ -189,40 +190,46 @@ static int labelsParse(const char *path, yaml_document_t *doc, yaml_node_t *v, m
 	return 0;
 }
 
+/* The keys of a host in the file, uri required. */
+enum { HOST_URI, HOST_SLOTS, HOST_LABELS, HOST_POOL };
+static const char *const hostKeys[] = { [HOST_URI] = "uri", [HOST_SLOTS] = "slots", [HOST_LABELS] = "labels",
+					[HOST_POOL] = "pool" };
+
 /* One host of the file: a mapping with uri and optional slots, labels, pool. */
 static int hostParse(const char *path, yaml_document_t *doc, yaml_node_t *m, GPtrArray *out)
 {
 	g_autoptr(mhlFleetHost) h = hostNew("", (int)m->start_mark.line + 1);
-	g_autofree char *where = NULL;
+	g_autofree char *where = NULL, *known = mhlNamesKnown(hostKeys);
 	yaml_node_pair_t *p;
 
 	if (m->type != YAML_MAPPING_NODE) {
-		mhlError("%s:%d:%d: a host must be a mapping {uri, slots, labels, pool}", AT(path, m));
+		mhlError("%s:%d:%d: a host must be a mapping {%s}", AT(path, m), known);
 		return -1;
 	}
 	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(doc, p->key), *v = yaml_document_get_node(doc, p->value);
 		const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
 		const char *val = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+		int which = mhlNameIndex(hostKeys, key);
 		char *end;
 
-		if (!strcmp(key, "labels")) {
+		if (which == HOST_LABELS) {
 			if (labelsParse(path, doc, v, h) < 0)
 				return -1;
 			continue;
 		}
-		if (strcmp(key, "uri") && strcmp(key, "slots") && strcmp(key, "pool")) {
-			mhlError("%s:%d:%d: unknown key '%s' in a host (known: uri, slots, labels, pool)", AT(path, k), key);
+		if (which < 0) {
+			mhlError("%s:%d:%d: unknown key '%s' in a host (known: %s)", AT(path, k), key, known);
 			return -1;
 		}
 		if (!val || !*val) {
 			mhlError("%s:%d:%d: %s must be a scalar", AT(path, v), key);
 			return -1;
 		}
-		if (!strcmp(key, "uri")) {
+		if (which == HOST_URI) {
 			g_free(h->uri);
 			h->uri = g_strdup(val);
-		} else if (!strcmp(key, "pool")) {
+		} else if (which == HOST_POOL) {
 			if (!mhlFleetPoolNameValid(val)) {
 				mhlError("%s:%d:%d: pool: not a storage pool name ([A-Za-z0-9._-], 1 to 64 of them, not starting with '.' or '-')",
 					 AT(path, v));

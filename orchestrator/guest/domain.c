@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scenario/names.h"
 #include "util.h"
 
 #define KIB(b) ((unsigned long long)(b) >> 10)
@@ -54,15 +55,13 @@ static char *xmlText(const char *what, const char *s)
  */
 static char *memoryBacking(const mhlScenario *s)
 {
+	const mhlMemBacking *mb = mhlMemBackingOf(s->backing);
 	g_autoptr(GString) b = g_string_new(NULL);
 
-	if (!strcmp(s->backing, "hugepages"))
+	if (mb->hugetlb)
 		g_string_append_printf(b, "    <hugepages>\n      <page size='%llu' unit='KiB'/>\n    </hugepages>\n",
 				       KIB(s->hugepage_size));
-	else if (!strcmp(s->backing, "memfd"))
-		g_string_append(b, "    <source type='memfd'/>\n    <access mode='shared'/>\n");
-	else if (!strcmp(s->backing, "file"))
-		g_string_append(b, "    <source type='file'/>\n");
+	g_string_append(b, mb->xml);
 	if (s->prealloc)
 		g_string_append(b, "    <allocation mode='immediate'/>\n");
 	if (!b->len)
@@ -73,18 +72,47 @@ static char *memoryBacking(const mhlScenario *s)
 /* The kernel parameters of the scenario's online policy (static strings; one buffer for the ratio). */
 static const char *onlineArgs(const mhlScenario *s)
 {
-	static __thread char buf[128];
+	static __thread char buf[160];
+	const mhlOnlinePolicy *op = mhlOnlinePolicyOf(s->online);
 
-	if (!strcmp(s->online, "kernel"))
-		return " memhp_default_state=online_kernel";
-	if (!strcmp(s->online, "as-shipped"))
-		return "";
-	if (!strcmp(s->online, "auto-movable")) {
-		g_snprintf(buf, sizeof(buf), " memhp_default_state=online memory_hotplug.online_policy=auto-movable%s%.0d",
-			   s->online_ratio ? " memory_hotplug.auto_movable_ratio=" : "", s->online_ratio);
-		return buf;
-	}
-	return " memhp_default_state=online_movable";
+	if (!op->ratio)
+		return op->cmdline;
+	g_snprintf(buf, sizeof(buf), "%s%s%.0d", op->cmdline,
+		   s->online_ratio ? " memory_hotplug.auto_movable_ratio=" : "", s->online_ratio);
+	return buf;
+}
+
+/* Node @i's virtio-mem device @n, appended to @vmems. */
+static void vmemXML(GString *vmems, const mhlNode *n, int i)
+{
+	g_string_append_printf(vmems,
+		"    <memory model='virtio-mem'>\n"
+		"      <target>\n"
+		"        <size unit='KiB'>%llu</size>\n"
+		"        <node>%d</node>\n"
+		"        <block unit='KiB'>%llu</block>\n"
+		"        <requested unit='KiB'>%llu</requested>\n"
+		"      </target>\n"
+		"    </memory>\n",
+		KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
+}
+
+/*
+ * The guest kernel's command line, as raw text. online: where plugged memory
+ * goes (docs/scenarios.md); the pin policy's own parameters (baseline: the
+ * series' test switch, on from boot; docs/kernel.md). With the vIOMMU,
+ * no_timer_check: under TCG on a loaded host the boot-time check of the
+ * timer through the interrupt-remapped IO-APIC can miss its ticks, and with
+ * remapping on the kernel panics there ("timer doesn't work through
+ * Interrupt-remapped IO-APIC", seen in a stock-kernel run at load 6 on 2
+ * cores); the check proves nothing in a VM whose timer QEMU provides.
+ * memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is.
+ */
+static char *kernelCmdline(const mhlScenario *s)
+{
+	return g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
+			       mhlPinPolicyOf(s->pin_policy)->cmdline,
+			       s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
 }
 
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
@@ -111,31 +139,9 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			continue;
 		nvmem++;
 		vmemb += n->vmem_size;
-		g_string_append_printf(vmems,
-			"    <memory model='virtio-mem'>\n"
-			"      <target>\n"
-			"        <size unit='KiB'>%llu</size>\n"
-			"        <node>%d</node>\n"
-			"        <block unit='KiB'>%llu</block>\n"
-			"        <requested unit='KiB'>%llu</requested>\n"
-			"      </target>\n"
-			"    </memory>\n",
-			KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
+		vmemXML(vmems, n, i);
 	}
-	/*
-	 * online: where plugged memory goes (docs/scenarios.md); pin_policy
-	 * baseline: the series' test switch, on from boot (docs/kernel.md).
-	 * With the vIOMMU, no_timer_check: under TCG on a loaded host the
-	 * boot-time check of the timer through the interrupt-remapped IO-APIC
-	 * can miss its ticks, and with remapping on the kernel panics there
-	 * ("timer doesn't work through Interrupt-remapped IO-APIC", seen in a
-	 * stock-kernel run at load 6 on 2 cores); the check proves nothing in a
-	 * VM whose timer QEMU provides.
-	 */
-	/* memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is */
-	raw = g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
-			      !strcmp(s->pin_policy, "baseline") ? " gup_longterm_pin_in_place=1" : "",
-			      s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
+	raw = kernelCmdline(s);
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
 	if (!(cmdline = xmlText("the kernel command line", raw)) ||
 	    !(name = xmlText("the domain name", p->name)) ||

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "record/record.h"
+#include "scenario/names.h"
 #include "util.h"
 
 /* "START-END PERMS OFFSET DEV INODE [PATH]": 0 and the entry, or -1. */
@@ -93,10 +94,23 @@ static bool backendLike(const mhlSmapsEntry *e, uint64_t size)
 	return e->writable && !e->executable && e->end - e->start == size;
 }
 
-/* Anonymous memory or a memfd: a mapping that names no backend. */
+/*
+ * A mapping that names no backend, as a memory backing's row says its
+ * mappings show (scenario/names.h): no path (anonymous memory) or a path of
+ * its prefix (a memfd). Any backing's: a guest's backends all share one.
+ */
 static bool unnamed(const mhlSmapsEntry *e)
 {
-	return !e->path[0] || g_str_has_prefix(e->path, "/memfd:");
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(mhlMemBackings); i++) {
+		const mhlMemBacking *mb = &mhlMemBackings[i];
+
+		if ((mb->smaps == MHL_SMAPS_NO_PATH && !e->path[0]) ||
+		    (mb->smaps == MHL_SMAPS_PREFIX && g_str_has_prefix(e->path, mb->smaps_prefix)))
+			return true;
+	}
+	return false;
 }
 
 /*

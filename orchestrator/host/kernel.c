@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "record/record.h"
+#include "scenario/names.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -28,39 +29,36 @@ static bool moduleOk(const char *opt)
 
 /*
  * What only some steps need (a capability, not a requirement, of a kernel
- * the lab did not build): the step kinds and workloads that need it.
+ * the lab did not build): a pin step what its mode's row in lib/mhl-pin.h
+ * says, the bench and selftest steps what gup's says (they pin through
+ * gup_test too); and what no step needs but a kernel may lack.
  */
-static const struct {
-	const char *opt;
-	const char *workload;	/* a pin step's workload that needs it, or NULL */
-	bool bench;		/* the bench and selftest steps need it */
-	bool builtin;		/* =m is not enough: the guest's init loads no module for it */
-	const char *why;
-} capabilities[] = {
-	{ "GUP_TEST", "gup", true, false, "gup_test (mm/gup_test.c) is how the gup workload and bench pin" },
-	{ "IO_URING", "io_uring", false, false, "the io_uring workload registers buffers with it" },
-	{ "VFIO_IOMMU_TYPE1", "vfio", false, false, "the vfio workload maps DMA through it" },
-	{ "VFIO_NOIOMMU", "vfio-noiommu", false, false, "the vfio-noiommu workload needs VFIO's no-IOMMU mode" },
-	/* Debian's generic kernels have these as modules (the guest's init loads them,
-	 * host/kmod.c), its cloud kernels no rxe at all. */
-	{ "RDMA_RXE", "rdma", false, false, "the rdma workload registers its MR with soft-RoCE" },
-	{ "INFINIBAND_USER_ACCESS", "rdma", false, false, "the rdma workload reaches rxe through user verbs" },
-	{ "DUMMY", "rdma", false, false, "the rdma workload runs rxe on a dummy netdev" },
-	{ "RDMA_RXE", "rdma-odp", false, false, "the rdma-odp workload registers its MR with soft-RoCE" },
-	{ "INFINIBAND_USER_ACCESS", "rdma-odp", false, false, "the rdma-odp workload reaches rxe through user verbs" },
-	{ "DUMMY", "rdma-odp", false, false, "the rdma-odp workload runs rxe on a dummy netdev" },
-	{ "INFINIBAND_ON_DEMAND_PAGING", "rdma-odp", false, true, "an MR with IBV_ACCESS_ON_DEMAND needs it" },
-	{ "CMA", NULL, false, false, "CMA" },
-};
+static const struct mhl_pin_kconfig *const benchNeeds = mhl_pin_modes[MHL_PIN_GUP].kconfig;
+static const char *const optional[] = { "CMA" };
+
+/* The capabilities step @st needs, a list ending at a NULL opt. */
+static const struct mhl_pin_kconfig *stepNeeds(const mhlStep *st)
+{
+	static const struct mhl_pin_kconfig none[] = { { NULL, 0, NULL } };
+	int m = mhlNameIndex(mhl_pin_modes, st->workload);
+
+	if (st->type == MHL_STEP_PIN && m >= 0)
+		return mhl_pin_modes[m].kconfig;
+	if (st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST)
+		return benchNeeds;
+	return none;
+}
 
 static bool isCapability(const char *opt)
 {
+	const struct mhl_pin_kconfig *k;
 	size_t i;
 
-	for (i = 0; i < G_N_ELEMENTS(capabilities); i++)
-		if (!strcmp(opt, capabilities[i].opt))
-			return true;
-	return false;
+	for (i = 0; i < G_N_ELEMENTS(mhl_pin_modes); i++)
+		for (k = mhl_pin_modes[i].kconfig; k->opt; k++)
+			if (!strcmp(opt, k->opt))
+				return true;
+	return mhlNameIndex(optional, opt) >= 0;
 }
 
 /* Whether an expect step asserts on what a pin did (so it follows a skipped pin). */
@@ -88,24 +86,19 @@ static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const ch
 	bool series = strstr(config, "CONFIG_GUP_LONGTERM_PIN_IN_PLACE") != NULL;
 	g_autoptr(GHashTable) gone = g_hash_table_new(g_str_hash, g_str_equal);
 	int i, k, first_gone = 0;
-	size_t c;
 
 	for (i = 0; i < s->nsteps; i++) {
 		const mhlStep *st = &s->steps[i];
+		const struct mhl_pin_kconfig *need;
 		char *why = NULL;
 
-		for (c = 0; c < G_N_ELEMENTS(capabilities) && !why; c++) {
-			bool needs = (st->type == MHL_STEP_PIN && capabilities[c].workload &&
-				      !strcmp(st->workload, capabilities[c].workload)) ||
-				     ((st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST) &&
-				      capabilities[c].bench);
+		for (need = stepNeeds(st); need->opt && !why; need++) {
+			char v = mhlKconfigValue(config, need->opt);
 
-			char v = needs ? mhlKconfigValue(config, capabilities[c].opt) : 'y';
-
-			if (!v || (v == 'm' && (capabilities[c].builtin || !modules)))
-				why = g_strdup_printf("kernel-lacks: CONFIG_%s is %s in %s (%s)", capabilities[c].opt,
+			if (!v || (v == 'm' && (need->builtin || !modules)))
+				why = g_strdup_printf("kernel-lacks: CONFIG_%s is %s in %s (%s)", need->opt,
 						      v ? "a module the guest does not load" : "not set",
-						      config_path, capabilities[c].why);
+						      config_path, need->why);
 		}
 		for (k = 0; k < st->nvmstat && !why && !series; k++)
 			if (g_str_has_prefix(st->vmstat_key[k], "gup_longterm"))

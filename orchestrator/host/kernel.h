@@ -15,8 +15,9 @@
 char *mhlKconfigMissing(const char *config, const char *required);
 
 /*
- * Resolve the scenario's kernel: an artifact of kernel/build.sh ("6.12", "6.1",
- * from $MEMHP_CACHE/kernel/<kver>/current, or @kernel_dir if given) or a
+ * Resolve the scenario's kernel: an artifact of kernel/build.sh (a kernel
+ * form of scenario/names.h, from $MEMHP_CACHE/kernel/<kver>/current, or
+ * @kernel_dir if given) or a
  * prebuilt bzImage with its .config, or a Debian kernel package fetched and
  * unpacked by @srcdir/kernel/package.sh (cached in $MEMHP_CACHE/kernel/pkg/;
  * its modules as a cpio the run appends to the initramfs: identity "kind":

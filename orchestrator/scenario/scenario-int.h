@@ -8,17 +8,13 @@
 #ifndef MHL_SCENARIO_INT_H
 #define MHL_SCENARIO_INT_H
 
+#include "scenario/names.h"	/* pin_policy's names: arrays are indexed by a policy's row */
 #include "scenario/scenario.h"
 #include "scenario/yaml.h"
 
-/* pin_policy's names (scenario.c); arrays are indexed by a policy's place here */
-#define MHL_POLICIES 2
-extern const char *const mhlPolicyNames[MHL_POLICIES + 1];
 /* what a workload id (and, with '.', a scenario name) may hold */
 #define ID_CHARS G_CSET_A_2_Z G_CSET_a_2_z G_CSET_DIGITS "_-"
 
-/* the kernels a scenario names by version (scenario.c) */
-extern const char *const mhlKernelNames[];
 
 /* steps.c: "steps:" into s->steps; the cross-step checks once every part is read. */
 int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v);

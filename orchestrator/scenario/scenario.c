@@ -19,16 +19,13 @@
 #include "mhl-size.h"
 #include "util.h"
 
-const char *const mhlPolicyNames[MHL_POLICIES + 1] = { "series", "baseline", NULL };
-const char *const mhlKernelNames[] = { "6.12", "6.1", NULL };
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
        TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST, TOP_HOST_LABELS,
        TOP_GRID };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
 				       "steps", "matrix", "devices", "memory_backing", "online",
 				       "soak", "xfail", "guest", "host_labels", "grid", NULL };
-/* guest: the guest's userspace: the lab's initramfs, or Debian's own (workloads/debian-guest.sh) */
-static const char *const guestNames[] = { "lab", "debian", NULL };
+/* guest:, pin_policy: and kernel: VERSION name rows of scenario/names.c */
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -57,11 +54,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case TOP_GUEST:
 		if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "guest") < 0)
 			return -1;
-		if (mhlYOneOf(mhlYScalar(y, v), guestNames) < 0) {
-			mhlError("%s:%d:%d: guest: unknown userspace '%s' (known: lab, debian)", AT(y, v),
-				 mhlYScalar(y, v));
+		if (mhlYRow(y, v, "guest: unknown userspace", mhlGuestNames, NULL) < 0)
 			return -1;
-		}
 		g_strlcpy(s->guest, mhlYScalar(y, v), sizeof(s->guest));
 		return 0;
 	case TOP_NAME:
@@ -69,11 +63,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case TOP_POLICY:
 		if (mhlYWantKind(y, v, YAML_SCALAR_NODE, topKeys[key]) < 0)
 			return -1;
-		if (key == TOP_POLICY && mhlYOneOf(mhlYScalar(y, v), mhlPolicyNames) < 0) {
-			mhlError("%s:%d:%d: unknown pin_policy '%s' (known: series, baseline)",
-				 AT(y, v), mhlYScalar(y, v));
+		if (key == TOP_POLICY && mhlYRow(y, v, "unknown pin_policy", mhlPinPolicies, NULL) < 0)
 			return -1;
-		}
 		if (key == TOP_POLICY)
 			s->pin_policy_from_axis = mhlYFromAxis(y, v);
 		if (key == TOP_NAME && mhlSecNameCheck(y, v) < 0)
@@ -118,16 +109,20 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 		g_free(s->kernel);
 		s->kernel = g_strdup("package");
 	} else if (kernel) {
-		if (mhlYOneOf(kernel, mhlKernelNames) < 0) {
-			mhlError("unknown kernel '%s' (known: 6.12, 6.1, package:linux-image-NAME[=VERSION])", kernel);
+		if (mhlNameIndex(mhlKernelForms, kernel) < 0) {
+			g_autofree char *known = mhlNamesKnown(mhlKernelForms);
+
+			mhlError("unknown kernel '%s' (known: %s, package:linux-image-NAME[=VERSION])", kernel, known);
 			return -1;
 		}
 		g_free(s->kernel);
 		s->kernel = g_strdup(kernel);
 	}
 	if (policy) {
-		if (mhlYOneOf(policy, mhlPolicyNames) < 0) {
-			mhlError("unknown pin policy '%s' (known: series, baseline)", policy);
+		if (mhlNameIndex(mhlPinPolicies, policy) < 0) {
+			g_autofree char *known = mhlNamesKnown(mhlPinPolicies);
+
+			mhlError("unknown pin policy '%s' (known: %s)", policy, known);
 			return -1;
 		}
 		g_free(s->pin_policy);
@@ -175,22 +170,22 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 		s->name = g_strconcat(base, id->str, NULL);
 	}
 	if (!s->kernel)
-		s->kernel = g_strdup("6.12");
+		s->kernel = g_strdup(mhlKernelForms[0]);
 	if (!s->pin_policy)
-		s->pin_policy = g_strdup("series");
+		s->pin_policy = g_strdup(mhlPinPolicies[MHL_POLICY_SERIES].name);
 	if (!s->cmdline)
 		s->cmdline = g_strdup("");
 	if (!s->backing[0])
-		g_strlcpy(s->backing, "anonymous", sizeof(s->backing));
+		g_strlcpy(s->backing, mhlMemBackings[MHL_MEM_ANONYMOUS].name, sizeof(s->backing));
 	if (!s->online[0])
-		g_strlcpy(s->online, "movable", sizeof(s->online));
+		g_strlcpy(s->online, mhlOnlinePolicies[MHL_ONLINE_MOVABLE].name, sizeof(s->online));
 	if (!s->guest[0])
-		g_strlcpy(s->guest, "lab", sizeof(s->guest));
+		g_strlcpy(s->guest, mhlGuestNames[0], sizeof(s->guest));
 	if (!s->soak_every)
 		s->soak_every = MHL_SOAK_EVERY_DEFAULT;
 	if (!s->soak_judge_after)
 		s->soak_judge_after = MHL_SOAK_JUDGE_AFTER_DEFAULT;
-	if (!strcmp(s->backing, "hugepages") && !s->hugepage_size)
+	if (mhlMemBackingOf(s->backing)->hugetlb && !s->hugepage_size)
 		s->hugepage_size = 2ULL << 20;
 	return g_steal_pointer(&s);
 }
@@ -409,7 +404,7 @@ static uint64_t addSat(uint64_t a, uint64_t b)
 uint64_t mhlScenarioGuestBytes(const mhlScenario *s, bool whole)
 {
 	uint64_t b = MHL_QEMU_OVERHEAD, touch[MHL_MAX_NODES] = { 0 };
-	bool all = whole || s->prealloc || !strcmp(s->backing, "hugepages");
+	bool all = whole || s->prealloc || mhlMemBackingOf(s->backing)->hugetlb;
 	int i;
 
 	for (i = 0; i < s->nsteps; i++) {

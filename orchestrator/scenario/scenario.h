@@ -63,8 +63,8 @@ typedef struct {
 		int line, col;	/* where the step gives this key (line 0: it does not) */
 	} key_at[MHL_STEP_KEYS];	/* by steps.c's stepKeys[] index */
 	char id[32];		/* workload id: pin, check, release; [A-Za-z0-9_-], 1 to 31 */
-	char workload[16];	/* pin: gup, io_uring, vfio, vfio-noiommu, rdma, rdma-odp, hold, kmem */
-	char backing[16];	/* pin: anon (default), thp, hugetlb, memfd */
+	char workload[16];	/* pin: a mode of lib/mhl-pin.h (default: gup) */
+	char backing[16];	/* pin: a backing of lib/mhl-pin.h (default: anon) */
 	char touch[8];		/* pin: pages faulted "before" the pin (default), by the "pin",
 				 * or only "read" before it (never written; a read-only pin) */
 	char split[16];		/* pin, thp: "mprotect" or "munmap" splits each PMD first ("" = no) */
@@ -141,8 +141,8 @@ extern const char *const mhlSoakSeriesNames[];
 #define MHL_MAX_XFAIL_TEXT 512
 typedef struct {
 	int line, col;		/* of the entry, for messages */
-	char kernel[16];	/* "6.12", "6.1", or "" */
-	char policy[16];	/* "series", "baseline", or "" */
+	char kernel[16];	/* a kernel form (scenario/names.h), or "" */
+	char policy[16];	/* a pin policy (scenario/names.h), or "" */
 	char *reason;		/* why: one line, 1 to MHL_MAX_XFAIL_TEXT bytes */
 	char *match;		/* a GRegex (PCRE) the failure's reason must match; NULL: any failure */
 } mhlDeviation;
@@ -159,7 +159,7 @@ typedef struct {
 #define MHL_MAX_GRID_PATH 128
 typedef enum { MHL_GRID_VMSTAT, MHL_GRID_PATH, MHL_GRID_RATIO } mhlGridKind;
 typedef struct {
-	char policy[16];			/* "series", "baseline", or "": any */
+	char policy[16];			/* a pin policy (scenario/names.h), or "": any */
 	char label[MHL_MAX_GRID_LABEL + 1];	/* what the number is: "migrated", "x slower" */
 	mhlGridKind kind;
 	char a[MHL_MAX_GRID_PATH + 1];		/* the vmstat name, or the (first) path */
@@ -173,7 +173,7 @@ typedef struct {
 	int nparams;		/* matrix parameters of this trial, in axis order */
 	char *param_key[MHL_MAX_AXES];
 	char *param_val[MHL_MAX_AXES];
-	char *kernel;		/* "6.12", "6.1", "prebuilt", or "package" */
+	char *kernel;		/* a kernel form (scenario/names.h), "prebuilt", or "package" */
 	char *kernel_image;	/* prebuilt: bzImage path (absolute) */
 	char *kernel_config;	/* prebuilt: its .config (absolute) */
 	char *kernel_package;	/* package: a Debian linux-image-* name[=version] (kernel/package.sh) */
@@ -191,7 +191,7 @@ typedef struct {
 	char guest[8];		/* the guest's userspace: "lab" (default: the lab's initramfs) or "debian" */
 	int online_ratio;	/* auto-movable: memory_hotplug.auto_movable_ratio, 0: the kernel's */
 	/* memory_backing: how the host backs the guest's memory (libvirt's <memoryBacking>) */
-	char backing[16];	/* anonymous (default), memfd, file, hugepages */
+	char backing[16];	/* a row of scenario/names.h's mhlMemBackings (default: anonymous) */
 	uint64_t hugepage_size;	/* hugepages: 2 MiB (default) or 1 GiB */
 	bool prealloc;		/* allocate it all up front (<allocation mode='immediate'/>) */
 	/* soak: what a `memhp-lab soak` of this guest adds (docs/soak.md); `run` ignores it */

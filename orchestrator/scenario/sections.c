@@ -97,7 +97,6 @@ static char *scenarioPath(const mhlScenario *s, const char *p)
 static const char *const prebuiltKeys[] = {
 	"bzimage", "config", "package", "modules", "deb", "version", "debug", NULL
 };
-static const char *const flavourNames[] = { "kmemleak", NULL };
 
 /* kernel: {version: 6.12|6.1, debug: FLAVOUR} */
 static int flavourPair(mhlYaml *y, int key, yaml_node_t *v, mhlScenario *s)
@@ -105,18 +104,14 @@ static int flavourPair(mhlYaml *y, int key, yaml_node_t *v, mhlScenario *s)
 	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, prebuiltKeys[key]) < 0)
 		return -1;
 	if (key == 5) {
-		if (mhlYOneOf(mhlYScalar(y, v), mhlKernelNames) < 0) {
-			mhlError("%s:%d:%d: kernel: unknown version '%s' (known: 6.12, 6.1)", AT(y, v), mhlYScalar(y, v));
+		if (mhlYRow(y, v, "kernel: unknown version", mhlKernelForms, NULL) < 0)
 			return -1;
-		}
 		g_free(s->kernel);
 		s->kernel = g_strdup(mhlYScalar(y, v));
 		return 0;
 	}
-	if (mhlYOneOf(mhlYScalar(y, v), flavourNames) < 0) {
-		mhlError("%s:%d:%d: kernel: unknown debug flavour '%s' (known: kmemleak)", AT(y, v), mhlYScalar(y, v));
+	if (mhlYRow(y, v, "kernel: unknown debug flavour", mhlKernelFlavours, NULL) < 0)
 		return -1;
-	}
 	g_strlcpy(s->kernel_flavour, mhlYScalar(y, v), sizeof(s->kernel_flavour));
 	return 0;
 }
@@ -211,11 +206,9 @@ int mhlSecKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 	}
 	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "kernel") < 0)
 		return -1;
-	if (mhlYOneOf(mhlYScalar(y, v), mhlKernelNames) < 0) {
-		mhlError("%s:%d:%d: unknown kernel '%s' (known: 6.12, 6.1, {package: linux-image-NAME}, or {bzimage: PATH, config: PATH})",
-			 AT(y, v), mhlYScalar(y, v));
+	if (mhlYRow(y, v, "unknown kernel", mhlKernelForms,
+		    ", {package: linux-image-NAME}, or {bzimage: PATH, config: PATH}") < 0)
 		return -1;
-	}
 	s->kernel_from_axis = mhlYFromAxis(y, v);
 	s->kernel = g_strdup(mhlYScalar(y, v));
 	return 0;
@@ -285,18 +278,15 @@ int mhlSecCmdlineCheck(mhlYaml *y, yaml_node_t *v)
  * memory_backing: SOURCE, or {source: SOURCE, pagesize: 2MiB|1GiB, prealloc:
  * BOOL}: how the host backs the guest's memory, virtio-mem's included.
  */
-static const char *const memBackingNames[] = { "anonymous", "memfd", "file", "hugepages", NULL };
+/* its sources: scenario/names.c's mhlMemBackings[] */
 static const char *const backingKeys[] = { "source", "pagesize", "prealloc", NULL };
 
 static int backingSource(mhlYaml *y, yaml_node_t *v, mhlScenario *s)
 {
 	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "memory_backing source") < 0)
 		return -1;
-	if (mhlYOneOf(mhlYScalar(y, v), memBackingNames) < 0) {
-		mhlError("%s:%d:%d: memory_backing: unknown source '%s' (known: anonymous, memfd, file, hugepages)",
-			 AT(y, v), mhlYScalar(y, v));
+	if (mhlYRow(y, v, "memory_backing: unknown source", mhlMemBackings, NULL) < 0)
 		return -1;
-	}
 	g_strlcpy(s->backing, mhlYScalar(y, v), sizeof(s->backing));
 	return 0;
 }
@@ -328,7 +318,7 @@ int mhlSecBacking(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 		return backingSource(y, v, s);
 	if (mhlYForPairs(y, v, "memory_backing", backingKeys, backingPair, s) < 0)
 		return -1;
-	if (s->hugepage_size && strcmp(s->backing, "hugepages")) {
+	if (s->hugepage_size && !mhlMemBackingOf(s->backing)->hugetlb) {
 		mhlError("%s:%d:%d: memory_backing: pagesize needs source: hugepages", AT(y, v));
 		return -1;
 	}
@@ -336,22 +326,19 @@ int mhlSecBacking(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 }
 
 /*
- * online: movable|kernel|auto-movable|as-shipped, or {policy: auto-movable,
- * ratio: N}: how the guest onlines what virtio-mem plugs. as-shipped leaves
- * the kernel's own default (a Debian kernel leaves hotplugged memory offline).
+ * online: POLICY (a row of scenario/names.c's mhlOnlinePolicies[]), or
+ * {policy: auto-movable, ratio: N}: how the guest onlines what virtio-mem
+ * plugs. as-shipped leaves the kernel's own default (a Debian kernel leaves
+ * hotplugged memory offline).
  */
-static const char *const onlineNames[] = { "movable", "kernel", "auto-movable", "as-shipped", NULL };
 static const char *const onlineKeys[] = { "policy", "ratio", NULL };
 
 static int onlinePolicy(mhlYaml *y, yaml_node_t *v, mhlScenario *s)
 {
 	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "online") < 0)
 		return -1;
-	if (mhlYOneOf(mhlYScalar(y, v), onlineNames) < 0) {
-		mhlError("%s:%d:%d: online: unknown policy '%s' (known: movable, kernel, auto-movable, as-shipped)",
-			 AT(y, v), mhlYScalar(y, v));
+	if (mhlYRow(y, v, "online: unknown policy", mhlOnlinePolicies, NULL) < 0)
 		return -1;
-	}
 	g_strlcpy(s->online, mhlYScalar(y, v), sizeof(s->online));
 	return 0;
 }
@@ -375,7 +362,7 @@ int mhlSecOnline(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 		return onlinePolicy(y, v, s);
 	if (mhlYForPairs(y, v, "online", onlineKeys, onlinePair, s) < 0)
 		return -1;
-	if (s->online_ratio && strcmp(s->online, "auto-movable")) {
+	if (s->online_ratio && !mhlOnlinePolicyOf(s->online)->ratio) {
 		mhlError("%s:%d:%d: online: ratio needs policy: auto-movable", AT(y, v));
 		return -1;
 	}
@@ -393,7 +380,6 @@ const char *const mhlSoakSeriesNames[] = {
 	"qemu_rss_bytes", "orchestrator_rss_bytes", "run_dir_bytes", NULL
 };
 static const char *const soakKeys[] = { "leak", "every", "budgets", "judge_after", NULL };
-static const char *const soakLeakNames[] = { "none", "io_uring", "kmemleak-test", NULL };
 
 static int soakBudgetPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -415,13 +401,9 @@ static int soakPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	case 0:
 		if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "soak.leak") < 0)
 			return -1;
-		if (mhlYOneOf(mhlYScalar(y, v), soakLeakNames) < 0) {
-			mhlError("%s:%d:%d: soak.leak: unknown leak '%s' (known: none, io_uring, kmemleak-test)",
-				 AT(y, v), mhlYScalar(y, v));
+		if ((l = mhlYRow(y, v, "soak.leak: unknown leak", mhlSoakLeaks, NULL)) < 0)
 			return -1;
-		}
-		g_strlcpy(s->soak_leak, strcmp(mhlYScalar(y, v), "none") ? mhlYScalar(y, v) : "",
-			  sizeof(s->soak_leak));
+		g_strlcpy(s->soak_leak, l ? mhlYScalar(y, v) : "", sizeof(s->soak_leak));	/* row 0: none */
 		return 0;
 	case 1:
 		if (mhlYInt(y, v, "soak.every", 1, 100000, &l) < 0)
@@ -474,9 +456,9 @@ static int xfailPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 
 	switch (key) {
 	case XF_KERNEL:
-		return mhlYName(y, v, "xfail kernel", mhlKernelNames, d->kernel, sizeof(d->kernel));
+		return mhlYName(y, v, "xfail kernel", mhlKernelForms, d->kernel, sizeof(d->kernel));
 	case XF_POLICY:
-		return mhlYName(y, v, "xfail policy", mhlPolicyNames, d->policy, sizeof(d->policy));
+		return mhlYName(y, v, "xfail policy", mhlPinPolicies, d->policy, sizeof(d->policy));
 	case XF_REASON:
 		return xfailText(y, v, "xfail reason", &d->reason);
 	case XF_MATCH:
@@ -590,7 +572,7 @@ static int gridPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		g_strlcpy(g->label, mhlYScalar(y, v), sizeof(g->label));
 		return 0;
 	case GR_POLICY:
-		return mhlYName(y, v, "grid policy", mhlPolicyNames, g->policy, sizeof(g->policy));
+		return mhlYName(y, v, "grid policy", mhlPinPolicies, g->policy, sizeof(g->policy));
 	case GR_VMSTAT:
 		if (gridPath(y, v, "grid vmstat", g->a) < 0)
 			return -1;

@@ -38,16 +38,10 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
  * function that reads one of those keys into the mhlStep and the one that
  * checks the step against the steps before it (validate()).
  */
-static const char *const untilNames[] = { "none", "converged", NULL };
-static const char *const workloadNames[] = { "gup", "io_uring", "vfio", "vfio-noiommu", "rdma", "rdma-odp", "hold",
-					      "kmem", NULL };
-static const char *const backingNames[] = { "anon", "thp", "hugetlb", "memfd", NULL };
-static const char *const touchNames[] = { "before", "pin", "read", NULL };
-static const char *const splitNames[] = { "mprotect", "munmap", NULL };
+/* A pin's workload, backing, touch and split are rows of lib/mhl-pin.h (memhp-pin reads them too). */
 /* What census_before/census_after may count: zones, and the page kinds of census.h. */
 static const char *const censusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
 					  "DMA", "DMA32", "Normal", "Movable", "other", NULL };
-static const char *const unplugNames[] = { "any", "reached", "short", NULL };
 /*
  * selftest: the only names a scenario can run (a fixed argv each, in
  * trial/step-selftest.c): never a command of the scenario's own.
@@ -208,9 +202,10 @@ static int readFailsWith(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 
 		if (v->data.mapping.pairs.top - p != 1 ||
 		    (pk = yaml_document_get_node(y->doc, p->key))->type != YAML_SCALAR_NODE ||
-		    mhlYOneOf(mhlYScalar(y, pk), mhlPolicyNames) < 0) {
-			mhlError("%s:%d:%d: fails_with: a mapping has one key, a pin_policy (series or baseline)",
-				 AT(y, v));
+		    mhlNameIndex(mhlPinPolicies, mhlYScalar(y, pk)) < 0) {
+			g_autofree char *known = mhlNamesJoin(MHL_ROWS(mhlPinPolicies), " or ");
+
+			mhlError("%s:%d:%d: fails_with: a mapping has one key, a pin_policy (%s)", AT(y, v), known);
 			return -1;
 		}
 		snprintf(st->fails_with_policy, sizeof(st->fails_with_policy), "%s", mhlYScalar(y, pk));
@@ -239,13 +234,13 @@ static int pinParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	if (!strcmp(key, "node"))
 		return readNode(y, v, st);
 	if (!strcmp(key, "workload"))
-		return mhlYName(y, v, "workload", workloadNames, st->workload, sizeof(st->workload));
+		return mhlYName(y, v, "workload", mhl_pin_modes, st->workload, sizeof(st->workload));
 	if (!strcmp(key, "backing"))
-		return mhlYName(y, v, "backing", backingNames, st->backing, sizeof(st->backing));
+		return mhlYName(y, v, "backing", mhl_pin_backings, st->backing, sizeof(st->backing));
 	if (!strcmp(key, "touch"))
-		return mhlYName(y, v, "touch", touchNames, st->touch, sizeof(st->touch));
+		return mhlYName(y, v, "touch", mhl_pin_touches, st->touch, sizeof(st->touch));
 	if (!strcmp(key, "split"))
-		return mhlYName(y, v, "split", splitNames, st->split, sizeof(st->split));
+		return mhlYName(y, v, "split", mhl_pin_splits, st->split, sizeof(st->split));
 	if (!strcmp(key, "measure"))
 		return mhlYBool(y, v, "measure", &st->measure);
 	return readFailsWith(y, v, st);	/* fails_with */
@@ -349,7 +344,7 @@ static int readUnplug(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 {
 	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "unplug") < 0)
 		return -1;
-	if ((st->unplug = mhlYOneOf(mhlYScalar(y, v), unplugNames)) < 0) {
+	if ((st->unplug = mhlNameIndex(mhlUnplugNames, mhlYScalar(y, v))) < 0) {
 		mhlError("%s:%d:%d: unplug: expected reached or short, not '%s'", AT(y, v),
 			 mhlYScalar(y, v));
 		return -1;
@@ -402,9 +397,9 @@ static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	long l;
 
 	if (!strcmp(key, "policy"))
-		return mhlYName(y, v, "policy", mhlPolicyNames, st->policy, sizeof(st->policy));
+		return mhlYName(y, v, "policy", mhlPinPolicies, st->policy, sizeof(st->policy));
 	if (!strcmp(key, "kernel"))
-		return mhlYName(y, v, "kernel", mhlKernelNames, st->kernel, sizeof(st->kernel));
+		return mhlYName(y, v, "kernel", mhlKernelForms, st->kernel, sizeof(st->kernel));
 	if (!strcmp(key, "vmstat"))
 		return parseVmstat(y, v, st);
 	if (!strcmp(key, "census_before") || !strcmp(key, "census_after"))
@@ -464,7 +459,7 @@ static int waitParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	/* until */
 	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "until") < 0)
 		return -1;
-	if ((st->until = mhlYOneOf(mhlYScalar(y, v), untilNames)) <= 0) {
+	if ((st->until = mhlNameIndex(mhlUntilNames, mhlYScalar(y, v))) <= 0) {
 		mhlError("%s:%d:%d: until: expected converged, not '%s'", AT(y, v), mhlYScalar(y, v));
 		return -1;
 	}
@@ -483,9 +478,9 @@ typedef struct {
 	bool shrunk;		/* one that may give memory back (host_reclaimed) */
 	uint64_t most[MHL_MAX_NODES];	/* the largest request each device had: what it may hold */
 	int checked;		/* check, io and release steps (integrity) */
-	/* pin steps whose failure ends no trial, by mhlPolicyNames[] index: those
+	/* pin steps whose failure ends no trial, by mhlPinPolicies[] index: those
 	 * that must fail (fails_with), those that may (fails_with, measure) */
-	int must_fail[MHL_POLICIES], may_fail[MHL_POLICIES];
+	int must_fail[MHL_POLICY_LAST], may_fail[MHL_POLICY_LAST];
 } mhlStepsSoFar;
 
 /*
@@ -503,11 +498,11 @@ static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
 
 static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col);
 
-/* Whether pin @st must fail under mhlPolicyNames[@p] (fails_with, for every policy or that one). */
+/* Whether pin @st must fail under mhlPinPolicies[@p] (fails_with, for every policy or that one). */
 static bool pinMustFail(const mhlStep *st, int p)
 {
 	return st->fails_with[0] && (!st->fails_with_policy[0] ||
-				     !strcmp(st->fails_with_policy, mhlPolicyNames[p]));
+				     !strcmp(st->fails_with_policy, mhlPinPolicies[p].name));
 }
 
 /*
@@ -519,10 +514,48 @@ static void pinFailures(mhlStepsSoFar *sf, const mhlStep *st)
 {
 	int p;
 
-	for (p = 0; p < MHL_POLICIES; p++) {
+	for (p = 0; p < MHL_POLICY_LAST; p++) {
 		sf->must_fail[p] += pinMustFail(st, p);
 		sf->may_fail[p] += pinMustFail(st, p) || st->measure;
 	}
+}
+
+/*
+ * What the pin's workload row (lib/mhl-pin.h) asks of the step and the guest:
+ * touch: read only for a mode that pins read-only, split only of THPs that
+ * exist before the pin, the devices it needs (what run would find out after
+ * a boot: ENODEV from the workload).
+ */
+static int pinModeValidate(const mhlStepsSoFar *sf, const mhlStep *st)
+{
+	const struct mhl_pin_mode_row *m = &mhl_pin_modes[MAX(mhlNameIndex(mhl_pin_modes, st->workload), 0)];
+	int touch = mhlNameIndex(mhl_pin_touches, st->touch);
+	bool iommu = m->devices & MHL_PIN_DEV_IOMMU, edu = m->devices & MHL_PIN_DEV_EDU;
+	size_t i;
+
+	if (touch == MHL_PIN_TOUCH_READ && !m->read_only) {
+		g_autoptr(GString) ro = g_string_new(NULL);
+
+		for (i = 0; i < G_N_ELEMENTS(mhl_pin_modes); i++)
+			if (mhl_pin_modes[i].read_only)
+				g_string_append_printf(ro, "%s%s", ro->len ? " or " : "", mhl_pin_modes[i].name);
+		mhlError("%s:%d:%d: pin: touch: read (a read-only pin of never-written memory) is for workload %s only, not %s",
+			 sf->s->path, st->line, st->col, ro->str, st->workload);
+		return -1;
+	}
+	if (st->split[0] && (mhlNameIndex(mhl_pin_backings, st->backing) != MHL_PIN_BACKING_THP ||
+			     touch != MHL_PIN_TOUCH_BEFORE || st->size % (2 << 20))) {
+		mhlError("%s:%d:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
+			 sf->s->path, st->line, st->col);
+		return -1;
+	}
+	if ((iommu && !sf->s->iommu) || (edu && !sf->s->edu)) {
+		mhlError("%s:%d:%d: pin: workload %s needs devices: {%s%s%s} (%s)", sf->s->path, st->line, st->col,
+			 m->name, iommu ? "iommu: true" : "", iommu && edu ? ", " : "", edu ? "edu: true" : "",
+			 m->devices_why);
+		return -1;
+	}
+	return 0;
 }
 
 static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
@@ -543,28 +576,8 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 			 path, line, col, st->size);
 		return -1;
 	}
-	if (!strcmp(st->touch, "read") && strcmp(st->workload, "gup")) {
-		mhlError("%s:%d:%d: pin: touch: read (a read-only pin of never-written memory) is for workload gup only, not %s",
-			 path, st->line, st->col, st->workload);
+	if (pinModeValidate(sf, st) < 0)
 		return -1;
-	}
-	if (st->split[0] && (strcmp(st->backing, "thp") || strcmp(st->touch, "before") ||
-			     st->size % (2 << 20))) {
-		mhlError("%s:%d:%d: pin: split needs backing: thp, touch: before and a size in whole 2 MiB pages",
-			 path, st->line, st->col);
-		return -1;
-	}
-	/* what run would find out after a boot (ENODEV from the workload) */
-	if (!strcmp(st->workload, "vfio") && (!sf->s->iommu || !sf->s->edu)) {
-		mhlError("%s:%d:%d: pin: workload vfio needs devices: {iommu: true, edu: true} (a vIOMMU and a device to map DMA for)",
-			 path, st->line, st->col);
-		return -1;
-	}
-	if (!strcmp(st->workload, "vfio-noiommu") && !sf->s->edu) {
-		mhlError("%s:%d:%d: pin: workload vfio-noiommu needs devices: {edu: true} (a device to bind)",
-			 path, st->line, st->col);
-		return -1;
-	}
 	g_hash_table_add(sf->held, st->id);
 	pinFailures(sf, st);
 	sf->last_pin = st;
@@ -634,10 +647,10 @@ static int G_GNUC_PRINTF(4, 5) expectRefuse(const mhlStepsSoFar *sf, const mhlSt
 	return -1;
 }
 
-/* The pin_policies expect step @st applies under: a bit per mhlPolicyNames[] index. */
+/* The pin_policies expect step @st applies under: a bit per mhlPinPolicies[] index. */
 static unsigned int expectPolicies(const mhlStep *st)
 {
-	return st->policy[0] ? 1u << mhlYOneOf(st->policy, mhlPolicyNames) : (1u << MHL_POLICIES) - 1;
+	return st->policy[0] ? 1u << mhlNameIndex(mhlPinPolicies, st->policy) : (1u << MHL_POLICY_LAST) - 1;
 }
 
 /* unplug: the last resize; host_reclaimed: the last that gave memory back. */
@@ -662,7 +675,7 @@ static int expectPinned(const mhlStepsSoFar *sf, const mhlStep *st, const char *
 	if (p->measure && !p->size)
 		return expectRefuse(sf, st, key, "needs a pin step that pins something before it: the last one ('%s', line %d) has size 0, and reports no census",
 				    p->id, p->line);
-	for (i = 0; i < MHL_POLICIES; i++)
+	for (i = 0; i < MHL_POLICY_LAST; i++)
 		if ((pols & (1u << i)) && !pinMustFail(p, i))
 			return 0;
 	return expectRefuse(sf, st, key, "needs a pin step that succeeds before it: the last one ('%s', line %d) must fail (fails_with: %s%s%s), and a failed pin reports no census",
@@ -679,7 +692,7 @@ static int expectPinsFailed(const mhlStepsSoFar *sf, const mhlStep *st, const ch
 	unsigned int pols = expectPolicies(st);
 	int i, may = 0, must = MHL_MAX_STEPS;
 
-	for (i = 0; i < MHL_POLICIES; i++) {
+	for (i = 0; i < MHL_POLICY_LAST; i++) {
 		if (!(pols & (1u << i)))
 			continue;
 		if (sf->must_fail[i] <= st->pins_failed && st->pins_failed <= sf->may_fail[i])
@@ -906,9 +919,9 @@ void mhlStepInit(mhlStep *st, mhlStepType type, int line)
 	st->repeat = 10;
 	st->pins_failed = MHL_UNSET;
 	st->host_reclaimed = MHL_UNSET;
-	snprintf(st->workload, sizeof(st->workload), "gup");
-	snprintf(st->backing, sizeof(st->backing), "anon");
-	snprintf(st->touch, sizeof(st->touch), "before");
+	snprintf(st->workload, sizeof(st->workload), "%s", mhl_pin_modes[MHL_PIN_GUP].name);
+	snprintf(st->backing, sizeof(st->backing), "%s", mhl_pin_backings[MHL_PIN_BACKING_ANON]);
+	snprintf(st->touch, sizeof(st->touch), "%s", mhl_pin_touches[MHL_PIN_TOUCH_BEFORE]);
 }
 
 static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)

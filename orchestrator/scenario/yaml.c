@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "mhl-size.h"
+#include "scenario/names.h"
 #include "util.h"
 
 int mhlYOneOf(const char *what, const char *const *names)
@@ -210,19 +211,34 @@ int mhlYForPairs(mhlYaml *y, yaml_node_t *map, const char *what,
 	return mhlYForPairsEach(y, map, what, keys, fn, opaque, false);
 }
 
-/* A string that must be one of @names; the error lists them. */
-int mhlYName(mhlYaml *y, yaml_node_t *v, const char *what, const char *const *names,
-		   char *buf, size_t len)
+/* @value (of node @v) names no row of @rows: say so, with every name. */
+static int unknownName(mhlYaml *y, yaml_node_t *v, const char *unknown, const char *value, const void *rows,
+		       size_t n, size_t stride, const char *more)
 {
-	g_autofree char *known = NULL;
+	g_autofree char *known = mhlNamesJoin(rows, n, stride, ", ");
+
+	mhlError("%s:%d:%d: %s '%s' (known: %s%s)", AT(y, v), unknown, value, known, more ? more : "");
+	return -1;
+}
+
+int mhlYRowOf(mhlYaml *y, yaml_node_t *v, const char *unknown, const void *rows, size_t n, size_t stride,
+	      const char *more)
+{
+	int i = mhl_name_index_(rows, n, stride, mhlYScalar(y, v));
+
+	return i >= 0 ? i : unknownName(y, v, unknown, mhlYScalar(y, v), rows, n, stride, more);
+}
+
+int mhlYNameRow(mhlYaml *y, yaml_node_t *v, const char *what, const void *rows, size_t n, size_t stride,
+		char *buf, size_t len)
+{
+	g_autofree char *unknown = g_strdup_printf("unknown %s", what);
 
 	if (mhlYStr(y, v, what, buf, len) < 0)
 		return -1;
-	if (mhlYOneOf(buf, names) >= 0)
+	if (mhl_name_index_(rows, n, stride, buf) >= 0)
 		return 0;
-	known = g_strjoinv(", ", (char **)names);
-	mhlError("%s:%d:%d: unknown %s '%s' (known: %s)", AT(y, v), what, buf, known);
-	return -1;
+	return unknownName(y, v, unknown, buf, rows, n, stride, NULL);
 }
 
 /* true or false. */

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <yaml.h>
 
+#include "mhl-names.h"
+
 typedef struct {
 	const char *path;
 	yaml_document_t *doc;
@@ -42,9 +44,22 @@ int mhlYSize(mhlYaml *y, yaml_node_t *n, const char *what, uint64_t *out);
 int mhlYInt(mhlYaml *y, yaml_node_t *n, const char *what, long min, long max, long *out);
 int mhlYSeconds(mhlYaml *y, yaml_node_t *n, const char *what, double *out);
 int mhlYStr(mhlYaml *y, yaml_node_t *n, const char *what, char *buf, size_t len);
-/* A string that must be one of @names; the error lists them. */
-int mhlYName(mhlYaml *y, yaml_node_t *v, const char *what, const char *const *names,
-	     char *buf, size_t len);
+/*
+ * A string that must name a row of the name table @rows (an array: a
+ * `const char *const[]` or rows whose first member is the name; scenario/names.h),
+ * copied into @buf; the error lists the table's names.
+ */
+/*
+ * The index of the row of name table @rows that scalar @v names, or -1 +
+ * "PATH:L:C: @unknown 'VALUE' (known: a, b, c@more)" (@more: NULL, or what
+ * else the key takes, ", {package: ...}").
+ */
+#define mhlYRow(y, v, unknown, rows, more) mhlYRowOf((y), (v), (unknown), MHL_ROWS(rows), (more))
+int mhlYRowOf(mhlYaml *y, yaml_node_t *v, const char *unknown, const void *rows, size_t n, size_t stride,
+	      const char *more);
+#define mhlYName(y, v, what, rows, buf, len) mhlYNameRow((y), (v), (what), MHL_ROWS(rows), (buf), (len))
+int mhlYNameRow(mhlYaml *y, yaml_node_t *v, const char *what, const void *rows, size_t n, size_t stride,
+		char *buf, size_t len);
 int mhlYBool(mhlYaml *y, yaml_node_t *v, const char *what, bool *out);
 /* An assertion that can only be asked for: true. */
 int mhlYTrue(mhlYaml *y, yaml_node_t *v, const char *what, bool *out);

@@ -7,10 +7,12 @@
 
 #include "soak/soak.h"
 
+#include "mhl-pin.h"
 #include "record/record.h"
 #include "util.h"
 
-static const char *const soakWorkloads[] = { "gup", "io_uring" };
+/* The pin modes a soak's cycles draw from (lib/mhl-pin.h's rows). */
+static const enum mhl_pin_mode_id soakWorkloads[] = { MHL_PIN_GUP, MHL_PIN_IO_URING };
 
 int mhlSoakSchedule(const mhlScenario *s, guint64 seed, int cycle, mhlSoakCycle *c)
 {
@@ -31,7 +33,7 @@ int mhlSoakSchedule(const mhlScenario *s, guint64 seed, int cycle, mhlSoakCycle 
 	c->cycle = cycle;
 	c->node = devs[g_rand_int_range(r, 0, ndevs)];
 	n = &s->nodes[c->node];
-	c->workload = soakWorkloads[g_rand_int_range(r, 0, G_N_ELEMENTS(soakWorkloads))];
+	c->workload = mhl_pin_modes[soakWorkloads[g_rand_int_range(r, 0, G_N_ELEMENTS(soakWorkloads))]].name;
 	/* Pins of 2 MiB up to an eighth of the device, in 2 MiB steps. */
 	pin_max = MAX(n->vmem_requested / 8, 2ULL << 20);
 	c->pin_bytes = (uint64_t)g_rand_int_range(r, 1, (gint32)(pin_max >> 21) + 1) << 21;

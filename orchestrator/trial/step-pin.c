@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "guest/agent.h"
+#include "scenario/names.h"
 #include "util.h"
 
 /* What of memhp-pin's JSON the pin step and the expect checks read, and as what. */
@@ -111,7 +112,7 @@ static int seriesRule(mhlTrial *t, const mhlStep *st, json_object *out)
 	if (json_object_object_get_ex(out, MHL_PIN_K_ZERO_PAGE, &zp) &&
 	    !g_strcmp0(json_object_get_string(json_object_object_get(zp, MHL_PIN_K_ZONE)), MHL_PIN_ZONE_MOVABLE))
 		movable -= MAX(mhlCensusPages(after, MHL_PIN_K_ZERO), 0);
-	if (!strcmp(t->s->pin_policy, "series") && movable != 0) {
+	if (mhlPinPolicyOf(t->s->pin_policy)->series && movable != 0) {
 		mhlError("pin '%s' (%s): %lld pinned page(s) are still in ZONE_MOVABLE",
 			 st->id, st->workload, movable);
 		return -1;

@@ -9,6 +9,7 @@
 #include "trial/steps.h"
 
 #include "guest/guest.h"
+#include "scenario/names.h"
 #include "util.h"
 
 #include <string.h>
@@ -127,8 +128,6 @@ static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before
 	hostSummary(&t->sum, b, a, reclaimable, MAX(0, g->host_changed_t - t_req));
 }
 
-#define ONLINE_MAX 30.0	/* s after plugged for the guest to online what was plugged */
-#define ONLINE_AS_SHIPPED 3.0	/* the same under online: as-shipped */
 
 /*
  * The plug path of a grow: from the request to plugged (QMP, the resize's
@@ -150,8 +149,8 @@ static void plugPath(mhlTrial *t, double t_req, double secs, unsigned long long 
 	json_object_object_add(p, MHL_K_SECONDS_TO_PLUGGED, json_object_new_double(secs));
 	json_object_object_add(p, MHL_K_MEMTOTAL_BEFORE_BYTES, json_object_new_int64((int64_t)mt0));
 	json_object_object_add(p, MHL_K_ONLINE_BLOCKS_BEFORE, json_object_new_int(on0));
-	/* as shipped, nothing may online it: a short look, not the whole wait */
-	for (end = mhlNow() + (strcmp(t->s->online, "as-shipped") ? ONLINE_MAX : ONLINE_AS_SHIPPED);
+	/* how long the online policy gives the guest (as shipped: a short look) */
+	for (end = mhlNow() + mhlOnlinePolicyOf(t->s->online)->online_wait;
 	     mhlNow() < end && !mhlInterrupted;) {
 		double a = mhlNow();
 

@@ -1,0 +1,77 @@
+/*
+ * names.c - the scenario's closed sets as tables with their properties
+ * (names.h). A new name is one row here; the parser's "known:" list, the
+ * domain XML, the host's pool and the docs' lists follow from it.
+ */
+#include <glib.h>
+
+#include "scenario/names.h"
+
+#include "scenario/scenario.h"
+
+const mhlMemBacking mhlMemBackings[MHL_MEM_LAST] = {
+	[MHL_MEM_ANONYMOUS] = { "anonymous", "", false, true, MHL_SMAPS_NO_PATH, NULL },
+	/* shared: QEMU maps the memfd MAP_SHARED (vhost-user and the like need it) */
+	[MHL_MEM_MEMFD] = { "memfd", "    <source type='memfd'/>\n    <access mode='shared'/>\n", false, true,
+			    MHL_SMAPS_PREFIX, "/memfd:" },
+	/* a file in libvirt's memory_backing_dir on this machine */
+	[MHL_MEM_FILE] = { "file", "    <source type='file'/>\n", false, false, MHL_SMAPS_FILE, NULL },
+	/* hugetlbfs mounts of the run's own (host/hugepages.c); <hugepages> comes from pagesize */
+	[MHL_MEM_HUGEPAGES] = { "hugepages", "", true, false, MHL_SMAPS_FILE, NULL },
+};
+
+const mhlMemBacking *mhlMemBackingOf(const char *name)
+{
+	int i = mhlNameIndex(mhlMemBackings, name);
+
+	return &mhlMemBackings[i < 0 ? MHL_MEM_ANONYMOUS : i];
+}
+
+const mhlOnlinePolicy mhlOnlinePolicies[MHL_ONLINE_LAST] = {
+	[MHL_ONLINE_MOVABLE] = { "movable", " memhp_default_state=online_movable", false, 30.0 },
+	[MHL_ONLINE_KERNEL] = { "kernel", " memhp_default_state=online_kernel", false, 30.0 },
+	[MHL_ONLINE_AUTO_MOVABLE] = { "auto-movable",
+				      " memhp_default_state=online memory_hotplug.online_policy=auto-movable",
+				      true, 30.0 },
+	/* the kernel's own default (a Debian kernel leaves hotplugged memory offline):
+	 * nothing may online it, so a short look, not the whole wait */
+	[MHL_ONLINE_AS_SHIPPED] = { "as-shipped", "", false, 3.0 },
+};
+
+const mhlOnlinePolicy *mhlOnlinePolicyOf(const char *name)
+{
+	int i = mhlNameIndex(mhlOnlinePolicies, name);
+
+	return &mhlOnlinePolicies[i < 0 ? MHL_ONLINE_MOVABLE : i];
+}
+
+const mhlPinPolicy mhlPinPolicies[MHL_POLICY_LAST] = {
+	[MHL_POLICY_SERIES] = { "series", true, "" },
+	/* the series' test switch, on from boot (docs/kernel.md) */
+	[MHL_POLICY_BASELINE] = { "baseline", false, " gup_longterm_pin_in_place=1" },
+};
+
+const mhlPinPolicy *mhlPinPolicyOf(const char *name)
+{
+	int i = mhlNameIndex(mhlPinPolicies, name);
+
+	return &mhlPinPolicies[i < 0 ? MHL_POLICY_SERIES : i];
+}
+
+const char *const mhlKernelForms[2] = { "6.12", "6.1" };
+const char *const mhlKernelFlavours[1] = { "kmemleak" };
+const char *const mhlGuestNames[2] = { "lab", "debian" };
+const char *const mhlSoakLeaks[3] = { "none", "io_uring", "kmemleak-test" };
+const char *const mhlUntilNames[2] = { [MHL_UNTIL_NONE] = "none", [MHL_UNTIL_CONVERGED] = "converged" };
+const char *const mhlUnplugNames[3] = {
+	[MHL_UNPLUG_ANY] = "any", [MHL_UNPLUG_REACHED] = "reached", [MHL_UNPLUG_SHORT] = "short",
+};
+
+char *mhlNamesJoin(const void *rows, size_t n, size_t stride, const char *sep)
+{
+	size_t len = mhl_names_join_(NULL, 0, rows, n, stride, sep);
+	char *buf = g_malloc(len + 1);
+
+	mhl_names_join_(buf, len + 1, rows, n, stride, sep);
+	return buf;
+}
