@@ -71,6 +71,68 @@ static int fail(uint64_t size, int node, const char *what, int err)
 	return 1;
 }
 
+/*
+ * Run @i of a bench: fault in and dirty @buf, count its pages' zones, then
+ * one PIN_LONGTERM_BENCHMARK of all of it into @run. 0, or the JSON error
+ * line printed and 1.
+ */
+static int bench_once(int fd, struct census_ctx *cx, char *buf, uint64_t size, int node, int i,
+		      struct bench_run *run)
+{
+	struct gup_test gup = { 0 };
+	struct census c;
+
+	memset(buf, 0x5a + i, size);	/* fault in (and dirty) every page */
+	if (census_take(cx, buf, size, &c, NULL) < 0)
+		return fail(size, node, "census", errno);
+	gup.addr = (uintptr_t)buf;
+	gup.size = size;
+	gup.nr_pages_per_call = size / cx->page_size;
+	gup.gup_flags = BENCH_FOLL_WRITE;
+	/* A kernel without 0004 hands the padding back as it got it. */
+	gup.nr_not_pinnable = NOT_RETURNED;
+	if (ioctl(fd, PIN_LONGTERM_BENCHMARK, &gup) < 0)
+		return fail(size, node, "PIN_LONGTERM_BENCHMARK", errno);
+	if (gup.size != size)
+		return fail(size, node, "PIN_LONGTERM_BENCHMARK pinned less", EFAULT);
+	run->get_us = gup.get_delta_usec;
+	run->put_us = gup.put_delta_usec;
+	run->movable_before = c.zone[CENSUS_ZONE_MOVABLE];
+	run->not_pinnable = gup.nr_not_pinnable;
+	return 0;
+}
+
+/* The JSON line of a bench of @repeat runs; not_pinnable_total null when no run returned it. */
+static void bench_print(const struct bench_run *runs, int repeat, int node, uint64_t size, int fresh)
+{
+	uint64_t total_np = 0;
+	int i, returned = 0;
+
+	for (i = 0; i < repeat; i++)
+		if (runs[i].not_pinnable != NOT_RETURNED) {
+			returned = 1;
+			total_np += runs[i].not_pinnable;
+		}
+	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "true," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"bench\",\"node\":%d,\"bytes\":%" PRIu64
+	       ",\"repeat\":%d,\"fresh\":%s," MHL_PIN_KEY(MHL_PIN_K_RUNS) "[", node, size, repeat,
+	       fresh ? "true" : "false");
+	for (i = 0; i < repeat; i++) {
+		printf("%s{" MHL_PIN_KEY(MHL_PIN_K_GET_US) "%" PRIu64 ",\"put_us\":%" PRIu64 ",\"movable_before\":%" PRIu64
+		       ",\"not_pinnable\":", i ? "," : "", runs[i].get_us, runs[i].put_us,
+		       runs[i].movable_before);
+		if (runs[i].not_pinnable == NOT_RETURNED)
+			printf("null}");
+		else
+			printf("%" PRIu32 "}", runs[i].not_pinnable);
+	}
+	printf("],\"get_us_median\":%" PRIu64 ",\"put_us_median\":%" PRIu64 ",\"not_pinnable_total\":",
+	       median(runs, repeat, 0), median(runs, repeat, 1));
+	if (returned)
+		printf("%" PRIu64 "}\n", total_np);
+	else
+		printf("null}\n");
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -82,9 +144,8 @@ int cmd_bench(int argc, char **argv)
 	};
 	static struct bench_run runs[BENCH_MAX_RUNS];
 	struct census_ctx cx;
-	struct census c;
-	uint64_t size = 0, total_np = 0;
-	int node = -1, repeat = 10, fresh = 0, fd, i, c_opt, returned = 0;
+	uint64_t size = 0;
+	int node = -1, repeat = 10, fresh = 0, fd, i, c_opt;
 	char *buf = NULL;
 
 	while ((c_opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -112,53 +173,15 @@ int cmd_bench(int argc, char **argv)
 	if (fd < 0)
 		return fail(size, node, "open /sys/kernel/debug/gup_test", errno);
 	for (i = 0; i < repeat; i++) {
-		struct gup_test gup = { 0 };
-
 		if (!buf || fresh) {
 			if (buf)
 				munmap(buf, size);
 			if (!(buf = buffer_map(size, node)))
 				return fail(size, node, "mmap/mbind", errno);
 		}
-		memset(buf, 0x5a + i, size);	/* fault in (and dirty) every page */
-		if (census_take(&cx, buf, size, &c, NULL) < 0)
-			return fail(size, node, "census", errno);
-		gup.addr = (uintptr_t)buf;
-		gup.size = size;
-		gup.nr_pages_per_call = size / cx.page_size;
-		gup.gup_flags = BENCH_FOLL_WRITE;
-		/* A kernel without 0004 hands the padding back as it got it. */
-		gup.nr_not_pinnable = NOT_RETURNED;
-		if (ioctl(fd, PIN_LONGTERM_BENCHMARK, &gup) < 0)
-			return fail(size, node, "PIN_LONGTERM_BENCHMARK", errno);
-		if (gup.size != size)
-			return fail(size, node, "PIN_LONGTERM_BENCHMARK pinned less", EFAULT);
-		runs[i].get_us = gup.get_delta_usec;
-		runs[i].put_us = gup.put_delta_usec;
-		runs[i].movable_before = c.zone[CENSUS_ZONE_MOVABLE];
-		runs[i].not_pinnable = gup.nr_not_pinnable;
-		if (runs[i].not_pinnable != NOT_RETURNED) {
-			returned = 1;
-			total_np += runs[i].not_pinnable;
-		}
+		if (bench_once(fd, &cx, buf, size, node, i, &runs[i]))
+			return 1;
 	}
-	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "true," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"bench\",\"node\":%d,\"bytes\":%" PRIu64
-	       ",\"repeat\":%d,\"fresh\":%s," MHL_PIN_KEY(MHL_PIN_K_RUNS) "[", node, size, repeat,
-	       fresh ? "true" : "false");
-	for (i = 0; i < repeat; i++) {
-		printf("%s{" MHL_PIN_KEY(MHL_PIN_K_GET_US) "%" PRIu64 ",\"put_us\":%" PRIu64 ",\"movable_before\":%" PRIu64
-		       ",\"not_pinnable\":", i ? "," : "", runs[i].get_us, runs[i].put_us,
-		       runs[i].movable_before);
-		if (runs[i].not_pinnable == NOT_RETURNED)
-			printf("null}");
-		else
-			printf("%" PRIu32 "}", runs[i].not_pinnable);
-	}
-	printf("],\"get_us_median\":%" PRIu64 ",\"put_us_median\":%" PRIu64 ",\"not_pinnable_total\":",
-	       median(runs, repeat, 0), median(runs, repeat, 1));
-	if (returned)
-		printf("%" PRIu64 "}\n", total_np);
-	else
-		printf("null}\n");
+	bench_print(runs, repeat, node, size, fresh);
 	return 0;
 }

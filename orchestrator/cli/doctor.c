@@ -249,9 +249,12 @@ int mhlDoctor(const mhlDoctorOptions *o)
 		if (img && !image)
 			image = g_steal_pointer(&img);
 	}
-	if (!want && !built)
-		lineAt(LVL_FAIL, "kernel", "none built (6.12 or 6.1): %s", installed ?
+	if (!want && !built) {
+		g_autofree char *forms = mhlNamesJoin(MHL_ROWS(mhlKernelForms), " or ");
+
+		lineAt(LVL_FAIL, "kernel", "none built (%s): %s", forms, installed ?
 		       "build one in a memhp-lab checkout (make demo: 6.12), then make install" : "make demo (6.12)");
+	}
 	checkKvm(image, o->cache);
 	line(img_ok, "guest image", "%s%s%s", o->initrd, img_ok ? "" : ": missing: ", img_ok ? "" : installed ?
 	     "build it in a memhp-lab checkout (make demo, or make image KVERS=6.12) and make install" :

@@ -25,13 +25,10 @@ static int fleetJobCheck(const mhlJob *j, GPtrArray *hosts)
 	guint i;
 
 	if (!mhlMemBackingOf(j->s->backing)->fleet) {
-		g_autoptr(GString) can = g_string_new(NULL);
+		g_autofree char *can = mhlMemBackingsFleet();
 
-		for (i = 0; i < G_N_ELEMENTS(mhlMemBackings); i++)
-			if (mhlMemBackings[i].fleet)
-				g_string_append_printf(can, "%s%s", can->len ? " or " : "", mhlMemBackings[i].name);
 		mhlError("%s: trial '%s': memory_backing: %s needs a hugetlbfs or file path that memhp-lab sets up on this machine; a fleet host (--host/--hosts) cannot give it: run it without --host, or use memory_backing: %s",
-			 j->s->path, j->s->name, j->s->backing, can->str);
+			 j->s->path, j->s->name, j->s->backing, can);
 		return -1;
 	}
 	for (i = 0; i < hosts->len; i++)

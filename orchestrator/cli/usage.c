@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "scenario/names.h"
 
 /* html,junit,ktap,kcidb */
 static char *formatNames(void)
@@ -26,6 +27,18 @@ static char *formatTitles(void)
 	return mhlReportFormatsJoin(offsetof(mhlReportFormatDesc, title), ", ", ", ");
 }
 
+/* 6.12 or 6.1 */
+static char *kernelNames(void)
+{
+	return mhlNamesJoin(MHL_ROWS(mhlKernelForms), " or ");
+}
+
+/* series or baseline */
+static char *policyNames(void)
+{
+	return mhlNamesJoin(MHL_ROWS(mhlPinPolicies), " or ");
+}
+
 /* The tokens a summary or an option's help may hold, and what replaces them. */
 static const struct {
 	const char *token;
@@ -33,6 +46,8 @@ static const struct {
 } helpTokens[] = {
 	{ "{formats}", formatNames },
 	{ "{format titles}", formatTitles },
+	{ "{kernels}", kernelNames },
+	{ "{pin policies}", policyNames },
 };
 
 char *mhlCliText(const char *text)

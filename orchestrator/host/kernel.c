@@ -148,7 +148,7 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 	}
 	if (missing->len) {
 		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)", config_path,
-			 !strcmp(s->pin_policy, "baseline") ? " under pin_policy baseline" : "", missing->str,
+			 !mhlPinPolicyOf(s->pin_policy)->series ? " under pin_policy baseline" : "", missing->str,
 			 reqpath);
 		return -1;
 	}
@@ -364,7 +364,7 @@ static int kernelConfigCheck(const mhlScenario *s, const char *kernel_dir, const
 	g_autofree char *missing = NULL;
 
 	if (!kernel_dir && !strcmp(s->kernel, "package")) {
-		if (!strcmp(s->pin_policy, "baseline")) {
+		if (!mhlPinPolicyOf(s->pin_policy)->series) {
 			mhlError("%s: pin_policy baseline needs the lab's series (its test switch); a Debian kernel package has it not: use pin_policy series",
 				 s->path);
 			return -1;
@@ -375,7 +375,7 @@ static int kernelConfigCheck(const mhlScenario *s, const char *kernel_dir, const
 		return kernelCapable(s, config, config_path, required, reqpath, s->kernel_modules != NULL, skips);
 	if ((missing = mhlKconfigMissing(config, required))) {
 		mhlError("kernel config '%s' lacks option(s) the lab needs%s: %s (list: %s)",
-			 config_path, !strcmp(s->pin_policy, "baseline") ?
+			 config_path, !mhlPinPolicyOf(s->pin_policy)->series ?
 			 " under pin_policy baseline" : "", missing, reqpath);
 		return -1;
 	}
@@ -427,7 +427,7 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 	}
 	if (!(config = mhlFileRead(config_path, NULL)) || !(required = mhlFileRead(reqpath, NULL)))
 		return NULL;
-	if (!strcmp(s->pin_policy, "baseline")) {
+	if (!mhlPinPolicyOf(s->pin_policy)->series) {
 		g_autofree char *r = required;
 
 		required = g_strconcat(r, "\nGUP_LONGTERM_PIN_IN_PLACE\n", NULL);

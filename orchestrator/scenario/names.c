@@ -27,6 +27,17 @@ const mhlMemBacking *mhlMemBackingOf(const char *name)
 	return &mhlMemBackings[i < 0 ? MHL_MEM_ANONYMOUS : i];
 }
 
+char *mhlMemBackingsFleet(void)
+{
+	GString *can = g_string_new(NULL);
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(mhlMemBackings); i++)
+		if (mhlMemBackings[i].fleet)
+			g_string_append_printf(can, "%s%s", can->len ? " or " : "", mhlMemBackings[i].name);
+	return g_string_free(can, FALSE);
+}
+
 const mhlOnlinePolicy mhlOnlinePolicies[MHL_ONLINE_LAST] = {
 	[MHL_ONLINE_MOVABLE] = { "movable", " memhp_default_state=online_movable", false, 30.0 },
 	[MHL_ONLINE_KERNEL] = { "kernel", " memhp_default_state=online_kernel", false, 30.0 },

@@ -41,6 +41,8 @@ typedef enum { MHL_MEM_ANONYMOUS, MHL_MEM_MEMFD, MHL_MEM_FILE, MHL_MEM_HUGEPAGES
 extern const mhlMemBacking mhlMemBackings[MHL_MEM_LAST];
 /* The row of backing @name; the default (anonymous) for "" or a name no row has. */
 const mhlMemBacking *mhlMemBackingOf(const char *name);
+/* "anonymous or memfd": the backings a fleet host can give, for a refusal (g_free it). */
+char *mhlMemBackingsFleet(void);
 
 /* online: how the guest onlines what virtio-mem plugs (its kernel command line). */
 typedef struct {

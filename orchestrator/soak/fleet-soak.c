@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "host/session.h"
+#include "scenario/names.h"
 #include "mhl-exit.h"
 #include "util.h"
 
@@ -356,10 +357,13 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
  */
 static int fleetBackingCheck(const mhlSoakFleetPlan *p)
 {
-	if (strcmp(p->s->backing, "hugepages") && strcmp(p->s->backing, "file"))
+	g_autofree char *can = NULL;
+
+	if (mhlMemBackingOf(p->s->backing)->fleet)
 		return 0;
-	mhlError("soak: %s: memory_backing: %s needs a hugetlbfs or file path that memhp-lab sets up on this machine; a fleet host (--host/--hosts) cannot give it: soak it without --host, or use memory_backing: memfd or anonymous",
-		 p->s->path, p->s->backing);
+	can = mhlMemBackingsFleet();
+	mhlError("soak: %s: memory_backing: %s needs a hugetlbfs or file path that memhp-lab sets up on this machine; a fleet host (--host/--hosts) cannot give it: soak it without --host, or use memory_backing: %s",
+		 p->s->path, p->s->backing, can);
 	return -1;
 }
 

@@ -21,6 +21,7 @@
 #include "host/identity.h"
 #include "host/hugepages.h"
 #include "host/session.h"
+#include "scenario/names.h"
 #include "trial/steps.h"
 #include "util.h"
 
@@ -50,7 +51,7 @@ static char *isoNow(void)
 static int pinPolicyVerify(mhlTrial *t, json_object *rec)
 {
 	const char *argv[] = { "/bin/cat", "/sys/kernel/debug/gup_longterm/pin_in_place", NULL };
-	bool baseline = !strcmp(t->s->pin_policy, "baseline");
+	bool baseline = !mhlPinPolicyOf(t->s->pin_policy)->series;
 	mhlExecStatus st = { 0 };
 	const char *state;
 
