@@ -62,5 +62,6 @@
 /* memhp-pin bench (bench.c): "runs": [{get_us, ...}] */
 #define MHL_PIN_K_RUNS			"runs"
 #define MHL_PIN_K_GET_US		"get_us"
+#define MHL_PIN_K_HELD			"held"		/* memhp-pin leak: the objects it keeps alive */
 
 #endif

@@ -7,7 +7,7 @@
 # (docs/soak.md).
 
 # Checkpoints of $1 are cycles 1..N in order, each complete, times increasing.
-plan 24 full 33
+plan 25 full 34
 soak_checkpoints_ok() {
 	jq -se 'length > 0 and ([.[].cycle] == [range(1; length + 1)])
 	  and all(.[]; has("segment") and has("schedule") and has("outcome") and has("t") and has("elapsed_s")
@@ -260,3 +260,8 @@ expect_fail "soak --host of a hugepage-backed scenario is refused before anythin
 		exec $LAB soak --host 'qemu+unix:///system?socket=/nonexistent/libvirt-sock' --cycles 1 -o '$work/soakhh' '$work/soak-hosthuge.yaml'"
 expect_fail "soak with an unknown leak" 2 "soak.leak: unknown leak 'dentry' \\(known: none, io_uring, kmemleak-test\\)" \
 	sh -c "sed 's/^  leak: io_uring\$/  leak: dentry/' scenarios/soak-leak.yaml >'$work/soak-bad.yaml' && exec $LAB soak --cycles 1 '$work/soak-bad.yaml'"
+
+echo "# soak: key names"
+ok "soak/ names every key it writes or reads by its MHL_K_* (record/record.h) or MHL_PIN_K_* (lib/mhl-pin-keys.h): no quoted key to json_object_object_add or an mhlJ* reader (but meminfo, of the guest's kernel memory reply, no key of a record)" \
+	sh -c '! grep -nE "(json_object_object_add|mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?)\(([^(),]|\(([^()]|\([^()]*\))*\))*,[[:space:]]*\"" orchestrator/soak/*.c |
+		grep -v "mhlJ(km, \"meminfo\")"'

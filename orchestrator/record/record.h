@@ -211,6 +211,42 @@
 #define MHL_K_SLABINFO			"slabinfo"	/* {cache: [active_objs, num_objs, bytes]} */
 #define MHL_K_SERIES			"series"	/* a trend finding's, a trend row's */
 #define MHL_K_CACHES			"caches"	/* a trend finding's grown slab caches */
+#define MHL_K_SEED			"seed"		/* soak.json, a fleet soak's segments.jsonl and summary.json */
+#define MHL_K_DURATION_S		"duration_s"	/* soak.json (a number), the record's parameters (text) */
+#define MHL_K_PIN_BYTES			"pin_bytes"	/* schedule: the cycle's pin */
+#define MHL_K_FULL_BYTES		"full_bytes"	/* schedule: the size a replug goes back to */
+#define MHL_K_PIN_OK			"pin_ok"	/* outcome: the cycle's pin held */
+#define MHL_K_REPLUGGED_BYTES		"replugged_bytes"	/* outcome: where the replug got */
+#define MHL_K_LEAK_HELD			"leak_held"	/* outcome: soak.leak's objects kept alive */
+/* counters: the guest's after each cycle (the plugged_bytes, qemu_rss_bytes, slab_bytes above too) */
+#define MHL_K_NR_FOLL_PIN_ACQUIRED	"nr_foll_pin_acquired"	/* also a counter of vmstat */
+#define MHL_K_NR_FOLL_PIN_RELEASED	"nr_foll_pin_released"	/* also a counter of vmstat */
+#define MHL_K_NR_SLAB_RECLAIMABLE	"nr_slab_reclaimable"	/* a counter of vmstat */
+#define MHL_K_NR_SLAB_UNRECLAIMABLE	"nr_slab_unreclaimable"	/* a counter of vmstat */
+#define MHL_K_ZONEINFO			"zoneinfo"	/* guest_before/after: [{..., free}] */
+#define MHL_K_FREE			"free"		/* a zone's free pages */
+#define MHL_K_PINS_OUTSTANDING		"pins_outstanding"	/* acquired - released */
+#define MHL_K_FREE_BYTES		"free_bytes"
+#define MHL_K_ORCHESTRATOR_RSS_KIB	"orchestrator_rss_kib"
+#define MHL_K_ONLINE_BLOCKS		"online_blocks"
+#define MHL_K_BLOCK_BYTES		"block_bytes"
+#define MHL_K_ONLINE_GAP_BYTES		"online_gap_bytes"	/* online blocks beyond boot + plugged memory */
+#define MHL_K_RUN_DIR_BYTES		"run_dir_bytes"
+#define MHL_K_SLAB_UNRECLAIMABLE_BYTES	"slab_unreclaimable_bytes"	/* from the guest's meminfo (guest/guest.c) */
+#define MHL_K_SLAB_RECLAIMABLE_BYTES	"slab_reclaimable_bytes"
+#define MHL_K_VMALLOC_BYTES		"vmalloc_bytes"
+#define MHL_K_PAGE_TABLES_BYTES		"page_tables_bytes"
+#define MHL_K_PERCPU_BYTES		"percpu_bytes"
+#define MHL_K_KERNEL_STACK_BYTES	"kernel_stack_bytes"
+#define MHL_K_HUGETLB_BYTES		"hugetlb_bytes"
+#define MHL_K_MEM_FREE_BYTES		"mem_free_bytes"
+/* a fleet soak's soak.json, segments.jsonl and summary.json (soak/fleet-soak.c) */
+#define MHL_K_SEEDS			"seeds"
+#define MHL_K_HOSTS			"hosts"
+#define MHL_K_HOSTS_FILE		"hosts_file"
+#define MHL_K_FIRST_CYCLE		"first_cycle"	/* a segment's (its host is MHL_K_HOST, its end MHL_K_END) */
+#define MHL_K_LAST_CYCLE		"last_cycle"
+#define MHL_K_DIR			"dir"		/* a seed's run directory */
 /* ... and the soak's record: soak: {trends: [...], slab_growth: [...], end: {...}, findings: [...]} */
 #define MHL_K_SOAK			"soak"
 #define MHL_K_TRENDS			"trends"
@@ -231,6 +267,8 @@
 #define MHL_K_BUDGET_24H		"budget_24h"
 #define MHL_K_OVER_BUDGET		"over_budget"
 #define MHL_K_FINDING			"finding"
+#define MHL_K_CEILING			"ceiling"	/* a series' ceiling, where it has one */
+#define MHL_K_JUDGED			"judged"
 /* soak.slab_growth[] between two cycles, and the kmemleak tally (soak.kmemleak) */
 #define MHL_K_SLAB_FIRST_CYCLE		"slab_first_cycle"
 #define MHL_K_SLAB_LAST_CYCLE		"slab_last_cycle"

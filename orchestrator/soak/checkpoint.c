@@ -235,8 +235,8 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	}
 	json_object_object_add(meta, MHL_K_TRIAL, jstrf("soak:%s:seed=%" G_GUINT64_FORMAT, s->scenario_name, seed));
 	json_object_object_add(meta, MHL_K_SCENARIO, json_object_new_string(abs));
-	json_object_object_add(meta, "seed", jstrf("%" G_GUINT64_FORMAT, seed));
-	json_object_object_add(meta, "duration_s", json_object_new_double(duration));
+	json_object_object_add(meta, MHL_K_SEED, jstrf("%" G_GUINT64_FORMAT, seed));
+	json_object_object_add(meta, MHL_K_DURATION_S, json_object_new_double(duration));
 	json_object_object_add(meta, MHL_K_CYCLES, json_object_new_int(cycles));
 	json_object_object_add(meta, MHL_K_STARTED, json_object_new_string(started));
 	/*
@@ -278,10 +278,10 @@ int mhlSoakRecord(const mhlSoakRecordFacts *r)
 	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(r->meta, MHL_K_TRIAL, "soak")));
 	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(r->s->path));
 	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(r->meta, MHL_K_STARTED)));
-	json_object_object_add(params, "seed", json_object_new_string(mhlJStr(r->meta, "seed", "")));
-	if (mhlJDbl(r->meta, "duration_s", 0) > 0) {	/* a number in soak.json; parameters are text */
-		snprintf(dur, sizeof(dur), "%g", mhlJDbl(r->meta, "duration_s", 0));
-		json_object_object_add(params, "duration_s", json_object_new_string(dur));
+	json_object_object_add(params, MHL_K_SEED, json_object_new_string(mhlJStr(r->meta, MHL_K_SEED, "")));
+	if (mhlJDbl(r->meta, MHL_K_DURATION_S, 0) > 0) {	/* a number in soak.json; parameters are text */
+		snprintf(dur, sizeof(dur), "%g", mhlJDbl(r->meta, MHL_K_DURATION_S, 0));
+		json_object_object_add(params, MHL_K_DURATION_S, json_object_new_string(dur));
 	}
 	json_object_object_add(rec, MHL_K_PARAMETERS, params);
 	json_object_object_add(rec, MHL_K_SCENARIO_NAME, json_object_new_string(r->s->scenario_name));

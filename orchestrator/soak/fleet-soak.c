@@ -27,15 +27,6 @@
 #include "util.h"
 
 #define SEEDS_MAX	1024
-/* the parent's soak.json and segments.jsonl */
-#define K_SEEDS		"seeds"
-#define K_HOSTS		"hosts"
-#define K_HOSTS_FILE	"hosts_file"
-#define K_SEED		"seed"
-#define K_HOST		"host"
-#define K_FIRST_CYCLE	"first_cycle"
-#define K_LAST_CYCLE	"last_cycle"
-#define K_END		"end"
 
 /* One item of --seeds: "N" or "A-B" into [*a, *b]; false if it is neither. */
 static bool seedItem(const char *item, guint64 *a, guint64 *b)
@@ -91,7 +82,7 @@ static json_object *fleetMetaLoad(const char *dir)
 
 	if (!g_file_get_contents(path, &text, NULL, NULL) || !(meta = json_tokener_parse(text)))
 		return NULL;
-	if (json_object_is_type(mhlJ(meta, K_SEEDS), json_type_array))
+	if (json_object_is_type(mhlJ(meta, MHL_K_SEEDS), json_type_array))
 		return meta;
 	json_object_put(meta);
 	return NULL;
@@ -151,12 +142,12 @@ static void segmentLog(mhlSoakFleet *f, const mhlSoakJob *j, const mhlFleetHost 
 	g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, j->seed);
 	g_autofree char *t = g_date_time_format_iso8601(now);
 
-	json_object_object_add(line, K_SEED, json_object_new_string(seed));
+	json_object_object_add(line, MHL_K_SEED, json_object_new_string(seed));
 	json_object_object_add(line, MHL_K_SEGMENT, json_object_new_int(j->out.segment));
-	json_object_object_add(line, K_HOST, json_object_new_string(h->uri));
-	json_object_object_add(line, K_FIRST_CYCLE, json_object_new_int(j->out.first_cycle));
-	json_object_object_add(line, K_LAST_CYCLE, json_object_new_int(j->out.cycles));
-	json_object_object_add(line, K_END, json_object_new_string(end));
+	json_object_object_add(line, MHL_K_HOST, json_object_new_string(h->uri));
+	json_object_object_add(line, MHL_K_FIRST_CYCLE, json_object_new_int(j->out.first_cycle));
+	json_object_object_add(line, MHL_K_LAST_CYCLE, json_object_new_int(j->out.cycles));
+	json_object_object_add(line, MHL_K_END, json_object_new_string(end));
 	json_object_object_add(line, MHL_K_REASON, j->out.why ? json_object_new_string(j->out.why) : NULL);
 	json_object_object_add(line, MHL_K_T, json_object_new_string(t));
 	g_mutex_lock(&f->segments_lock);
@@ -253,11 +244,11 @@ static int fleetMetaWrite(mhlSoakFleetPlan *p, const mhlSoakFleetOptions *o)
 
 		json_object_array_add(seeds, json_object_new_string(seed));
 	}
-	json_object_object_add(p->meta, K_SEEDS, seeds);
-	json_object_object_add(p->meta, "duration_s", json_object_new_double(o->base.duration_s));
+	json_object_object_add(p->meta, MHL_K_SEEDS, seeds);
+	json_object_object_add(p->meta, MHL_K_DURATION_S, json_object_new_double(o->base.duration_s));
 	json_object_object_add(p->meta, MHL_K_CYCLES, json_object_new_int(o->base.cycles));
-	json_object_object_add(p->meta, K_HOSTS, p->hosts ? json_object_new_string(p->hosts) : NULL);
-	json_object_object_add(p->meta, K_HOSTS_FILE, p->hosts_file ? json_object_new_string(p->hosts_file) : NULL);
+	json_object_object_add(p->meta, MHL_K_HOSTS, p->hosts ? json_object_new_string(p->hosts) : NULL);
+	json_object_object_add(p->meta, MHL_K_HOSTS_FILE, p->hosts_file ? json_object_new_string(p->hosts_file) : NULL);
 	json_object_object_add(p->meta, MHL_K_STARTED, json_object_new_string(started));
 	if (!g_file_set_contents(path, json_object_to_json_string_ext(p->meta, JSON_C_TO_STRING_PRETTY), -1, &err)) {
 		mhlError("soak: cannot write '%s': %s", path, err->message);
@@ -310,7 +301,7 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 		if (!one)
 			return -1;
 		/* one soak's directory: that soak alone, its segments logged in its parent's when it has one */
-		seed = g_ascii_strtoull(mhlJStr(one, K_SEED, "0"), NULL, 10);
+		seed = g_ascii_strtoull(mhlJStr(one, MHL_K_SEED, "0"), NULL, 10);
 		g_array_append_val(p->seeds, seed);
 		p->lone = true;
 		parent = g_path_get_dirname(p->dir);
@@ -320,7 +311,7 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 			return -1;
 		p->s = mhlScenarioLoad(mhlJStr(one, MHL_K_SCENARIO, ""));
 	} else {
-		for (seeds = mhlJ(p->meta, K_SEEDS), i = 0; i < json_object_array_length(seeds); i++) {
+		for (seeds = mhlJ(p->meta, MHL_K_SEEDS), i = 0; i < json_object_array_length(seeds); i++) {
 			guint64 seed = g_ascii_strtoull(json_object_get_string(json_object_array_get_idx(seeds, i)), NULL, 10);
 
 			g_array_append_val(p->seeds, seed);
@@ -334,8 +325,8 @@ static int fleetPlanResume(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p)
 	}
 	if (!p->s)
 		return -1;
-	p->hosts = g_strdup(o->hosts || o->hosts_file ? o->hosts : mhlJStr(p->meta, K_HOSTS, NULL));
-	p->hosts_file = g_strdup(o->hosts || o->hosts_file ? o->hosts_file : mhlJStr(p->meta, K_HOSTS_FILE, NULL));
+	p->hosts = g_strdup(o->hosts || o->hosts_file ? o->hosts : mhlJStr(p->meta, MHL_K_HOSTS, NULL));
+	p->hosts_file = g_strdup(o->hosts || o->hosts_file ? o->hosts_file : mhlJStr(p->meta, MHL_K_HOSTS_FILE, NULL));
 	if (!o->hosts && !o->hosts_file && p->hosts_file) {
 		g_autofree char *what = g_strdup_printf("soak: --resume: '%s/soak.json': hosts_file", p->dir);
 
@@ -479,12 +470,12 @@ static int fleetSummary(const mhlSoakFleetPlan *p, GPtrArray *jobs, GPtrArray *o
 		printf("  seed %s: %s, %d cycle(s), %d finding(s), host %s%s; %s\n", seed, verdict, j->out.cycles,
 		       j->out.findings, j->ran_on ? j->ran_on->uri : "none", j->requeued ? " (resumed there after its first host went away)" : "",
 		       j->dir);
-		json_object_object_add(row, K_SEED, json_object_new_string(seed));
-		json_object_object_add(row, K_HOST, j->ran_on ? json_object_new_string(j->ran_on->uri) : NULL);
+		json_object_object_add(row, MHL_K_SEED, json_object_new_string(seed));
+		json_object_object_add(row, MHL_K_HOST, j->ran_on ? json_object_new_string(j->ran_on->uri) : NULL);
 		json_object_object_add(row, MHL_K_CYCLES, json_object_new_int(j->out.cycles));
 		json_object_object_add(row, MHL_K_FINDINGS, json_object_new_int(j->out.findings));
 		json_object_object_add(row, MHL_K_VERDICT, json_object_new_string(verdict));
-		json_object_object_add(row, "dir", json_object_new_string(j->dir));
+		json_object_object_add(row, MHL_K_DIR, json_object_new_string(j->dir));
 		json_object_array_add(rows, row);
 		if (strcmp(verdict, "pass"))
 			rc = MHL_EXIT_FAILED;

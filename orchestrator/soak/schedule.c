@@ -51,9 +51,9 @@ json_object *mhlSoakCycleJSON(const mhlSoakCycle *c)
 	json_object_object_add(o, MHL_K_CYCLE, json_object_new_int(c->cycle));
 	json_object_object_add(o, MHL_K_NODE, json_object_new_int(c->node));
 	json_object_object_add(o, MHL_K_WORKLOAD, json_object_new_string(c->workload));
-	json_object_object_add(o, "pin_bytes", json_object_new_int64((int64_t)c->pin_bytes));
+	json_object_object_add(o, MHL_K_PIN_BYTES, json_object_new_int64((int64_t)c->pin_bytes));
 	json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)c->requested_bytes));
-	json_object_object_add(o, "full_bytes", json_object_new_int64((int64_t)c->full_bytes));
+	json_object_object_add(o, MHL_K_FULL_BYTES, json_object_new_int64((int64_t)c->full_bytes));
 	return o;
 }
 

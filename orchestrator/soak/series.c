@@ -49,18 +49,18 @@ static const struct {
 	uint64_t budget;	/* default: bytes per 24 h */
 	const char *what;
 } seriesDefs[] = {
-	{ "slab_unreclaimable_bytes", 1, +1, false, false, true, false, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
-	{ "slab_reclaimable_bytes", 1, +1, false, true, false, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
-	{ "vmalloc_bytes", 1, +1, false, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
-	{ "page_tables_bytes", 1, +1, false, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
-	{ "percpu_bytes", 1, +1, false, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
-	{ "kernel_stack_bytes", 1, +1, false, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
-	{ "hugetlb_bytes", 1, +1, false, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
-	{ "mem_free_bytes", 1, -1, true, true, false, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
-	{ "online_gap_bytes", 1, +1, false, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
-	{ "qemu_rss_bytes", 1, +1, false, false, false, true, true, false, 256ULL << 20, "QEMU's RSS" },
-	{ "orchestrator_rss_kib", 1024, +1, false, false, false, true, false, true, 64ULL << 20, "the orchestrator's RSS" },
-	{ "run_dir_bytes", 1, +1, false, false, false, true, false, false, 1ULL << 30, "the run directory" },
+	{ MHL_K_SLAB_UNRECLAIMABLE_BYTES, 1, +1, false, false, true, false, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
+	{ MHL_K_SLAB_RECLAIMABLE_BYTES, 1, +1, false, true, false, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
+	{ MHL_K_VMALLOC_BYTES, 1, +1, false, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
+	{ MHL_K_PAGE_TABLES_BYTES, 1, +1, false, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
+	{ MHL_K_PERCPU_BYTES, 1, +1, false, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
+	{ MHL_K_KERNEL_STACK_BYTES, 1, +1, false, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
+	{ MHL_K_HUGETLB_BYTES, 1, +1, false, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
+	{ MHL_K_MEM_FREE_BYTES, 1, -1, true, true, false, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
+	{ MHL_K_ONLINE_GAP_BYTES, 1, +1, false, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
+	{ MHL_K_QEMU_RSS_BYTES, 1, +1, false, false, false, true, true, false, 256ULL << 20, "QEMU's RSS" },
+	{ MHL_K_ORCHESTRATOR_RSS_KIB, 1024, +1, false, false, false, true, false, true, 64ULL << 20, "the orchestrator's RSS" },
+	{ MHL_K_RUN_DIR_BYTES, 1, +1, false, false, false, true, false, false, 1ULL << 30, "the run directory" },
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(seriesDefs) <= MHL_SOAK_SERIES_MAX);
 
@@ -149,7 +149,7 @@ void mhlSoakSeriesAdd(mhlSoakSeries *ss, int cycle, double t, json_object *count
 	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
 		json_object *v = mhlJ(counters, seriesDefs[i].key);
 		double y = v && json_object_is_type(v, json_type_int) && (json_object_get_int64(v) >= 0 ||
-			   !strcmp(seriesDefs[i].key, "online_gap_bytes")) ?
+			   !strcmp(seriesDefs[i].key, MHL_K_ONLINE_GAP_BYTES)) ?
 			   (double)json_object_get_int64(v) * seriesDefs[i].scale : NAN;
 
 		/* what the judgement leaves out: not measured, not after a drop, the warm-ups */
@@ -184,7 +184,7 @@ static void jsonPut(gpointer o)
 
 static int cmpGrowth(const void *a, const void *b)
 {
-	gint64 x = mhlJInt(*(json_object *const *)a, "bytes", 0), y = mhlJInt(*(json_object *const *)b, "bytes", 0);
+	gint64 x = mhlJInt(*(json_object *const *)a, MHL_K_BYTES, 0), y = mhlJInt(*(json_object *const *)b, MHL_K_BYTES, 0);
 
 	return x > y ? -1 : x < y;
 }
@@ -205,13 +205,13 @@ json_object *mhlSoakSlabGrowth(json_object *first, json_object *last, size_t max
 		if (dobj <= 0)
 			continue;
 		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(name));
-		json_object_object_add(o, "objects", json_object_new_int64(dobj));
-		json_object_object_add(o, "bytes", json_object_new_int64(dobj * slabField(row, SLAB_OBJSIZE)));
-		json_object_object_add(o, "slab_bytes", json_object_new_int64(dslab));
-		json_object_object_add(o, "objsize", json_object_new_int64(slabField(row, SLAB_OBJSIZE)));
-		json_object_object_add(o, "objects_first", json_object_new_int64(slabField(r0, SLAB_ACTIVE)));
-		json_object_object_add(o, "objects_last", json_object_new_int64(slabField(row, SLAB_ACTIVE)));
+		json_object_object_add(o, MHL_K_NAME, json_object_new_string(name));
+		json_object_object_add(o, MHL_K_OBJECTS, json_object_new_int64(dobj));
+		json_object_object_add(o, MHL_K_BYTES, json_object_new_int64(dobj * slabField(row, SLAB_OBJSIZE)));
+		json_object_object_add(o, MHL_K_SLAB_BYTES, json_object_new_int64(dslab));
+		json_object_object_add(o, MHL_K_OBJSIZE, json_object_new_int64(slabField(row, SLAB_OBJSIZE)));
+		json_object_object_add(o, MHL_K_OBJECTS_FIRST, json_object_new_int64(slabField(r0, SLAB_ACTIVE)));
+		json_object_object_add(o, MHL_K_OBJECTS_LAST, json_object_new_int64(slabField(row, SLAB_ACTIVE)));
 		g_ptr_array_add(rows, o);
 	}
 	g_ptr_array_sort(rows, cmpGrowth);
@@ -246,10 +246,10 @@ static json_object *fitJSON(const mhlTrendFit *f)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "slope", json_object_new_double(f->slope));
-	json_object_object_add(o, "lo", json_object_new_double(f->lo));
-	json_object_object_add(o, "hi", json_object_new_double(f->hi));
-	json_object_object_add(o, "intercept", json_object_new_double(f->intercept));
+	json_object_object_add(o, MHL_K_SLOPE, json_object_new_double(f->slope));
+	json_object_object_add(o, MHL_K_LO, json_object_new_double(f->lo));
+	json_object_object_add(o, MHL_K_HI, json_object_new_double(f->hi));
+	json_object_object_add(o, MHL_K_INTERCEPT, json_object_new_double(f->intercept));
 	return o;
 }
 
@@ -289,21 +289,21 @@ static json_object *seriesRow(const mhlSoakSeriesFit *sf, size_t i, const mhlSce
 	json_object *row = json_object_new_object();
 
 	json_object_object_add(row, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
-	json_object_object_add(row, "points", json_object_new_int((int)sf->n));
-	json_object_object_add(row, "basis", json_object_new_string(
+	json_object_object_add(row, MHL_K_POINTS, json_object_new_int((int)sf->n));
+	json_object_object_add(row, MHL_K_BASIS, json_object_new_string(
 		seriesDefs[i].dropped_only ? "after_drop_caches" : "every_checkpoint"));
-	json_object_object_add(row, "fit", json_object_new_string(
+	json_object_object_add(row, MHL_K_FIT, json_object_new_string(
 		seriesDefs[i].robust ? "theil_sen" : "least_squares"));
-	json_object_object_add(row, "per_cycle", fitJSON(&j->fc));
-	json_object_object_add(row, "per_hour", fitJSON(&j->fh));
-	json_object_object_add(row, "projection_24h", json_object_new_double(j->fh.slope * 24));
-	json_object_object_add(row, "budget_24h", json_object_new_int64((int64_t)j->budget));
+	json_object_object_add(row, MHL_K_PER_CYCLE, fitJSON(&j->fc));
+	json_object_object_add(row, MHL_K_PER_HOUR, fitJSON(&j->fh));
+	json_object_object_add(row, MHL_K_PROJECTION_24H, json_object_new_double(j->fh.slope * 24));
+	json_object_object_add(row, MHL_K_BUDGET_24H, json_object_new_int64((int64_t)j->budget));
 	if (seriesDefs[i].guest_bound)
-		json_object_object_add(row, "ceiling", json_object_new_int64((int64_t)seriesCeiling(s)));
-	json_object_object_add(row, "significant", json_object_new_boolean(j->sig));
-	json_object_object_add(row, "over_budget", json_object_new_boolean(j->sig && j->over));
-	json_object_object_add(row, "finding", json_object_new_boolean(j->flag));
-	json_object_object_add(row, "judged", json_object_new_boolean(j->judged));
+		json_object_object_add(row, MHL_K_CEILING, json_object_new_int64((int64_t)seriesCeiling(s)));
+	json_object_object_add(row, MHL_K_SIGNIFICANT, json_object_new_boolean(j->sig));
+	json_object_object_add(row, MHL_K_OVER_BUDGET, json_object_new_boolean(j->sig && j->over));
+	json_object_object_add(row, MHL_K_FINDING, json_object_new_boolean(j->flag));
+	json_object_object_add(row, MHL_K_JUDGED, json_object_new_boolean(j->judged));
 	return row;
 }
 
@@ -319,8 +319,8 @@ static json_object *seriesCaches(const mhlSoakSeries *ss, GString *text)
 		json_object *c = json_object_array_get_idx(caches, k);
 
 		g_string_append_printf(text, "%s%s +%" G_GINT64_FORMAT " objects +%" G_GINT64_FORMAT " bytes",
-				       k ? ", " : "", mhlJStr(c, "name", "?"), mhlJInt(c, "objects", 0),
-				       mhlJInt(c, "bytes", 0));
+				       k ? ", " : "", mhlJStr(c, MHL_K_NAME, "?"), mhlJInt(c, MHL_K_OBJECTS, 0),
+				       mhlJInt(c, MHL_K_BYTES, 0));
 	}
 	if (!json_object_array_length(caches))
 		g_string_append(text, "none (no slabinfo yet, or no cache grew)");

@@ -168,8 +168,8 @@ static bool cyclePin(mhlSoak *k, mhlTrial *t, const mhlSoakCycle *c, const char 
 	rc = cycleStep(t, &st, &res, gone);
 	if (*gone)
 		return false;
-	ok = json_object_get_boolean(mhlJ(res, "workload.ok"));
-	json_object_object_add(out, "pin_ok", json_object_new_boolean(ok));
+	ok = json_object_get_boolean(mhlJ(res, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_OK)));
+	json_object_object_add(out, MHL_K_PIN_OK, json_object_new_boolean(ok));
 	if (rc < 0)
 		finding(k, c->cycle, ok ? "pin_in_movable" : "pin_failed", "%s", mhlErrorLast());
 	mhlErrorReset();
@@ -234,7 +234,7 @@ static void cycleHolder(mhlSoak *k, mhlTrial *t, const mhlSoakCycle *c, const ch
 		if (*gone)
 			return;
 		mhlErrorReset();
-		ok = json_object_get_boolean(mhlJ(res, "workload.pattern_ok"));
+		ok = json_object_get_boolean(mhlJ(res, MHL_PATH(MHL_K_WORKLOAD, MHL_K_PATTERN_OK)));
 		json_object_object_add(out, keys[i], json_object_new_boolean(ok));
 		if (!ok) {
 			const char *w = json_object_to_json_string(mhlJ(res, MHL_K_WORKLOAD));
@@ -255,7 +255,7 @@ static void cycleReplug(mhlSoak *k, mhlTrial *t, const mhlSoakCycle *c, json_obj
 
 	if (cycleResize(t, c, c->full_bytes, REPLUG_DEADLINE, &replugged, &conv, &res, gone) < 0)
 		return;
-	json_object_object_add(out, "replugged_bytes", json_object_new_int64((int64_t)replugged));
+	json_object_object_add(out, MHL_K_REPLUGGED_BYTES, json_object_new_int64((int64_t)replugged));
 	if (!conv && !mhlInterrupted)
 		finding(k, c->cycle, "replug_not_converged",
 			"node %d stopped at %llu bytes on the way back to %" G_GUINT64_FORMAT, c->node,
@@ -294,18 +294,18 @@ static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, j
 			plugged += (gint64)size;
 		}
 		mhlErrorReset();
-		json_object_object_add(cn, "online_blocks", json_object_get(mhlJ(km, "online_blocks")));
-		json_object_object_add(cn, "block_bytes", json_object_get(mhlJ(km, "block_bytes")));
+		json_object_object_add(cn, MHL_K_ONLINE_BLOCKS, json_object_get(mhlJ(km, MHL_K_ONLINE_BLOCKS)));
+		json_object_object_add(cn, MHL_K_BLOCK_BYTES, json_object_get(mhlJ(km, MHL_K_BLOCK_BYTES)));
 		if (sized) {
-			json_object_object_add(cn, "plugged_bytes", json_object_new_int64(plugged));
-			json_object_object_add(cn, "online_gap_bytes", json_object_new_int64(
-				mhlJInt(km, "online_blocks", 0) * mhlJInt(km, "block_bytes", 0) - boot - plugged));
+			json_object_object_add(cn, MHL_K_PLUGGED_BYTES, json_object_new_int64(plugged));
+			json_object_object_add(cn, MHL_K_ONLINE_GAP_BYTES, json_object_new_int64(
+				mhlJInt(km, MHL_K_ONLINE_BLOCKS, 0) * mhlJInt(km, MHL_K_BLOCK_BYTES, 0) - boot - plugged));
 		}
 	}
 	if (k->g->hm_open && mhlHostMemSample(&k->g->hm, &hs) == 0 && hs.qemu_rss >= 0)
-		json_object_object_add(cn, "qemu_rss_bytes", json_object_new_int64(hs.qemu_rss));
+		json_object_object_add(cn, MHL_K_QEMU_RSS_BYTES, json_object_new_int64(hs.qemu_rss));
 	mhlErrorReset();
-	json_object_object_add(cn, "run_dir_bytes", json_object_new_int64(dirBytes(k->outdir, 0)));
+	json_object_object_add(cn, MHL_K_RUN_DIR_BYTES, json_object_new_int64(dirBytes(k->outdir, 0)));
 	if (drop) {
 		json_object_object_add(cp, MHL_K_DROPPED, json_object_new_boolean(true));
 		json_object_object_add(cp, MHL_K_SLABINFO, json_object_get(mhlJ(km, MHL_K_SLABINFO)));
@@ -326,8 +326,8 @@ static void cycleLeak(mhlSoak *k, const mhlSoakCycle *c, json_object *out)
 	int code = -1;
 
 	res = mhlAgentExecJSON(k->g->dom, argv, 60, &code);
-	if (res && code == 0 && json_object_is_type(mhlJ(res, "held"), json_type_int)) {
-		json_object_object_add(out, "leak_held", json_object_new_int64(mhlJInt(res, "held", 0)));
+	if (res && code == 0 && json_object_is_type(mhlJ(res, MHL_PIN_K_HELD), json_type_int)) {
+		json_object_object_add(out, MHL_K_LEAK_HELD, json_object_new_int64(mhlJInt(res, MHL_PIN_K_HELD, 0)));
 		return;
 	}
 	why = res ? json_object_to_json_string(res) : mhlErrorLast();
@@ -347,17 +347,17 @@ static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 	if (!snap)
 		return -1;
 	cn = json_object_new_object();
-	acq = vmstat(snap, "nr_foll_pin_acquired");
-	rel = vmstat(snap, "nr_foll_pin_released");
-	for (i = 0; (zi = mhlJ(snap, "zoneinfo")) && i < json_object_array_length(zi); i++)
-		freep += mhlJInt(json_object_array_get_idx(zi, i), "free", 0);
-	json_object_object_add(cn, "nr_foll_pin_acquired", json_object_new_int64(acq));
-	json_object_object_add(cn, "nr_foll_pin_released", json_object_new_int64(rel));
-	json_object_object_add(cn, "pins_outstanding", json_object_new_int64(acq - rel));
-	json_object_object_add(cn, "free_bytes", json_object_new_int64(freep * 4096));
-	json_object_object_add(cn, "slab_bytes", json_object_new_int64(
-		(vmstat(snap, "nr_slab_reclaimable") + vmstat(snap, "nr_slab_unreclaimable")) * 4096));
-	json_object_object_add(cn, "orchestrator_rss_kib", json_object_new_int64(selfRssKib()));
+	acq = vmstat(snap, MHL_K_NR_FOLL_PIN_ACQUIRED);
+	rel = vmstat(snap, MHL_K_NR_FOLL_PIN_RELEASED);
+	for (i = 0; (zi = mhlJ(snap, MHL_K_ZONEINFO)) && i < json_object_array_length(zi); i++)
+		freep += mhlJInt(json_object_array_get_idx(zi, i), MHL_K_FREE, 0);
+	json_object_object_add(cn, MHL_K_NR_FOLL_PIN_ACQUIRED, json_object_new_int64(acq));
+	json_object_object_add(cn, MHL_K_NR_FOLL_PIN_RELEASED, json_object_new_int64(rel));
+	json_object_object_add(cn, MHL_K_PINS_OUTSTANDING, json_object_new_int64(acq - rel));
+	json_object_object_add(cn, MHL_K_FREE_BYTES, json_object_new_int64(freep * 4096));
+	json_object_object_add(cn, MHL_K_SLAB_BYTES, json_object_new_int64(
+		(vmstat(snap, MHL_K_NR_SLAB_RECLAIMABLE) + vmstat(snap, MHL_K_NR_SLAB_UNRECLAIMABLE)) * 4096));
+	json_object_object_add(cn, MHL_K_ORCHESTRATOR_RSS_KIB, json_object_new_int64(selfRssKib()));
 	json_object_object_add(cp, MHL_K_COUNTERS, cn);
 	cycleKernelMem(k, c, cp, cn, false);
 	if (acq < 0 || rel < 0)
@@ -562,8 +562,8 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		scenario = mhlJStr(p->meta, MHL_K_SCENARIO, NULL);
 		if (scenario && mhlSoakScenarioTrusted(o->untrusted ? o->untrusted : p->outdir, p->outdir, scenario) < 0)
 			return MHL_EXIT_USAGE;
-		p->seed = g_ascii_strtoull(mhlJStr(p->meta, "seed", "0"), NULL, 10);
-		p->duration = mhlJDbl(p->meta, "duration_s", 0);
+		p->seed = g_ascii_strtoull(mhlJStr(p->meta, MHL_K_SEED, "0"), NULL, 10);
+		p->duration = mhlJDbl(p->meta, MHL_K_DURATION_S, 0);
 		p->cycles_max = (int)mhlJInt(p->meta, MHL_K_CYCLES, 0);
 	}
 	if (!scenario || !(p->s = mhlScenarioLoad(scenario)))
@@ -682,8 +682,8 @@ static int soakCycle(mhlSoakPlan *p, mhlSoak *k, mhlSoakMem *mem, bool quiet)
 			json_object_array_length(k->findings) - 1), MHL_K_TEXT, NULL)))
 		return -3;
 	if (r == 0)
-		memoryFindings(k, mem, c.cycle, mhlJInt(cp, "counters.free_bytes", 0),
-			       mhlJInt(cp, "counters.orchestrator_rss_kib", 0));
+		memoryFindings(k, mem, c.cycle, mhlJInt(cp, MHL_PATH(MHL_K_COUNTERS, MHL_K_FREE_BYTES), 0),
+			       mhlJInt(cp, MHL_PATH(MHL_K_COUNTERS, MHL_K_ORCHESTRATOR_RSS_KIB), 0));
 	json_object_object_add(cp, MHL_K_T, json_object_new_double(t - k->t0));
 	json_object_object_add(cp, MHL_K_SECONDS, json_object_new_double(mhlNow() - t));
 	json_object_object_add(cp, MHL_K_ELAPSED_S, json_object_new_double(mhlNow() - k->t0));
@@ -765,18 +765,18 @@ static void kmemleakEnd(mhlSoak *k, int cycle, json_object *soak)
 	}
 	tally = mhlParseKmemleak(text);
 	if (g_file_set_contents(path, text, -1, NULL))
-		json_object_object_add(tally, "report", json_object_new_string(name));
+		json_object_object_add(tally, MHL_K_REPORT, json_object_new_string(name));
 	mhlErrorReset();
-	json_object_object_add(soak, "kmemleak", tally);
-	if (!mhlJInt(tally, "objects", 0))
+	json_object_object_add(soak, MHL_K_KMEMLEAK, tally);
+	if (!mhlJInt(tally, MHL_K_OBJECTS, 0))
 		return;
-	top = json_object_array_get_idx(mhlJ(tally, "sites"), 0);
+	top = json_object_array_get_idx(mhlJ(tally, MHL_K_SITES), 0);
 	finding(k, cycle, "kmemleak",
 		"kmemleak: %" G_GINT64_FORMAT " unreferenced object(s), %" G_GINT64_FORMAT
 		" bytes, since the scan after boot; most from %s (%" G_GINT64_FORMAT " objects, %"
-		G_GINT64_FORMAT " bytes); report %s", mhlJInt(tally, "objects", 0),
-		mhlJInt(tally, "bytes", 0), mhlJStr(top, "site", "?"), mhlJInt(top, "objects", 0),
-		mhlJInt(top, "bytes", 0), name);
+		G_GINT64_FORMAT " bytes); report %s", mhlJInt(tally, MHL_K_OBJECTS, 0),
+		mhlJInt(tally, MHL_K_BYTES, 0), mhlJStr(top, MHL_K_SITE, "?"), mhlJInt(top, MHL_K_OBJECTS, 0),
+		mhlJInt(top, MHL_K_BYTES, 0), name);
 }
 
 /*
@@ -812,8 +812,8 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 	json_object_object_add(soak, MHL_K_SLAB_GROWTH,
 			       mhlSoakSlabGrowth(k->series.slab_first, k->series.slab_last,
 						  MHL_SOAK_SLAB_ROWS));
-	json_object_object_add(soak, "slab_first_cycle", json_object_new_int(k->series.slab_first_cycle));
-	json_object_object_add(soak, "slab_last_cycle", json_object_new_int(k->series.slab_last_cycle));
+	json_object_object_add(soak, MHL_K_SLAB_FIRST_CYCLE, json_object_new_int(k->series.slab_first_cycle));
+	json_object_object_add(soak, MHL_K_SLAB_LAST_CYCLE, json_object_new_int(k->series.slab_last_cycle));
 	json_object_object_add(soak, MHL_K_FINDINGS, found);
 	json_object_put(k->findings);
 	k->findings = json_object_get(found);
