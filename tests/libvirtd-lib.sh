@@ -83,7 +83,14 @@ fleet_host_start() {
 	fi
 	for _ in $(seq 1 100); do
 		kill -0 "$pid" 2>/dev/null || break
-		timeout 5 virsh -q -c "$uri" uri >/dev/null 2>&1 && { echo "$uri"; return 0; }
+		if timeout 5 virsh -q -c "$uri" uri >/dev/null 2>&1; then
+			# The namespace's PID 1 again, now that its daemon answers: the
+			# first look can catch a child of unshare that is gone a moment later
+			# (the veth retry above; nsenter -t on it then finds no /proc/PID).
+			child=$(pgrep -P "$pid" | head -n 1) && echo "$child" >"$dir/ns.pid"
+			echo "$uri"
+			return 0
+		fi
 		sleep 0.2
 	done
 	echo "host $dir did not answer at $uri (its log: $dir/libvirtd.log, $dir/host.out)" >&2
