@@ -1,7 +1,7 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
 # the tables' lists. No guest.
-plan 12
+plan 13
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -48,6 +48,10 @@ ok "programs start only through lib/spawn.c (host/guard.c's fork of itself excep
 echo "# record keys: spelled once (issue 33, item 3)"
 ok "reports/ names every record key it reads by its MHL_K_* (record/record.h) or MHL_PIN_K_* (lib/mhl-pin-keys.h): no quoted key passed to mhlJ, mhlJStr, mhlJInt, mhlJDbl, mhlJBool, mhlJArr, mhlJObj or mhlJLen" \
 	sh -c '! grep -nE "mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?\(([^(),]|\(([^()]|\([^()]*\))*\))*,[[:space:]]*\"" reports/*.c'
+# The writers' side: what the trial, the guest and the host put in a record
+# or a run directory. guest/agent.c's command to the guest agent is no record.
+ok "guest/, host/ and trial/ write and read every record key by its MHL_K_* or MHL_PIN_K_*: no quoted key passed to json_object_object_add or mhlJ* (guest/agent.c's guest-exec command excepted)" \
+	sh -c '! grep -nE "(json_object_object_add|mhlJ(Str|Int|Dbl|Bool|Arr|Obj|Len)?)\([^,]*,[[:space:]]*\"" orchestrator/guest/*.c orchestrator/host/*.c orchestrator/trial/*.c | grep -v "^orchestrator/guest/agent\.c:"'
 
 # Closed sets of names are tables with their properties (docs/architecture.md,
 # "Adding things"): memhp-pin's in lib/mhl-pin.h, the scenario's in

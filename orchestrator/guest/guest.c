@@ -92,17 +92,17 @@ json_object *mhlParseZoneinfo(const char *text)
 
 		if (sscanf(lines[i], "Node %d, zone %31s", &node, zone) == 2) {
 			cur = json_object_new_object();
-			json_object_object_add(cur, "node", json_object_new_int(node));
-			json_object_object_add(cur, "zone", json_object_new_string(zone));
+			json_object_object_add(cur, MHL_K_NODE, json_object_new_int(node));
+			json_object_object_add(cur, MHL_K_ZONE, json_object_new_string(zone));
 			json_object_array_add(arr, cur);
 		} else if (cur && sscanf(lines[i], " pages free %lld", &v) == 1) {
-			json_object_object_add(cur, "free", json_object_new_int64(v));
+			json_object_object_add(cur, MHL_K_FREE, json_object_new_int64(v));
 		} else if (cur && sscanf(lines[i], " present %lld", &v) == 1) {
-			json_object_object_add(cur, "present", json_object_new_int64(v));
+			json_object_object_add(cur, MHL_K_PRESENT, json_object_new_int64(v));
 		} else if (cur && sscanf(lines[i], " managed %lld", &v) == 1) {
-			json_object_object_add(cur, "managed", json_object_new_int64(v));
+			json_object_object_add(cur, MHL_K_MANAGED, json_object_new_int64(v));
 		} else if (cur && sscanf(lines[i], " spanned %lld", &v) == 1) {
-			json_object_object_add(cur, "spanned", json_object_new_int64(v));
+			json_object_object_add(cur, MHL_K_SPANNED, json_object_new_int64(v));
 		}
 	}
 	return arr;
@@ -133,10 +133,10 @@ json_object *mhlParseMemoryBlocks(const char *text)
 			offline++;
 		}
 	}
-	json_object_object_add(obj, "blocks", json_object_new_int(blocks));
-	json_object_object_add(obj, "online", json_object_new_int(online));
-	json_object_object_add(obj, "offline", json_object_new_int(offline));
-	json_object_object_add(obj, "online_by_zone", zones);
+	json_object_object_add(obj, MHL_K_BLOCKS, json_object_new_int(blocks));
+	json_object_object_add(obj, MHL_K_ONLINE, json_object_new_int(online));
+	json_object_object_add(obj, MHL_K_OFFLINE, json_object_new_int(offline));
+	json_object_object_add(obj, MHL_K_ONLINE_BY_ZONE, zones);
 	return obj;
 }
 
@@ -200,9 +200,9 @@ json_object *mhlGuestSnapshot(virDomainPtr dom)
 	    !(b = guestOutput(dom, blocks)))
 		return NULL;
 	obj = json_object_new_object();
-	json_object_object_add(obj, "vmstat", mhlParseVmstat(v));
-	json_object_object_add(obj, "zoneinfo", mhlParseZoneinfo(z));
-	json_object_object_add(obj, "memory_blocks", mhlParseMemoryBlocks(b));
+	json_object_object_add(obj, MHL_K_VMSTAT, mhlParseVmstat(v));
+	json_object_object_add(obj, MHL_K_ZONEINFO, mhlParseZoneinfo(z));
+	json_object_object_add(obj, MHL_K_MEMORY_BLOCKS, mhlParseMemoryBlocks(b));
 	return obj;
 }
 
@@ -211,16 +211,16 @@ static const struct {
 	const char *field, *key;
 	bool pages;		/* a count (HugePages_Total), not kB */
 } meminfoKeys[] = {
-	{ "MemFree", "mem_free_bytes", false },
-	{ "MemAvailable", "mem_available_bytes", false },
-	{ "SReclaimable", "slab_reclaimable_bytes", false },
-	{ "SUnreclaim", "slab_unreclaimable_bytes", false },
-	{ "VmallocUsed", "vmalloc_bytes", false },
-	{ "PageTables", "page_tables_bytes", false },
-	{ "Percpu", "percpu_bytes", false },
-	{ "KernelStack", "kernel_stack_bytes", false },
-	{ "Hugetlb", "hugetlb_bytes", false },
-	{ "HugePages_Total", "hugepages_total", true },
+	{ "MemFree", MHL_K_MEM_FREE_BYTES, false },
+	{ "MemAvailable", MHL_K_MEM_AVAILABLE_BYTES, false },
+	{ "SReclaimable", MHL_K_SLAB_RECLAIMABLE_BYTES, false },
+	{ "SUnreclaim", MHL_K_SLAB_UNRECLAIMABLE_BYTES, false },
+	{ "VmallocUsed", MHL_K_VMALLOC_BYTES, false },
+	{ "PageTables", MHL_K_PAGE_TABLES_BYTES, false },
+	{ "Percpu", MHL_K_PERCPU_BYTES, false },
+	{ "KernelStack", MHL_K_KERNEL_STACK_BYTES, false },
+	{ "Hugetlb", MHL_K_HUGETLB_BYTES, false },
+	{ "HugePages_Total", MHL_K_HUGEPAGES_TOTAL, true },
 };
 
 #define MEMINFO_KIB_MAX (1ULL << 42)	/* 4 PiB: more is no guest's */
@@ -329,13 +329,13 @@ json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop)
 		return NULL;
 	}
 	obj = json_object_new_object();
-	json_object_object_add(obj, "meminfo", mhlParseMeminfo(mi));
-	json_object_object_add(obj, "block_bytes", json_object_new_int64((int64_t)block));
-	json_object_object_add(obj, "online_blocks", json_object_new_int(online));
+	json_object_object_add(obj, MHL_K_MEMINFO, mhlParseMeminfo(mi));
+	json_object_object_add(obj, MHL_K_BLOCK_BYTES, json_object_new_int64((int64_t)block));
+	json_object_object_add(obj, MHL_K_ONLINE_BLOCKS, json_object_new_int(online));
 	if (drop) {
 		if (!(si = sectionOf(out, "slabinfo")) || !(slab = mhlParseSlabinfo(si)))
 			return NULL;
-		json_object_object_add(obj, "slabinfo", slab);
+		json_object_object_add(obj, MHL_K_SLABINFO, slab);
 	}
 	return g_steal_pointer(&obj);
 }

@@ -121,9 +121,9 @@ static json_object *sitesJSON(GHashTable *sites)
 		const siteTally *t = g_hash_table_lookup(sites, keys[i]);
 		json_object *row = json_object_new_object();
 
-		json_object_object_add(row, "site", json_object_new_string(keys[i]));
-		json_object_object_add(row, "objects", json_object_new_int64(t->objects));
-		json_object_object_add(row, "bytes", json_object_new_int64(t->bytes));
+		json_object_object_add(row, MHL_K_SITE, json_object_new_string(keys[i]));
+		json_object_object_add(row, MHL_K_OBJECTS, json_object_new_int64(t->objects));
+		json_object_object_add(row, MHL_K_BYTES, json_object_new_int64(t->bytes));
 		json_object_array_add(arr, row);
 	}
 	return arr;
@@ -162,9 +162,9 @@ json_object *mhlParseKmemleak(const char *text)
 	}
 	if (in_entry)
 		entryEnd(sites, &site, size);
-	json_object_object_add(obj, "objects", json_object_new_int64(objects));
-	json_object_object_add(obj, "bytes", json_object_new_int64(bytes));
-	json_object_object_add(obj, "sites", sitesJSON(sites));
+	json_object_object_add(obj, MHL_K_OBJECTS, json_object_new_int64(objects));
+	json_object_object_add(obj, MHL_K_BYTES, json_object_new_int64(bytes));
+	json_object_object_add(obj, MHL_K_SITES, sitesJSON(sites));
 	return obj;
 }
 

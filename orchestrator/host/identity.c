@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host/accel.h"
+#include "record/record.h"
 #include "spawn.h"
 
 static char *versionText(unsigned long v)
@@ -68,9 +69,9 @@ static void addUname(json_object *o)
 
 	if (uname(&u) < 0)
 		return;
-	addStr(o, "kernel", u.release);
-	addStr(o, "kernel_build", u.version);
-	addStr(o, "machine", u.machine);
+	addStr(o, MHL_K_KERNEL, u.release);
+	addStr(o, MHL_K_KERNEL_BUILD, u.version);
+	addStr(o, MHL_K_MACHINE, u.machine);
 }
 
 json_object *mhlHostIdentityLocal(void)
@@ -82,12 +83,12 @@ json_object *mhlHostIdentityLocal(void)
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 	gethostname(host, sizeof(host) - 1);
-	addStr(o, "hostname", host);
+	addStr(o, MHL_K_HOSTNAME, host);
 	addUname(o);
-	addStr(o, "cpu_model", model);
-	json_object_object_add(o, "cpus", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	addStr(o, MHL_K_CPU_MODEL, model);
+	json_object_object_add(o, MHL_K_CPUS, json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
 	if (pages > 0 && psz > 0)
-		json_object_object_add(o, "memory_bytes", json_object_new_int64((int64_t)pages * psz));
+		json_object_object_add(o, MHL_K_MEMORY_BYTES, json_object_new_int64((int64_t)pages * psz));
 	/*
 	 * Not virGetVersion: its first call initializes libvirt, whose logging
 	 * would go to stderr before mhlLibvirtStart points it at the run's
@@ -98,9 +99,9 @@ json_object *mhlHostIdentityLocal(void)
 	{
 		g_autofree char *v = versionText(lib);
 
-		addStr(o, "libvirt_built_with", v);
+		addStr(o, MHL_K_LIBVIRT_BUILT_WITH, v);
 	}
-	addStr(o, "qemu", qemuVersionLocal());
+	addStr(o, MHL_K_QEMU, qemuVersionLocal());
 	return o;
 }
 
@@ -111,27 +112,27 @@ json_object *mhlHostIdentityConn(virConnectPtr conn, bool local)
 	unsigned long lib = 0, hv = 0;
 	virNodeInfo info;
 
-	addStr(o, "hostname", name);
+	addStr(o, MHL_K_HOSTNAME, name);
 	if (local)
 		addUname(o);
 	if (conn && virNodeGetInfo(conn, &info) == 0) {
-		addStr(o, "cpu_model", info.model);
-		json_object_object_add(o, "cpus", json_object_new_int((int)info.cpus));
-		json_object_object_add(o, "memory_bytes", json_object_new_int64((int64_t)info.memory * 1024));
+		addStr(o, MHL_K_CPU_MODEL, info.model);
+		json_object_object_add(o, MHL_K_CPUS, json_object_new_int((int)info.cpus));
+		json_object_object_add(o, MHL_K_MEMORY_BYTES, json_object_new_int64((int64_t)info.memory * 1024));
 	}
 	if (conn && virConnectGetLibVersion(conn, &lib) == 0) {
 		g_autofree char *v = versionText(lib);
 
-		addStr(o, "libvirt", v);
+		addStr(o, MHL_K_LIBVIRT, v);
 	}
 	if (conn && virConnectGetVersion(conn, &hv) == 0 && hv) {
 		g_autofree char *v = versionText(hv);
 
-		addStr(o, "qemu", v);
+		addStr(o, MHL_K_QEMU, v);
 	}
-	if (local && !json_object_object_get_ex(o, "qemu", NULL))
-		addStr(o, "qemu", qemuVersionLocal());
-	if (!local && !json_object_object_get_ex(o, "hostname", NULL))
-		addStr(o, "hostname", "?");
+	if (local && !json_object_object_get_ex(o, MHL_K_QEMU, NULL))
+		addStr(o, MHL_K_QEMU, qemuVersionLocal());
+	if (!local && !json_object_object_get_ex(o, MHL_K_HOSTNAME, NULL))
+		addStr(o, MHL_K_HOSTNAME, "?");
 	return o;
 }

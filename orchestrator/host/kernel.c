@@ -274,11 +274,11 @@ static json_object *prebuiltIdentity(const mhlScenario *s, const char *config)
 	json_object *id = json_object_new_object();
 	g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, config, -1);
 
-	json_object_object_add(id, "source_package", json_object_new_string("prebuilt"));
-	json_object_object_add(id, "bzimage", json_object_new_string(s->kernel_image));
-	json_object_object_add(id, "config", json_object_new_string(s->kernel_config));
+	json_object_object_add(id, MHL_K_SOURCE_PACKAGE, json_object_new_string("prebuilt"));
+	json_object_object_add(id, MHL_K_BZIMAGE, json_object_new_string(s->kernel_image));
+	json_object_object_add(id, MHL_K_CONFIG, json_object_new_string(s->kernel_config));
 	sum[16] = '\0';
-	json_object_object_add(id, "config_sha256", json_object_new_string(sum));
+	json_object_object_add(id, MHL_K_CONFIG_SHA256, json_object_new_string(sum));
 	return id;
 }
 
@@ -303,10 +303,10 @@ static int prebuiltModules(const mhlScenario *s, const char *srcdir, json_object
 		mhlError("cannot read '%s': %s", idpath, json_util_get_last_err());
 		return -1;
 	}
-	json_object_object_add(id, "release", json_object_get(json_object_object_get(mid, "release")));
-	json_object_object_add(id, "modules", json_object_get(json_object_object_get(mid, "modules")));
-	json_object_object_add(id, "modules_from", json_object_new_string(s->kernel_modules));
-	json_object_object_add(id, "modules_cpio_dir", json_object_new_string(mdir));
+	json_object_object_add(id, MHL_K_RELEASE, json_object_get(json_object_object_get(mid, MHL_K_RELEASE)));
+	json_object_object_add(id, MHL_K_MODULES, json_object_get(json_object_object_get(mid, MHL_K_MODULES)));
+	json_object_object_add(id, MHL_K_MODULES_FROM, json_object_new_string(s->kernel_modules));
+	json_object_object_add(id, MHL_K_MODULES_CPIO_DIR, json_object_new_string(mdir));
 	return 0;
 }
 
@@ -400,7 +400,7 @@ static json_object *kernelIdentity(const mhlScenario *s, const char *kernel_dir,
 		id = prebuiltIdentity(s, config);
 	}
 	if (dir && !kernel_dir && !strcmp(s->kernel, "package"))
-		json_object_object_add(id, "modules_cpio_dir",
+		json_object_object_add(id, MHL_K_MODULES_CPIO_DIR,
 				       json_object_new_string_len(dir, (int)strlen(dir)));
 	if (s->kernel_modules && !kernel_dir && !strcmp(s->kernel, "prebuilt") && prebuiltModules(s, srcdir, id) < 0) {
 		json_object_put(id);
@@ -442,7 +442,7 @@ char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base
 {
 	g_autofree char *imgdir = g_path_get_dirname(base), *image = g_strdup(base);
 	g_autofree char *dir = NULL, *mods = NULL, *bytes = NULL, *add = NULL, *name = NULL, *rel = NULL;
-	const char *cpio_dir = identity ? mhlJStr(identity, "modules_cpio_dir", NULL) : NULL;
+	const char *cpio_dir = identity ? mhlJStr(identity, MHL_K_MODULES_CPIO_DIR, NULL) : NULL;
 	bool debian = !strcmp(s->guest, "debian");
 	g_autoptr(GError) err = NULL;
 	gsize nb = 0, na = 0;

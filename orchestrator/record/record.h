@@ -58,6 +58,7 @@
 #define MHL_K_VALUE			"value"
 #define MHL_K_OF			"of"
 #define MHL_K_HOST_IDENTITY		"host_identity"	/* the host the trial ran on: versions, CPU, memory (host/identity.h) */
+#define MHL_K_KEPT_S			"kept_s"	/* --keep: how long the guest was held after the steps */
 
 /* domain */
 #define MHL_K_URI			"uri"
@@ -68,6 +69,8 @@
 #define MHL_K_MEMORY_BYTES		"memory_bytes"
 #define MHL_K_VIRTIO_MEM_SIZE_BYTES	"virtio_mem_size_bytes"
 #define MHL_K_VIRTIO_MEM_REQUESTED_BYTES "virtio_mem_requested_bytes"
+#define MHL_K_CPUS			"cpus"		/* a node's; a host's (host_identity) */
+#define MHL_K_VIRTIO_MEM_BLOCK_BYTES	"virtio_mem_block_bytes"
 
 /* kernel (identity.json, written by kernel/build.sh) */
 #define MHL_K_SOURCE_PACKAGE		"source_package"
@@ -79,6 +82,21 @@
 #define MHL_K_BUILD_SECONDS		"build_seconds"
 #define MHL_K_PATCHES			"patches"	/* how many */
 #define MHL_K_PATCH_FILES		"patch_files"
+#define MHL_K_BZIMAGE			"bzimage"	/* kernel: prebuilt: the image given */
+#define MHL_K_CONFIG			"config"	/* ... its config */
+#define MHL_K_CONFIG_SHA256		"config_sha256"
+#define MHL_K_RELEASE			"release"	/* the modules' identity.json: their uname -r */
+#define MHL_K_MODULES			"modules"
+#define MHL_K_MODULES_FROM		"modules_from"	/* kernel_modules: the directory given */
+#define MHL_K_MODULES_CPIO_DIR		"modules_cpio_dir"
+/* host_identity (host/identity.c): the host; its memory_bytes and cpus are the keys above */
+#define MHL_K_KERNEL_BUILD		"kernel_build"	/* uname -v; its "kernel" is uname -r */
+#define MHL_K_MACHINE			"machine"
+#define MHL_K_HOSTNAME			"hostname"
+#define MHL_K_CPU_MODEL			"cpu_model"
+#define MHL_K_LIBVIRT			"libvirt"
+#define MHL_K_LIBVIRT_BUILT_WITH	"libvirt_built_with"
+#define MHL_K_QEMU			"qemu"
 
 /* parameters: the matrix axes a capacity sweep is read by (reports/capacity.c) */
 #define MHL_K_AXIS_PLUGGED		"plugged"
@@ -87,6 +105,31 @@
 /* guest_before, guest_after */
 #define MHL_K_VMSTAT			"vmstat"
 #define MHL_K_OOM_KILL			"oom_kill"	/* a counter of vmstat */
+#define MHL_K_ZONEINFO			"zoneinfo"	/* [{node, zone, free, present, managed, spanned}] */
+#define MHL_K_ZONE			"zone"
+#define MHL_K_FREE			"free"		/* pages free */
+#define MHL_K_PRESENT			"present"
+#define MHL_K_MANAGED			"managed"
+#define MHL_K_SPANNED			"spanned"
+#define MHL_K_MEMORY_BLOCKS		"memory_blocks"	/* {blocks, online, offline, online_by_zone} */
+#define MHL_K_BLOCKS			"blocks"
+#define MHL_K_OFFLINE			"offline"
+#define MHL_K_ONLINE_BY_ZONE		"online_by_zone"	/* zone -> online blocks */
+#define MHL_K_GUEST			"guest"		/* a snapshot step's: {vmstat, zoneinfo, memory_blocks} */
+/* the guest's kernel memory (a soak's checkpoint): {meminfo, block_bytes, online_blocks, slabinfo} */
+#define MHL_K_MEMINFO			"meminfo"
+#define MHL_K_BLOCK_BYTES		"block_bytes"
+#define MHL_K_ONLINE_BLOCKS		"online_blocks"
+#define MHL_K_MEM_FREE_BYTES		"mem_free_bytes"	/* meminfo: MemFree */
+#define MHL_K_MEM_AVAILABLE_BYTES	"mem_available_bytes"	/* MemAvailable */
+#define MHL_K_SLAB_RECLAIMABLE_BYTES	"slab_reclaimable_bytes"	/* SReclaimable */
+#define MHL_K_SLAB_UNRECLAIMABLE_BYTES	"slab_unreclaimable_bytes"	/* SUnreclaim */
+#define MHL_K_VMALLOC_BYTES		"vmalloc_bytes"	/* VmallocUsed */
+#define MHL_K_PAGE_TABLES_BYTES		"page_tables_bytes"	/* PageTables */
+#define MHL_K_PERCPU_BYTES		"percpu_bytes"	/* Percpu */
+#define MHL_K_KERNEL_STACK_BYTES	"kernel_stack_bytes"	/* KernelStack */
+#define MHL_K_HUGETLB_BYTES		"hugetlb_bytes"	/* Hugetlb */
+#define MHL_K_HUGEPAGES_TOTAL		"hugepages_total"	/* HugePages_Total: pages */
 
 /* A step's result (steps[]), and the keys a resize shares with the summary. */
 #define MHL_K_STEP			"step"		/* its kind: pin, resize, ... */
@@ -109,6 +152,13 @@
 #define MHL_K_SKIPPED			"skipped"	/* why the step did not run */
 #define MHL_K_SKIP			"skip"		/* a step's, a workload's, a KTAP result's skip */
 #define MHL_K_SKIP_CODE			"skip_code"	/* its code: mhlSkipCodes */
+#define MHL_K_WHAT			"what"		/* checks[]: {what, expected, actual, ok} */
+#define MHL_K_EXPECTED			"expected"
+#define MHL_K_ACTUAL			"actual"
+#define MHL_K_CRASHED			"crashed"	/* a sysrq c step: the guest crashed, as asked */
+#define MHL_K_CONVERGED_AFTER_S		"converged_after_s"	/* a wait until: converged */
+#define MHL_K_FAILED_AS_EXPECTED	"failed_as_expected"	/* a pin that must fail did */
+#define MHL_K_MEASURED			"measured"	/* a pin step that only measures */
 
 /* exec and selftest steps: exec: {argv, ktap: {...}}, selftest: {name, ...}, the KTAP they parsed */
 #define MHL_K_EXEC			"exec"
@@ -123,6 +173,19 @@
 #define MHL_K_N				"n"
 #define MHL_K_DESCRIPTION		"description"
 #define MHL_K_SKIP_REASON		"skip_reason"
+#define MHL_K_BAILED_OUT		"bailed_out"	/* the KTAP said "Bail out!" */
+#define MHL_K_EXIT_EXPECTED		"exit_expected"
+#define MHL_K_EXITED			"exited"
+#define MHL_K_EXITCODE			"exitcode"
+#define MHL_K_SIGNAL			"signal"	/* exec: what killed it */
+#define MHL_K_STDOUT			"stdout"
+#define MHL_K_STDERR			"stderr"
+#define MHL_K_STDOUT_BYTES		"stdout_bytes"	/* what it printed, before cleaning */
+#define MHL_K_STDOUT_TRUNCATED		"stdout_truncated"	/* the kept text was cut */
+#define MHL_K_STDERR_BYTES		"stderr_bytes"
+#define MHL_K_STDERR_TRUNCATED		"stderr_truncated"
+#define MHL_K_COMMAND			"command"	/* a selftest's command line */
+#define MHL_K_OUTPUT			"output"
 
 /* summary (mhlSummary; the resize keys above too) */
 #define MHL_K_BOOT_TO_AGENT_S		"boot_to_agent_s"

@@ -33,9 +33,9 @@ static int expectCheck(json_object *checks, const mhlStep *st, const char *what,
 {
 	json_object *c = json_object_new_object();
 
-	json_object_object_add(c, "what", json_object_new_string(what));
-	json_object_object_add(c, "expected", json_object_new_string(expected));
-	json_object_object_add(c, "actual", json_object_new_string(actual));
+	json_object_object_add(c, MHL_K_WHAT, json_object_new_string(what));
+	json_object_object_add(c, MHL_K_EXPECTED, json_object_new_string(expected));
+	json_object_object_add(c, MHL_K_ACTUAL, json_object_new_string(actual));
 	json_object_object_add(c, MHL_K_OK, json_object_new_boolean(ok));
 	json_object_array_add(checks, c);
 	if (ok)

@@ -19,15 +19,14 @@
 #define EXEC_STDERR_MAX 4096
 
 /*
- * @s (cleaned guest text) under @key, at most @max bytes of it; NAME_bytes
+ * @s (cleaned guest text) under @key, at most @max bytes of it; under @bytes
  * what the program printed (@printed, before cleaning: escape sequences and
- * control characters count), NAME_truncated when the kept text was cut.
+ * control characters count), under @flag whether the kept text was cut.
  */
-static void execText(json_object *o, const char *key, const char *s, gsize printed, gsize max)
+static void execText(json_object *o, const char *key, const char *bytes, const char *flag,
+		     const char *s, gsize printed, gsize max)
 {
 	g_autofree char *c = mhlTextClean(s ? s : "", -1, max, true);
-	g_autofree char *flag = g_strdup_printf("%s_truncated", key);
-	g_autofree char *bytes = g_strdup_printf("%s_bytes", key);
 	gsize len = s ? strlen(s) : 0;
 
 	json_object_object_add(o, key, json_object_new_string(c));
@@ -55,7 +54,7 @@ static int execKtap(json_object *ex, const char *out, const char *prog, bool mea
 	json_object_object_add(k, MHL_K_PASS, json_object_new_int(npass));
 	json_object_object_add(k, MHL_K_FAIL, json_object_new_int(nfail));
 	json_object_object_add(k, MHL_K_SKIP, json_object_new_int(nskip));
-	json_object_object_add(k, "bailed_out", json_object_new_boolean(bailed));
+	json_object_object_add(k, MHL_K_BAILED_OUT, json_object_new_boolean(bailed));
 	json_object_object_add(k, MHL_K_RESULTS, results);
 	if (measure || (!nfail && !bailed && planned >= 0 && npass + nfail + nskip == planned))
 		return 0;
@@ -82,17 +81,19 @@ int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res)
 	}
 	json_object_object_add(res, MHL_K_EXEC, ex);
 	json_object_object_add(ex, MHL_K_ARGV, args);
-	json_object_object_add(ex, "deadline_s", json_object_new_double(st->deadline));
-	json_object_object_add(ex, "exit_expected", json_object_new_int(st->exit_status));
+	json_object_object_add(ex, MHL_K_DEADLINE_S, json_object_new_double(st->deadline));
+	json_object_object_add(ex, MHL_K_EXIT_EXPECTED, json_object_new_int(st->exit_status));
 	if (mhlAgentExec(t->g->dom, argv, st->deadline, &es) < 0)
 		return -1;	/* not carried out (agent, deadline): the trial errs */
-	json_object_object_add(ex, "seconds", json_object_new_double(mhlNow() - t0));
-	json_object_object_add(ex, "exited", json_object_new_boolean(es.exited));
-	json_object_object_add(ex, "exitcode", json_object_new_int(es.exitcode));
+	json_object_object_add(ex, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
+	json_object_object_add(ex, MHL_K_EXITED, json_object_new_boolean(es.exited));
+	json_object_object_add(ex, MHL_K_EXITCODE, json_object_new_int(es.exitcode));
 	if (!es.exited || es.exitcode < 0)
-		json_object_object_add(ex, "signal", json_object_new_int(es.signal));
-	execText(ex, "stdout", es.out, es.out_bytes, EXEC_STDOUT_MAX);
-	execText(ex, "stderr", es.err, es.err_bytes, EXEC_STDERR_MAX);
+		json_object_object_add(ex, MHL_K_SIGNAL, json_object_new_int(es.signal));
+	execText(ex, MHL_K_STDOUT, MHL_K_STDOUT_BYTES, MHL_K_STDOUT_TRUNCATED, es.out, es.out_bytes,
+		 EXEC_STDOUT_MAX);
+	execText(ex, MHL_K_STDERR, MHL_K_STDERR_BYTES, MHL_K_STDERR_TRUNCATED, es.err, es.err_bytes,
+		 EXEC_STDERR_MAX);
 	if (st->ktap && execKtap(ex, es.out, argv[0], st->measure) < 0)
 		rc = -1;
 	if (rc == 0 && (!es.exited || es.exitcode != st->exit_status) && !st->measure) {

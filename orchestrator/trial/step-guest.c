@@ -53,8 +53,8 @@ int mhlStepSysrq(mhlTrial *t, const mhlStep *st, json_object *res)
 		g_autofree char *why = g_strdup(mhlErrorLast());
 
 		mhlErrorReset();
-		json_object_object_add(res, "crashed", json_object_new_boolean(true));
-		json_object_object_add(res, "note", json_object_new_string(why));
+		json_object_object_add(res, MHL_K_CRASHED, json_object_new_boolean(true));
+		json_object_object_add(res, MHL_K_NOTE, json_object_new_string(why));
 		mhlExecStatusClear(&es);
 		return 0;
 	}
@@ -77,7 +77,7 @@ int mhlStepWait(mhlTrial *t, const mhlStep *st, json_object *res)
 		return mhlGuestSleep(t->g, st->seconds);
 	if ((secs = mhlGuestWaitConverged(t->g, t->s, st->seconds)) < 0)
 		return -1;
-	json_object_object_add(res, "converged_after_s", json_object_new_double(secs));
+	json_object_object_add(res, MHL_K_CONVERGED_AFTER_S, json_object_new_double(secs));
 	return 0;
 }
 
@@ -88,6 +88,6 @@ int mhlStepSnapshot(mhlTrial *t, const mhlStep *st, json_object *res)
 	(void)st;
 	if (!snap)
 		return -1;
-	json_object_object_add(res, "guest", snap);
+	json_object_object_add(res, MHL_K_GUEST, snap);
 	return 0;
 }

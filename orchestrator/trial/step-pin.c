@@ -45,11 +45,11 @@ static int pinFailed(mhlTrial *t, const mhlStep *st, const char *fails_with, jso
 	if (fails_with[0] &&
 	    ((en && !strcmp(json_object_get_string(en), fails_with)) ||
 	     (sig && !strcmp(json_object_get_string(sig), fails_with)))) {
-		json_object_object_add(res, "failed_as_expected", json_object_new_boolean(true));
+		json_object_object_add(res, MHL_K_FAILED_AS_EXPECTED, json_object_new_boolean(true));
 		return 0;
 	}
 	if (st->measure) {	/* a capacity sweep records where pins start failing */
-		json_object_object_add(res, "measured", json_object_new_boolean(true));
+		json_object_object_add(res, MHL_K_MEASURED, json_object_new_boolean(true));
 		return 0;
 	}
 	if (sig && !en) {

@@ -138,7 +138,7 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 		return -1;
 	}
 	cmd = g_strjoinv(" ", (char **)argv);
-	json_object_object_add(ks, "command", json_object_new_string(cmd));
+	json_object_object_add(ks, MHL_K_COMMAND, json_object_new_string(cmd));
 	if (mhlAgentExec(t->g->dom, argv, 600, &es) < 0)
 		return -1;
 	if (!es.exited) {
@@ -149,17 +149,17 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res)
 	results = mhlKtapParse(es.out, &planned, &npass, &nfail, &nskip, &bailed);
 	mhlJSONClean(results, false);	/* the descriptions are guest text */
 	json_object_object_add(ks, MHL_K_RESULTS, results);
-	json_object_object_add(ks, "exitcode", json_object_new_int(es.exitcode));
+	json_object_object_add(ks, MHL_K_EXITCODE, json_object_new_int(es.exitcode));
 	json_object_object_add(ks, MHL_K_PLANNED, json_object_new_int(planned));
 	json_object_object_add(ks, MHL_K_PASS, json_object_new_int(npass));
 	json_object_object_add(ks, MHL_K_FAIL, json_object_new_int(nfail));
 	json_object_object_add(ks, MHL_K_SKIP, json_object_new_int(nskip));
-	json_object_object_add(ks, "bailed_out", json_object_new_boolean(bailed));
-	addText(ks, "output", es.out, 8000);
+	json_object_object_add(ks, MHL_K_BAILED_OUT, json_object_new_boolean(bailed));
+	addText(ks, MHL_K_OUTPUT, es.out, 8000);
 	if (es.err && *es.err)
-		addText(ks, "stderr", es.err, 2000);
+		addText(ks, MHL_K_STDERR, es.err, 2000);
 	verdict = mhlKtapVerdict(es.exitcode, planned, npass, nfail, nskip, bailed);
-	json_object_object_add(ks, "verdict", json_object_new_string(verdict));
+	json_object_object_add(ks, MHL_K_VERDICT, json_object_new_string(verdict));
 	rc = 0;
 	if (strcmp(verdict, "pass") && !st->measure) {
 		g_autofree char *why = NULL;

@@ -86,10 +86,10 @@ static json_object *domainFacts(const mhlRunConfig *cfg, const mhlScenario *s)
 		json_object *n = json_object_new_object();
 
 		json_object_object_add(n, MHL_K_MEMORY_BYTES, json_object_new_int64((int64_t)nd->memory));
-		json_object_object_add(n, "cpus", json_object_new_int(nd->cpus));
+		json_object_object_add(n, MHL_K_CPUS, json_object_new_int(nd->cpus));
 		if (nd->vmem_size) {
 			json_object_object_add(n, MHL_K_VIRTIO_MEM_SIZE_BYTES, json_object_new_int64((int64_t)nd->vmem_size));
-			json_object_object_add(n, "virtio_mem_block_bytes", json_object_new_int64((int64_t)nd->vmem_block));
+			json_object_object_add(n, MHL_K_VIRTIO_MEM_BLOCK_BYTES, json_object_new_int64((int64_t)nd->vmem_block));
 			json_object_object_add(n, MHL_K_VIRTIO_MEM_REQUESTED_BYTES, json_object_new_int64((int64_t)nd->vmem_requested));
 		}
 		json_object_array_add(nodes, n);
@@ -260,7 +260,7 @@ static void trialKeep(mhlTrial *t, const mhlRunConfig *cfg, json_object *rec)
 	while (!mhlInterrupted && mhlGuestAlive(t->g))
 		g_usleep(200 * 1000);
 	mhlInterrupted = 0;
-	json_object_object_add(rec, "kept_s", json_object_new_double(mhlNow() - t0));
+	json_object_object_add(rec, MHL_K_KEPT_S, json_object_new_double(mhlNow() - t0));
 }
 
 static void endSet(mhlTrialEnd *end, mhlVerdict v, char *reason)
