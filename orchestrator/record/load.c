@@ -46,7 +46,7 @@ static const shapeField censusShape[] = {
 	END,
 };
 static const shapeField checkShape[] = {
-	F("what", J_STR), F("expected", J_STR), F("actual", J_STR), F(MHL_K_OK, J_BOOL), END,
+	F(MHL_K_WHAT, J_STR), F(MHL_K_EXPECTED, J_STR), F(MHL_K_ACTUAL, J_STR), F(MHL_K_OK, J_BOOL), END,
 };
 /* A host sample: a resize's host.before/after, a timeline entry of source "host" */
 #define HOST_SAMPLE_FIELDS \
@@ -91,7 +91,7 @@ static const shapeField findingShape[] = {
 	F(MHL_K_T, J_NUM), F(MHL_K_COUNT, J_NUM), END,
 };
 static const shapeField nodeShape[] = {
-	F(MHL_K_MEMORY_BYTES, J_NUM), F("cpus", J_NUM), F(MHL_K_VIRTIO_MEM_SIZE_BYTES, J_NUM),
+	F(MHL_K_MEMORY_BYTES, J_NUM), F(MHL_K_CPUS, J_NUM), F(MHL_K_VIRTIO_MEM_SIZE_BYTES, J_NUM),
 	F("virtio_mem_block_bytes", J_NUM), F(MHL_K_VIRTIO_MEM_REQUESTED_BYTES, J_NUM), END,
 };
 static const shapeField recordShape[] = {

@@ -281,28 +281,17 @@
 #define MHL_K_PIN_OK			"pin_ok"	/* outcome: the cycle's pin held */
 #define MHL_K_REPLUGGED_BYTES		"replugged_bytes"	/* outcome: where the replug got */
 #define MHL_K_LEAK_HELD			"leak_held"	/* outcome: soak.leak's objects kept alive */
-/* counters: the guest's after each cycle (the plugged_bytes, qemu_rss_bytes, slab_bytes above too) */
+/* counters: the guest's after each cycle (plugged_bytes, qemu_rss_bytes, slab_bytes, zoneinfo's free,
+ * online_blocks, block_bytes and the meminfo series above too) */
 #define MHL_K_NR_FOLL_PIN_ACQUIRED	"nr_foll_pin_acquired"	/* also a counter of vmstat */
 #define MHL_K_NR_FOLL_PIN_RELEASED	"nr_foll_pin_released"	/* also a counter of vmstat */
 #define MHL_K_NR_SLAB_RECLAIMABLE	"nr_slab_reclaimable"	/* a counter of vmstat */
 #define MHL_K_NR_SLAB_UNRECLAIMABLE	"nr_slab_unreclaimable"	/* a counter of vmstat */
-#define MHL_K_ZONEINFO			"zoneinfo"	/* guest_before/after: [{..., free}] */
-#define MHL_K_FREE			"free"		/* a zone's free pages */
 #define MHL_K_PINS_OUTSTANDING		"pins_outstanding"	/* acquired - released */
 #define MHL_K_FREE_BYTES		"free_bytes"
 #define MHL_K_ORCHESTRATOR_RSS_KIB	"orchestrator_rss_kib"
-#define MHL_K_ONLINE_BLOCKS		"online_blocks"
-#define MHL_K_BLOCK_BYTES		"block_bytes"
 #define MHL_K_ONLINE_GAP_BYTES		"online_gap_bytes"	/* online blocks beyond boot + plugged memory */
 #define MHL_K_RUN_DIR_BYTES		"run_dir_bytes"
-#define MHL_K_SLAB_UNRECLAIMABLE_BYTES	"slab_unreclaimable_bytes"	/* from the guest's meminfo (guest/guest.c) */
-#define MHL_K_SLAB_RECLAIMABLE_BYTES	"slab_reclaimable_bytes"
-#define MHL_K_VMALLOC_BYTES		"vmalloc_bytes"
-#define MHL_K_PAGE_TABLES_BYTES		"page_tables_bytes"
-#define MHL_K_PERCPU_BYTES		"percpu_bytes"
-#define MHL_K_KERNEL_STACK_BYTES	"kernel_stack_bytes"
-#define MHL_K_HUGETLB_BYTES		"hugetlb_bytes"
-#define MHL_K_MEM_FREE_BYTES		"mem_free_bytes"
 /* a fleet soak's soak.json, segments.jsonl and summary.json (soak/fleet-soak.c) */
 #define MHL_K_SEEDS			"seeds"
 #define MHL_K_HOSTS			"hosts"

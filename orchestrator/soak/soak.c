@@ -283,7 +283,7 @@ static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, j
 		mhlErrorReset();
 		drop = false;
 	} else {
-		json_object_object_foreach(mhlJ(km, "meminfo"), key, v)
+		json_object_object_foreach(mhlJ(km, MHL_K_MEMINFO), key, v)
 			json_object_object_add(cn, key, json_object_get(v));
 		for (i = 0; i < k->s->nnodes; i++) {
 			unsigned long long size = 0, req = 0;
