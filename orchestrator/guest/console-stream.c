@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -50,17 +51,22 @@ int mhlConsoleLogMax(guint64 *max)
 	return 0;
 }
 
-int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive)
+int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, mhlConsoleLogMode mode)
 {
+	static const int how[] = {
+		[MHL_CONSOLE_LOG_NEW] = O_EXCL, [MHL_CONSOLE_LOG_TRUNCATE] = O_TRUNC,
+		[MHL_CONSOLE_LOG_APPEND] = 0,
+	};
+	struct stat sb;
+
 	memset(log, 0, sizeof(*log));
 	log->fd = -1;
 	if (mhlConsoleLogMax(&log->max) < 0)
 		return -1;
 	log->tail_cap = (size_t)MIN(log->max / 4, (guint64)MHL_CONSOLE_TAIL_MAX);
 	log->head = log->max - log->tail_cap;
-	log->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
-			     (exclusive ? O_EXCL : O_TRUNC), 0644);
-	if (log->fd < 0 && exclusive && errno == EEXIST) {
+	log->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | how[mode], 0644);
+	if (log->fd < 0 && mode == MHL_CONSOLE_LOG_NEW && errno == EEXIST) {
 		mhlError("console log '%s' exists already: another trial's (two trial ids that name one log are refused by check and run) or an earlier run's; it is not overwritten",
 			 path);
 		return -1;
@@ -69,6 +75,13 @@ int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive)
 		mhlError("cannot create the console log '%s': %s", path, g_strerror(errno));
 		return -1;
 	}
+	if (fstat(log->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		mhlError("console log '%s' is not a regular file", path);
+		close(log->fd);
+		log->fd = -1;
+		return -1;
+	}
+	log->written = (guint64)sb.st_size;	/* appended to: what is there counts against the head */
 	return 0;
 }
 
@@ -221,13 +234,14 @@ static int ptyOpen(const char *pty, const char *name)
 	return fd;
 }
 
-mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty, bool exclusive)
+mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty,
+					mhlConsoleLogMode mode)
 {
 	g_autofree mhlConsoleStream *cs = g_new0(mhlConsoleStream, 1);
 	const char *name = virDomainGetName(dom);	/* before the calls: each public call resets the last error */
 
 	cs->pty = -1;
-	if (mhlConsoleLogOpen(&cs->log, path, exclusive) < 0)
+	if (mhlConsoleLogOpen(&cs->log, path, mode) < 0)
 		return NULL;
 	if (pty && (cs->pty = ptyOpen(pty, name)) < 0) {
 		mhlConsoleLogClose(&cs->log);

@@ -18,8 +18,7 @@
  * bytes: its head goes to the file as it comes, the guest's last bytes
  * (MHL_CONSOLE_TAIL_MAX at most, a quarter of the cap) are held in memory and
  * written at the end, from a line's start, after a line saying what was
- * dropped between them. @exclusive: @path must not exist (a trial's log is
- * never another's); else it is truncated (a soak segment's).
+ * dropped between them; @mode says what becomes of a file already at @path.
  */
 #define MHL_CONSOLE_MAX_DEFAULT (64ULL << 20)	/* bytes of a console log; MHL_CONSOLE_MAX changes it */
 #define MHL_CONSOLE_TAIL_MAX (1U << 20)		/* bytes of the log's tail at most */
@@ -37,15 +36,22 @@ typedef struct {
 
 /* The cap: MHL_CONSOLE_MAX (a size, at least 4 KiB) or MHL_CONSOLE_MAX_DEFAULT. -1 + mhlError. */
 int mhlConsoleLogMax(guint64 *max);
-/* Create @path (@exclusive: only if it does not exist; else truncated). -1 + mhlError. */
-int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, bool exclusive);
+typedef enum {
+	MHL_CONSOLE_LOG_NEW,		/* @path must not exist: a trial's log is never another's */
+	MHL_CONSOLE_LOG_TRUNCATE,	/* emptied: a soak segment's */
+	MHL_CONSOLE_LOG_APPEND,		/* the same guest in a new QEMU (restored, migrated): its log goes on */
+} mhlConsoleLogMode;
+
+/* Open @path for the log as @mode says; appended to, the bytes there count against the cap. -1 + mhlError. */
+int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, mhlConsoleLogMode mode);
 /* Append to the head while it has room, the rest to the tail's ring. -1 when the write fails. */
 int mhlConsoleLogWrite(mhlConsoleLog *log, const char *buf, size_t n);
 /* The tail: whole if nothing was dropped, else a line saying what was and the tail's last lines; then close. */
 void mhlConsoleLogClose(mhlConsoleLog *log);
 
 typedef struct mhlConsoleStream mhlConsoleStream;
-mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty, bool exclusive);
+mhlConsoleStream *mhlConsoleStreamStart(virDomainPtr dom, const char *path, const char *pty,
+					mhlConsoleLogMode mode);
 /* Wait for the copy's end (after the domain was destroyed) and free it: the bytes dropped past the cap. */
 guint64 mhlConsoleStreamStop(mhlConsoleStream *cs);
 

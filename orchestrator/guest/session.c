@@ -86,6 +86,11 @@ static void onLifecycle(void *opaque, int event, int detail)
 	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
 		return;
 	pthread_mutex_lock(&g->lock);
+	if (g->leaving && event == VIR_DOMAIN_EVENT_STOPPED &&
+	    (detail == VIR_DOMAIN_EVENT_STOPPED_SAVED || detail == VIR_DOMAIN_EVENT_STOPPED_MIGRATED)) {
+		pthread_mutex_unlock(&g->lock);
+		return;
+	}
 	if (!g->ending && !g->gone)
 		g->gone = g_strdup_printf("the guest %s on its own (%s)",
 					  event == VIR_DOMAIN_EVENT_CRASHED ? "crashed" : "stopped",
@@ -213,7 +218,8 @@ static int guestCreate(mhlGuest *g, virConnectPtr conn, char **xml)
 	if (c->host_local && !c->remote &&
 	    (!(live = virDomainGetXMLDesc(g->dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
 		return -1;
-	if (!(g->stream = mhlConsoleStreamStart(g->dom, g->console, path, c->console_exclusive)))
+	if (!(g->stream = mhlConsoleStreamStart(g->dom, g->console, path, c->console_exclusive ?
+						MHL_CONSOLE_LOG_NEW : MHL_CONSOLE_LOG_TRUNCATE)))
 		return -1;
 	if (virDomainResume(g->dom) < 0) {
 		mhlErrorVirt("cannot resume domain '%s' on host '%s'", g->name, uri);
@@ -252,6 +258,55 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 	if ((*boot_s = mhlAgentWait(g->dom, c->agent_deadline, g->console)) < 0)
 		return -1;
 	return initialPlug(g, s, plug_s);
+}
+
+void mhlGuestLeave(mhlGuest *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->leaving = true;
+	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_lock(&g->hm_lock);
+	g->hm_open = false;
+	pthread_mutex_unlock(&g->hm_lock);
+}
+
+int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
+		     bool remote)
+{
+	g_autofree char *live = NULL, *path = NULL;
+	int state = VIR_DOMAIN_NOSTATE, reason;
+
+	/* the old QEMU is gone: the rest of its console is in the log */
+	g->console_dropped += mhlConsoleStreamStop(g->stream);
+	g->stream = NULL;
+	if (g->dom && g->dom != dom)
+		virDomainFree(g->dom);
+	g->dom = dom;
+	g->cfg.host_local = host_local;
+	g->cfg.remote = remote;
+	if (host_local && !remote &&
+	    (!(live = virDomainGetXMLDesc(dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
+		goto fail;
+	if (!(g->stream = mhlConsoleStreamStart(dom, g->console, path, MHL_CONSOLE_LOG_APPEND)))
+		goto fail;
+	if (virDomainGetState(dom, &state, &reason, 0) < 0 ||
+	    (state == VIR_DOMAIN_PAUSED && virDomainResume(dom) < 0)) {
+		mhlErrorVirt("cannot resume domain '%s' after it came back", g->name);
+		goto fail;
+	}
+	pthread_mutex_lock(&g->hm_lock);
+	mhlHostMemClear(&g->hm);
+	mhlHostMemOpen(&g->hm, dom, g->name, host_local, s, g->cfg.hugepage_kib);
+	g->hm_open = true;
+	g->host_changed_t = 0;
+	pthread_mutex_unlock(&g->hm_lock);
+	pthread_mutex_lock(&g->lock);
+	g->leaving = false;
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+fail:
+	mhlGuestStop(g);
+	return -1;
 }
 
 static bool hostHasBackend(const mhlHostSample *hs)

@@ -47,6 +47,7 @@ typedef struct {
 	char *fatal;		/* first panic/Oops line on the console, with file:line */
 	char *gone;		/* the domain stopped without us destroying it */
 	bool ending;		/* we destroy it now: its stop is expected */
+	bool leaving;		/* its QEMU stops on purpose (saved, migrated): mhlGuestLeave .. mhlGuestReattach */
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
@@ -103,6 +104,24 @@ int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out);
 
 /* Sleep @seconds with the console watcher on: -1 + mhlError if the guest goes or a signal comes. */
 int mhlGuestSleep(mhlGuest *g, double seconds);
+
+/*
+ * A lifecycle step that ends the guest's QEMU on purpose and starts another
+ * (save and restore, a managed save and start, a live migration) brackets
+ * it with these. mhlGuestLeave: the coming stop (saved, migrated) is
+ * expected and the host side is not sampled until the guest is back.
+ * mhlGuestReattach: @dom (ours now; on the same connection or, after a
+ * migration, another; @remote: its QEMU is a fleet host's) runs the guest,
+ * possibly paused. Its events come by name as before (a new connection is
+ * registered once by whoever opened it: mhlDomainEventsRegister); the
+ * console's copy goes on from the new QEMU, appended to the same log; the
+ * host side is read from the new QEMU (@host_local: its /proc is ours); a
+ * paused domain is resumed. -1 + mhlError, the guest then stopped (nothing
+ * of it is left running unwatched).
+ */
+void mhlGuestLeave(mhlGuest *g);
+int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
+		     bool remote);
 
 /* Whether the domain still runs. */
 bool mhlGuestAlive(mhlGuest *g);

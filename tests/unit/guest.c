@@ -596,7 +596,7 @@ static bool consoleLogCapped(void)
 	bool ok;
 
 	g_setenv("MEMHP_CONSOLE_MAX", "64K", TRUE);
-	ok = mhlConsoleLogOpen(&log, path, true) == 0 && log.max == 65536;
+	ok = mhlConsoleLogOpen(&log, path, MHL_CONSOLE_LOG_NEW) == 0 && log.max == 65536;
 	g_unsetenv("MEMHP_CONSOLE_MAX");
 	for (i = 0; ok && i < 100; i++)
 		ok = mhlConsoleLogWrite(&log, chunk, 10000) == 0;
@@ -633,7 +633,7 @@ static bool consoleLogCappedTail(void)
 	bool ok;
 
 	g_setenv("MEMHP_CONSOLE_MAX", "64K", TRUE);
-	ok = mhlConsoleLogOpen(&log, path, true) == 0;
+	ok = mhlConsoleLogOpen(&log, path, MHL_CONSOLE_LOG_NEW) == 0;
 	g_unsetenv("MEMHP_CONSOLE_MAX");
 	for (i = 0; ok && i < 20000; i++) {
 		g_free(line);
@@ -663,7 +663,7 @@ static bool consoleLogCappedTail(void)
 	mhlConsoleScannerClear(&sc);
 	/* under the cap, past the head: the tail is the rest, kept whole, nothing said */
 	g_setenv("MEMHP_CONSOLE_MAX", "64K", TRUE);
-	ok = ok && mhlConsoleLogOpen(&log, whole, true) == 0;
+	ok = ok && mhlConsoleLogOpen(&log, whole, MHL_CONSOLE_LOG_NEW) == 0;
 	g_unsetenv("MEMHP_CONSOLE_MAX");
 	for (i = 0; ok && i < 6; i++)
 		ok = mhlConsoleLogWrite(&log, chunk, 10000) == 0;
@@ -683,7 +683,7 @@ static bool consoleLogExclusive(void)
 	bool refused;
 
 	g_file_set_contents(path, "[    1.0] Kernel panic - the other trial's\n", -1, NULL);
-	refused = mhlConsoleLogOpen(&log, path, true) < 0 && strstr(mhlErrorLast(), "other.console.log' exists already");
+	refused = mhlConsoleLogOpen(&log, path, MHL_CONSOLE_LOG_NEW) < 0 && strstr(mhlErrorLast(), "other.console.log' exists already");
 	if (!refused)
 		mhlConsoleLogClose(&log);
 	mhlErrorReset();
