@@ -335,6 +335,46 @@
 #define MHL_K_SITE			"site"
 #define MHL_K_REPORT			"report"
 
+/*
+ * ---- lifecycle steps (issue 34): save, managedsave, suspend, reboot, migrate ----
+ * A lifecycle step's result holds MHL_K_LIFECYCLE: {event (the step's kind),
+ * ok, seconds (the whole step), refused (libvirt's or QEMU's message when it
+ * refused the operation: ok is then false, and a scenario's xfail may say it
+ * must), plugged_before and plugged_after ([{node, size_bytes,
+ * requested_bytes}] for each virtio-mem device), down_s (the guest not
+ * running), agent_s (until its agent answered again), and the kind's own
+ * figures below}. reports/ shows them in every format (docs/lifecycle.md).
+ */
+#define MHL_K_LIFECYCLE			"lifecycle"
+#define MHL_K_EVENT			"event"
+#define MHL_K_REFUSED			"refused"
+#define MHL_K_PLUGGED_BEFORE		"plugged_before"
+#define MHL_K_PLUGGED_AFTER		"plugged_after"
+#define MHL_K_DOWN_S			"down_s"
+#define MHL_K_AGENT_S			"agent_s"
+/* save, managedsave: the image against the plugged memory */
+#define MHL_K_IMAGE_BYTES		"image_bytes"
+#define MHL_K_SAVE_S			"save_s"
+#define MHL_K_RESTORE_S			"restore_s"
+/* reboot: host (virDomainReboot) or guest (from inside); the devices plugged back */
+#define MHL_K_HOW			"how"
+#define MHL_K_REPLUG_S			"replug_s"
+/* suspend: a resize asked while paused ({requested_bytes, accepted, refused}), then converged */
+#define MHL_K_RESIZE_WHILE_PAUSED	"resize_while_paused"
+#define MHL_K_ACCEPTED			"accepted"
+/* migrate: the destination and libvirt's job statistics (virDomainGetJobStats, completed) */
+#define MHL_K_TO			"to"		/* the destination host's name */
+#define MHL_K_TO_URI			"to_uri"
+#define MHL_K_MIGRATION			"migration"
+#define MHL_K_DATA_TRANSFERRED_BYTES	"data_transferred_bytes"
+#define MHL_K_MEMORY_TOTAL_BYTES	"memory_total_bytes"
+#define MHL_K_MEMORY_TRANSFERRED_BYTES	"memory_transferred_bytes"
+#define MHL_K_DOWNTIME_MS		"downtime_ms"
+#define MHL_K_TIME_ELAPSED_MS		"time_elapsed_ms"
+#define MHL_K_MEMORY_ITERATIONS		"memory_iterations"
+#define MHL_K_EXPECTED_TRANSFER_BYTES	"expected_transfer_bytes"	/* boot memory + plugged */
+#define MHL_K_RESIZE_DURING		"resize_during"	/* a resize asked while migrating: {requested_bytes, accepted, refused} */
+
 /* ---- the verdict ---- */
 
 typedef enum {
