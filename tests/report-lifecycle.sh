@@ -6,7 +6,7 @@
 # tests/data/report/golden-lifecycle catch any other change
 # (MHL_UPDATE_GOLDEN=1 rewrites them, as tests/report.sh's). No guest is
 # booted. Sourced by tests/run.sh (ok, lab, $LAB, $work).
-plan 20
+plan 21
 echo "# report-lifecycle: lifecycle steps in index.html, KTAP, JUnit, KCIDB; record text escaped; none where no trial has one"
 ld=$work/report-lifecycle
 rm -rf "$ld" && mkdir -p "$ld" && cp -r tests/data/report/lifecycle "$ld/run"
@@ -97,6 +97,18 @@ lab report --format html "$ld/planted" >/dev/null 2>&1
 ok "report: a lifecycle event planted with gnuplot quotes and system() is a label's text: no file made, every plot drawn" \
 	sh -c 'test ! -e "$1/PWNED" && test "$(grep -c "<svg" "$1/planted/report/index.html")" = 3 &&
 		grep -qF "system(&quot;touch" "$1/planted/report/index.html"' _ "$ld"
+
+# Lifecycle objects of the wrong shape (records come from elsewhere): read as far as they fit, never a crash.
+mkdir -p "$ld/shape"
+jq -c '.steps[0].lifecycle = "save" | .steps[1].lifecycle |= (.ok = "yes" | .seconds = "3" | .migration = [1] |
+	.plugged_before = {"a": 1} | .plugged_after = [null, 5, {"size_bytes": "big"}] | .to = {} | .refused = 7) |
+	.steps[2].lifecycle.event = 5' tests/data/report/lifecycle/trials.jsonl >"$ld/shape/trials.jsonl"
+lab report "$ld/shape" >"$ld/shape.out" 2>&1
+src=$?
+ok "report: lifecycle objects of the wrong shape (a string, ok \"yes\", migration an array, plugged_before an object, event a number) render: exit 0, each record's 2nd step (migrate, suspend) shown failed with the figures that fit, its 1st and 3rd no lifecycle steps" \
+	sh -c 'test "$2" = 0 && xmllint --noout "$1/report/junit.xml" && jq -e . "$1/report/kcidb.json" >/dev/null &&
+		grep -qFx "  # migrate: migrate FAILED; down 0.12 s, agent back after 0.30 s, plugged ? -> 0 MiB" "$1/report/results.ktap" &&
+		test "$(grep -c "^  # [a-z]*: " "$1/report/results.ktap")" = 2' _ "$ld/shape" "$src"
 
 # Reports of runs without a lifecycle step keep their shape (tests/report.sh's goldens, byte for byte).
 mkdir -p "$ld/plain" && cp tests/data/report/run/trials.jsonl "$ld/plain/"
