@@ -229,15 +229,20 @@ static void kHostReclaimed(json_object *tests, const char *origin, json_object *
 /*
  * A lifecycle step's test (issue 34): its figures in misc.lifecycle (the
  * record's keys that lifecycle.c's table knows, the devices' plugged bytes
- * summed) and its outcome as the comment when it has no error of its own.
+ * summed), its headline figure as the number, and its outcome as the
+ * comment when it has no error of its own.
  */
 static void kLifecycle(json_object *t, json_object *step)
 {
 	json_object *m = mhlLifecycleMisc(step), *misc;
 	g_autofree char *outcome = NULL;
+	const char *unit = NULL;
+	double n = mhlLifecycleNumber(step, &unit);
 
 	if (!m)
 		return;
+	if (n >= 0)	/* the figure the one-line form shows: a migration's MiB moved, a save's image */
+		json_object_object_add(t, "number", kNumber(n, unit));
 	misc = json_object_new_object();
 	json_object_object_add(misc, "lifecycle", m);
 	json_object_object_add(t, "misc", misc);

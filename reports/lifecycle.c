@@ -372,3 +372,30 @@ void mhlLifecycleGnuplot(GString *sc, json_object *rec, double tend)
 				       "font ',11' tc rgb '%s' noenhanced\n", ql, t, ok ? "#1b5e20" : "#b71c1c");
 	}
 }
+
+double mhlLifecycleNumber(json_object *step, const char **unit)
+{
+	json_object *lc = mhlStepLifecycle(step), *v;
+	const lcEvent *e = lc ? lcEventOf(lc) : NULL;
+	const lcFigure *f;
+
+	if (!e || e->brief < 0)
+		return -1;
+	f = &e->figures[e->brief];
+	v = mhlJ(lc, f->path);
+	if (!v || (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)))
+		return -1;
+	switch (f->unit) {
+	case LC_MIB:
+		*unit = "MiB";
+		return json_object_get_double(v) / 1048576.0;
+	case LC_S:
+		*unit = "s";
+		return json_object_get_double(v);
+	case LC_MS:
+		*unit = "ms";
+		return json_object_get_double(v);
+	default:
+		return -1;
+	}
+}

@@ -243,6 +243,12 @@ char *mhlLifecycleFigures(json_object *step, bool ascii);
  */
 json_object *mhlLifecycleMisc(json_object *step);
 /*
+ * The number of the one-line form's figure when it is one (a migration's
+ * bytes moved, a save's image: MiB; seconds; ms), its unit into *@unit;
+ * -1 when the step has none (KCIDB's `number`).
+ */
+double mhlLifecycleNumber(json_object *step, const char **unit);
+/*
  * Marks on the timeline plot of a trial (gnuplot commands into @sc): a band
  * over each lifecycle step's time, green when it went through, red when it
  * failed or was refused (at least 0.5 % of @tend, the axis, wide),

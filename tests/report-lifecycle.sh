@@ -79,8 +79,8 @@ reboot" && grep -qFx "  lifecycle: save ✓ 3.1 s (584 MiB image); down 2.90 s, 
 # KCIDB: misc of each lifecycle step's test, and the trial's list.
 kvl() { /usr/bin/python3 -m jsonschema -i "$1" tests/schema/kcidb-v5-subset.schema.json; }
 ok "kcidb.json validates against tests/schema/kcidb-v5-subset.schema.json" kvl "$R/kcidb.json"
-ok "kcidb: the migrate step's misc.lifecycle holds libvirt's job figures and the expected transfer as recorded" jq -e '
-	.tests[] | select(.path == "memhp.lifecycle.lc-series.s2_migrate") | .status == "PASS" and
+ok "kcidb: the migrate step's number is the 41 MiB moved, its misc.lifecycle libvirt's job figures and the expected transfer as recorded" jq -e '
+	.tests[] | select(.path == "memhp.lifecycle.lc-series.s2_migrate") | .status == "PASS" and .number == {"value": 41, "unit": "MiB"} and
 	.misc.lifecycle.migration.data_transferred_bytes == 42991616 and .misc.lifecycle.expected_transfer_bytes == 1744830464 and
 	.misc.lifecycle.migration.downtime_ms == 118 and .misc.lifecycle.to == "dst" and .misc.lifecycle.plugged_after_bytes == 536870912' "$R/kcidb.json"
 ok "kcidb: the refused reboot FAIL, its message whole in misc.lifecycle.refused; save's image and times; the trial's misc lists 3 outcomes" jq -e '
