@@ -205,7 +205,7 @@ static void gridCell(GString *out, GString *notes, const mhlRun *run, const grid
 {
 	g_autofree char *key = g_strdup_printf("%u,%u", r, col);
 	guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(L->cells, key));
-	g_autofree char *num = NULL;
+	g_autofree char *num = NULL, *lc = NULL;
 	const char *v, *why;
 	json_object *rec;
 
@@ -217,9 +217,14 @@ static void gridCell(GString *out, GString *notes, const mhlRun *run, const grid
 	v = mhlJStr(rec, MHL_K_VERDICT, "?");
 	why = mhlJStr(rec, MHL_K_REASON, NULL);
 	num = mhlGridNumber(rec);
-	mhlHtmlf(out, "<td class='%s'><a href='#t%u' title='%s'><b>%s</b> %s</a></td>",
+	lc = mhlTrialLifecycle(rec, false);
+	mhlHtmlf(out, "<td class='%s'><a href='#t%u' title='%s'><b>%s</b> %s",
 		 mhlVerdictOf(rec) < MHL_VERDICT_LAST ? v : "unknown", idx,
 		 why ? why : mhlJStr(rec, MHL_K_TRIAL, ""), v, num);
+	/* its lifecycle steps (issue 34) below the number, wrapping in the cell, which otherwise does not */
+	if (lc)
+		mhlHtmlf(out, "<br><small class=lifecycle style='white-space:normal'>%s</small>", lc);
+	g_string_append(out, "</a></td>");
 	if (why && mhlVerdictOf(rec) != MHL_VERDICT_PASS)
 		mhlHtmlf(notes, "<li><a href='#t%u'>%s</a> (%s, %s): <b>%s</b>: %s</li>\n", idx,
 			 (char *)L->rows->pdata[r], (char *)L->cols->pdata[col], mhlJStr(rec, MHL_K_TRIAL, ""), v, why);
@@ -264,7 +269,10 @@ bool mhlHtmlGrid(GString *out, const mhlRun *run)
 	}
 	g_string_append(out, "</table>\n<p class=note>Each cell: the verdict and the number its scenario's "
 			"<code>grid:</code> names (what its claim is about), else reached/requested MiB of the "
-			"unplug, or pins failed where the trial resized nothing; it links to the trial.</p>\n");
+			"unplug, or pins failed where the trial resized nothing; it links to the trial.");
+	if (mhlRunHasLifecycle(run))
+		g_string_append(out, " Below it, the trial's lifecycle steps in order with their outcome.");
+	g_string_append(out, "</p>\n");
 	if (notes->len)
 		g_string_append_printf(out, "<ul class=reasons>\n%s</ul>\n", notes->str);
 	gridLayoutClear(&L);

@@ -384,6 +384,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 		return NULL;
 	tend = timelineEnd(rec, tl, steps);
 	timelineAxes(sc, steps, tend);
+	mhlLifecycleGnuplot(sc, rec, tend);	/* lifecycle steps (issue 34): a band and a label each */
 	for (j = 0; nodes && j < json_object_array_length(nodes); j++)
 		series += timelineNode(sc, plot, tl, json_object_array_get_idx(nodes, j), j, tend, series);
 	series += timelineEvents(sc, plot, tl, series);
@@ -844,7 +845,17 @@ static void sumParametersCell(GString *out, json_object *rec, size_t idx, const 
 	cell(out, NULL, kv->str);
 }
 
-/* The summary: a row per trial. */
+/* A trial's lifecycle steps in order with their outcomes (lifecycle.c), "–" without. */
+static void sumLifecycleCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autofree char *lc = mhlTrialLifecycle(rec, false);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, lc ? lc : "–");
+}
+
+/* The summary: a row per trial; the last column, lifecycle, only when a trial has a lifecycle step. */
 static const mhlCol summaryCols[] = {
 	MHL_COL("trial", MHL_K_TRIAL, sumTrialCell),
 	MHL_COL("scenario", MHL_K_SCENARIO_NAME, sumScenarioCell),
@@ -860,16 +871,18 @@ static const mhlCol summaryCols[] = {
 	MHL_COL_NUM("trial s", MHL_K_SECONDS, mhlColNum, 1, 1),
 	MHL_COL("console findings", MHL_K_CONSOLE_FINDINGS, sumFindingsCell),
 	MHL_COL("parameters", MHL_K_PARAMETERS, sumParametersCell),
+	MHL_COL("lifecycle", MHL_K_STEPS, sumLifecycleCell),
 };
 
 static void htmlSummary(GString *out, const mhlRun *run)
 {
+	size_t n = G_N_ELEMENTS(summaryCols) - !mhlRunHasLifecycle(run);
 	guint i;
 
 	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n");
-	mhlHtmlTableHead(out, summaryCols, G_N_ELEMENTS(summaryCols));
+	mhlHtmlTableHead(out, summaryCols, n);
 	for (i = 0; i < run->trials->len; i++)
-		mhlHtmlTableRow(out, run->trials->pdata[i], i, summaryCols, G_N_ELEMENTS(summaryCols));
+		mhlHtmlTableRow(out, run->trials->pdata[i], i, summaryCols, n);
 	g_string_append(out, "</table></div>\n");
 }
 
@@ -1154,6 +1167,52 @@ static void htmlSteps(GString *out, json_object *rec)
 	g_string_append(out, "</table>\n");
 }
 
+static void lcOutcomeCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	g_autofree char *o = mhlLifecycleOutcome(s, false);
+	bool ok = mhlJBool(mhlStepLifecycle(s), MHL_K_OK, false);
+
+	(void)idx;
+	(void)c;
+	cell(out, ok ? "pass" : "fail", o);
+}
+
+static void lcFiguresCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	g_autofree char *f = mhlLifecycleFigures(s, false);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, f && *f ? f : "–");
+}
+
+/* A row per lifecycle step (issue 34): its outcome and every figure its event has (lifecycle.c). */
+static const mhlCol lifecycleCols[] = {
+	MHL_COL("#", NULL, mhlColIndex),
+	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("event", MHL_PATH(MHL_K_LIFECYCLE, MHL_K_EVENT), mhlColStr),
+	MHL_COL_NUM("t s", MHL_K_T, mhlColNum, 1, 2),
+	MHL_COL_NUM("seconds", MHL_PATH(MHL_K_LIFECYCLE, MHL_K_SECONDS), mhlColNum, 1, 2),
+	MHL_COL("outcome", MHL_K_LIFECYCLE, lcOutcomeCell),
+	MHL_COL("figures", MHL_K_LIFECYCLE, lcFiguresCell),
+};
+
+static void htmlLifecycle(GString *out, json_object *rec)
+{
+	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
+	size_t i;
+
+	if (!mhlTrialHasLifecycle(rec))
+		return;
+	g_string_append(out, "<h4>Lifecycle</h4>\n<table class=lifecycle>");
+	mhlHtmlTableHead(out, lifecycleCols, G_N_ELEMENTS(lifecycleCols));
+	for (i = 0; i < json_object_array_length(steps); i++)
+		if (mhlStepLifecycle(json_object_array_get_idx(steps, i)))
+			mhlHtmlTableRow(out, json_object_array_get_idx(steps, i), i, lifecycleCols,
+					G_N_ELEMENTS(lifecycleCols));
+	g_string_append(out, "</table>\n");
+}
+
 static int htmlRecordWrite(const char *outdir, guint idx, json_object *rec, char **href)
 {
 	g_autofree char *dir = g_build_filename(outdir, "records", NULL);
@@ -1405,6 +1464,7 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 		mhlPlotInline(out, p->dir, cen, "census of the pinned buffer before and after the pin");
 	htmlPins(out, rec);
 	htmlHostSteps(out, rec);
+	htmlLifecycle(out, rec);
 	htmlSteps(out, rec);
 	htmlFindings(out, run, rec);
 	if (mhlSoakPage(out, run, rec, outdir) < 0)

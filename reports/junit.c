@@ -89,6 +89,15 @@ static void junitHost(GString *out, json_object *rec)
 	g_string_append_c(out, '\n');
 }
 
+/* A lifecycle step (issue 34): its outcome and figures, one line below the step's. */
+static void junitLifecycle(GString *out, json_object *step)
+{
+	g_autofree char *b = mhlLifecycleBrief(step, false), *f = mhlLifecycleFigures(step, false);
+
+	if (b)
+		g_string_append_printf(out, "  lifecycle: %s%s%s\n", b, f && *f ? "; " : "", f ? f : "");
+}
+
 static void junitCase(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts *opts, json_object *rec,
 		      const char *classname)
 {
@@ -138,6 +147,7 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts
 				       i + 1, mhlJInt(s, MHL_K_LINE, 0), name,
 				       mhlJBool(s, MHL_K_OK, false) ? "ok" : "FAILED", mhlJDbl(s, MHL_K_SECONDS, 0),
 				       mhlJStr(s, MHL_K_ERROR, NULL) ? ": " : "", mhlJStr(s, MHL_K_ERROR, ""));
+		junitLifecycle(out, s);
 	}
 	if (log)
 		g_string_append_printf(out, "console log: %s\n", logname);

@@ -226,6 +226,50 @@ static void kHostReclaimed(json_object *tests, const char *origin, json_object *
 	json_object_array_add(tests, t);
 }
 
+/*
+ * A lifecycle step's test (issue 34): its figures in misc.lifecycle (the
+ * record's keys that lifecycle.c's table knows, the devices' plugged bytes
+ * summed), its headline figure as the number, and its outcome as the
+ * comment when it has no error of its own.
+ */
+static void kLifecycle(json_object *t, json_object *step)
+{
+	json_object *m = mhlLifecycleMisc(step), *misc;
+	g_autofree char *outcome = NULL;
+	const char *unit = NULL;
+	double n = mhlLifecycleNumber(step, &unit);
+
+	if (!m)
+		return;
+	if (n >= 0)	/* the figure the one-line form shows: a migration's MiB moved, a save's image */
+		json_object_object_add(t, "number", kNumber(n, unit));
+	misc = json_object_new_object();
+	json_object_object_add(misc, "lifecycle", m);
+	json_object_object_add(t, "misc", misc);
+	if (!json_object_object_get_ex(t, "comment", NULL)) {
+		outcome = mhlLifecycleBrief(step, true);
+		kAddStr(t, "comment", outcome);
+	}
+}
+
+/* The trial's lifecycle steps, a line each ("save ok 1.2 s (300 MiB image)"), as its misc.lifecycle. */
+static void kLifecycleList(json_object *misc, json_object *rec)
+{
+	json_object *a;
+	size_t i;
+
+	if (!mhlTrialHasLifecycle(rec))
+		return;
+	a = json_object_new_array();
+	for (i = 0; i < mhlJLen(rec, MHL_K_STEPS); i++) {
+		g_autofree char *b = mhlLifecycleBrief(mhlJIdx(mhlJArr(rec, MHL_K_STEPS), i), true);
+
+		if (b)
+			json_object_array_add(a, json_object_new_string(b));
+	}
+	json_object_object_add(misc, "lifecycle", a);
+}
+
 static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *opts, const char *origin,
 		   json_object *rec, const char *build)
 {
@@ -270,6 +314,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *o
 	kAddCopy(misc, "pin_policy", rec, MHL_K_PIN_POLICY);
 	kAddCopy(misc, "harness_version", rec, MHL_K_HARNESS_VERSION);	/* the memhp-lab that ran it (git describe) */
 	kAddCopy(misc, "summary", rec, MHL_K_SUMMARY);
+	kLifecycleList(misc, rec);
 	json_object_object_add(t, "misc", misc);
 	json_object_array_add(tests, t);
 
@@ -295,6 +340,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *o
 			  strstr(mhlJStr(s, MHL_K_ERROR, ""), "interrupted") ? "MISS" : "FAIL", rec);
 		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, MHL_K_SECONDS, 0)));
 		kAddStr(t, "comment", mhlJStr(s, MHL_K_ERROR, mhlJStr(s, MHL_K_SKIPPED, NULL)));
+		kLifecycle(t, s);
 		json_object_array_add(tests, t);
 	}
 }

@@ -82,6 +82,12 @@ static void ktapStep(GString *out, int n, json_object *step, bool xfail)
 
 	if (!skip && !xfail)
 		ktapNested(out, step, desc);
+	if (mhlStepLifecycle(step)) {	/* a lifecycle step (issue 34): its outcome and figures as diagnostics */
+		g_autofree char *b = mhlLifecycleBrief(step, true), *f = mhlLifecycleFigures(step, true);
+		g_autofree char *bl = ktapText(b, false), *fl = ktapText(f, false);
+
+		g_string_append_printf(out, "  # %s: %s%s%s\n", desc, bl, *fl ? "; " : "", fl);
+	}
 	if (skip) {
 		g_autofree char *why = ktapText(skip, false);
 

@@ -213,6 +213,49 @@ char *mhlGridNumber(json_object *rec);
 /* The grid as HTML into @out; false (nothing written) unless two or more trials have parameters. */
 bool mhlHtmlGrid(GString *out, const mhlRun *run);
 
+/* ---- lifecycle steps (lifecycle.c, issue 34; docs/reports.md) ---- */
+
+/* A step's MHL_K_LIFECYCLE object when it has one with an event, else NULL. */
+json_object *mhlStepLifecycle(json_object *step);
+/* Whether @rec / any trial of @run has a lifecycle step: the formats add their lifecycle parts only then. */
+bool mhlTrialHasLifecycle(json_object *rec);
+bool mhlRunHasLifecycle(const mhlRun *run);
+/* A lifecycle step's outcome: "✓", "✗ refused: MESSAGE" (one line, cut at 120 characters); @ascii: "ok", "FAILED ...". */
+char *mhlLifecycleOutcome(json_object *step, bool ascii);
+/*
+ * One line for a lifecycle step: "save ✓ 1.2 s (300 MiB image)", "migrate ✓
+ * 3.4 s (41 of 536 MiB (7.7 %) moved)", "reboot ✗ refused: ..."; NULL for
+ * another step. Record text, unescaped: the caller escapes it for its format.
+ */
+char *mhlLifecycleBrief(json_object *step, bool ascii);
+/* The briefs of @rec's lifecycle steps in order, ", "-joined; NULL when it has none. */
+char *mhlTrialLifecycle(json_object *rec, bool ascii);
+/*
+ * Every figure the step has, labelled: "down 0.80 s, agent back after 1.10 s,
+ * plugged 512 → 512 MiB, image 300 MiB, save 1.20 s, restore 2.00 s"
+ * (the event's row of lifecycle.c's table); NULL for another step.
+ */
+char *mhlLifecycleFigures(json_object *step, bool ascii);
+/*
+ * The same as JSON for KCIDB's misc: the lifecycle object's keys the table
+ * knows, at their record paths, with plugged_before_bytes and
+ * plugged_after_bytes (the devices summed); NULL for another step.
+ */
+json_object *mhlLifecycleMisc(json_object *step);
+/*
+ * The number of the one-line form's figure when it is one (a migration's
+ * bytes moved, a save's image: MiB; seconds; ms), its unit into *@unit;
+ * -1 when the step has none (KCIDB's `number`).
+ */
+double mhlLifecycleNumber(json_object *step, const char **unit);
+/*
+ * Marks on the timeline plot of a trial (gnuplot commands into @sc): a band
+ * over each lifecycle step's time, green when it went through, red when it
+ * failed or was refused (at least 0.5 % of @tend, the axis, wide),
+ * labelled with its event and outcome.
+ */
+void mhlLifecycleGnuplot(GString *sc, json_object *rec, double tend);
+
 /* ---- shared by the renderers (report.c) ---- */
 
 /* The scenario's file name without directory and .yaml: "demo". */
