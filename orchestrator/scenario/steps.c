@@ -623,13 +623,14 @@ static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
 		return -1;
 	n = &sf->s->nodes[st->node];
 	if (!n->vmem_size) {
-		mhlError("%s:%d:%d: resize: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
-			 st->node);
+		mhlError("%s:%d:%d: %s: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
+			 mhlStepTypeNames[st->type], st->node);
 		return -1;
 	}
 	if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
-		mhlError("%s:%d:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
-			 sf->s->path, st->line, st->col, st->requested, n->vmem_block, n->vmem_size);
+		mhlError("%s:%d:%d: %s: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
+			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->requested, n->vmem_block,
+			 n->vmem_size);
 		return -1;
 	}
 	/* the device holds at most the largest request it had: below it, a resize may shrink it */
