@@ -141,7 +141,7 @@ $(KSFT_UP): workloads/kselftests.sh $(foreach a,$(KARTS),$(a)/identity.json) | $
 image: workloads
 	@$(MAKE) --no-print-directory $(KSFT_UP) $(B)/initramfs.cpio.gz
 
-$(B)/initramfs.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/init workloads/mkinitramfs.sh
+$(B)/initramfs.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/init workloads/shutdown workloads/mkinitramfs.sh
 	@echo "[image] $@"
 	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP_BINS)
 

@@ -51,6 +51,7 @@ parts=(
 	report		# reports from recorded runs and from the demo fixture
 	basics		# the CLI's bad input; make install into a DESTDIR
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
+	lifecycle-reboot	# reboot and suspend with memory plugged and a pin held: re-plug, pins gone, a pin after
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.

@@ -43,6 +43,7 @@ for t in "$@"; do
 	install -m 0755 "$t" "$root/bin/ksft/$(basename "$t")"
 done
 install -m 0755 "$here/init" "$root/init"
+install -m 0755 "$here/shutdown" "$root/sbin/shutdown"	# qemu-ga's guest-shutdown runs it
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
 chmod 0644 "$root/etc/passwd"
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"

@@ -115,6 +115,16 @@ static char *kernelCmdline(const mhlScenario *s)
 			       s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
 }
 
+static bool hasReboot(const mhlScenario *s)
+{
+	int i;
+
+	for (i = 0; i < s->nsteps; i++)
+		if (s->steps[i].type == MHL_STEP_REBOOT)
+			return true;
+	return false;
+}
+
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
 {
@@ -171,6 +181,8 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			"EMULATOR", emulator,
 			"CONSOLE_LOG", console,
 			"VMEMS", vmems->str,
+			/* a reboot step resets the guest under the same QEMU; else a reset stops it */
+			"ON_REBOOT", hasReboot(s) ? "restart" : "destroy",
 			/* devices: the intel vIOMMU needs the split I/O APIC for intremap. */
 			"IOAPIC", s->iommu ? "<ioapic driver='qemu'/>" : "",
 			"IOMMU", s->iommu ?

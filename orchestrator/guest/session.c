@@ -105,10 +105,39 @@ static void onSizeChange(void *opaque, const char *alias, unsigned long long siz
 			    MHL_K_SIZE_BYTES, size_kib * 1024);
 }
 
+static void onReboot(void *opaque)
+{
+	mhlGuest *g = opaque;
+
+	pthread_mutex_lock(&g->lock);
+	g->resets++;
+	if (!g->rebooting && !g->ending && !g->gone)
+		g->gone = g_strdup("the guest rebooted on its own (a reset no reboot step asked for)");
+	pthread_mutex_unlock(&g->lock);
+}
+
 static const mhlDomainEventHandlers guestEvents = {
 	.lifecycle = onLifecycle,
 	.size_change = onSizeChange,
+	.reboot = onReboot,
 };
+
+void mhlGuestRebootExpect(mhlGuest *g, bool expect)
+{
+	pthread_mutex_lock(&g->lock);
+	g->rebooting = expect;
+	pthread_mutex_unlock(&g->lock);
+}
+
+int mhlGuestResets(mhlGuest *g)
+{
+	int n;
+
+	pthread_mutex_lock(&g->lock);
+	n = g->resets;
+	pthread_mutex_unlock(&g->lock);
+	return n;
+}
 
 void mhlGuestTimelineAdd(mhlGuest *g, const char *source, const char *key, json_object *who,
 			 const char *sizekey, unsigned long long bytes)
@@ -415,26 +444,33 @@ double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, doubl
 	}
 }
 
-double mhlGuestResize(mhlGuest *g, int node, uint64_t bytes, double deadline,
-		      unsigned long long *reached)
+int mhlGuestRequest(mhlGuest *g, int node, uint64_t bytes)
 {
 	g_autofree char *xml = virDomainGetXMLDesc(g->dom, 0);
 	g_autofree char *dev = NULL;
 
-	*reached = 0;
 	if (!xml) {
 		mhlErrorVirt("cannot get the live XML of domain '%s'", g->name);
-		return -2;
+		return -1;
 	}
 	if (!(dev = mhlVirtioMemUpdateXML(xml, node, bytes / 1024)))
-		return -2;
+		return -1;
 	mhlGuestTimelineAdd(g, "request", MHL_K_NODE, json_object_new_int(node),
 			    MHL_K_REQUESTED_BYTES, bytes);
 	if (virDomainUpdateDeviceFlags(g->dom, dev, VIR_DOMAIN_AFFECT_LIVE) < 0) {
 		mhlErrorVirt("cannot set node %d's virtio-mem <requested> to %" G_GUINT64_FORMAT " bytes",
 			     node, bytes);
-		return -2;
+		return -1;
 	}
+	return 0;
+}
+
+double mhlGuestResize(mhlGuest *g, int node, uint64_t bytes, double deadline,
+		      unsigned long long *reached)
+{
+	*reached = 0;
+	if (mhlGuestRequest(g, node, bytes) < 0)
+		return -2;
 	return mhlGuestWaitPlugged(g, node, bytes, deadline, reached);
 }
 

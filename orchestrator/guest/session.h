@@ -48,6 +48,8 @@ typedef struct {
 	char *gone;		/* the domain stopped without us destroying it */
 	bool ending;		/* we destroy it now: its stop is expected */
 	bool leaving;		/* its QEMU stops on purpose (saved, migrated): mhlGuestLeave .. mhlGuestReattach */
+	bool rebooting;		/* a reboot step asked for a reset: mhlGuestRebootExpect */
+	int resets;		/* resets seen (libvirt's REBOOT event) */
 	bool watch_stop;
 	bool watching;
 	pthread_t watcher;
@@ -84,6 +86,13 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
  */
 double mhlGuestResize(mhlGuest *g, int node, uint64_t bytes, double deadline,
 		      unsigned long long *reached);
+
+/*
+ * Set node @node's virtio-mem <requested> to @bytes and return at once
+ * (mhlGuestResize's request, without the wait): 0, or -1 + mhlError quoting
+ * libvirt's refusal.
+ */
+int mhlGuestRequest(mhlGuest *g, int node, uint64_t bytes);
 
 /* Wait until node's plugged size equals @want: seconds, -1 or -2 as above. */
 double mhlGuestWaitPlugged(mhlGuest *g, int node, unsigned long long want, double deadline,
@@ -122,6 +131,15 @@ int mhlGuestSleep(mhlGuest *g, double seconds);
 void mhlGuestLeave(mhlGuest *g);
 int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
 		     bool remote);
+
+/*
+ * A reboot step brackets its request with these: while expected, a reset of
+ * the guest (libvirt's REBOOT event; the domain's on_reboot is restart when
+ * the scenario has a reboot step) only counts in g->resets; any other one
+ * marks the guest gone ("rebooted on its own"). mhlGuestResets: the count.
+ */
+void mhlGuestRebootExpect(mhlGuest *g, bool expect);
+int mhlGuestResets(mhlGuest *g);
 
 /* Whether the domain still runs. */
 bool mhlGuestAlive(mhlGuest *g);

@@ -316,6 +316,17 @@ static void onSizeChange(virConnectPtr conn, virDomainPtr dom, const char *alias
 	pthread_mutex_unlock(&watchesLock);
 }
 
+static void onReboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
+{
+	eventWatch *w;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->reboot)
+		w->h->reboot(w->opaque);
+	pthread_mutex_unlock(&watchesLock);
+}
+
 int mhlDomainEventsRegister(virConnectPtr conn)
 {
 	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
@@ -326,6 +337,11 @@ int mhlDomainEventsRegister(virConnectPtr conn)
 	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 					     VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL) < 0) {
 		mhlErrorVirt("cannot register for lifecycle events");
+		return -1;
+	}
+	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_REBOOT,
+					     VIR_DOMAIN_EVENT_CALLBACK(onReboot), NULL, NULL) < 0) {
+		mhlErrorVirt("cannot register for reboot events");
 		return -1;
 	}
 	return 0;

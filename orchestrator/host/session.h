@@ -70,9 +70,11 @@ typedef struct {
 	void (*lifecycle)(void *opaque, int event, int detail);
 	/* VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE: device @alias is at @size_kib */
 	void (*size_change)(void *opaque, const char *alias, unsigned long long size_kib);
+	/* VIR_DOMAIN_EVENT_ID_REBOOT: the guest was reset (its QEMU goes on) */
+	void (*reboot)(void *opaque);
 } mhlDomainEventHandlers;
 
-/* Once per connection, before any domain: lifecycle and size-change events. -1 + mhlError. */
+/* Once per connection, before any domain: lifecycle, size-change and reboot events. -1 + mhlError. */
 int mhlDomainEventsRegister(virConnectPtr conn);
 /* Route domain @name's events to @h with @opaque (@h must outlive the watch). */
 void mhlDomainEventsWatch(const char *name, const mhlDomainEventHandlers *h, void *opaque);

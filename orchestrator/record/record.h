@@ -359,9 +359,13 @@
 /* reboot: host (virDomainReboot) or guest (from inside); the devices plugged back */
 #define MHL_K_HOW			"how"
 #define MHL_K_REPLUG_S			"replug_s"
+#define MHL_K_METHOD			"method"	/* how it was asked: agent (virDomainReboot's GUEST_AGENT), reboot -f */
+#define MHL_K_PINS_LOST			"pins_lost"	/* the ids whose holders the reboot ended */
+#define MHL_K_RESET_S			"reset_s"	/* from the request to the guest's reset (libvirt's REBOOT event) */
 /* suspend: a resize asked while paused ({requested_bytes, accepted, refused}), then converged */
 #define MHL_K_RESIZE_WHILE_PAUSED	"resize_while_paused"
 #define MHL_K_ACCEPTED			"accepted"
+#define MHL_K_PLUGGED_PAUSED		"plugged_paused"	/* the devices at the end of the pause, as plugged_before */
 /* migrate: the destination and libvirt's job statistics (virDomainGetJobStats, completed) */
 #define MHL_K_TO			"to"		/* the destination host's name */
 #define MHL_K_TO_URI			"to_uri"

@@ -77,6 +77,7 @@ const char *const mhlUntilNames[2] = { [MHL_UNTIL_NONE] = "none", [MHL_UNTIL_CON
 const char *const mhlUnplugNames[3] = {
 	[MHL_UNPLUG_ANY] = "any", [MHL_UNPLUG_REACHED] = "reached", [MHL_UNPLUG_SHORT] = "short",
 };
+const char *const mhlRebootHows[2] = { [MHL_REBOOT_HOST] = "host", [MHL_REBOOT_GUEST] = "guest" };
 
 char *mhlNamesJoin(const void *rows, size_t n, size_t stride, const char *sep)
 {

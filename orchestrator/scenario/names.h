@@ -81,6 +81,8 @@ extern const char *const mhlSoakLeaks[3];
 /* wait: {until: U}, by MHL_UNTIL_*; expect: {unplug: U}, by MHL_UNPLUG_*. */
 extern const char *const mhlUntilNames[2];
 extern const char *const mhlUnplugNames[3];
+/* reboot: {how: H}, by MHL_REBOOT_*. */
+extern const char *const mhlRebootHows[2];
 
 /* The names of table @rows (an array), "a, b, c" (newly allocated), for "known: ..." and usage. */
 #define mhlNamesKnown(rows) mhlNamesJoin(MHL_ROWS(rows), ", ")

@@ -48,6 +48,8 @@ typedef enum {
 	MHL_STEP_IO,		/* exercise a held buffer through its pinning path, check the data */
 	MHL_STEP_SELFTEST,	/* run one of the kselftests the guest image carries, by name */
 	MHL_STEP_EXEC,		/* run a program in the guest: argv, no shell, a deadline */
+	MHL_STEP_REBOOT,	/* reboot the guest (host: virDomainReboot, guest: from inside), replug */
+	MHL_STEP_SUSPEND,	/* pause the guest S seconds (a resize asked meanwhile), resume, converge */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -105,10 +107,13 @@ typedef struct {
 	long long census_val[MHL_MAX_CENSUS];	/* N, or MHL_ALL: every page of the pin */
 	bool census_atleast[MHL_MAX_CENSUS];
 	bool census_after[MHL_MAX_CENSUS];	/* census_after (else census_before) */
+	int how;		/* reboot: MHL_REBOOT_* (default host) */
+	bool resize;		/* suspend: requested (on node) is asked while paused */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
 enum { MHL_UNTIL_NONE, MHL_UNTIL_CONVERGED };	/* wait until: every device at its request */
+enum { MHL_REBOOT_HOST, MHL_REBOOT_GUEST };	/* reboot how: virDomainReboot, or from inside */
 #define MHL_ALL (-2)		/* movable_after_pin, census_*: every pinned page */
 #define MHL_UNSET (-1)
 

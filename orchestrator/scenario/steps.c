@@ -30,6 +30,8 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = "io",
 	[MHL_STEP_SELFTEST] = "selftest",
 	[MHL_STEP_EXEC] = "exec",
+	[MHL_STEP_REBOOT] = "reboot",
+	[MHL_STEP_SUSPEND] = "suspend",
 };
 
 /*
@@ -332,6 +334,33 @@ static int execParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
 }
 
+/* reboot: {how: host|guest, deadline: S}. */
+static int rebootParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "deadline"))
+		return mhlYSeconds(y, v, "deadline", &st->deadline);
+	/* how */
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "how") < 0)
+		return -1;
+	if ((st->how = mhlNameIndex(mhlRebootHows, mhlYScalar(y, v))) < 0) {
+		g_autofree char *known = mhlNamesKnown(mhlRebootHows);
+
+		mhlError("%s:%d:%d: reboot: how: expected %s, not '%s'", AT(y, v), known, mhlYScalar(y, v));
+		return -1;
+	}
+	return 0;
+}
+
+/* suspend: {seconds: S, node: N, requested: SIZE, deadline: S}. */
+static int suspendParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "seconds"))
+		return mhlYSeconds(y, v, "seconds", &st->seconds);
+	if (!strcmp(key, "requested"))
+		st->resize = true;
+	return resizeParse(y, key, v, st);	/* node, requested, deadline */
+}
+
 /* check, release, io: the id of a started workload. */
 static int heldParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
@@ -473,6 +502,7 @@ static int waitParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 typedef struct {
 	const mhlScenario *s;
 	GHashTable *held;	/* ids of the workloads started and not released */
+	GHashTable *lost;	/* ids whose holders a reboot ended -> the reboot's line */
 	const mhlStep *last_pin;	/* the pin step an expect's census reads, or NULL */
 	bool resized;		/* a resize step */
 	bool shrunk;		/* one that may give memory back (host_reclaimed) */
@@ -579,6 +609,7 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 	if (pinModeValidate(sf, st) < 0)
 		return -1;
 	g_hash_table_add(sf->held, st->id);
+	g_hash_table_remove(sf->lost, st->id);
 	pinFailures(sf, st);
 	sf->last_pin = st;
 	return 0;
@@ -592,13 +623,14 @@ static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
 		return -1;
 	n = &sf->s->nodes[st->node];
 	if (!n->vmem_size) {
-		mhlError("%s:%d:%d: resize: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
-			 st->node);
+		mhlError("%s:%d:%d: %s: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
+			 mhlStepTypeNames[st->type], st->node);
 		return -1;
 	}
 	if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
-		mhlError("%s:%d:%d: resize: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
-			 sf->s->path, st->line, st->col, st->requested, n->vmem_block, n->vmem_size);
+		mhlError("%s:%d:%d: %s: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
+			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->requested, n->vmem_block,
+			 n->vmem_size);
 		return -1;
 	}
 	/* the device holds at most the largest request it had: below it, a resize may shrink it */
@@ -615,6 +647,12 @@ static int heldValidate(mhlStepsSoFar *sf, mhlStep *st)
 		sf->checked++;
 		return 0;
 	}
+	if (g_hash_table_contains(sf->lost, st->id)) {
+		mhlError("%s:%d:%d: step '%s' refers to workload '%s', whose holder the reboot at line %d ended (a reboot ends every process in the guest and drops its pins): pin it again after the reboot",
+			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->id,
+			 GPOINTER_TO_INT(g_hash_table_lookup(sf->lost, st->id)));
+		return -1;
+	}
 	mhlError("%s:%d:%d: step '%s' refers to workload '%s', which was never started (or was released)",
 		 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->id);
 	return -1;
@@ -626,6 +664,42 @@ static int releaseValidate(mhlStepsSoFar *sf, mhlStep *st)
 		return -1;
 	g_hash_table_remove(sf->held, st->id);
 	return 0;
+}
+
+/* reboot: every workload started so far is gone with it. */
+static int rebootValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	GHashTableIter it;
+	gpointer id;
+
+	g_hash_table_iter_init(&it, sf->held);
+	while (g_hash_table_iter_next(&it, &id, NULL))
+		g_hash_table_insert(sf->lost, id, GINT_TO_POINTER(st->line));
+	g_hash_table_remove_all(sf->held);
+	return 0;
+}
+
+/* suspend: a resize while paused is checked as a resize step's; node alone asks nothing. */
+static int suspendValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	int line, col;
+
+	bool resized = sf->resized, shrunk = sf->shrunk;
+	int rc;
+
+	if (st->resize) {
+		/* an expect's unplug and host_reclaimed read the last resize step: this is none */
+		rc = resizeValidate(sf, st);
+		sf->resized = resized;
+		sf->shrunk = shrunk;
+		return rc;
+	}
+	stepKeyAt(st, "node", &line, &col);
+	if (line == st->line && col == st->col)
+		return 0;
+	mhlError("%s:%d:%d: suspend: node %d without requested: name the size to ask for while paused",
+		 sf->s->path, line, col, st->node);
+	return -1;
 }
 
 /*
@@ -796,6 +870,9 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
 	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
 	[MHL_STEP_EXEC] = { "exec", KEYS("argv"), KEYS("deadline", "exit", "measure", "ktap"), execParse, NULL },
+	[MHL_STEP_REBOOT] = { "reboot", NO_KEYS, KEYS("how", "deadline"), rebootParse, rebootValidate },
+	[MHL_STEP_SUSPEND] = { "suspend", KEYS("seconds"), KEYS("node", "requested", "deadline"),
+			       suspendParse, suspendValidate },
 };
 
 /*
@@ -808,7 +885,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
-					"argv", "exit", "ktap", NULL };
+					"argv", "exit", "ktap", "how", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 
@@ -995,7 +1072,8 @@ int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 int mhlStepsValidate(mhlScenario *s)
 {
 	g_autoptr(GHashTable) held = g_hash_table_new(g_str_hash, g_str_equal);
-	mhlStepsSoFar sf = { .s = s, .held = held };
+	g_autoptr(GHashTable) lost = g_hash_table_new(g_str_hash, g_str_equal);
+	mhlStepsSoFar sf = { .s = s, .held = held, .lost = lost };
 	int i;
 
 	if (s->nnodes < 1) {

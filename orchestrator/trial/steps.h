@@ -52,6 +52,8 @@ int mhlStepWait(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSnapshot(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepReboot(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepSuspend(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /*
  * KTAP as kselftest.h prints it (step-selftest.c): the results as
@@ -72,5 +74,8 @@ int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /* Pages of a census in a zone (by_zone) or of a kind (zero, thp, cma, pages); -1: absent. */
 long long mhlCensusPages(json_object *census, const char *zone);
+
+/* [{node, size_bytes, requested_bytes}] of every virtio-mem device now (step-reboot.c); NULL + mhlError. */
+json_object *mhlTrialDevices(mhlTrial *t);
 
 #endif

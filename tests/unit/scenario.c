@@ -292,6 +292,18 @@ static const struct scenarioError {
 	{ "expect: census_before of a measured pin of size 0 (nothing pinned)",
 	  PIN_GUEST "  - pin: {id: a, size: 0, measure: true}\n  - expect: {census_before: {Movable: all}}\n",
 	  ":6:14: expect: 'census_before' needs a pin step that pins something before it: the last one ('a', line 5) has size 0" },
+	{ "reboot: how something unknown",
+	  VMEM_GUEST("1G") "  - reboot: {how: sideways}\n",
+	  ":6:19: reboot: how: expected host, guest, not 'sideways'" },
+	{ "check of a pin taken before a reboot (its holder is gone)",
+	  VMEM_GUEST("1G") "  - pin: {id: a, size: 2M}\n  - reboot: {how: guest}\n  - check: {id: a}\n",
+	  ":8:5: step 'check' refers to workload 'a', whose holder the reboot at line 7 ended" },
+	{ "suspend: node without requested",
+	  VMEM_GUEST("1G") "  - suspend: {seconds: 1, node: 1}\n",
+	  ":6:27: suspend: node 1 without requested" },
+	{ "suspend: requested not a multiple of the block",
+	  VMEM_GUEST("1G") "  - suspend: {seconds: 1, node: 1, requested: 3M}\n",
+	  ":6:5: suspend: requested 3145728 bytes must be a multiple of the block" },
 };
 
 static bool scenarioErrorJudge(const void *row, GString *desc)
@@ -321,6 +333,11 @@ static const struct scenarioHolds {
 	{ "integrity after a release", PIN_GUEST "  - pin: {id: a, size: 2M}\n  - release: {id: a}\n  - expect: {integrity: true}\n" },
 	{ "vmstat and console_clean as the first step (they hold or not at any point)",
 	  PIN_GUEST "  - expect: {vmstat: {nr_free_pages: \">=0\"}, console_clean: true}\n" },
+	{ "a pin taken again after a reboot, then checked and released",
+	  VMEM_GUEST("1G") "  - pin: {id: a, size: 2M}\n  - reboot:\n  - pin: {id: a, size: 2M}\n"
+	  "  - check: {id: a}\n  - release: {id: a}\n  - expect: {integrity: true}\n" },
+	{ "suspend with a resize while paused, then wait until converged",
+	  VMEM_GUEST("1G") "  - suspend: {seconds: 1, node: 1, requested: 512M, deadline: 30}\n  - wait: {seconds: 30, until: converged}\n" },
 	{ "host_reclaimed after a shrink below the boot request",
 	  VMEM_GUEST("1G") "  - resize: {node: 1, requested: 0}\n  - expect: {host_reclaimed: \">=90%\"}\n" },
 	{ "host_reclaimed after a grow and then a shrink",
