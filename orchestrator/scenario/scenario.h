@@ -48,6 +48,7 @@ typedef enum {
 	MHL_STEP_IO,		/* exercise a held buffer through its pinning path, check the data */
 	MHL_STEP_SELFTEST,	/* run one of the kselftests the guest image carries, by name */
 	MHL_STEP_EXEC,		/* run a program in the guest: argv, no shell, a deadline */
+	MHL_STEP_MIGRATE,	/* live-migrate the guest to a peer libvirt daemon (--peer NAME=URI); the trial goes on there */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -105,6 +106,7 @@ typedef struct {
 	long long census_val[MHL_MAX_CENSUS];	/* N, or MHL_ALL: every page of the pin */
 	bool census_atleast[MHL_MAX_CENSUS];
 	bool census_after[MHL_MAX_CENSUS];	/* census_after (else census_before) */
+	char to[40];		/* migrate: the peer's name (run --peer NAME=URI says where it is) */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };

@@ -30,6 +30,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = "io",
 	[MHL_STEP_SELFTEST] = "selftest",
 	[MHL_STEP_EXEC] = "exec",
+	[MHL_STEP_MIGRATE] = "migrate",
 };
 
 /*
@@ -263,6 +264,28 @@ static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *s
 	if (!strcmp(key, "name"))
 		return mhlYName(y, v, "selftest", mhlSelftestNames, st->name, sizeof(st->name));
 	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/*
+ * migrate: {to: NAME}: a peer's name, never its URI (the scenario says which
+ * host, the operator where it is: run --peer NAME=URI, checked at plan time).
+ */
+static int migrateParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	size_t i;
+
+	(void)key;	/* to */
+	if (mhlYStr(y, v, "migrate: to", st->to, sizeof(st->to)) < 0)
+		return -1;
+	for (i = 0; st->to[i]; i++)
+		if (!g_ascii_isalnum(st->to[i]) && !strchr("._-", st->to[i]))
+			break;
+	if (!i || st->to[i]) {
+		mhlError("%s:%d:%d: migrate: to: '%s' is not a peer's name ([A-Za-z0-9._-], 1 to %zu; a name, not a URI: run --peer NAME=URI says where it is)",
+			 AT(y, v), st->to, sizeof(st->to) - 1);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -796,6 +819,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
 	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
 	[MHL_STEP_EXEC] = { "exec", KEYS("argv"), KEYS("deadline", "exit", "measure", "ktap"), execParse, NULL },
+	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), NO_KEYS, migrateParse, NULL },
 };
 
 /*
@@ -808,7 +832,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
-					"argv", "exit", "ktap", NULL };
+					"argv", "exit", "ktap", "to", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 
