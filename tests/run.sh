@@ -50,6 +50,7 @@ parts=(
 	trust		# packages, .debs, modules trees, run directories and hosts files as data: nothing runs
 	report		# reports from recorded runs and from the demo fixture
 	basics		# the CLI's bad input; make install into a DESTDIR
+	migrate		# the migrate step: a guest live-migrated to a second libvirt daemon with pins held (full: baseline, 6.1, after an unplug)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.
