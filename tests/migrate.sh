@@ -5,7 +5,7 @@
 # its own host UUID), then checked, unplugged and released there. Sourced by
 # tests/run.sh (ok/expect_fail, $LAB, $work).
 
-plan 9 full 16
+plan 9 full 17
 echo "# migrate: run --peer, a guest live-migrated to another libvirt daemon with pins held"
 . tests/libvirtd-lib.sh
 mg_dir=$work/peer
@@ -75,6 +75,13 @@ if full; then
 		bash -c '[ "$1" = 0 ] && jq -e ".verdict == \"pass\" and (.steps[] | select(.step == \"migrate\") | .lifecycle |
 			.expected_transfer_bytes == 805306368 and .migration.migrated_bytes > 0.9 * 805306368 and .migration.migrated_bytes < 1.1 * 805306368)" \
 			"$2" >/dev/null' _ "$?" "$work/m4/trials.jsonl"
+	# A resize asked while the migration runs: libvirt answers (recorded), never a hang.
+	sed 's/  - migrate: {to: dest}/  - migrate: {to: dest, node: 1, requested: 128MiB}/; s/^name: mig-series/name: mig-during/' "$work/mig.yaml" >"$work/mig-d.yaml"
+	lab_run -o "$work/m6" --peer "dest=$mg_uri" "$work/mig-d.yaml" >"$work/m6.out" 2>&1
+	ok "a resize asked during the migration: the trial passed, lifecycle.resize_during holds libvirt's answer (accepted, or refused with its message) within its 30 s job wait" \
+		bash -c '[ "$1" = 0 ] && jq -e ".verdict == \"pass\" and (.steps[] | select(.step == \"migrate\") | .lifecycle.resize_during |
+			.requested_bytes == 134217728 and .seconds < 35 and (.accepted or (.refused | type == \"string\" and length > 0)))" \
+			"$2" >/dev/null' _ "$?" "$work/m6/trials.jsonl"
 	ok "the shipped migrate scenarios name the peer dest and pass check" \
 		$LAB check scenarios/lifecycle/migrate.yaml scenarios/lifecycle/migrate-after-unplug.yaml
 	# A peer that refuses: the daemon stopped under its connection's URI (a socket nobody answers).

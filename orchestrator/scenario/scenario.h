@@ -107,6 +107,7 @@ typedef struct {
 	bool census_atleast[MHL_MAX_CENSUS];
 	bool census_after[MHL_MAX_CENSUS];	/* census_after (else census_before) */
 	char to[40];		/* migrate: the peer's name (run --peer NAME=URI says where it is) */
+	bool resize_during;	/* migrate: requested (of node's device) is asked while the migration runs */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };

@@ -267,14 +267,21 @@ static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *s
 }
 
 /*
- * migrate: {to: NAME}: a peer's name, never its URI (the scenario says which
- * host, the operator where it is: run --peer NAME=URI, checked at plan time).
+ * migrate: {to: NAME, node: N, requested: SIZE}: a peer's name, never its
+ * URI (the scenario says which host, the operator where it is: run --peer
+ * NAME=URI, checked at plan time); requested: a resize of node's device
+ * asked while the migration runs (what libvirt answers is recorded).
  */
 static int migrateParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
 	size_t i;
 
-	(void)key;	/* to */
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "requested")) {
+		st->resize_during = true;
+		return mhlYSize(y, v, "requested", &st->requested);
+	}
 	if (mhlYStr(y, v, "migrate: to", st->to, sizeof(st->to)) < 0)
 		return -1;
 	for (i = 0; st->to[i]; i++)
@@ -520,6 +527,23 @@ static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
 }
 
 static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col);
+
+/* migrate's resize asked during the migration: a device there, a size it can take. */
+static int migrateValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const mhlNode *n;
+
+	if (!st->resize_during)
+		return 0;
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	n = &sf->s->nodes[st->node];
+	if (n->vmem_size && st->requested <= n->vmem_size && !(st->requested % n->vmem_block))
+		return 0;
+	mhlError("%s:%d:%d: migrate: requested %" G_GUINT64_FORMAT " bytes needs node %d's virtio_mem device, a multiple of its block, at most its size",
+		 sf->s->path, st->line, st->col, st->requested, st->node);
+	return -1;
+}
 
 /* Whether pin @st must fail under mhlPinPolicies[@p] (fails_with, for every policy or that one). */
 static bool pinMustFail(const mhlStep *st, int p)
@@ -819,7 +843,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
 	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
 	[MHL_STEP_EXEC] = { "exec", KEYS("argv"), KEYS("deadline", "exit", "measure", "ktap"), execParse, NULL },
-	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), NO_KEYS, migrateParse, NULL },
+	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), KEYS("node", "requested"), migrateParse, migrateValidate },
 };
 
 /*

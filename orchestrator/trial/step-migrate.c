@@ -15,6 +15,7 @@
 #include "trial/steps.h"
 
 #include <libvirt/virterror.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "guest/agent.h"
@@ -102,14 +103,87 @@ static void jobStats(virDomainPtr dom, json_object *lc)
 	virTypedParamsFree(p, n);
 }
 
+/* A resize asked of the source while the migration runs (migrate: {requested}). */
+typedef struct {
+	virDomainPtr dom;
+	char *dev;		/* the device XML with the new <requested> */
+	int done;		/* the migration returned (atomic) */
+	int rc;			/* virDomainUpdateDeviceFlags's */
+	char *refused;		/* libvirt's message when it failed */
+	double seconds;		/* from the request to libvirt's answer */
+	pthread_t thread;
+	bool started;
+} mhlResizeDuring;
+
+/*
+ * Once the migration job runs (or after 10 s, or once it returned), ask the
+ * resize. libvirt answers within its job-lock wait (30 s) at the latest: a
+ * device update needs a job the outgoing migration holds.
+ */
+static void *resizeDuringRun(void *opaque)
+{
+	mhlResizeDuring *rd = opaque;
+	virDomainJobInfo ji;
+	double t0;
+	int i;
+
+	for (i = 0; i < 200 && !g_atomic_int_get(&rd->done); i++) {
+		if (virDomainGetJobInfo(rd->dom, &ji) == 0 && ji.type != VIR_DOMAIN_JOB_NONE)
+			break;
+		g_usleep(50000);
+	}
+	t0 = mhlNow();
+	if ((rd->rc = virDomainUpdateDeviceFlags(rd->dom, rd->dev, VIR_DOMAIN_AFFECT_LIVE)) < 0)
+		rd->refused = g_strdup(virGetLastErrorMessage());
+	rd->seconds = mhlNow() - t0;
+	return NULL;
+}
+
+static int resizeDuringStart(mhlTrial *t, const mhlStep *st, const char *xml, mhlResizeDuring *rd)
+{
+	if (!st->resize_during)
+		return 0;
+	if (!(rd->dev = mhlVirtioMemUpdateXML(xml, st->node, st->requested >> 10)))
+		return -1;
+	rd->dom = t->g->dom;
+	if (pthread_create(&rd->thread, NULL, resizeDuringRun, rd)) {
+		mhlError("migrate: cannot start the thread that asks the resize during the migration");
+		return -1;
+	}
+	rd->started = true;
+	return 0;
+}
+
+/* After the migration returned: libvirt's answer, as {requested_bytes, accepted, refused, seconds}. */
+static void resizeDuringEnd(const mhlStep *st, mhlResizeDuring *rd, json_object *lc)
+{
+	json_object *o;
+
+	if (!rd->started)
+		return;
+	g_atomic_int_set(&rd->done, 1);
+	pthread_join(rd->thread, NULL);
+	o = json_object_new_object();
+	json_object_object_add(o, MHL_K_NODE, json_object_new_int(st->node));
+	json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
+	json_object_object_add(o, MHL_K_ACCEPTED, json_object_new_boolean(rd->rc == 0));
+	if (rd->refused)
+		json_object_object_add(o, MHL_K_REFUSED, json_object_new_string(rd->refused));
+	json_object_object_add(o, MHL_K_SECONDS, json_object_new_double(rd->seconds));
+	json_object_object_add(lc, MHL_K_RESIZE_DURING, o);
+	g_free(rd->dev);
+	g_free(rd->refused);
+}
+
 /*
  * The migration itself. The destination gets the domain's migratable XML
  * with its serial console a pty (no path of ours there). -1 + mhlError with
  * @lc's refused set to libvirt's message: the guest then still runs here.
  */
-static int migrate(mhlTrial *t, const mhlPeer *peer, json_object *lc)
+static int migrate(mhlTrial *t, const mhlStep *st, const mhlPeer *peer, json_object *lc)
 {
 	g_autofree char *xml = virDomainGetXMLDesc(t->g->dom, VIR_DOMAIN_XML_MIGRATABLE), *dxml = NULL;
+	mhlResizeDuring rd = { 0 };
 	virTypedParameterPtr p = NULL;
 	int n = 0, max = 0, rc;
 
@@ -118,13 +192,19 @@ static int migrate(mhlTrial *t, const mhlPeer *peer, json_object *lc)
 		return -1;
 	}
 	if (!(dxml = mhlDomainXMLConsolePty(xml)) ||
-	    virTypedParamsAddString(&p, &n, &max, VIR_MIGRATE_PARAM_DEST_XML, dxml) < 0)
+	    virTypedParamsAddString(&p, &n, &max, VIR_MIGRATE_PARAM_DEST_XML, dxml) < 0 ||
+	    resizeDuringStart(t, st, xml, &rd) < 0) {
+		virTypedParamsFree(p, n);
 		return -1;
+	}
 	rc = virDomainMigrateToURI3(t->g->dom, peer->uri, p, n, VIR_MIGRATE_LIVE | VIR_MIGRATE_PEER2PEER);
+	if (rc < 0)
+		json_object_object_add(lc, MHL_K_REFUSED, json_object_new_string(virGetLastErrorMessage()));
+	resizeDuringEnd(st, &rd, lc);
 	virTypedParamsFree(p, n);
 	if (rc < 0) {
-		json_object_object_add(lc, MHL_K_REFUSED, json_object_new_string(virGetLastErrorMessage()));
-		mhlErrorVirt("migrate: domain '%s' to peer '%s' (%s) failed", t->g->name, peer->name, peer->uri);
+		mhlError("migrate: domain '%s' to peer '%s' (%s) failed: %s", t->g->name, peer->name, peer->uri,
+			 json_object_get_string(mhlJ(lc, MHL_K_REFUSED)));
 		return -1;
 	}
 	return 0;
@@ -167,6 +247,7 @@ int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object *lc = json_object_new_object(), *before, *after;
 	uint64_t plugged = 0, boot = 0, plugged_after = 0;
 	double t0 = mhlNow(), t1, agent_s = -1;
+	bool resized;
 	int i;
 
 	json_object_object_add(res, MHL_K_LIFECYCLE, lc);
@@ -186,7 +267,7 @@ int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 		boot += t->s->nodes[i].memory;
 	addBytes(lc, MHL_K_EXPECTED_TRANSFER_BYTES, boot + plugged);
 	mhlGuestLeave(t->g);
-	if (migrate(t, peer, lc) < 0) {
+	if (migrate(t, st, peer, lc) < 0) {
 		stayHere(t);
 		return -1;
 	}
@@ -200,8 +281,10 @@ int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 	json_object_object_add(lc, MHL_K_PLUGGED_AFTER, after);
 	json_object_object_add(lc, MHL_K_MIGRATE_S, json_object_new_double(t1 - t0));
 	json_object_object_add(lc, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(plugged_after == plugged));
-	if (plugged_after != plugged) {
+	/* a resize libvirt took during the migration may have moved the device since */
+	resized = json_object_get_boolean(mhlJ(lc, MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_ACCEPTED)));
+	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(resized || plugged_after == plugged));
+	if (!resized && plugged_after != plugged) {
 		mhlError("%s:%d: migrate: the destination's virtio-mem devices hold %llu bytes plugged, the source's held %llu",
 			 t->s->path, st->line, (unsigned long long)plugged_after, (unsigned long long)plugged);
 		return -1;
