@@ -76,7 +76,7 @@ static void statAdd(json_object *o, const char *key, virTypedParameterPtr p, int
 static void jobStats(virDomainPtr dom, json_object *lc)
 {
 	virTypedParameterPtr p = NULL;
-	unsigned long long zero = 0, normal = 0, page = 0;
+	unsigned long long zero = 0, normal = 0, page = 0, down_ms = 0;
 	json_object *m = json_object_new_object();
 	int n = 0, type;
 
@@ -89,8 +89,8 @@ static void jobStats(virDomainPtr dom, json_object *lc)
 	statAdd(m, MHL_K_MEMORY_TOTAL_BYTES, p, n, VIR_DOMAIN_JOB_MEMORY_TOTAL);
 	statAdd(m, MHL_K_MEMORY_TRANSFERRED_BYTES, p, n, VIR_DOMAIN_JOB_MEMORY_PROCESSED);
 	statAdd(m, MHL_K_DOWNTIME_MS, p, n, VIR_DOMAIN_JOB_DOWNTIME);
-	if (virTypedParamsGetULLong(p, n, VIR_DOMAIN_JOB_DOWNTIME, &page) == 1)
-		json_object_object_add(lc, MHL_K_DOWN_S, json_object_new_double(page / 1000.0));
+	if (virTypedParamsGetULLong(p, n, VIR_DOMAIN_JOB_DOWNTIME, &down_ms) == 1)
+		json_object_object_add(lc, MHL_K_DOWN_S, json_object_new_double(down_ms / 1000.0));
 	statAdd(m, MHL_K_TIME_ELAPSED_MS, p, n, VIR_DOMAIN_JOB_TIME_ELAPSED);
 	statAdd(m, MHL_K_MEMORY_ITERATIONS, p, n, VIR_DOMAIN_JOB_MEMORY_ITERATION);
 	statAdd(m, MHL_K_ZERO_PAGES, p, n, VIR_DOMAIN_JOB_MEMORY_CONSTANT);
