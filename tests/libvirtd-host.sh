@@ -23,6 +23,9 @@ mkdir -p "$dir/sock"
 libvirtd_etc "$dir"
 {
 	echo "log_outputs = \"3:file:$dir/libvirtd.log\""
+	# a host UUID of its own: libvirt refuses a migration to "the same host"
+	# (tests/migrate.sh), and where the machine has DMI every daemon reads its UUID
+	echo "host_uuid = \"$(cat /proc/sys/kernel/random/uuid)\""
 	if [ "$mode" = unix ]; then
 		echo "unix_sock_dir = \"$dir/sock\""
 	else

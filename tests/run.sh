@@ -52,6 +52,7 @@ parts=(
 	basics		# the CLI's bad input; make install into a DESTDIR
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
 	lifecycle-reboot	# reboot and suspend with memory plugged and a pin held: re-plug, pins gone, a pin after
+	migrate		# the migrate step: a guest live-migrated to a second libvirt daemon with pins held (full: baseline, 6.1, after an unplug)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.

@@ -675,6 +675,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	mhlRunOptions ro = *opts, *o = &ro;
 	g_autoptr(GPtrArray) hosts = g_ptr_array_new_with_free_func((GDestroyNotify)mhlFleetHostFree);
 	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlJobFree);
+	g_autoptr(GPtrArray) peers = g_ptr_array_new_with_free_func((GDestroyNotify)mhlPeerFree);
 	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
 	mhlRunConfig cfg = { 0 };
 	mhlSession ses;
@@ -691,6 +692,9 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	}
 	if ((o->hosts || o->hosts_file) && mhlRunFleetHosts(o, jobs, hosts) < 0)
 		return MHL_EXIT_USAGE;
+	if (mhlRunPeers(o, jobs, peers) < 0)
+		return MHL_EXIT_USAGE;
+	cfg.peers = peers;
 	if ((n = hosts->len ? 1 : jobsChoose(o, jobs)) < 0 ||
 	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
 	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
@@ -707,10 +711,15 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	if (mhlSessionOpen(&ses, o->uri, outdir, o->cache) < 0)
 		return MHL_EXIT_USAGE;
 	cfg.uri = ses.uri;
+	if (mhlRunPeersConnect(peers) < 0) {
+		mhlSessionClose(&ses);
+		return MHL_EXIT_USAGE;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "memhp-lab: %u trial(s), %d at a time, %s (%s), %s, records %s\n",
 			jobs->len, n, cfg.accel, why, ses.uri, records);
 	mhlQueueRun(ses.conn, &cfg, jobs, n);
+	g_ptr_array_set_size(peers, 0);	/* the guests that went there are gone */
 	mhlSessionClose(&ses);
 	return runEnd(o, jobs, outdir, t0);
 }

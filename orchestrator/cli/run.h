@@ -13,6 +13,7 @@ typedef struct {
 	const char *uri;	/* NULL: the embedded driver in a private root */
 	const char *hosts;	/* --host URI...: a fleet run (newline-separated), or NULL */
 	const char *hosts_file;	/* --hosts FILE, or NULL */
+	const char *peers;	/* --peer NAME=URI...: where migrate steps go (newline-separated), or NULL */
 	const char *kernel;	/* --kernel, --pin-policy: override every scenario */
 	const char *pin_policy;
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
@@ -50,6 +51,15 @@ int mhlRunFleetHosts(const mhlRunOptions *o, GPtrArray *jobs, GPtrArray *hosts);
  */
 int mhlRunFleet(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *jobs, GPtrArray *hosts,
 		const char *outdir, uint64_t need_bytes);
+
+/*
+ * run-peer.c: --peer NAME=URI parsed into @peers (mhlPeer *, freed with
+ * mhlPeerFree) and every migrate step of @jobs checked to name one of them,
+ * with its file:line. Then, once libvirt runs, each peer connected. -1 + mhlError.
+ */
+int mhlRunPeers(const mhlRunOptions *o, GPtrArray *jobs, GPtrArray *peers);
+int mhlRunPeersConnect(GPtrArray *peers);
+void mhlPeerFree(mhlPeer *p);
 
 /* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
 int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);

@@ -378,6 +378,10 @@
 #define MHL_K_MEMORY_ITERATIONS		"memory_iterations"
 #define MHL_K_EXPECTED_TRANSFER_BYTES	"expected_transfer_bytes"	/* boot memory + plugged */
 #define MHL_K_RESIZE_DURING		"resize_during"	/* a resize asked while migrating: {requested_bytes, accepted, refused} */
+#define MHL_K_ZERO_PAGES		"zero_pages"	/* pages QEMU sent as a zero-page marker (libvirt's memory_constant) */
+#define MHL_K_NORMAL_PAGES		"normal_pages"	/* pages sent with their data */
+#define MHL_K_MIGRATED_BYTES		"migrated_bytes"	/* (zero_pages + normal_pages) * page size: the guest memory QEMU walked */
+#define MHL_K_MIGRATE_S			"migrate_s"	/* virDomainMigrateToURI3's call, until it returned */
 
 /* ---- the verdict ---- */
 

@@ -50,6 +50,7 @@ typedef enum {
 	MHL_STEP_EXEC,		/* run a program in the guest: argv, no shell, a deadline */
 	MHL_STEP_REBOOT,	/* reboot the guest (host: virDomainReboot, guest: from inside), replug */
 	MHL_STEP_SUSPEND,	/* pause the guest S seconds (a resize asked meanwhile), resume, converge */
+	MHL_STEP_MIGRATE,	/* live-migrate the guest to a peer libvirt daemon (--peer NAME=URI); the trial goes on there */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -109,6 +110,8 @@ typedef struct {
 	bool census_after[MHL_MAX_CENSUS];	/* census_after (else census_before) */
 	int how;		/* reboot: MHL_REBOOT_* (default host) */
 	bool resize;		/* suspend: requested (on node) is asked while paused */
+	char to[40];		/* migrate: the peer's name (run --peer NAME=URI says where it is) */
+	bool resize_during;	/* migrate: requested (of node's device) is asked while the migration runs */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };

@@ -32,6 +32,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_EXEC] = "exec",
 	[MHL_STEP_REBOOT] = "reboot",
 	[MHL_STEP_SUSPEND] = "suspend",
+	[MHL_STEP_MIGRATE] = "migrate",
 };
 
 /*
@@ -265,6 +266,35 @@ static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *s
 	if (!strcmp(key, "name"))
 		return mhlYName(y, v, "selftest", mhlSelftestNames, st->name, sizeof(st->name));
 	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/*
+ * migrate: {to: NAME, node: N, requested: SIZE}: a peer's name, never its
+ * URI (the scenario says which host, the operator where it is: run --peer
+ * NAME=URI, checked at plan time); requested: a resize of node's device
+ * asked while the migration runs (what libvirt answers is recorded).
+ */
+static int migrateParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	size_t i;
+
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "requested")) {
+		st->resize_during = true;
+		return mhlYSize(y, v, "requested", &st->requested);
+	}
+	if (mhlYStr(y, v, "migrate: to", st->to, sizeof(st->to)) < 0)
+		return -1;
+	for (i = 0; st->to[i]; i++)
+		if (!g_ascii_isalnum(st->to[i]) && !strchr("._-", st->to[i]))
+			break;
+	if (!i || st->to[i]) {
+		mhlError("%s:%d:%d: migrate: to: '%s' is not a peer's name ([A-Za-z0-9._-], 1 to %zu; a name, not a URI: run --peer NAME=URI says where it is)",
+			 AT(y, v), st->to, sizeof(st->to) - 1);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -527,6 +557,23 @@ static int nodeValidate(mhlStepsSoFar *sf, mhlStep *st)
 }
 
 static void stepKeyAt(const mhlStep *st, const char *key, int *line, int *col);
+
+/* migrate's resize asked during the migration: a device there, a size it can take. */
+static int migrateValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const mhlNode *n;
+
+	if (!st->resize_during)
+		return 0;
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	n = &sf->s->nodes[st->node];
+	if (n->vmem_size && st->requested <= n->vmem_size && !(st->requested % n->vmem_block))
+		return 0;
+	mhlError("%s:%d:%d: migrate: requested %" G_GUINT64_FORMAT " bytes needs node %d's virtio_mem device, a multiple of its block, at most its size",
+		 sf->s->path, st->line, st->col, st->requested, st->node);
+	return -1;
+}
 
 /* Whether pin @st must fail under mhlPinPolicies[@p] (fails_with, for every policy or that one). */
 static bool pinMustFail(const mhlStep *st, int p)
@@ -873,6 +920,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_REBOOT] = { "reboot", NO_KEYS, KEYS("how", "deadline"), rebootParse, rebootValidate },
 	[MHL_STEP_SUSPEND] = { "suspend", KEYS("seconds"), KEYS("node", "requested", "deadline"),
 			       suspendParse, suspendValidate },
+	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), KEYS("node", "requested"), migrateParse, migrateValidate },
 };
 
 /*
@@ -885,7 +933,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
-					"argv", "exit", "ktap", "how", NULL };
+					"argv", "exit", "ktap", "how", "to", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 

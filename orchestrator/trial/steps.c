@@ -26,6 +26,7 @@ static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_EXEC] = mhlStepExec,
 	[MHL_STEP_REBOOT] = mhlStepReboot,
 	[MHL_STEP_SUSPEND] = mhlStepSuspend,
+	[MHL_STEP_MIGRATE] = mhlStepMigrate,
 };
 
 int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)

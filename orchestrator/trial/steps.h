@@ -12,6 +12,17 @@
 #include "record/record.h"
 #include "scenario/scenario.h"
 
+/*
+ * A peer libvirt daemon a migrate step can send the guest to: run --peer
+ * NAME=URI, connected once per run with its domain events registered
+ * (cli/run-peer.c).
+ */
+typedef struct {
+	char *name;
+	char *uri;
+	virConnectPtr conn;
+} mhlPeer;
+
 /* What the steps of one trial share. */
 typedef struct {
 	const mhlScenario *s;
@@ -26,6 +37,7 @@ typedef struct {
 	} held[MHL_MAX_STEPS];
 	int nheld;
 	bool shrunk;		/* a resize has asked for less: pinned_bytes is fixed there */
+	GPtrArray *peers;	/* mhlPeer *: where a migrate step's to: names are, or NULL */
 } mhlTrial;
 
 /*
@@ -54,6 +66,7 @@ int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepReboot(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSuspend(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /*
  * KTAP as kselftest.h prints it (step-selftest.c): the results as

@@ -556,7 +556,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 {
 	g_autoptr(mhlGuest) g = trialGuest(cfg, s);
 	g_autoptr(json_object) steps = json_object_new_array();
-	mhlTrial t = { .s = s, .g = g, .steps = steps };
+	mhlTrial t = { .s = s, .g = g, .steps = steps, .peers = cfg->peers };
 	mhlTrialEnd end = { .verdict = MHL_VERDICT_PASS };
 	double t_start = mhlNow();
 	json_object *rec = recordHead(cfg, s, g->console), *findings;

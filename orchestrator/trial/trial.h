@@ -12,6 +12,7 @@
 #include "host/hugepages.h"
 #include "record/record.h"
 #include "scenario/scenario.h"
+#include "trial/steps.h"
 
 typedef struct {
 	const char *uri;
@@ -32,6 +33,7 @@ typedef struct {
 	mhlFleetHost *host;	/* kernel_image and initrd are then its volumes' paths there */
 	int attempt;		/* 1, or 2 when its first host went away during it */
 	bool requeue;		/* if this host goes away during the trial, it runs once more elsewhere */
+	GPtrArray *peers;	/* mhlPeer * (trial/steps.h): run --peer, where migrate steps go; NULL: none */
 } mhlRunConfig;
 
 
