@@ -50,6 +50,7 @@ parts=(
 	trust		# packages, .debs, modules trees, run directories and hosts files as data: nothing runs
 	report		# reports from recorded runs and from the demo fixture
 	basics		# the CLI's bad input; make install into a DESTDIR
+	lifecycle-save	# save and managedsave with memory plugged and a pin held: image, pin, unplug after (issue 34)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.

@@ -48,6 +48,8 @@ typedef enum {
 	MHL_STEP_IO,		/* exercise a held buffer through its pinning path, check the data */
 	MHL_STEP_SELFTEST,	/* run one of the kselftests the guest image carries, by name */
 	MHL_STEP_EXEC,		/* run a program in the guest: argv, no shell, a deadline */
+	MHL_STEP_SAVE,		/* virDomainSave to a file in the run directory, restore, resume */
+	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -73,7 +75,7 @@ typedef struct {
 	uint64_t size;		/* pin: bytes */
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
-	double deadline;	/* resize: seconds */
+	double deadline;	/* resize: seconds; save, managedsave: each of save, restore, agent */
 	int repeat;		/* bench: repetitions */
 	bool fresh;		/* bench: a new buffer for every repetition */
 	bool measure;		/* pin, resize: record the outcome, a failed pin or a short

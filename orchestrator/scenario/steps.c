@@ -30,6 +30,8 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = "io",
 	[MHL_STEP_SELFTEST] = "selftest",
 	[MHL_STEP_EXEC] = "exec",
+	[MHL_STEP_SAVE] = "save",
+	[MHL_STEP_MANAGEDSAVE] = "managedsave",
 };
 
 /*
@@ -255,6 +257,13 @@ static int resizeParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	if (!strcmp(key, "deadline"))
 		return mhlYSeconds(y, v, "deadline", &st->deadline);
 	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/* save, managedsave: {deadline: S}: each of the save, the restore and the agent's answer. */
+static int lifecycleParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	(void)key;	/* deadline */
+	return mhlYSeconds(y, v, "deadline", &st->deadline);
 }
 
 /* selftest: {name: N, measure: true}. */
@@ -796,6 +805,8 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_IO] = { "io", KEYS("id"), NO_KEYS, heldParse, heldValidate },
 	[MHL_STEP_SELFTEST] = { "selftest", KEYS("name"), KEYS("measure"), selftestParse, NULL },
 	[MHL_STEP_EXEC] = { "exec", KEYS("argv"), KEYS("deadline", "exit", "measure", "ktap"), execParse, NULL },
+	[MHL_STEP_SAVE] = { "save", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
+	[MHL_STEP_MANAGEDSAVE] = { "managedsave", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 };
 
 /*

@@ -24,6 +24,8 @@ static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_WAIT] = mhlStepWait,
 	[MHL_STEP_SELFTEST] = mhlStepSelftest,
 	[MHL_STEP_EXEC] = mhlStepExec,
+	[MHL_STEP_SAVE] = mhlStepSave,
+	[MHL_STEP_MANAGEDSAVE] = mhlStepManagedSave,
 };
 
 int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)

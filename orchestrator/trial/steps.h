@@ -52,6 +52,8 @@ int mhlStepWait(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSnapshot(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSelftest(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-save.c */
+int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /*
  * KTAP as kselftest.h prints it (step-selftest.c): the results as
