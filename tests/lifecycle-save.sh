@@ -40,8 +40,10 @@ log=$(jq -r .console_log "$r")
 off=$(jq -r "$(lcs save) | \$s.console_bytes_at_save" "$r")
 ok "save: the console log continues after the restore (virtio_mem's 'requested size: 0x0' of the unplug after byte $off)" \
 	sh -c 'tail -c +$(($2 + 1)) "$1" | grep -q "virtio_mem virtio[0-9]*: requested size: 0x0"' _ "$log" "$off"
+# lc_gone DIR IMAGE REC: no *.save in DIR, IMAGE gone, REC's console clean.
+lc_gone() { ! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ] && console_clean "$3"; }
 ok "save: no save image left in the run directory, the recorded image path gone; the console clean" \
-	sh -c '! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ]' _ "$work/save" "$(jq -r "$(lcs save) | \$s.image_path" "$r")"
+	lc_gone "$work/save" "$(jq -r "$(lcs save) | \$s.image_path" "$r")" "$r"
 ok "save: no QEMU of the run left" no_qemu
 
 if full; then
@@ -60,7 +62,7 @@ if full; then
 		jq -se 'map(select(.parameters.policy == "baseline")) | length == 2 and all(
 			([.steps[] | select(.step == "check")][0].workload | .pattern_ok and .census.by_zone.Movable == 65536) and
 			(.steps[] | select(.step == "resize") | .converged == false and .reached_bytes >= 268435456))' "$r"
-	ok "save-restore: no image left, no QEMU left" \
+	ok "save-restore: no image left in the run directory" \
 		sh -c '! ls "$1"/*.save 2>/dev/null | grep -q .' _ "$work/sr"
 	ok "save-restore: no QEMU of the run left" no_qemu
 
