@@ -3,8 +3,10 @@
 # one save/restore trial (6.12, series, smaller than the shipped scenario),
 # judged from its record and its console log. Full tier: the shipped
 # scenarios' matrices (both kernels, both policies), and a save past its
-# deadline (aborted: the guest runs on, the step fails naming its line).
-plan 8 full 15
+# deadline (aborted: the guest runs on, the step fails naming its line), and
+# a run on a libvirt daemon killed inside a managedsave step (the domain then
+# defined): `cleanup --uri` leaves nothing defined.
+plan 8 full 23
 
 # lc_small SRC DST: the shipped scenario with smaller sizes (a 128 MiB pin,
 # 256 MiB plugged), for the fast tier's time.
@@ -85,9 +87,16 @@ if full; then
 	lab_run -o "$work/short" --only '*kernel=6.12,policy=series' "$work/save-short.yaml" >"$work/short.out" 2>&1
 	r=$work/short/trials.jsonl
 	ok "save past its deadline: fail, reason names the step's file:line and the abort" \
-		jq -e --arg at "save-short.yaml:$line)" '.verdict == "fail" and (.reason | contains($at) and test("save of domain .* did not end within 0 s: aborted, the guest runs on"))' "$r"
-	ok "save past its deadline: the lifecycle is not ok, no image left, the guest ran on (no 'stopped on its own')" \
-		jq -e '(.steps[] | select(.step == "save") | .lifecycle.ok == false) and (.reason | test("on its own") | not)' "$r"
-	ok "save past its deadline: no save image, no QEMU left" \
+		jq -e --arg at "save-short.yaml:$line)" '.verdict == "fail" and (.reason | contains($at) and test("save of domain .* did not end within 0.2 s: aborted, the guest runs on"))' "$r"
+	ok "save past its deadline: the lifecycle is not ok; the guest ran on (its agent answered the snapshot after the steps, nothing 'stopped on its own')" \
+		jq -e '(.steps[] | select(.step == "save") | .lifecycle.ok == false) and (.guest_after.vmstat | type) == "object" and (.reason | test("on its own") | not)' "$r"
+	ok "save past its deadline: no save image left in the run directory" \
 		sh -c '! ls "$1"/*.save 2>/dev/null | grep -q .' _ "$work/short"
+
+	echo "# lifecycle-save (full): kill -9 inside a managedsave step on a libvirt daemon, then cleanup --uri"
+	timed $((run_timeout + 120)) unshare -m --propagation private tests/libvirtd-managedsave-kill.sh "$work/ldm" "$top/$LAB" "$top/scenarios/lifecycle/managedsave.yaml"
+	ok "managedsave killed: the step had the domain defined (listed with --all after the kill)" \
+		grep -q '^memhp-managedsave_' "$work/ldm/before"
+	ok "managedsave killed: 'cleanup --uri' exits 0 and leaves no domain defined, no managed save image" \
+		sh -c "grep -q 'cleanup=0' '$work/ldm/rc' && ! grep -q 'memhp-' '$work/ldm/after' && [ ! -s '$work/ldm/savedir' ]"
 fi

@@ -61,6 +61,7 @@ helpers=(
 	libvirtd-run	# one scenario through such a daemon, with tests/oracle.py
 	libvirtd-dead-run	# a run through such a daemon killed with SIGKILL
 	libvirtd-host	# one libvirt "host" of the fleet tests, in namespaces of its own
+	libvirtd-managedsave-kill	# a run on such a daemon killed inside a managedsave step, then cleanup
 )
 
 usage() {

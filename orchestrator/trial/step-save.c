@@ -125,7 +125,7 @@ static int jobRun(mhlGuest *g, jobOp op, const char *path, double deadline, char
 		do
 			jobAbort(j, g->name);
 		while (!jobWait(j, MIN(grace, mhlNow() + 0.5)) && mhlNow() < grace);
-		mhlError("%s of domain '%s' did not end within %.0f s%s: %s", jobNames[op], g->name,
+		mhlError("%s of domain '%s' did not end within %g s%s: %s", jobNames[op], g->name,
 			 deadline, mhlInterrupted ? " (interrupted)" : "",
 			 op == JOB_SAVE || op == JOB_MANAGEDSAVE ? "aborted, the guest runs on" :
 			 "its QEMU destroyed");
