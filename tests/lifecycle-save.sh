@@ -6,7 +6,7 @@
 # deadline (aborted: the guest runs on, the step fails naming its line), and
 # a run on a libvirt daemon killed inside a managedsave step (the domain then
 # defined): `cleanup --uri` leaves nothing defined.
-plan 8 full 23
+plan 9 full 24
 
 # lc_small SRC DST: the shipped scenario with smaller sizes (a 128 MiB pin,
 # 256 MiB plugged), for the fast tier's time.
@@ -47,6 +47,8 @@ lc_gone() { ! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ] && console
 ok "save: no save image left in the run directory, the recorded image path gone; the console clean" \
 	lc_gone "$work/save" "$(jq -r "$(lcs save) | \$s.image_path" "$r")" "$r"
 ok "save: no QEMU of the run left" no_qemu
+ok "save: every field of the record is in docs/record.md (the save step's lifecycle among them)" \
+	python3 tests/record-fields.py docs/record.md "$r"
 
 if full; then
 	echo "# lifecycle-save (full): scenarios/lifecycle/save-restore.yaml, both kernels, both policies"

@@ -306,6 +306,7 @@ int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res)
 	mhlGuest *g = t->g;
 	g_autofree char *path = NULL, *err = NULL;
 	virDomainPtr dom;
+	struct stat sb;
 	lcStep l;
 	double secs = 0;
 	int rc;
@@ -318,7 +319,9 @@ int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res)
 		if (rc == -1)
 			lcRefused(&l, "save", err);
 		lcStayed(&l, path);
-		unlink(path);
+		/* ours when empty (nothing saved) or the guest runs again; else kept, to restore by hand */
+		if (mhlGuestAlive(g) || stat(path, &sb) < 0 || sb.st_size == 0)
+			unlink(path);
 		return -1;
 	}
 	lcDouble(&l, MHL_K_SAVE_S, secs);
