@@ -45,14 +45,15 @@ parts=(
 	capacity	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	fuzz		# libFuzzer: each parser briefly over its corpus and regression inputs
 	kernel		# the kernels' configs, checkpatch, MAINTAINERS, bisectable series
+	lifecycle-reboot	# reboot and suspend with memory plugged and a pin held: re-plug, pins gone, a pin after
+	migrate		# the migrate step: a guest live-migrated to a second libvirt daemon with pins held (full: baseline, 6.1, after an unplug)
+	lifecycle-save	# save and managedsave with memory plugged and a pin held: image, pin, unplug after (issue 34)
 	hardening-scenarios	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
 	hardening-records	# guest text, records of the wrong shape, console logs outside the run
 	trust		# packages, .debs, modules trees, run directories and hosts files as data: nothing runs
 	report		# reports from recorded runs and from the demo fixture
 	basics		# the CLI's bad input; make install into a DESTDIR
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
-	lifecycle-reboot	# reboot and suspend with memory plugged and a pin held: re-plug, pins gone, a pin after
-	migrate		# the migrate step: a guest live-migrated to a second libvirt daemon with pins held (full: baseline, 6.1, after an unplug)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.
@@ -63,6 +64,7 @@ helpers=(
 	libvirtd-run	# one scenario through such a daemon, with tests/oracle.py
 	libvirtd-dead-run	# a run through such a daemon killed with SIGKILL
 	libvirtd-host	# one libvirt "host" of the fleet tests, in namespaces of its own
+	libvirtd-managedsave-kill	# a run on such a daemon killed inside a managedsave step, then cleanup
 )
 
 usage() {

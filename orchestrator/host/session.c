@@ -197,7 +197,7 @@ static long domainRunPid(const char *name)
 int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet)
 {
 	virDomainPtr *doms = NULL;
-	int i, n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE), gone = 0;
+	int i, n = virConnectListAllDomains(conn, &doms, 0), gone = 0;
 
 	if (n < 0) {
 		mhlErrorVirt("cannot list the domains of '%s'", virConnectGetURI(conn));
@@ -211,7 +211,10 @@ int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet)
 			if (!quiet)
 				fprintf(stderr, "memhp-lab: destroying domain '%s', left by run %ld that is gone\n",
 					name, pid);
-			if (virDomainDestroy(doms[i]) == 0)
+			/* persistent: a managedsave step (trial/step-save.c) was cut short */
+			if ((virDomainIsActive(doms[i]) != 1 || virDomainDestroy(doms[i]) == 0) &&
+			    (virDomainIsPersistent(doms[i]) != 1 ||
+			     virDomainUndefineFlags(doms[i], VIR_DOMAIN_UNDEFINE_MANAGED_SAVE) == 0))
 				gone++;
 		}
 		virDomainFree(doms[i]);

@@ -52,8 +52,9 @@ int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const c
 int mhlConnIsQemu(virConnectPtr conn, const char *uri);
 /*
  * A daemon's domains named by runs that are gone (memhp-<trial>-<pid>-<n>
- * whose pid runs no more here): destroy them, one line each on stderr unless
- * @quiet. Returns how many, or -1 + mhlError.
+ * whose pid runs no more here): destroy them, and undefine one left defined
+ * (a managedsave step cut short) with its managed save image; one line each
+ * on stderr unless @quiet. Returns how many, or -1 + mhlError.
  */
 int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet);
 

@@ -356,6 +356,9 @@
 #define MHL_K_IMAGE_BYTES		"image_bytes"
 #define MHL_K_SAVE_S			"save_s"
 #define MHL_K_RESTORE_S			"restore_s"
+#define MHL_K_IMAGE_PATH		"image_path"	/* the image file (save: in the run directory; kept if the restore failed) */
+#define MHL_K_GUEST_MEMORY_BYTES	"guest_memory_bytes"	/* boot memory + plugged at the save */
+#define MHL_K_CONSOLE_BYTES_AT_SAVE	"console_bytes_at_save"	/* the console log's size when the old QEMU had gone: what follows is the new one's */
 /* reboot: host (virDomainReboot) or guest (from inside); the devices plugged back */
 #define MHL_K_HOW			"how"
 #define MHL_K_REPLUG_S			"replug_s"

@@ -51,6 +51,8 @@ typedef enum {
 	MHL_STEP_REBOOT,	/* reboot the guest (host: virDomainReboot, guest: from inside), replug */
 	MHL_STEP_SUSPEND,	/* pause the guest S seconds (a resize asked meanwhile), resume, converge */
 	MHL_STEP_MIGRATE,	/* live-migrate the guest to a peer libvirt daemon (--peer NAME=URI); the trial goes on there */
+	MHL_STEP_SAVE,		/* virDomainSave to a file in the run directory, restore, resume */
+	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -76,7 +78,7 @@ typedef struct {
 	uint64_t size;		/* pin: bytes */
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
-	double deadline;	/* resize: seconds */
+	double deadline;	/* resize: seconds; save, managedsave: each of save, restore, agent */
 	int repeat;		/* bench: repetitions */
 	bool fresh;		/* bench: a new buffer for every repetition */
 	bool measure;		/* pin, resize: record the outcome, a failed pin or a short

@@ -33,6 +33,8 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_REBOOT] = "reboot",
 	[MHL_STEP_SUSPEND] = "suspend",
 	[MHL_STEP_MIGRATE] = "migrate",
+	[MHL_STEP_SAVE] = "save",
+	[MHL_STEP_MANAGEDSAVE] = "managedsave",
 };
 
 /*
@@ -258,6 +260,13 @@ static int resizeParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 	if (!strcmp(key, "deadline"))
 		return mhlYSeconds(y, v, "deadline", &st->deadline);
 	return mhlYBool(y, v, "measure", &st->measure);	/* measure */
+}
+
+/* save, managedsave: {deadline: S}: each of the save, the restore and the agent's answer. */
+static int lifecycleParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	(void)key;	/* deadline */
+	return mhlYSeconds(y, v, "deadline", &st->deadline);
 }
 
 /* selftest: {name: N, measure: true}. */
@@ -921,6 +930,8 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_SUSPEND] = { "suspend", KEYS("seconds"), KEYS("node", "requested", "deadline"),
 			       suspendParse, suspendValidate },
 	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), KEYS("node", "requested"), migrateParse, migrateValidate },
+	[MHL_STEP_SAVE] = { "save", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
+	[MHL_STEP_MANAGEDSAVE] = { "managedsave", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 };
 
 /*

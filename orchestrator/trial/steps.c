@@ -27,6 +27,8 @@ static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_REBOOT] = mhlStepReboot,
 	[MHL_STEP_SUSPEND] = mhlStepSuspend,
 	[MHL_STEP_MIGRATE] = mhlStepMigrate,
+	[MHL_STEP_SAVE] = mhlStepSave,
+	[MHL_STEP_MANAGEDSAVE] = mhlStepManagedSave,
 };
 
 int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)

@@ -67,6 +67,8 @@ int mhlStepExec(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepReboot(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSuspend(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-save.c */
+int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
 
 /*
  * KTAP as kselftest.h prints it (step-selftest.c): the results as
