@@ -34,31 +34,6 @@ static const mhlPeer *peerFind(const mhlTrial *t, const char *name)
 	return NULL;
 }
 
-/* [{node, size_bytes, requested_bytes}] of each virtio-mem device now; *plugged: their sum. NULL + mhlError. */
-static json_object *pluggedNow(mhlTrial *t, uint64_t *plugged)
-{
-	g_autoptr(json_object) a = json_object_new_array();
-	unsigned long long size, req;
-	int i;
-
-	*plugged = 0;
-	for (i = 0; i < t->s->nnodes; i++) {
-		json_object *o;
-
-		if (!t->s->nodes[i].vmem_size)
-			continue;
-		if (mhlGuestVirtioMemSize(t->g->dom, i, &size, &req) < 0)
-			return NULL;
-		o = json_object_new_object();
-		json_object_object_add(o, MHL_K_NODE, json_object_new_int(i));
-		json_object_object_add(o, MHL_K_SIZE_BYTES, json_object_new_int64((int64_t)size));
-		json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)req));
-		json_object_array_add(a, o);
-		*plugged += size;
-	}
-	return g_steal_pointer(&a);
-}
-
 /* One typed parameter of the job's statistics as a JSON number under @key, if libvirt gave it. */
 static void statAdd(json_object *o, const char *key, virTypedParameterPtr p, int n, const char *field)
 {
@@ -244,15 +219,14 @@ static void addBytes(json_object *o, const char *key, uint64_t v)
 int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	const mhlPeer *peer = peerFind(t, st->to);
-	json_object *lc = json_object_new_object(), *before, *after;
-	uint64_t plugged = 0, boot = 0, plugged_after = 0;
 	double t0 = mhlNow(), t1, agent_s = -1;
+	guint64 memory = 0, plugged, plugged_after = 0;
+	json_object *lc = mhlLifecycleBegin(t, st, res, &memory), *after;
 	bool resized;
 	int i;
 
-	json_object_object_add(res, MHL_K_LIFECYCLE, lc);
-	json_object_object_add(lc, MHL_K_EVENT, json_object_new_string("migrate"));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(false));
+	if (!lc)
+		return -1;
 	json_object_object_add(lc, MHL_K_TO, json_object_new_string(st->to));
 	if (!peer) {
 		mhlError("%s:%d: migrate: to: no peer named '%s' (run --peer %s=URI)", t->s->path, st->line,
@@ -260,34 +234,29 @@ int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 		return -1;
 	}
 	json_object_object_add(lc, MHL_K_TO_URI, json_object_new_string(peer->uri));
-	if (!(before = pluggedNow(t, &plugged)))
-		return -1;
-	json_object_object_add(lc, MHL_K_PLUGGED_BEFORE, before);
-	for (i = 0; i < t->s->nnodes; i++)
-		boot += t->s->nodes[i].memory;
-	addBytes(lc, MHL_K_EXPECTED_TRANSFER_BYTES, boot + plugged);
+	for (plugged = memory, i = 0; i < t->s->nnodes; i++)
+		plugged -= t->s->nodes[i].memory;
+	addBytes(lc, MHL_K_EXPECTED_TRANSFER_BYTES, memory);
 	mhlGuestLeave(t->g);
 	if (migrate(t, st, peer, lc) < 0) {
 		stayHere(t);
-		return -1;
+		return mhlLifecycleEnd(lc, t0, -1);
 	}
 	t1 = mhlNow();
 	if (arrive(t, peer, &agent_s) < 0)
-		return -1;
+		return mhlLifecycleEnd(lc, t0, -1);
 	json_object_object_add(lc, MHL_K_AGENT_S, json_object_new_double(agent_s));
 	jobStats(t->g->dom, lc);
-	if (!(after = pluggedNow(t, &plugged_after)))
+	if (!(after = mhlTrialDevices(t, &plugged_after)))
 		return -1;
 	json_object_object_add(lc, MHL_K_PLUGGED_AFTER, after);
 	json_object_object_add(lc, MHL_K_MIGRATE_S, json_object_new_double(t1 - t0));
-	json_object_object_add(lc, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
 	/* a resize libvirt took during the migration may have moved the device since */
 	resized = json_object_get_boolean(mhlJ(lc, MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_ACCEPTED)));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(resized || plugged_after == plugged));
 	if (!resized && plugged_after != plugged) {
 		mhlError("%s:%d: migrate: the destination's virtio-mem devices hold %llu bytes plugged, the source's held %llu",
 			 t->s->path, st->line, (unsigned long long)plugged_after, (unsigned long long)plugged);
-		return -1;
+		return mhlLifecycleEnd(lc, t0, -1);
 	}
-	return 0;
+	return mhlLifecycleEnd(lc, t0, 0);
 }

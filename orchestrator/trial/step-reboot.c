@@ -18,28 +18,6 @@
 #include "scenario/names.h"
 #include "util.h"
 
-json_object *mhlTrialDevices(mhlTrial *t)
-{
-	g_autoptr(json_object) a = json_object_new_array();
-	int i;
-
-	for (i = 0; i < t->s->nnodes; i++) {
-		unsigned long long size, req;
-		json_object *o;
-
-		if (!t->s->nodes[i].vmem_size)
-			continue;
-		if (mhlGuestVirtioMemSize(t->g->dom, i, &size, &req) < 0)
-			return NULL;
-		o = json_object_new_object();
-		json_object_object_add(o, MHL_K_NODE, json_object_new_int(i));
-		json_object_object_add(o, MHL_K_SIZE_BYTES, json_object_new_int64((int64_t)size));
-		json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)req));
-		json_object_array_add(a, o);
-	}
-	return g_steal_pointer(&a);
-}
-
 /*
  * Ask for the reboot. host: virDomainReboot with the agent flag (qemu-ga's
  * guest-shutdown runs the image's /sbin/shutdown); the ACPI power button
@@ -107,43 +85,30 @@ static void pinsLost(mhlTrial *t, json_object *lc)
 static int rebootRun(mhlTrial *t, const mhlStep *st, json_object *lc)
 {
 	int resets0 = mhlGuestResets(t->g);
-	double t_req = mhlNow(), reset_s, t_reset, agent;
-	json_object *after;
+	double t_req = mhlNow(), reset_s;
 
 	if (rebootAsk(t, st, lc) < 0 || (reset_s = waitReset(t, resets0, st->deadline)) < 0)
 		return -1;
-	t_reset = t_req + reset_s;
 	pinsLost(t, lc);
 	json_object_object_add(lc, MHL_K_RESET_S, json_object_new_double(reset_s));
-	if ((agent = mhlAgentWait(t->g->dom, t->g->cfg.agent_deadline, t->g->console)) < 0)
+	if (mhlLifecycleBack(t, lc, t_req, st->deadline, MHL_K_REPLUG_S) < 0)
 		return -1;
-	json_object_object_add(lc, MHL_K_AGENT_S, json_object_new_double(mhlNow() - t_req));
-	json_object_object_add(lc, MHL_K_DOWN_S, json_object_new_double(mhlNow() - t_reset));
-	if (mhlGuestWaitConverged(t->g, t->s, st->deadline) < 0)
-		return -1;
-	json_object_object_add(lc, MHL_K_REPLUG_S, json_object_new_double(mhlNow() - t_req));
-	if (!(after = mhlTrialDevices(t)))
-		return -1;
-	json_object_object_add(lc, MHL_K_PLUGGED_AFTER, after);
+	/* down: from the reset to the agent answering */
+	json_object_object_add(lc, MHL_K_DOWN_S, json_object_new_double(mhlJDbl(lc, MHL_K_AGENT_S, 0) - reset_s));
 	return 0;
 }
 
 int mhlStepReboot(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	json_object *lc = json_object_new_object(), *before;
 	double t0 = mhlNow();
+	json_object *lc = mhlLifecycleBegin(t, st, res, NULL);
 	int rc;
 
-	json_object_object_add(res, MHL_K_LIFECYCLE, lc);
-	json_object_object_add(lc, MHL_K_EVENT, json_object_new_string(mhlStepTypeNames[st->type]));
-	json_object_object_add(lc, MHL_K_HOW, json_object_new_string(mhlRebootHows[st->how]));
-	if (!(before = mhlTrialDevices(t)))
+	if (!lc)
 		return -1;
-	json_object_object_add(lc, MHL_K_PLUGGED_BEFORE, before);
+	json_object_object_add(lc, MHL_K_HOW, json_object_new_string(mhlRebootHows[st->how]));
 	mhlGuestRebootExpect(t->g, true);
 	rc = rebootRun(t, st, lc);
 	mhlGuestRebootExpect(t->g, false);
-	json_object_object_add(lc, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(rc == 0));
-	return rc;
+	return mhlLifecycleEnd(lc, t0, rc);
 }

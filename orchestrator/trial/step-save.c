@@ -142,33 +142,6 @@ static int jobRun(mhlGuest *g, jobOp op, const char *path, double deadline, char
 	return rc;
 }
 
-/* [{node, size_bytes, requested_bytes}] of each virtio-mem device (QMP); NULL + mhlError. */
-static json_object *pluggedNow(mhlTrial *t, guint64 *total)
-{
-	json_object *a = json_object_new_array();
-	int i;
-
-	*total = 0;
-	for (i = 0; i < t->s->nnodes; i++) {
-		unsigned long long size, req;
-		json_object *o;
-
-		if (!t->s->nodes[i].vmem_size)
-			continue;
-		if (mhlGuestVirtioMemSize(t->g->dom, i, &size, &req) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
-		o = json_object_new_object();
-		json_object_object_add(o, MHL_K_NODE, json_object_new_int(i));
-		json_object_object_add(o, MHL_K_SIZE_BYTES, json_object_new_int64((int64_t)size));
-		json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)req));
-		json_object_array_add(a, o);
-		*total += size;
-	}
-	return a;
-}
-
 /* What a save and a managed save share: the lifecycle object, its times. */
 typedef struct {
 	mhlTrial *t;
@@ -181,22 +154,11 @@ typedef struct {
 
 static int lcBegin(lcStep *l, mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	json_object *before;
-	guint64 plugged;
-	int i;
-
 	l->t = t;
 	l->st = st;
 	l->t0 = mhlNow();
-	l->lc = json_object_new_object();
-	json_object_object_add(res, MHL_K_LIFECYCLE, l->lc);
-	json_object_object_add(l->lc, MHL_K_EVENT, json_object_new_string(mhlStepTypeNames[st->type]));
-	json_object_object_add(l->lc, MHL_K_OK, json_object_new_boolean(false));
-	if (!(before = pluggedNow(t, &plugged)))
+	if (!(l->lc = mhlLifecycleBegin(t, st, res, &l->memory)))
 		return -1;
-	json_object_object_add(l->lc, MHL_K_PLUGGED_BEFORE, before);
-	for (l->memory = plugged, i = 0; i < t->s->nnodes; i++)
-		l->memory += t->s->nodes[i].memory;
 	json_object_object_add(l->lc, MHL_K_GUEST_MEMORY_BYTES, json_object_new_int64((int64_t)l->memory));
 	json_object_object_add(l->lc, MHL_K_DEADLINE_S, json_object_new_double(st->deadline));
 	return 0;
@@ -261,12 +223,10 @@ static int lcBack(lcStep *l, virDomainPtr dom)
 	if ((agent = mhlAgentWait(g->dom, l->st->deadline, g->console)) < 0)
 		return -1;
 	lcDouble(l, MHL_K_AGENT_S, agent);
-	if (!(after = pluggedNow(l->t, &plugged)))
+	if (!(after = mhlTrialDevices(l->t, &plugged)))
 		return -1;
 	json_object_object_add(l->lc, MHL_K_PLUGGED_AFTER, after);
-	lcDouble(l, MHL_K_SECONDS, mhlNow() - l->t0);
-	json_object_object_add(l->lc, MHL_K_OK, json_object_new_boolean(true));
-	return 0;
+	return mhlLifecycleEnd(l->lc, l->t0, 0);
 }
 
 /* The image's size (stat), recorded against the memory it holds. */

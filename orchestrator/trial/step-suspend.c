@@ -12,7 +12,6 @@
 
 #include <libvirt/libvirt.h>
 
-#include "guest/agent.h"
 #include "guest/guest.h"
 #include "util.h"
 
@@ -62,7 +61,7 @@ static int suspendPaused(mhlTrial *t, const mhlStep *st, json_object *before, js
 	}
 	if (st->resize)
 		pausedRequest(t, st, lc);
-	if (mhlGuestSleep(t->g, st->seconds) < 0 || !(paused = mhlTrialDevices(t)))
+	if (mhlGuestSleep(t->g, st->seconds) < 0 || !(paused = mhlTrialDevices(t, NULL)))
 		return -1;
 	json_object_object_add(lc, MHL_K_PLUGGED_PAUSED, paused);
 	if (sameSizes(before, paused))
@@ -74,8 +73,7 @@ static int suspendPaused(mhlTrial *t, const mhlStep *st, json_object *before, js
 
 static int suspendRun(mhlTrial *t, const mhlStep *st, json_object *before, json_object *lc)
 {
-	double t_pause, t_resume, secs;
-	json_object *after;
+	double t_pause, t_resume;
 
 	if (virDomainSuspend(t->g->dom) < 0) {
 		mhlErrorVirt("cannot suspend domain '%s' (virDomainSuspend)", t->g->name);
@@ -94,33 +92,19 @@ static int suspendRun(mhlTrial *t, const mhlStep *st, json_object *before, json_
 	}
 	t_resume = mhlNow();
 	json_object_object_add(lc, MHL_K_DOWN_S, json_object_new_double(t_resume - t_pause));
-	if (mhlAgentWait(t->g->dom, t->g->cfg.agent_deadline, t->g->console) < 0)
-		return -1;
-	json_object_object_add(lc, MHL_K_AGENT_S, json_object_new_double(mhlNow() - t_resume));
-	if ((secs = mhlGuestWaitConverged(t->g, t->s, st->deadline)) < 0)
-		return -1;
-	json_object_object_add(lc, MHL_K_CONVERGED_AFTER_S, json_object_new_double(mhlNow() - t_resume));
-	if (!(after = mhlTrialDevices(t)))
-		return -1;
-	json_object_object_add(lc, MHL_K_PLUGGED_AFTER, after);
-	return 0;
+	return mhlLifecycleBack(t, lc, t_resume, st->deadline, MHL_K_CONVERGED_AFTER_S);
 }
 
 int mhlStepSuspend(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	json_object *lc = json_object_new_object(), *before;
 	double t0 = mhlNow();
+	json_object *lc = mhlLifecycleBegin(t, st, res, NULL);
 	int rc;
 
-	json_object_object_add(res, MHL_K_LIFECYCLE, lc);
-	json_object_object_add(lc, MHL_K_EVENT, json_object_new_string(mhlStepTypeNames[st->type]));
-	if (!(before = mhlTrialDevices(t)))
+	if (!lc)
 		return -1;
-	json_object_object_add(lc, MHL_K_PLUGGED_BEFORE, before);
-	rc = suspendRun(t, st, before, lc);
+	rc = suspendRun(t, st, mhlJ(lc, MHL_K_PLUGGED_BEFORE), lc);
 	if (st->resize)
 		t->sum.requested_bytes = (gint64)st->requested;
-	json_object_object_add(lc, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(rc == 0));
-	return rc;
+	return mhlLifecycleEnd(lc, t0, rc);
 }

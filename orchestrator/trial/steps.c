@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "guest/agent.h"
+#include "guest/guest.h"
 #include "util.h"
 
 static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
@@ -86,4 +88,72 @@ void mhlTrialHeldAtShrink(mhlTrial *t)
 		return;
 	t->sum.pinned_bytes = heldTotal(t);
 	t->shrunk = true;
+}
+
+json_object *mhlTrialDevices(mhlTrial *t, guint64 *plugged)
+{
+	g_autoptr(json_object) a = json_object_new_array();
+	guint64 sum = 0;
+	int i;
+
+	for (i = 0; i < t->s->nnodes; i++) {
+		unsigned long long size, req;
+		json_object *o;
+
+		if (!t->s->nodes[i].vmem_size)
+			continue;
+		if (mhlGuestVirtioMemSize(t->g->dom, i, &size, &req) < 0)
+			return NULL;
+		o = json_object_new_object();
+		json_object_object_add(o, MHL_K_NODE, json_object_new_int(i));
+		json_object_object_add(o, MHL_K_SIZE_BYTES, json_object_new_int64((int64_t)size));
+		json_object_object_add(o, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)req));
+		json_object_array_add(a, o);
+		sum += size;
+	}
+	if (plugged)
+		*plugged = sum;
+	return g_steal_pointer(&a);
+}
+
+json_object *mhlLifecycleBegin(mhlTrial *t, const mhlStep *st, json_object *res, guint64 *memory)
+{
+	json_object *lc = json_object_new_object(), *before;
+	guint64 sum;
+	int i;
+
+	json_object_object_add(res, MHL_K_LIFECYCLE, lc);
+	json_object_object_add(lc, MHL_K_EVENT, json_object_new_string(mhlStepTypeNames[st->type]));
+	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(false));
+	if (!(before = mhlTrialDevices(t, &sum)))
+		return NULL;
+	json_object_object_add(lc, MHL_K_PLUGGED_BEFORE, before);
+	for (i = 0; i < t->s->nnodes; i++)
+		sum += t->s->nodes[i].memory;
+	if (memory)
+		*memory = sum;
+	return lc;
+}
+
+int mhlLifecycleBack(mhlTrial *t, json_object *lc, double since, double deadline, const char *key)
+{
+	json_object *after;
+
+	if (mhlAgentWait(t->g->dom, t->g->cfg.agent_deadline, t->g->console) < 0)
+		return -1;
+	json_object_object_add(lc, MHL_K_AGENT_S, json_object_new_double(mhlNow() - since));
+	if (mhlGuestWaitConverged(t->g, t->s, deadline) < 0)
+		return -1;
+	json_object_object_add(lc, key, json_object_new_double(mhlNow() - since));
+	if (!(after = mhlTrialDevices(t, NULL)))
+		return -1;
+	json_object_object_add(lc, MHL_K_PLUGGED_AFTER, after);
+	return 0;
+}
+
+int mhlLifecycleEnd(json_object *lc, double t0, int rc)
+{
+	json_object_object_add(lc, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
+	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(rc == 0));
+	return rc;
 }

@@ -90,7 +90,27 @@ int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res);
 /* Pages of a census in a zone (by_zone) or of a kind (zero, thp, cma, pages); -1: absent. */
 long long mhlCensusPages(json_object *census, const char *zone);
 
-/* [{node, size_bytes, requested_bytes}] of every virtio-mem device now (step-reboot.c); NULL + mhlError. */
-json_object *mhlTrialDevices(mhlTrial *t);
+/*
+ * [{node, size_bytes, requested_bytes}] of every virtio-mem device now (QMP),
+ * the lifecycle steps' plugged_before/after; *plugged (may be NULL): the
+ * sizes' sum. NULL + mhlError.
+ */
+json_object *mhlTrialDevices(mhlTrial *t, guint64 *plugged);
+
+/*
+ * A lifecycle step's object (record.h, "lifecycle steps") put into @res:
+ * {event: the step's kind, ok: false, plugged_before}; *memory (may be
+ * NULL): the guest's memory now, boot memory + plugged. Returns the object
+ * (owned by @res), or NULL + mhlError (it is in @res all the same).
+ */
+json_object *mhlLifecycleBegin(mhlTrial *t, const mhlStep *st, json_object *res, guint64 *memory);
+/*
+ * The guest back after a lifecycle event: its agent answering (agent_s,
+ * from @since), every device at its request within @deadline (@key: the
+ * seconds from @since), and plugged_after, into @lc. -1 + mhlError.
+ */
+int mhlLifecycleBack(mhlTrial *t, json_object *lc, double since, double deadline, const char *key);
+/* Its end: seconds since @t0, ok when @rc is 0. Returns @rc. */
+int mhlLifecycleEnd(json_object *lc, double t0, int rc);
 
 #endif
