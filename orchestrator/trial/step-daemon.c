@@ -267,10 +267,15 @@ int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (virConnectRegisterCloseCallback(old, onClose, &l, NULL) < 0)
 		mhlErrorReset();	/* seen by virConnectIsAlive instead */
 	mhlGuestLeave(t->g);
-	if (restartRun(t, st, lc, &secs) < 0)
+	/* the command failing, or no daemon to come back: the host's side, an error; other devices: a fail */
+	if (restartRun(t, st, lc, &secs) < 0) {
 		stayOrFind(t, old, uri);
-	else if (restartBack(t, st, lc, old, uri, &l, until) == 0 && restartCheck(t, st, lc, before, until) == 0)
+		t->infra = true;
+	} else if (restartBack(t, st, lc, old, uri, &l, until) < 0) {
+		t->infra = true;
+	} else if (restartCheck(t, st, lc, before, until) == 0) {
 		rc = 0;
+	}
 	virConnectUnregisterCloseCallback(old, onClose);
 	virConnectClose(old);
 	g_mutex_clear(&l.lock);

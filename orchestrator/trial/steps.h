@@ -40,6 +40,7 @@ typedef struct {
 	GPtrArray *peers;	/* mhlPeer *: where a migrate step's to: names are, or NULL */
 	const char *const *daemon_restart;	/* run --daemon-restart's argv, or NULL */
 	virConnectPtr *connp;	/* the run's connection: a daemon-restart step puts the new one there; NULL: none to replace */
+	bool infra;		/* set by a failing step that could not be carried out (the host's tooling failed): error, not fail */
 } mhlTrial;
 
 /*

@@ -204,9 +204,10 @@ static int trialStep(mhlTrial *t, const mhlRunConfig *cfg, int i, double t_start
 			cfg->index, cfg->total, s->name, i + 1, s->nsteps,
 			mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id, mhlNow() - t_start);
 	mhlAgentFailedReset();
-	rc = mhlStepRun(t, st, res);
 	/* Could the step not be carried out, rather than its outcome being wrong? */
-	if (rc < 0 && (mhlAgentFailedReset() || !mhlGuestAlive(t->g)))
+	t->infra = false;
+	rc = mhlStepRun(t, st, res);
+	if (rc < 0 && (mhlAgentFailedReset() || !mhlGuestAlive(t->g) || t->infra))
 		end->infra = true;
 	json_object_object_add(res, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
 	json_object_object_add(res, MHL_K_OK, json_object_new_boolean(rc == 0));
