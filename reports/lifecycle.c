@@ -1,6 +1,6 @@
 /*
  * lifecycle.c - the lifecycle steps (issue 34: save, managedsave, suspend,
- * reboot, migrate) as every report shows them, read from each step's
+ * reboot, migrate, daemon-restart) as every report shows them, read from each step's
  * MHL_K_LIFECYCLE object (record.h, docs/lifecycle.md).
  *
  * One table, lcEvents[], says per event which of its figures are printed and
@@ -74,6 +74,11 @@ static const lcEvent lcEvents[] = {
 		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_REQUESTED_BYTES), "resize during it to", LC_MIB, NULL },
 		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_ACCEPTED), "accepted", LC_YESNO, NULL },
 		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_REFUSED), "refused", LC_TEXT, NULL } } },
+	{ "daemon-restart", 0, NULL, "size-change events after", {
+		{ MHL_K_SIZE_EVENTS_AFTER, "size-change events after", LC_COUNT, NULL },
+		{ MHL_K_RESTART_S, "restart command", LC_S, NULL },
+		{ MHL_K_RESTART_EXIT, "its exit status", LC_COUNT, NULL },
+		{ MHL_K_RECONNECT_TRIES, "reconnect tries", LC_COUNT, NULL } } },
 };
 
 json_object *mhlStepLifecycle(json_object *step)

@@ -54,4 +54,11 @@ if [ "$mode" != unix ]; then
 	listen=--listen
 fi
 # In the foreground: this shell (PID 1 here) reaps what the daemon leaves.
-/usr/sbin/libvirtd $listen
+# A restart (tests/libvirtd-restart.sh: DIR/restart, then SIGTERM) starts it
+# again here, the same way: this shell, and so the namespace and the QEMU
+# processes it holds, lives on while the daemon is away.
+while :; do
+	/usr/sbin/libvirtd $listen
+	[ -e "$dir/restart" ] || break
+	rm -f "$dir/restart"
+done

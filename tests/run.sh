@@ -54,6 +54,7 @@ parts=(
 	report		# reports from recorded runs and from the demo fixture
 	basics		# the CLI's bad input; make install into a DESTDIR
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
+	lifecycle-daemon	# daemon-restart: the run's libvirt daemon restarted under a guest with a pin held (full: the refusals, a failing and a hung command)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.
@@ -65,6 +66,7 @@ helpers=(
 	libvirtd-dead-run	# a run through such a daemon killed with SIGKILL
 	libvirtd-host	# one libvirt "host" of the fleet tests, in namespaces of its own
 	libvirtd-managedsave-kill	# a run on such a daemon killed inside a managedsave step, then cleanup
+	libvirtd-restart	# restart such a host's daemon under its running guests (run --daemon-restart in tests/lifecycle-daemon.sh)
 )
 
 usage() {

@@ -23,6 +23,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "host", 1, MHL_LONG_ONLY + 'H', "URI...", "a fleet host (repeatable): the trials spread over the hosts by what each can take (cores, free memory), the kernel and guest image uploaded through libvirt's storage API, the console streamed back; no path shared (docs/fleet.md)" },
 	{ "hosts", 1, MHL_LONG_ONLY + 'F', "FILE", "the fleet's hosts from a YAML file: hosts: [{uri, slots, labels, pool}] (docs/fleet.md)" },
 	{ "peer", 1, MHL_LONG_ONLY + 'P', "NAME=URI...", "a libvirt daemon that a scenario's migrate: {to: NAME} steps send the guest to (repeatable; the guest's kernel and image must be at the same paths there: docs/lifecycle.md)" },
+	{ "daemon-restart", 1, MHL_LONG_ONLY + 'D', "ARGV", "the command that restarts --uri's libvirt daemon, for a scenario's daemon-restart steps: one string split as a shell would split words (quotes, backslashes), never run by a shell, e.g. 'systemctl restart virtqemud' (docs/lifecycle.md)" },
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, {kernels}, or package:linux-image-NAME[=VERSION], a Debian kernel package (overrides the scenario's kernel:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "{pin policies} (overrides the scenario's pin_policy:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
@@ -66,6 +67,7 @@ int mhlCmdRun(int argc, char **argv)
 	o.hosts = g_hash_table_lookup(vals, "host");
 	o.hosts_file = g_hash_table_lookup(vals, "hosts");
 	o.peers = g_hash_table_lookup(vals, "peer");
+	o.daemon_restart = g_hash_table_lookup(vals, "daemon-restart");
 	if ((o.hosts || o.hosts_file) && (g_hash_table_contains(vals, "uri") || g_hash_table_contains(vals, "connect") ||
 					  g_hash_table_contains(vals, "keep"))) {
 		mhlError("run: --host/--hosts spread the trials over hosts; --uri, --connect and --keep name one guest's place: give one or the other");

@@ -677,6 +677,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func((GDestroyNotify)mhlJobFree);
 	g_autoptr(GPtrArray) peers = g_ptr_array_new_with_free_func((GDestroyNotify)mhlPeerFree);
 	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
+	g_auto(GStrv) restart = NULL;
 	mhlRunConfig cfg = { 0 };
 	mhlSession ses;
 	double t0 = mhlNow();
@@ -695,7 +696,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	if (mhlRunPeers(o, jobs, peers) < 0)
 		return MHL_EXIT_USAGE;
 	cfg.peers = peers;
-	if ((n = hosts->len ? 1 : jobsChoose(o, jobs)) < 0 ||
+	if ((n = hosts->len ? 1 : jobsChoose(o, jobs)) < 0 || mhlRunDaemonRestart(o, jobs, n, &restart) < 0 ||
 	    jobsKernels(o, jobs) < 0 || runConfig(o, jobs, &cfg, &why) < 0 || !(outdir = runDir(o, jobs)) ||
 	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
 		return MHL_EXIT_USAGE;
@@ -711,6 +712,8 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	if (mhlSessionOpen(&ses, o->uri, outdir, o->cache) < 0)
 		return MHL_EXIT_USAGE;
 	cfg.uri = ses.uri;
+	cfg.daemon_restart = (const char *const *)restart;
+	cfg.connp = &ses.conn;	/* a daemon-restart step reconnects it (-j 1) */
 	if (mhlRunPeersConnect(peers) < 0) {
 		mhlSessionClose(&ses);
 		return MHL_EXIT_USAGE;

@@ -14,6 +14,7 @@ typedef struct {
 	const char *hosts;	/* --host URI...: a fleet run (newline-separated), or NULL */
 	const char *hosts_file;	/* --hosts FILE, or NULL */
 	const char *peers;	/* --peer NAME=URI...: where migrate steps go (newline-separated), or NULL */
+	const char *daemon_restart;	/* --daemon-restart ARGV: what restarts --uri's daemon (daemon-restart steps), or NULL */
 	const char *kernel;	/* --kernel, --pin-policy: override every scenario */
 	const char *pin_policy;
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
@@ -60,6 +61,15 @@ int mhlRunFleet(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *jobs, GPtr
 int mhlRunPeers(const mhlRunOptions *o, GPtrArray *jobs, GPtrArray *peers);
 int mhlRunPeersConnect(GPtrArray *peers);
 void mhlPeerFree(mhlPeer *p);
+
+/*
+ * run-daemon.c: --daemon-restart's ARGV (g_shell_parse_argv: words and
+ * quotes, no shell) into *argv when given, and every daemon-restart step of
+ * @jobs checked before anything boots (with its file:line): the option
+ * given, a daemon URI (@uri; not the embedded driver, not a fleet), @n (the
+ * trials at once) 1. -1 + mhlError.
+ */
+int mhlRunDaemonRestart(const mhlRunOptions *o, GPtrArray *jobs, int n, char ***argv);
 
 /* Run everything; returns the exit status (0 all passed, 1 some did not, 2 usage/setup). */
 int mhlRunTrials(const mhlRunOptions *o, char **scenarios, int nscenarios);

@@ -299,24 +299,33 @@ void mhlGuestLeave(mhlGuest *g)
 	pthread_mutex_unlock(&g->hm_lock);
 }
 
-int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
-		     bool remote)
+/*
+ * @dom runs the guest from now on. @same_qemu (mhlGuestRehome): the QEMU is
+ * the one before, reached through a new connection: a local pty read here
+ * is still QEMU's and its copy goes on untouched; a stream came through the
+ * old connection and starts again, appended.
+ */
+static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
+		    bool remote, bool same_qemu)
 {
 	g_autofree char *live = NULL, *path = NULL;
 	int state = VIR_DOMAIN_NOSTATE, reason;
+	bool keep = same_qemu && g->stream && host_local && !remote;
 
 	/* the old QEMU is gone: the rest of its console is in the log */
-	g->console_dropped += mhlConsoleStreamStop(g->stream);
-	g->stream = NULL;
+	if (!keep) {
+		g->console_dropped += mhlConsoleStreamStop(g->stream);
+		g->stream = NULL;
+	}
 	if (g->dom && g->dom != dom)
 		virDomainFree(g->dom);
 	g->dom = dom;
 	g->cfg.host_local = host_local;
 	g->cfg.remote = remote;
-	if (host_local && !remote &&
+	if (!keep && host_local && !remote &&
 	    (!(live = virDomainGetXMLDesc(dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
 		goto fail;
-	if (!(g->stream = mhlConsoleStreamStart(dom, g->console, path, MHL_CONSOLE_LOG_APPEND)))
+	if (!keep && !(g->stream = mhlConsoleStreamStart(dom, g->console, path, MHL_CONSOLE_LOG_APPEND)))
 		goto fail;
 	if (virDomainGetState(dom, &state, &reason, 0) < 0 ||
 	    (state == VIR_DOMAIN_PAUSED && virDomainResume(dom) < 0)) {
@@ -336,6 +345,17 @@ int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool h
 fail:
 	mhlGuestStop(g);
 	return -1;
+}
+
+int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
+		     bool remote)
+{
+	return reattach(g, dom, s, host_local, remote, false);
+}
+
+int mhlGuestRehome(mhlGuest *g, virDomainPtr dom, const mhlScenario *s)
+{
+	return reattach(g, dom, s, g->cfg.host_local, g->cfg.remote, true);
 }
 
 static bool hostHasBackend(const mhlHostSample *hs)

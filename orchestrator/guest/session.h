@@ -131,6 +131,14 @@ int mhlGuestSleep(mhlGuest *g, double seconds);
 void mhlGuestLeave(mhlGuest *g);
 int mhlGuestReattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
 		     bool remote);
+/*
+ * The same QEMU through a new connection (a daemon-restart step: the daemon
+ * went and came back, QEMU ran on): as mhlGuestReattach, except that a
+ * local pty's console copy goes on as it was (the pty is QEMU's, never the
+ * daemon's); a streamed console starts again from the new connection.
+ * Between mhlGuestLeave and this, the host side is not sampled.
+ */
+int mhlGuestRehome(mhlGuest *g, virDomainPtr dom, const mhlScenario *s);
 
 /*
  * A reboot step brackets its request with these: while expected, a reset of

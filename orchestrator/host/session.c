@@ -330,24 +330,65 @@ static void onReboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
 	pthread_mutex_unlock(&watchesLock);
 }
 
+/* The callback ids of each registered connection (mhlDomainEventsDeregister), under watchesLock. */
+typedef struct {
+	virConnectPtr conn;
+	int ids[3];
+} eventRegs;
+static GArray *registered;
+
+static void regsAdd(virConnectPtr conn, const int ids[3])
+{
+	eventRegs r = { .conn = conn, .ids = { ids[0], ids[1], ids[2] } };
+
+	pthread_mutex_lock(&watchesLock);
+	if (!registered)
+		registered = g_array_new(false, false, sizeof(eventRegs));
+	g_array_append_val(registered, r);
+	pthread_mutex_unlock(&watchesLock);
+}
+
 int mhlDomainEventsRegister(virConnectPtr conn)
 {
-	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
-					     VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL) < 0) {
+	int ids[3];
+
+	if ((ids[0] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
+						       VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL)) < 0) {
 		mhlErrorVirt("cannot register for MEMORY_DEVICE_SIZE_CHANGE events");
 		return -1;
 	}
-	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-					     VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL) < 0) {
+	if ((ids[1] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						       VIR_DOMAIN_EVENT_CALLBACK(onLifecycle), NULL, NULL)) < 0) {
 		mhlErrorVirt("cannot register for lifecycle events");
 		return -1;
 	}
-	if (virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_REBOOT,
-					     VIR_DOMAIN_EVENT_CALLBACK(onReboot), NULL, NULL) < 0) {
+	if ((ids[2] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_REBOOT,
+						       VIR_DOMAIN_EVENT_CALLBACK(onReboot), NULL, NULL)) < 0) {
 		mhlErrorVirt("cannot register for reboot events");
 		return -1;
 	}
+	regsAdd(conn, ids);
 	return 0;
+}
+
+void mhlDomainEventsDeregister(virConnectPtr conn)
+{
+	eventRegs r = { 0 };
+	guint i;
+	int k;
+
+	pthread_mutex_lock(&watchesLock);
+	for (i = 0; registered && i < registered->len; i++) {
+		if (g_array_index(registered, eventRegs, i).conn == conn) {
+			r = g_array_index(registered, eventRegs, i);
+			g_array_remove_index_fast(registered, i);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&watchesLock);
+	/* outside the lock: a handler running now holds it. On a dead connection the daemon's side fails, ours goes. */
+	for (k = 0; r.conn && k < 3; k++)
+		virConnectDomainEventDeregisterAny(conn, r.ids[k]);
 }
 
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache)

@@ -77,6 +77,11 @@ typedef struct {
 
 /* Once per connection, before any domain: lifecycle, size-change and reboot events. -1 + mhlError. */
 int mhlDomainEventsRegister(virConnectPtr conn);
+/*
+ * Undo mhlDomainEventsRegister for @conn (one whose daemon went away and was
+ * reconnected: its callbacks would keep it alive); no error when there is none.
+ */
+void mhlDomainEventsDeregister(virConnectPtr conn);
 /* Route domain @name's events to @h with @opaque (@h must outlive the watch). */
 void mhlDomainEventsWatch(const char *name, const mhlDomainEventHandlers *h, void *opaque);
 /* Stop routing @name's events to @opaque (a later watch of the name by another stays). */

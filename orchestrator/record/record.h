@@ -336,7 +336,7 @@
 #define MHL_K_REPORT			"report"
 
 /*
- * ---- lifecycle steps (issue 34): save, managedsave, suspend, reboot, migrate ----
+ * ---- lifecycle steps (issue 34): save, managedsave, suspend, reboot, migrate, daemon-restart ----
  * A lifecycle step's result holds MHL_K_LIFECYCLE: {event (the step's kind),
  * ok, seconds (the whole step), refused (libvirt's or QEMU's message when it
  * refused the operation: ok is then false, and a scenario's xfail may say it
@@ -385,6 +385,13 @@
 #define MHL_K_NORMAL_PAGES		"normal_pages"	/* pages sent with their data */
 #define MHL_K_MIGRATED_BYTES		"migrated_bytes"	/* (zero_pages + normal_pages) * page size: the guest memory QEMU walked */
 #define MHL_K_MIGRATE_S			"migrate_s"	/* virDomainMigrateToURI3's call, until it returned */
+/* daemon-restart: run --daemon-restart's command restarts the run's daemon; the lab reconnects */
+#define MHL_K_RESTART_ARGV		"restart_argv"	/* the operator's command (run --daemon-restart) */
+#define MHL_K_RESTART_EXIT		"restart_exit"	/* its exit status; absent when it did not exit (killed at the deadline, not started) */
+#define MHL_K_RESTART_S			"restart_s"	/* from its start until it returned */
+#define MHL_K_RECONNECT_TRIES		"reconnect_tries"	/* virConnectOpen calls until the new daemon answered */
+#define MHL_K_EVENTS_FROM_T		"events_from_t"	/* t (s since domain creation) from which the new connection's events come */
+#define MHL_K_SIZE_EVENTS_AFTER		"size_events_after"	/* the timeline's size-change events after events_from_t (filled at the trial's end) */
 
 /* ---- the verdict ---- */
 

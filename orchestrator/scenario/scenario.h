@@ -53,6 +53,7 @@ typedef enum {
 	MHL_STEP_MIGRATE,	/* live-migrate the guest to a peer libvirt daemon (--peer NAME=URI); the trial goes on there */
 	MHL_STEP_SAVE,		/* virDomainSave to a file in the run directory, restore, resume */
 	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
+	MHL_STEP_DAEMON_RESTART,	/* the run's libvirt daemon restarted under the guest (run --daemon-restart), reconnected */
 	MHL_STEP_LAST
 } mhlStepType;
 

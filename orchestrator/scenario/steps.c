@@ -35,6 +35,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_MIGRATE] = "migrate",
 	[MHL_STEP_SAVE] = "save",
 	[MHL_STEP_MANAGEDSAVE] = "managedsave",
+	[MHL_STEP_DAEMON_RESTART] = "daemon-restart",
 };
 
 /*
@@ -932,6 +933,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), KEYS("node", "requested"), migrateParse, migrateValidate },
 	[MHL_STEP_SAVE] = { "save", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 	[MHL_STEP_MANAGEDSAVE] = { "managedsave", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
+	[MHL_STEP_DAEMON_RESTART] = { "daemon-restart", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 };
 
 /*

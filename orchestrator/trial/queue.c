@@ -48,7 +48,8 @@ static void jobRun(mhlQueue *q, int i)
 	if (!cfg.quiet)
 		fprintf(stderr, "memhp-lab: [%d/%d] %s: start on kernel %s, pin_policy %s\n",
 			cfg.index, cfg.total, j->s->name, j->s->kernel, j->s->pin_policy);
-	j->verdict = mhlTrialRun(q->conn, &cfg, j->s, &j->rec);
+	/* a daemon-restart step of an earlier trial (-j 1) may have replaced the run's connection */
+	j->verdict = mhlTrialRun(cfg.connp ? *cfg.connp : q->conn, &cfg, j->s, &j->rec);
 	reason = mhlJStr(j->rec, MHL_K_REASON, "");
 	if (!cfg.quiet)
 		fprintf(stderr, "memhp-lab: [%d/%d] %s: %s (%.1f s)%s%s\n", cfg.index, cfg.total,

@@ -38,6 +38,9 @@ typedef struct {
 	int nheld;
 	bool shrunk;		/* a resize has asked for less: pinned_bytes is fixed there */
 	GPtrArray *peers;	/* mhlPeer *: where a migrate step's to: names are, or NULL */
+	const char *const *daemon_restart;	/* run --daemon-restart's argv, or NULL */
+	virConnectPtr *connp;	/* the run's connection: a daemon-restart step puts the new one there; NULL: none to replace */
+	bool infra;		/* set by a failing step that could not be carried out (the host's tooling failed): error, not fail */
 } mhlTrial;
 
 /*
@@ -69,6 +72,9 @@ int mhlStepSuspend(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-save.c */
 int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
+int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-daemon.c */
+/* At the trial's end: each daemon-restart's size_events_after, from the record's timeline. */
+void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline);
 
 /*
  * KTAP as kselftest.h prints it (step-selftest.c): the results as

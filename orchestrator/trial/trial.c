@@ -204,9 +204,10 @@ static int trialStep(mhlTrial *t, const mhlRunConfig *cfg, int i, double t_start
 			cfg->index, cfg->total, s->name, i + 1, s->nsteps,
 			mhlStepTypeNames[st->type], st->id[0] ? " " : "", st->id, mhlNow() - t_start);
 	mhlAgentFailedReset();
-	rc = mhlStepRun(t, st, res);
 	/* Could the step not be carried out, rather than its outcome being wrong? */
-	if (rc < 0 && (mhlAgentFailedReset() || !mhlGuestAlive(t->g)))
+	t->infra = false;
+	rc = mhlStepRun(t, st, res);
+	if (rc < 0 && (mhlAgentFailedReset() || !mhlGuestAlive(t->g) || t->infra))
 		end->infra = true;
 	json_object_object_add(res, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
 	json_object_object_add(res, MHL_K_OK, json_object_new_boolean(rc == 0));
@@ -463,6 +464,7 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	json_object_object_add(rec, MHL_K_CONSOLE_TRUNCATED, json_object_new_boolean(t->g->console_dropped > 0));
 	json_object_object_add(rec, MHL_K_STEPS, json_object_get(t->steps));
 	json_object_object_add(rec, MHL_K_TIMELINE, mhlGuestTimelineTake(t->g));
+	mhlDaemonRestartEventsAfter(t->steps, mhlJ(rec, MHL_K_TIMELINE));
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&t->sum));
 	trialGrid(t->s, rec);
 	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_start));
@@ -556,7 +558,8 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 {
 	g_autoptr(mhlGuest) g = trialGuest(cfg, s);
 	g_autoptr(json_object) steps = json_object_new_array();
-	mhlTrial t = { .s = s, .g = g, .steps = steps, .peers = cfg->peers };
+	mhlTrial t = { .s = s, .g = g, .steps = steps, .peers = cfg->peers,
+		       .daemon_restart = cfg->daemon_restart, .connp = cfg->connp };
 	mhlTrialEnd end = { .verdict = MHL_VERDICT_PASS };
 	double t_start = mhlNow();
 	json_object *rec = recordHead(cfg, s, g->console), *findings;

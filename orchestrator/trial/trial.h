@@ -34,6 +34,8 @@ typedef struct {
 	int attempt;		/* 1, or 2 when its first host went away during it */
 	bool requeue;		/* if this host goes away during the trial, it runs once more elsewhere */
 	GPtrArray *peers;	/* mhlPeer * (trial/steps.h): run --peer, where migrate steps go; NULL: none */
+	const char *const *daemon_restart;	/* run --daemon-restart's argv (a daemon-restart step runs it), or NULL */
+	virConnectPtr *connp;	/* the run's connection, replaced by a daemon-restart step (-j 1 only); NULL: @conn as given */
 } mhlRunConfig;
 
 
