@@ -225,7 +225,7 @@ static int restartCheck(mhlTrial *t, const mhlStep *st, json_object *lc, json_ob
 	if ((agent = mhlAgentWait(t->g->dom, MAX(until - mhlNow(), 1.0), t->g->console)) < 0)
 		return -1;
 	json_object_object_add(lc, MHL_K_AGENT_S, json_object_new_double(agent));
-	if (!(after = mhlTrialDevices(t)))
+	if (!(after = mhlTrialDevices(t, NULL)))
 		return -1;
 	json_object_object_add(lc, MHL_K_PLUGGED_AFTER, after);
 	if (!sameDevices(before, after)) {
@@ -238,16 +238,15 @@ static int restartCheck(mhlTrial *t, const mhlStep *st, json_object *lc, json_ob
 
 int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	json_object *lc = json_object_new_object(), *before;
+	double t0 = mhlNow(), until = t0 + st->deadline, secs;
+	json_object *lc = mhlLifecycleBegin(t, st, res, NULL);
 	virConnectPtr old = virDomainGetConnect(t->g->dom);
 	g_autofree char *uri = virConnectGetURI(old);
 	lostAt l = { .t_lost = 0 };
-	double t0 = mhlNow(), until = t0 + st->deadline, secs;
 	int rc = -1;
 
-	json_object_object_add(res, MHL_K_LIFECYCLE, lc);
-	json_object_object_add(lc, MHL_K_EVENT, json_object_new_string("daemon-restart"));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(false));
+	if (!lc)
+		return -1;
 	json_object_object_add(lc, MHL_K_DEADLINE_S, json_object_new_double(st->deadline));
 	if (!t->daemon_restart) {
 		mhlError("%s:%d: daemon-restart: no command to restart the daemon with (run --daemon-restart 'ARGV')",
@@ -259,9 +258,6 @@ int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res)
 		mhlErrorVirt("%s:%d: daemon-restart: cannot read the run's URI", t->s->path, st->line);
 		return -1;
 	}
-	if (!(before = mhlTrialDevices(t)))
-		return -1;
-	json_object_object_add(lc, MHL_K_PLUGGED_BEFORE, before);
 	g_mutex_init(&l.lock);
 	virConnectRef(old);
 	if (virConnectRegisterCloseCallback(old, onClose, &l, NULL) < 0)
@@ -273,15 +269,13 @@ int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res)
 		t->infra = true;
 	} else if (restartBack(t, st, lc, old, uri, &l, until) < 0) {
 		t->infra = true;
-	} else if (restartCheck(t, st, lc, before, until) == 0) {
+	} else if (restartCheck(t, st, lc, mhlJ(lc, MHL_K_PLUGGED_BEFORE), until) == 0) {
 		rc = 0;
 	}
 	virConnectUnregisterCloseCallback(old, onClose);
 	virConnectClose(old);
 	g_mutex_clear(&l.lock);
-	json_object_object_add(lc, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
-	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(rc == 0));
-	return rc;
+	return mhlLifecycleEnd(lc, t0, rc);
 }
 
 void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline)
@@ -293,7 +287,7 @@ void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline)
 		double from = mhlJDbl(lc, MHL_K_EVENTS_FROM_T, -1);
 		int n = 0;
 
-		if (!lc || strcmp(mhlJStr(lc, MHL_K_EVENT, ""), "daemon-restart") || from < 0)
+		if (!lc || strcmp(mhlJStr(lc, MHL_K_EVENT, ""), mhlStepTypeNames[MHL_STEP_DAEMON_RESTART]) || from < 0)
 			continue;
 		for (k = 0; timeline && k < json_object_array_length(timeline); k++) {
 			json_object *e = json_object_array_get_idx(timeline, k);
