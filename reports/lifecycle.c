@@ -33,7 +33,7 @@ typedef struct {
 	const char *of;		/* LC_MIB: the figure it is a share of ("41 of 536 MiB (7.7 %)"), or NULL */
 } lcFigure;
 
-#define LC_FIGURES_MAX 10
+#define LC_FIGURES_MAX 12
 
 typedef struct {
 	const char *event;	/* MHL_K_EVENT's value: the step's kind */
@@ -63,9 +63,15 @@ static const lcEvent lcEvents[] = {
 		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_REQUESTED_BYTES), "resize while paused to", LC_MIB, NULL },
 		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_ACCEPTED), "accepted", LC_YESNO, NULL },
 		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_REFUSED), "refused", LC_TEXT, NULL } } },
-	{ "migrate", 1, NULL, "moved", {
+	/*
+	 * walked: every page QEMU sent, as data or as a zero-page marker, against
+	 * boot memory + plugged (what it should be: only plugged blocks go);
+	 * sent: the bytes on the wire, the non-zero pages.
+	 */
+	{ "migrate", 1, NULL, "walked", {
 		{ MHL_K_TO, "to", LC_TEXT, NULL },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DATA_TRANSFERRED_BYTES), "moved", LC_MIB, MHL_K_EXPECTED_TRANSFER_BYTES },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MIGRATED_BYTES), "walked", LC_MIB, MHL_K_EXPECTED_TRANSFER_BYTES },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DATA_TRANSFERRED_BYTES), "sent", LC_MIB, NULL },
 		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_TRANSFERRED_BYTES), "memory moved", LC_MIB,
 		  MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_TOTAL_BYTES) },
 		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DOWNTIME_MS), "downtime", LC_MS, NULL },

@@ -7,7 +7,7 @@
 # VFIO pin across a save (scenarios/lifecycle/save-vfio.yaml's xfail), and
 # a run on a libvirt daemon killed inside a managedsave step (the domain then
 # defined): `cleanup --uri` leaves nothing defined.
-plan 9 full 25
+plan 10 full 26
 
 # lc_small SRC DST: the shipped scenario with smaller sizes (a 128 MiB pin,
 # 256 MiB plugged), for the fast tier's time.
@@ -50,6 +50,11 @@ ok "save: no save image left in the run directory, the recorded image path gone;
 ok "save: no QEMU of the run left" no_qemu
 ok "save: every field of the record is in docs/record.md (the save step's lifecycle among them)" \
 	python3 tests/record-fields.py docs/record.md "$r"
+lab report --format html,ktap "$work/save" >"$work/save-report.out" 2>&1
+ok "save: report of this run (a real record): the HTML summary's lifecycle column and KTAP's diagnostic give the save's outcome, seconds and the record's image MiB" \
+	bash -c 'mib=$(jq -r "[.steps[] | select(.step == \"save\")][0].lifecycle.image_bytes / 1048576 | round" "$1/trials.jsonl") &&
+		grep -qE "<td>save ✓ [0-9.]+ s \($mib(\.[0-9])? MiB image\)</td>" "$1/report/index.html" &&
+		grep -qE "^  # save: save ok [0-9.]+ s \($mib(\.[0-9])? MiB image\)" "$1/report/results.ktap"' _ "$work/save"
 
 if full; then
 	echo "# lifecycle-save (full): scenarios/lifecycle/save-restore.yaml, both kernels, both policies"

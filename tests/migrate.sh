@@ -5,7 +5,7 @@
 # its own host UUID), then checked, unplugged and released there. Sourced by
 # tests/run.sh (ok/expect_fail, $LAB, $work).
 
-plan 9 full 18
+plan 10 full 19
 echo "# migrate: run --peer, a guest live-migrated to another libvirt daemon with pins held"
 . tests/libvirtd-lib.sh
 mg_dir=$work/peer
@@ -53,6 +53,14 @@ ok "the console log goes on from the destination's QEMU: the agent answered ther
 		jq -e ".console_findings == [] and ([.steps[] | select(.step == \"migrate\")][0].lifecycle.agent_s >= 0)" "$1" >/dev/null' _ "$mg_rec"
 ok "nothing of the run is left: the peer lists no domain, no QEMU of the run runs" \
 	bash -c 'l=$(virsh -q -c "$1" list --all --name) && [ -z "$(sed "/^$/d" <<<"$l")" ] && ! pgrep -f "guest=memhp-mig-[s]eries" >/dev/null' _ "$mg_uri"
+lab report --format html,kcidb "$work/m1" >"$work/m1-report.out" 2>&1
+ok "report of this run (a real record): the HTML summary's lifecycle column says 'migrate ✓' with the MiB walked of the expected; KCIDB's migrate test carries the record's job figures" \
+	bash -c 'grep -q "<th>lifecycle</th>" "$1/report/index.html" &&
+		grep -qE "migrate ✓ [0-9.]+ s \([0-9.]+ of 896 MiB \([0-9.]+ %\) walked\)" "$1/report/index.html" &&
+		jq -e --slurpfile r "$1/trials.jsonl" "[.tests[] | select(.path | endswith(\"_migrate\")) | .misc.lifecycle.migration][0] as \$m |
+			([\$r[0].steps[] | select(.step == \"migrate\")][0].lifecycle.migration) as \$w |
+			\$m.data_transferred_bytes == \$w.data_transferred_bytes and \$m.migrated_bytes == \$w.migrated_bytes" \
+			"$1/report/kcidb.json" >/dev/null' _ "$work/m1"
 
 if full; then
 	# Baseline: the pins stay in ZONE_MOVABLE on the destination too, and its unplug stops short.

@@ -34,7 +34,7 @@ lnorm "$R/kcidb.json" >"$ld/kcidb.json" && lgolden kcidb.json "$ld/kcidb.json"
 perl -0pe 's/<svg\b.*?<\/svg>/<svg\/>/gs' <"$R/index.html" | lnorm >"$ld/index.html" && lgolden index.html "$ld/index.html"
 
 # index.html: the summary's last column, the grid's cells, each trial's table, the timeline's marks.
-lc_series='save ✓ 3.1 s (584 MiB image), migrate ✓ 3.4 s (41 of 1664 MiB (2.5 %) moved), reboot ✗ refused: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; it&apos;s &quot;quoted&quot; &amp; &lt;b&gt;bold&lt;/b&gt; second line `id` $HOME #7'
+lc_series='save ✓ 3.1 s (584 MiB image), migrate ✓ 3.4 s (1666 of 1664 MiB (100.1 %) walked), reboot ✗ refused: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; it&apos;s &quot;quoted&quot; &amp; &lt;b&gt;bold&lt;/b&gt; second line `id` $HOME #7'
 lc_base='managedsave ✓ 2.6 s (571 MiB image), suspend ✓ 1.5 s (resize while paused accepted: yes)'
 ok "index.html: the summary's last column 'lifecycle': each trial's events in order with outcome, seconds and headline figure, the refusal's message escaped on one line" \
 	sh -c 'grep -q "<th>parameters</th><th>lifecycle</th></tr>" "$1" &&
@@ -44,8 +44,8 @@ ok "index.html: each grid cell holds its trial's lifecycle line below the verdic
 	sh -c 'sed -n "/<table class=grid>/,/<\/table>/p" "$1" | grep -F "<b>fail</b> 0/0 MiB<br><small class=lifecycle style='"'"'white-space:normal'"'"'>$2</small>" |
 		grep -qF "<b>pass</b> 0/0 MiB<br><small class=lifecycle style='"'"'white-space:normal'"'"'>$3</small>"' \
 	_ "$R/index.html" "$lc_series" "$lc_base"
-ok "index.html: the migration's figures in its trial's Lifecycle table: moved 41 of the 1664 MiB expected (2.5 %), downtime 118 ms, 3 iterations" \
-	grep -qF "<td>2</td><td>migrate</td><td>migrate</td><td>9.00</td><td>3.40</td><td class=pass>✓</td><td>down 0.12 s, agent back after 0.30 s, plugged 512 → 512 MiB, to dst, moved 41 of 1664 MiB (2.5 %), memory moved 40 of 1664 MiB (2.4 %), downtime 118 ms, elapsed 3380 ms, iterations 3</td></tr>" "$R/index.html"
+ok "index.html: the migration's figures in its trial's Lifecycle table: walked 1666 of the 1664 MiB expected (100.1 %), 41 MiB sent, downtime 118 ms, 3 iterations" \
+	grep -qF "<td>2</td><td>migrate</td><td>migrate</td><td>9.00</td><td>3.40</td><td class=pass>✓</td><td>down 0.12 s, agent back after 0.30 s, plugged 512 → 512 MiB, to dst, walked 1666 of 1664 MiB (100.1 %), sent 41 MiB, memory moved 40 of 1664 MiB (2.4 %), downtime 118 ms, elapsed 3380 ms, iterations 3</td></tr>" "$R/index.html"
 ok "index.html: the suspend's resize while paused (512 -> 256 MiB, accepted) and the refused reboot's row, red" sh -c '
 	grep -qF "<td class=pass>✓</td><td>down 1.20 s, agent back after 1.40 s, plugged 512 → 256 MiB, resize while paused to 256 MiB, accepted yes</td>" "$1" &&
 	grep -qF "<td>3</td><td>reboot</td><td>reboot</td><td>12.50</td><td>0.02</td><td class=fail>✗ refused: &lt;script&gt;" "$1"' _ "$R/index.html"
@@ -61,7 +61,7 @@ ok "index.html: the lc-series timeline marks its 3 lifecycle steps: labels 'save
 
 # KTAP: a diagnostic line before each lifecycle step's result; the kernel's rules still hold.
 ok "KTAP: each lifecycle step's outcome and figures as a diagnostic before its result, the refusal on one line" sh -c '
-	grep -qFx "  # migrate: migrate ok 3.4 s (41 of 1664 MiB (2.5 %) moved); down 0.12 s, agent back after 0.30 s, plugged 512 -> 512 MiB, to dst, moved 41 of 1664 MiB (2.5 %), memory moved 40 of 1664 MiB (2.4 %), downtime 118 ms, elapsed 3380 ms, iterations 3" "$1" &&
+	grep -qFx "  # migrate: migrate ok 3.4 s (1666 of 1664 MiB (100.1 %) walked); down 0.12 s, agent back after 0.30 s, plugged 512 -> 512 MiB, to dst, walked 1666 of 1664 MiB (100.1 %), sent 41 MiB, memory moved 40 of 1664 MiB (2.4 %), downtime 118 ms, elapsed 3380 ms, iterations 3" "$1" &&
 	grep -qFx "  # reboot: reboot FAILED refused: <script>alert(\"x\")</script> it'"'"'s \"quoted\" & <b>bold</b> second line \`id\` \$HOME #7; plugged 512 -> ? MiB, from the host" "$1" &&
 	grep -qFx "  not ok 3 reboot" "$1" && grep -qFx "  ok 2 suspend" "$1" && test "$(grep -c "^  # [a-z]*: [a-z]* \(ok\|FAILED\) " "$1")" = 5' _ "$R/results.ktap"
 ok "KTAP follows ktap.rst (tests/ktap-check.awk, strict)" awk -v strict=1 -f tests/ktap-check.awk "$R/results.ktap"
@@ -79,15 +79,15 @@ reboot" && grep -qFx "  lifecycle: save ✓ 3.1 s (584 MiB image); down 2.90 s, 
 # KCIDB: misc of each lifecycle step's test, and the trial's list.
 kvl() { /usr/bin/python3 -m jsonschema -i "$1" tests/schema/kcidb-v5-subset.schema.json; }
 ok "kcidb.json validates against tests/schema/kcidb-v5-subset.schema.json" kvl "$R/kcidb.json"
-ok "kcidb: the migrate step's number is the 41 MiB moved, its misc.lifecycle libvirt's job figures and the expected transfer as recorded" jq -e '
-	.tests[] | select(.path == "memhp.lifecycle.lc-series.s2_migrate") | .status == "PASS" and .number == {"value": 41, "unit": "MiB"} and
+ok "kcidb: the migrate step's number is the 1666 MiB walked, its misc.lifecycle libvirt's job figures and the expected transfer as recorded" jq -e '
+	.tests[] | select(.path == "memhp.lifecycle.lc-series.s2_migrate") | .status == "PASS" and .number == {"value": 1666, "unit": "MiB"} and
 	.misc.lifecycle.migration.data_transferred_bytes == 42991616 and .misc.lifecycle.expected_transfer_bytes == 1744830464 and
 	.misc.lifecycle.migration.downtime_ms == 118 and .misc.lifecycle.to == "dst" and .misc.lifecycle.plugged_after_bytes == 536870912' "$R/kcidb.json"
 ok "kcidb: the refused reboot FAIL, its message whole in misc.lifecycle.refused; save's image and times; the trial's misc lists 3 outcomes" jq -e '
 	(.tests[] | select(.path == "memhp.lifecycle.lc-series.s3_reboot") | .status == "FAIL" and .misc.lifecycle.ok == false and
 	 (.misc.lifecycle.refused | startswith("<script>alert(\"x\")</script>") and contains("\nsecond line"))) and
 	(.tests[] | select(.path == "memhp.lifecycle.lc-series.s1_save") | .misc.lifecycle.image_bytes == 612368384 and .misc.lifecycle.restore_s == 1.7) and
-	(.tests[] | select(.path == "memhp.lifecycle.lc-series") | .misc.lifecycle | length == 3 and .[1] == "migrate ok 3.4 s (41 of 1664 MiB (2.5 %) moved)")' "$R/kcidb.json"
+	(.tests[] | select(.path == "memhp.lifecycle.lc-series") | .misc.lifecycle | length == 3 and .[1] == "migrate ok 3.4 s (1666 of 1664 MiB (100.1 %) walked)")' "$R/kcidb.json"
 
 # An event name planted to break out of gnuplot's quotes reaches it only as a label's text.
 mkdir -p "$ld/planted"
