@@ -38,16 +38,6 @@ static bool peerNameOk(const char *name, gsize len)
 	return len > 0 && len < sizeof(((mhlStep *)NULL)->to);
 }
 
-static const mhlPeer *peerOf(GPtrArray *peers, const char *name)
-{
-	guint i;
-
-	for (i = 0; i < peers->len; i++)
-		if (!strcmp(((mhlPeer *)peers->pdata[i])->name, name))
-			return peers->pdata[i];
-	return NULL;
-}
-
 /* --peer's values (newline-separated NAME=URI) into @peers (mhlPeer *). -1 + mhlError. */
 static int peersParse(const char *list, GPtrArray *peers)
 {
@@ -66,7 +56,7 @@ static int peersParse(const char *list, GPtrArray *peers)
 		p = g_new0(mhlPeer, 1);
 		p->name = g_strndup(v[i], (gsize)(eq - v[i]));
 		p->uri = g_strdup(eq + 1);
-		if (peerOf(peers, p->name)) {
+		if (mhlPeerFind(peers, p->name)) {
 			mhlError("run: --peer '%s' names peer '%s' a second time", v[i], p->name);
 			mhlPeerFree(p);
 			return -1;
@@ -100,7 +90,7 @@ int mhlRunPeers(const mhlRunOptions *o, GPtrArray *jobs, GPtrArray *peers)
 			const mhlStep *st = &s->steps[i];
 			g_autofree char *names = NULL;
 
-			if (st->type != MHL_STEP_MIGRATE || peerOf(peers, st->to))
+			if (st->type != MHL_STEP_MIGRATE || mhlPeerFind(peers, st->to))
 				continue;
 			names = peerNames(peers);
 			mhlError("%s:%d:%d: migrate: to: '%s' names no peer of this run: give run --peer %s=URI (peers given: %s)",

@@ -222,6 +222,21 @@ static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
 }
 
 /*
+ * The copy of g->dom's serial console into g->console (@mode): on this host
+ * its pty is read here; elsewhere it comes back as a libvirt stream.
+ */
+static int consoleStart(mhlGuest *g, mhlConsoleLogMode mode)
+{
+	g_autofree char *live = NULL, *path = NULL;
+
+	if (g->cfg.host_local && !g->cfg.remote &&
+	    (!(live = virDomainGetXMLDesc(g->dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
+		return -1;
+	g->stream = mhlConsoleStreamStart(g->dom, g->console, path, mode);
+	return g->stream ? 0 : -1;
+}
+
+/*
  * The guest's serial console is a pty, copied into the log by
  * guest/console-stream.c from before the first instruction (created paused,
  * resumed once the copy runs), the log capped (MEMHP_CONSOLE_MAX): a local
@@ -232,7 +247,7 @@ static int initialPlug(mhlGuest *g, const mhlScenario *s, double *plug_s)
 static int guestCreate(mhlGuest *g, virConnectPtr conn, char **xml)
 {
 	const mhlGuestConfig *c = &g->cfg;
-	g_autofree char *pty = mhlDomainXMLConsolePty(*xml), *live = NULL, *path = NULL;
+	g_autofree char *pty = mhlDomainXMLConsolePty(*xml);
 	g_autofree char *uri = virConnectGetURI(conn);	/* before the calls: each resets the last error */
 	unsigned int flags = VIR_DOMAIN_START_PAUSED | (c->remote ? VIR_DOMAIN_START_AUTODESTROY : 0);
 
@@ -243,12 +258,7 @@ static int guestCreate(mhlGuest *g, virConnectPtr conn, char **xml)
 			     g->cfg.tmpl_path);
 		return -1;
 	}
-	/* on this host, the pty is read here; elsewhere it comes back as a libvirt stream */
-	if (c->host_local && !c->remote &&
-	    (!(live = virDomainGetXMLDesc(g->dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
-		return -1;
-	if (!(g->stream = mhlConsoleStreamStart(g->dom, g->console, path, c->console_exclusive ?
-						MHL_CONSOLE_LOG_NEW : MHL_CONSOLE_LOG_TRUNCATE)))
+	if (consoleStart(g, c->console_exclusive ? MHL_CONSOLE_LOG_NEW : MHL_CONSOLE_LOG_TRUNCATE) < 0)
 		return -1;
 	if (virDomainResume(g->dom) < 0) {
 		mhlErrorVirt("cannot resume domain '%s' on host '%s'", g->name, uri);
@@ -308,7 +318,6 @@ void mhlGuestLeave(mhlGuest *g)
 static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
 		    bool remote, bool same_qemu)
 {
-	g_autofree char *live = NULL, *path = NULL;
 	int state = VIR_DOMAIN_NOSTATE, reason;
 	bool keep = same_qemu && g->stream && host_local && !remote;
 
@@ -322,10 +331,7 @@ static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool ho
 	g->dom = dom;
 	g->cfg.host_local = host_local;
 	g->cfg.remote = remote;
-	if (!keep && host_local && !remote &&
-	    (!(live = virDomainGetXMLDesc(dom, 0)) || !(path = mhlDomainXMLPtyPath(live))))
-		goto fail;
-	if (!keep && !(g->stream = mhlConsoleStreamStart(dom, g->console, path, MHL_CONSOLE_LOG_APPEND)))
+	if (!keep && consoleStart(g, MHL_CONSOLE_LOG_APPEND) < 0)
 		goto fail;
 	if (virDomainGetState(dom, &state, &reason, 0) < 0 ||
 	    (state == VIR_DOMAIN_PAUSED && virDomainResume(dom) < 0)) {

@@ -24,16 +24,6 @@
 #include "host/session.h"
 #include "util.h"
 
-static const mhlPeer *peerFind(const mhlTrial *t, const char *name)
-{
-	guint i;
-
-	for (i = 0; t->peers && i < t->peers->len; i++)
-		if (!strcmp(((const mhlPeer *)t->peers->pdata[i])->name, name))
-			return t->peers->pdata[i];
-	return NULL;
-}
-
 /* One typed parameter of the job's statistics as a JSON number under @key, if libvirt gave it. */
 static void statAdd(json_object *o, const char *key, virTypedParameterPtr p, int n, const char *field)
 {
@@ -218,7 +208,7 @@ static void addBytes(json_object *o, const char *key, uint64_t v)
 
 int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	const mhlPeer *peer = peerFind(t, st->to);
+	const mhlPeer *peer = mhlPeerFind(t->peers, st->to);
 	double t0 = mhlNow(), t1, agent_s = -1;
 	guint64 memory = 0, plugged, plugged_after = 0;
 	json_object *lc = mhlLifecycleBegin(t, st, res, &memory), *after;

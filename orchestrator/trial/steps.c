@@ -158,3 +158,13 @@ int mhlLifecycleEnd(json_object *lc, double t0, int rc)
 	json_object_object_add(lc, MHL_K_OK, json_object_new_boolean(rc == 0));
 	return rc;
 }
+
+const mhlPeer *mhlPeerFind(const GPtrArray *peers, const char *name)
+{
+	guint i;
+
+	for (i = 0; peers && i < peers->len; i++)
+		if (!strcmp(((const mhlPeer *)peers->pdata[i])->name, name))
+			return peers->pdata[i];
+	return NULL;
+}

@@ -23,6 +23,9 @@ typedef struct {
 	virConnectPtr conn;
 } mhlPeer;
 
+/* The peer named @name among @peers (mhlPeer *; may be NULL), or NULL. */
+const mhlPeer *mhlPeerFind(const GPtrArray *peers, const char *name);
+
 /* What the steps of one trial share. */
 typedef struct {
 	const mhlScenario *s;
