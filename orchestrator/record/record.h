@@ -393,6 +393,25 @@
 #define MHL_K_EVENTS_FROM_T		"events_from_t"	/* t (s since domain creation) from which the new connection's events come */
 #define MHL_K_SIZE_EVENTS_AFTER		"size_events_after"	/* the timeline's size-change events after events_from_t (filled at the trial's end) */
 
+/*
+ * ---- the other paths (issue 35): dimm, vmem (a virtio-mem device hot-added
+ * or removed), balloon, hugepages ----
+ * Each of these steps' results holds MHL_K_ELASTIC: {mechanism ("dimm",
+ * "virtio-mem", "balloon", "hugetlb"), action ("attach", "detach",
+ * "target", "alloc"), ok, seconds (the request until the guest's change was
+ * complete, or the step's deadline), refused (libvirt's or QEMU's message
+ * when it refused: ok is then false, and a scenario's xfail may say it
+ * must), requested_bytes (what the step asked the guest to gain (> 0) or
+ * give up (< 0)), memtotal_before_bytes and memtotal_after_bytes (the
+ * guest's MemTotal: the guest-visible change), and the kind's own figures
+ * below}. A step that gives memory back writes res.host as a resize does
+ * (mhlTrialHostSide). reports/ shows them in every format (docs/host.md).
+ */
+#define MHL_K_ELASTIC			"elastic"
+#define MHL_K_MECHANISM			"mechanism"
+#define MHL_K_ACTION			"action"
+/* (each kind's own keys follow, in a block per kind) */
+
 /* ---- the verdict ---- */
 
 typedef enum {

@@ -14,9 +14,6 @@
 
 #include <string.h>
 
-#define HOST_SETTLE_QUIET 1.0	/* s without a move: the host side has settled */
-#define HOST_SETTLE_MAX 10.0	/* s after the resize at most */
-
 /* Does an expect step after @st, under this pin_policy, say the unplug stops short? */
 static bool shortExpected(const mhlScenario *s, const mhlStep *st)
 {
@@ -46,88 +43,23 @@ static int64_t hostBytes(const mhlHostSample *hs, int node, const char **by)
 	return hs->node_bytes[node] >= 0 ? hs->node_bytes[node] : hs->qemu_rss;
 }
 
-/*
- * The summary's host side adds up every shrink (issue 32, item 11): a
- * grow-shrink trial whose first shrink gave 140 MiB back and whose last
- * gave 0 got back 140 MiB. Reclaimed and reclaimable are sums, their ratio
- * the sums' (the one share, named as what it is); reclaimable is -1 from
- * the first shrink without one on (QEMU's RSS only: no share then).
- */
-static void hostSummary(mhlSummary *m, int64_t before, int64_t after, int64_t reclaimable, double settle_s)
-{
-	bool first = m->host_shrinks <= 0;
-
-	m->host_shrinks = first ? 1 : m->host_shrinks + 1;
-	if (first)
-		m->host_before_bytes = before;
-	m->host_after_bytes = after;
-	m->host_reclaimed_bytes = (first ? 0 : m->host_reclaimed_bytes) + MAX(0, before - after);
-	m->host_reclaimable_bytes = reclaimable < 0 || (!first && m->host_reclaimable_bytes < 0) ? -1 :
-				    (first ? 0 : m->host_reclaimable_bytes) + reclaimable;
-	m->host_reclaimed_of_reclaimable = m->host_reclaimable_bytes > 0 ?
-					   (double)m->host_reclaimed_bytes / (double)m->host_reclaimable_bytes : -1;
-	m->host_settle_s = first ? settle_s : MAX(m->host_settle_s, settle_s);
-}
-
-/*
- * The host side of a resize: wait until the host's figures stop moving (at
- * most HOST_SETTLE_MAX s), then before and after, and for a shrink what came
- * back: res.host, and the summary's host_* fields.
- */
+/* The host side of a resize of node st->node's device (mhlTrialHostSide). */
 static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before, double t_req,
 		     unsigned long long plugged_before, unsigned long long reached, json_object *res)
 {
-	mhlGuest *g = t->g;
 	mhlHostSample after;
-	json_object *h;
 	const char *by, *by_after;
-	int64_t b, a, unplugged = (int64_t)plugged_before - (int64_t)reached, reclaimable;
-	double end = mhlNow() + HOST_SETTLE_MAX;
+	int64_t b, a;
 
-	do {
-		if (mhlGuestHostSample(g, &after) < 0)
-			return;
-		if (after.t - g->host_changed_t >= HOST_SETTLE_QUIET || mhlInterrupted)
-			break;
-		g_usleep(100 * 1000);
-	} while (mhlNow() < end);
+	if (mhlTrialHostSettle(t, &after) < 0)
+		return;
 	b = hostBytes(before, st->node, &by);
 	a = hostBytes(&after, st->node, &by_after);
 	if (b < 0 || a < 0 || strcmp(by, by_after))
 		return;
-	h = json_object_new_object();
-	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(g->hm.source));
-	json_object_object_add(h, MHL_K_MEASURED_BY, json_object_new_string(by));
-	json_object_object_add(h, MHL_K_BEFORE, mhlHostSampleJSON(before));
-	json_object_object_add(h, MHL_K_AFTER, mhlHostSampleJSON(&after));
-	json_object_object_add(h, MHL_K_PLUGGED_BEFORE_BYTES, json_object_new_int64((int64_t)plugged_before));
-	json_object_object_add(h, MHL_K_SETTLE_S, json_object_new_double(MAX(0, g->host_changed_t - t_req)));
-	if (before->pool_free >= 0 && after.pool_free >= 0)
-		json_object_object_add(h, MHL_K_POOL_RETURNED_PAGES,
-				       json_object_new_int64(after.pool_free - before->pool_free));
-	json_object_object_add(res, MHL_K_HOST, h);
-	if (unplugged <= 0)
-		return;
-	/*
-	 * What must come back: what the device's backend held beyond what stays
-	 * plugged (at most the unplugged bytes). Memory the guest never touched
-	 * was never the host's to give back, and the blocks that stay plugged
-	 * (a pin held in place) may keep theirs. QEMU's whole resident set
-	 * (libvirt's figure) does not say what the device held.
-	 */
-	reclaimable = !strcmp(by, "backend") ? MIN(unplugged, MAX(0, b - (int64_t)reached)) : -1;
-	json_object_object_add(h, MHL_K_UNPLUGGED_BYTES, json_object_new_int64(unplugged));
-	json_object_object_add(h, MHL_K_RECLAIMED_BYTES, json_object_new_int64(b - a));
-	if (reclaimable >= 0)
-		json_object_object_add(h, MHL_K_RECLAIMABLE_BYTES, json_object_new_int64(reclaimable));
-	json_object_object_add(h, MHL_K_RECLAIMED_OF_UNPLUGGED,
-			       json_object_new_double((double)(b - a) / (double)unplugged));
-	if (reclaimable > 0)
-		json_object_object_add(h, MHL_K_RECLAIMED_OF_RECLAIMABLE,
-				       json_object_new_double((double)(b - a) / (double)reclaimable));
-	hostSummary(&t->sum, b, a, reclaimable, MAX(0, g->host_changed_t - t_req));
+	mhlTrialHostSide(t, res, before, &after, b, a, by, t_req, (int64_t)plugged_before,
+			 (int64_t)reached);
 }
-
 
 /*
  * The plug path of a grow: from the request to plugged (QMP, the resize's

@@ -91,6 +91,88 @@ void mhlTrialHeldAtShrink(mhlTrial *t)
 	t->shrunk = true;
 }
 
+#define HOST_SETTLE_QUIET 1.0	/* s without a move: the host side has settled */
+#define HOST_SETTLE_MAX 10.0	/* s after the request at most */
+
+int mhlTrialHostSettle(mhlTrial *t, mhlHostSample *after)
+{
+	mhlGuest *g = t->g;
+	double end = mhlNow() + HOST_SETTLE_MAX;
+
+	do {
+		if (mhlGuestHostSample(g, after) < 0)
+			return -1;
+		if (after->t - g->host_changed_t >= HOST_SETTLE_QUIET || mhlInterrupted)
+			break;
+		g_usleep(100 * 1000);
+	} while (mhlNow() < end);
+	return 0;
+}
+
+/*
+ * The summary's host side adds up every shrink (issue 32, item 11): a
+ * grow-shrink trial whose first shrink gave 140 MiB back and whose last
+ * gave 0 got back 140 MiB. Reclaimed and reclaimable are sums, their ratio
+ * the sums' (the one share, named as what it is); reclaimable is -1 from
+ * the first shrink without one on (QEMU's RSS only: no share then).
+ */
+static void hostSummary(mhlSummary *m, int64_t before, int64_t after, int64_t reclaimable, double settle_s)
+{
+	bool first = m->host_shrinks <= 0;
+
+	m->host_shrinks = first ? 1 : m->host_shrinks + 1;
+	if (first)
+		m->host_before_bytes = before;
+	m->host_after_bytes = after;
+	m->host_reclaimed_bytes = (first ? 0 : m->host_reclaimed_bytes) + MAX(0, before - after);
+	m->host_reclaimable_bytes = reclaimable < 0 || (!first && m->host_reclaimable_bytes < 0) ? -1 :
+				    (first ? 0 : m->host_reclaimable_bytes) + reclaimable;
+	m->host_reclaimed_of_reclaimable = m->host_reclaimable_bytes > 0 ?
+					   (double)m->host_reclaimed_bytes / (double)m->host_reclaimable_bytes : -1;
+	m->host_settle_s = first ? settle_s : MAX(m->host_settle_s, settle_s);
+}
+
+void mhlTrialHostSide(mhlTrial *t, json_object *res, const mhlHostSample *before,
+		      const mhlHostSample *after, int64_t b, int64_t a, const char *by, double t_req,
+		      int64_t size_before, int64_t size_after)
+{
+	mhlGuest *g = t->g;
+	json_object *h = json_object_new_object();
+	int64_t removed = size_before - size_after, reclaimable;
+	double settle = MAX(0, g->host_changed_t - t_req);
+
+	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(g->hm.source));
+	json_object_object_add(h, MHL_K_MEASURED_BY, json_object_new_string(by));
+	json_object_object_add(h, MHL_K_BEFORE, mhlHostSampleJSON(before));
+	json_object_object_add(h, MHL_K_AFTER, mhlHostSampleJSON(after));
+	json_object_object_add(h, MHL_K_PLUGGED_BEFORE_BYTES, json_object_new_int64(size_before));
+	json_object_object_add(h, MHL_K_SETTLE_S, json_object_new_double(settle));
+	if (before->pool_free >= 0 && after->pool_free >= 0)
+		json_object_object_add(h, MHL_K_POOL_RETURNED_PAGES,
+				       json_object_new_int64(after->pool_free - before->pool_free));
+	json_object_object_add(res, MHL_K_HOST, h);
+	if (removed <= 0)
+		return;
+	/*
+	 * What must come back: what the backend held beyond what stays plugged
+	 * (at most the bytes removed). Memory the guest never touched was
+	 * never the host's to give back, and the blocks that stay plugged (a
+	 * pin held in place) may keep theirs. QEMU's whole resident set
+	 * (libvirt's figure) does not say what the device held.
+	 */
+	reclaimable = !strcmp(by, "backend") ? MIN(removed, MAX(0, b - size_after)) : -1;
+	json_object_object_add(h, MHL_K_UNPLUGGED_BYTES, json_object_new_int64(removed));
+	json_object_object_add(h, MHL_K_RECLAIMED_BYTES, json_object_new_int64(b - a));
+	if (reclaimable >= 0)
+		json_object_object_add(h, MHL_K_RECLAIMABLE_BYTES, json_object_new_int64(reclaimable));
+	json_object_object_add(h, MHL_K_RECLAIMED_OF_UNPLUGGED,
+			       json_object_new_double((double)(b - a) / (double)removed));
+	if (reclaimable > 0)
+		json_object_object_add(h, MHL_K_RECLAIMED_OF_RECLAIMABLE,
+				       json_object_new_double((double)(b - a) / (double)reclaimable));
+	hostSummary(&t->sum, b, a, reclaimable, settle);
+}
+
 json_object *mhlTrialDevices(mhlTrial *t, guint64 *plugged)
 {
 	g_autoptr(json_object) a = json_object_new_array();
