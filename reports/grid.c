@@ -205,7 +205,7 @@ static void gridCell(GString *out, GString *notes, const mhlRun *run, const grid
 {
 	g_autofree char *key = g_strdup_printf("%u,%u", r, col);
 	guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(L->cells, key));
-	g_autofree char *num = NULL, *lc = NULL;
+	g_autofree char *num = NULL, *lc = NULL, *el = NULL;
 	const char *v, *why;
 	json_object *rec;
 
@@ -218,12 +218,16 @@ static void gridCell(GString *out, GString *notes, const mhlRun *run, const grid
 	why = mhlJStr(rec, MHL_K_REASON, NULL);
 	num = mhlGridNumber(rec);
 	lc = mhlTrialLifecycle(rec, false);
+	el = mhlTrialElastic(rec, false);
 	mhlHtmlf(out, "<td class='%s'><a href='#t%u' title='%s'><b>%s</b> %s",
 		 mhlVerdictOf(rec) < MHL_VERDICT_LAST ? v : "unknown", idx,
 		 why ? why : mhlJStr(rec, MHL_K_TRIAL, ""), v, num);
 	/* its lifecycle steps (issue 34) below the number, wrapping in the cell, which otherwise does not */
 	if (lc)
 		mhlHtmlf(out, "<br><small class=lifecycle style='white-space:normal'>%s</small>", lc);
+	/* and its other paths (issue 35): dimm, vmem, balloon, hugepages */
+	if (el)
+		mhlHtmlf(out, "<br><small class=elastic style='white-space:normal'>%s</small>", el);
 	g_string_append(out, "</a></td>");
 	if (why && mhlVerdictOf(rec) != MHL_VERDICT_PASS)
 		mhlHtmlf(notes, "<li><a href='#t%u'>%s</a> (%s, %s): <b>%s</b>: %s</li>\n", idx,
@@ -272,6 +276,9 @@ bool mhlHtmlGrid(GString *out, const mhlRun *run)
 			"unplug, or pins failed where the trial resized nothing; it links to the trial.");
 	if (mhlRunHasLifecycle(run))
 		g_string_append(out, " Below it, the trial's lifecycle steps in order with their outcome.");
+	if (mhlRunHasElastic(run))
+		g_string_append(out, " Below it, the trial's other paths (DIMM, virtio-mem device, balloon, hugepages) "
+				"in order with their outcome.");
 	g_string_append(out, "</p>\n");
 	if (notes->len)
 		g_string_append_printf(out, "<ul class=reasons>\n%s</ul>\n", notes->str);

@@ -385,6 +385,7 @@ static const char *plotTimeline(htmlPlots *p, json_object *rec)
 	tend = timelineEnd(rec, tl, steps);
 	timelineAxes(sc, steps, tend);
 	mhlLifecycleGnuplot(sc, rec, tend);	/* lifecycle steps (issue 34): a band and a label each */
+	mhlElasticGnuplot(sc, rec, tend);	/* the other paths (issue 35): the same */
 	for (j = 0; nodes && j < json_object_array_length(nodes); j++)
 		series += timelineNode(sc, plot, tl, json_object_array_get_idx(nodes, j), j, tend, series);
 	series += timelineEvents(sc, plot, tl, series);
@@ -855,7 +856,20 @@ static void sumLifecycleCell(GString *out, json_object *rec, size_t idx, const m
 	cell(out, NULL, lc ? lc : "–");
 }
 
-/* The summary: a row per trial; the last column, lifecycle, only when a trial has a lifecycle step. */
+/* A trial's other paths (dimm, vmem, balloon, hugepages) in order with their outcomes (elastic.c), "–" without. */
+static void sumElasticCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autofree char *el = mhlTrialElastic(rec, false);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, el ? el : "–");
+}
+
+/*
+ * The summary: a row per trial; the last columns, lifecycle and other
+ * paths, each only when a trial has such a step.
+ */
 static const mhlCol summaryCols[] = {
 	MHL_COL("trial", MHL_K_TRIAL, sumTrialCell),
 	MHL_COL("scenario", MHL_K_SCENARIO_NAME, sumScenarioCell),
@@ -872,17 +886,23 @@ static const mhlCol summaryCols[] = {
 	MHL_COL("console findings", MHL_K_CONSOLE_FINDINGS, sumFindingsCell),
 	MHL_COL("parameters", MHL_K_PARAMETERS, sumParametersCell),
 	MHL_COL("lifecycle", MHL_K_STEPS, sumLifecycleCell),
+	MHL_COL("other paths", MHL_K_STEPS, sumElasticCell),
 };
 
 static void htmlSummary(GString *out, const mhlRun *run)
 {
-	size_t n = G_N_ELEMENTS(summaryCols) - !mhlRunHasLifecycle(run);
+	mhlCol cols[G_N_ELEMENTS(summaryCols)];
+	size_t j, n = 0;
 	guint i;
 
+	for (j = 0; j < G_N_ELEMENTS(summaryCols); j++)
+		if ((summaryCols[j].cell != sumLifecycleCell || mhlRunHasLifecycle(run)) &&
+		    (summaryCols[j].cell != sumElasticCell || mhlRunHasElastic(run)))
+			cols[n++] = summaryCols[j];
 	g_string_append(out, "<h2 id=summary>Summary</h2>\n<div class=wide><table class=summary>\n");
-	mhlHtmlTableHead(out, summaryCols, n);
+	mhlHtmlTableHead(out, cols, n);
 	for (i = 0; i < run->trials->len; i++)
-		mhlHtmlTableRow(out, run->trials->pdata[i], i, summaryCols, n);
+		mhlHtmlTableRow(out, run->trials->pdata[i], i, cols, n);
 	g_string_append(out, "</table></div>\n");
 }
 
@@ -1085,11 +1105,25 @@ static void hostPoolCell(GString *out, json_object *s, size_t idx, const mhlCol 
 		cell(out, NULL, "–");
 }
 
+/* The step's name, and for another path (issue 35) its mechanism and action: "dimm d0 (dimm detach)". */
+static void hostStepCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *el = mhlStepElastic(s);
+	g_autofree char *sn = mhlStepName(s);
+
+	(void)idx;
+	(void)c;
+	if (el)
+		cellf(out, "%s (%s %s)", sn, mhlJStr(el, MHL_K_MECHANISM, ""), mhlJStr(el, MHL_K_ACTION, ""));
+	else
+		cell(out, NULL, sn);
+}
+
 #define HOST(k) MHL_PATH(MHL_K_HOST, k)	/* a key of a resize's host side */
 /* The host side of each resize (steps[].host, docs/record.md): a row per step that has one. */
 static const mhlCol hostStepCols[] = {
 	MHL_COL("#", NULL, mhlColIndex),
-	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("step", MHL_K_STEP, hostStepCell),
 	MHL_COL("read from, measured by", HOST(MHL_K_SOURCE), hostSourceCell),
 	MHL_COL("backend MiB before → after", HOST(MHL_K_BACKEND_BYTES), hostBackendsCell),
 	MHL_COL("QEMU RSS MiB before → after", MHL_K_QEMU_RSS_BYTES, hostSamplesCell),
@@ -1119,7 +1153,8 @@ static void htmlHostSteps(GString *out, json_object *rec)
 		if (!mhlJObj(s, MHL_K_HOST))
 			continue;
 		if (!any) {
-			g_string_append(out, "<h4>Host side of the resizes</h4>\n<table>");
+			g_string_append(out, mhlTrialHasElastic(rec) ? "<h4>Host side of the resizes and the other paths</h4>\n<table>" :
+					"<h4>Host side of the resizes</h4>\n<table>");
 			mhlHtmlTableHead(out, hostStepCols, G_N_ELEMENTS(hostStepCols));
 		}
 		any = true;
@@ -1210,6 +1245,96 @@ static void htmlLifecycle(GString *out, json_object *rec)
 		if (mhlStepLifecycle(json_object_array_get_idx(steps, i)))
 			mhlHtmlTableRow(out, json_object_array_get_idx(steps, i), i, lifecycleCols,
 					G_N_ELEMENTS(lifecycleCols));
+	g_string_append(out, "</table>\n");
+}
+
+static void elOutcomeCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	g_autofree char *o = mhlElasticOutcome(s, false);
+	bool ok = mhlJBool(mhlStepElastic(s), MHL_K_OK, false);
+
+	(void)idx;
+	(void)c;
+	cell(out, ok ? "pass" : "fail", o);
+}
+
+/* The guest-visible change: MemTotal before → after MiB (±N). */
+static void elGuestCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *el = mhlStepElastic(s), *b = mhlJ(el, MHL_K_MEMTOTAL_BEFORE_BYTES), *a = mhlJ(el, MHL_K_MEMTOTAL_AFTER_BYTES);
+	g_autofree char *bt = mibText(b), *at = mibText(a);
+	gint64 d = mhlJInt(el, MHL_K_MEMTOTAL_AFTER_BYTES, 0) - mhlJInt(el, MHL_K_MEMTOTAL_BEFORE_BYTES, 0);
+
+	(void)idx;
+	(void)c;
+	if (!b && !a)
+		cell(out, NULL, "–");
+	else if (!strcmp(bt, "–") || !strcmp(at, "–"))
+		cellf(out, "%s → %s", bt, at);
+	else
+		cellf(out, "%s → %s (%s%" G_GINT64_FORMAT ")", bt, at, d > 0 ? "+" : "", d / 1048576);
+}
+
+/* What was asked, signed MiB: -512 gives memory back, +512 adds. */
+static void elAskedCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	json_object *v = mhlJ(s, c->key);
+
+	(void)idx;
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		cell(out, NULL, "–");
+	else
+		cellf(out, "%s%" G_GINT64_FORMAT, json_object_get_int64(v) > 0 ? "+" : "", json_object_get_int64(v) / 1048576);
+}
+
+static void elHostCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	g_autofree char *b = mhlElasticHostBack(s);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, b ? b : "–");
+}
+
+static void elFiguresCell(GString *out, json_object *s, size_t idx, const mhlCol *c)
+{
+	g_autofree char *f = mhlElasticFigures(s, false);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, f && *f ? f : "–");
+}
+
+#define EL(k) MHL_PATH(MHL_K_ELASTIC, k)	/* a key of a step's elastic object */
+/* A row per step of the other paths (issue 35): what was asked, what the guest and the host saw, every figure. */
+static const mhlCol elasticCols[] = {
+	MHL_COL("#", NULL, mhlColIndex),
+	MHL_COL("step", MHL_K_STEP, stepNameCell),
+	MHL_COL("mechanism", EL(MHL_K_MECHANISM), mhlColStr),
+	MHL_COL("action", EL(MHL_K_ACTION), mhlColStr),
+	MHL_COL_NUM("t s", MHL_K_T, mhlColNum, 1, 2),
+	MHL_COL("asked MiB", EL(MHL_K_REQUESTED_BYTES), elAskedCell),
+	MHL_COL("guest MemTotal MiB", MHL_K_ELASTIC, elGuestCell),
+	MHL_COL("host back", MHL_K_HOST, elHostCell),
+	MHL_COL_NUM("seconds", EL(MHL_K_SECONDS), mhlColNum, 1, 2),
+	MHL_COL("outcome", MHL_K_ELASTIC, elOutcomeCell),
+	MHL_COL("figures", MHL_K_ELASTIC, elFiguresCell),
+};
+#undef EL
+
+static void htmlElastic(GString *out, json_object *rec)
+{
+	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
+	size_t i;
+
+	if (!mhlTrialHasElastic(rec))
+		return;
+	g_string_append(out, "<h4>Other paths</h4>\n<table class=elastic>");
+	mhlHtmlTableHead(out, elasticCols, G_N_ELEMENTS(elasticCols));
+	for (i = 0; i < json_object_array_length(steps); i++)
+		if (mhlStepElastic(json_object_array_get_idx(steps, i)))
+			mhlHtmlTableRow(out, json_object_array_get_idx(steps, i), i, elasticCols,
+					G_N_ELEMENTS(elasticCols));
 	g_string_append(out, "</table>\n");
 }
 
@@ -1465,6 +1590,7 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 	htmlPins(out, rec);
 	htmlHostSteps(out, rec);
 	htmlLifecycle(out, rec);
+	htmlElastic(out, rec);
 	htmlSteps(out, rec);
 	htmlFindings(out, run, rec);
 	if (mhlSoakPage(out, run, rec, outdir) < 0)
@@ -1503,6 +1629,7 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	htmlSummary(out, run);
 	if (opts->compare)
 		htmlCompare(out, run, opts->compare);
+	mhlHtmlElasticity(out, run);	/* a run with a mechanism axis (issue 35) */
 	if (matrix) {
 		g_string_append(out, "<h2 id=matrix>Unplug outcome across the parameters</h2>\n");
 		mhlPlotInline(out, p.dir, matrix, "unplug outcome across the parameters");

@@ -98,6 +98,15 @@ static void junitLifecycle(GString *out, json_object *step)
 		g_string_append_printf(out, "  lifecycle: %s%s%s\n", b, f && *f ? "; " : "", f ? f : "");
 }
 
+/* A step of the other paths (issue 35): its outcome and figures, one line below the step's. */
+static void junitElastic(GString *out, json_object *step)
+{
+	g_autofree char *b = mhlElasticBrief(step, false), *f = mhlElasticFigures(step, false);
+
+	if (b)
+		g_string_append_printf(out, "  elastic: %s%s%s\n", b, f && *f ? "; " : "", f ? f : "");
+}
+
 static void junitCase(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts *opts, json_object *rec,
 		      const char *classname)
 {
@@ -148,6 +157,7 @@ static void junitCase(xmlTextWriterPtr w, const mhlRun *run, const mhlReportOpts
 				       mhlJBool(s, MHL_K_OK, false) ? "ok" : "FAILED", mhlJDbl(s, MHL_K_SECONDS, 0),
 				       mhlJStr(s, MHL_K_ERROR, NULL) ? ": " : "", mhlJStr(s, MHL_K_ERROR, ""));
 		junitLifecycle(out, s);
+		junitElastic(out, s);
 	}
 	if (log)
 		g_string_append_printf(out, "console log: %s\n", logname);

@@ -270,6 +270,50 @@ static void kLifecycleList(json_object *misc, json_object *rec)
 	json_object_object_add(misc, "lifecycle", a);
 }
 
+/*
+ * A step of the other paths (issue 35): its figures in misc.elastic (the
+ * keys elastic.c's table knows, blocks, what the host got back), its
+ * headline figure as the number (hugepages allocated, else the guest's
+ * MemTotal change in MiB), its outcome as the comment when it has no error.
+ */
+static void kElastic(json_object *t, json_object *step)
+{
+	json_object *m = mhlElasticMisc(step), *misc;
+	g_autofree char *outcome = NULL;
+	const char *unit = NULL;
+	double n;
+
+	if (!m)
+		return;
+	if (mhlElasticNumber(step, &n, &unit))
+		json_object_object_add(t, "number", kNumber(n, unit));
+	misc = json_object_new_object();
+	json_object_object_add(misc, "elastic", m);
+	json_object_object_add(t, "misc", misc);
+	if (!json_object_object_get_ex(t, "comment", NULL)) {
+		outcome = mhlElasticBrief(step, true);
+		kAddStr(t, "comment", outcome);
+	}
+}
+
+/* The trial's other paths, a line each ("dimm detach ok 2.3 s (...)"), as its misc.elastic. */
+static void kElasticList(json_object *misc, json_object *rec)
+{
+	json_object *a;
+	size_t i;
+
+	if (!mhlTrialHasElastic(rec))
+		return;
+	a = json_object_new_array();
+	for (i = 0; i < mhlJLen(rec, MHL_K_STEPS); i++) {
+		g_autofree char *b = mhlElasticBrief(mhlJIdx(mhlJArr(rec, MHL_K_STEPS), i), true);
+
+		if (b)
+			json_object_array_add(a, json_object_new_string(b));
+	}
+	json_object_object_add(misc, "elastic", a);
+}
+
 static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *opts, const char *origin,
 		   json_object *rec, const char *build)
 {
@@ -315,6 +359,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *o
 	kAddCopy(misc, "harness_version", rec, MHL_K_HARNESS_VERSION);	/* the memhp-lab that ran it (git describe) */
 	kAddCopy(misc, "summary", rec, MHL_K_SUMMARY);
 	kLifecycleList(misc, rec);
+	kElasticList(misc, rec);
 	json_object_object_add(t, "misc", misc);
 	json_object_array_add(tests, t);
 
@@ -341,6 +386,7 @@ static void kTrial(json_object *tests, const mhlRun *run, const mhlReportOpts *o
 		json_object_object_add(t, "duration", json_object_new_double(mhlJDbl(s, MHL_K_SECONDS, 0)));
 		kAddStr(t, "comment", mhlJStr(s, MHL_K_ERROR, mhlJStr(s, MHL_K_SKIPPED, NULL)));
 		kLifecycle(t, s);
+		kElastic(t, s);
 		json_object_array_add(tests, t);
 	}
 }

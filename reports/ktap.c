@@ -88,6 +88,12 @@ static void ktapStep(GString *out, int n, json_object *step, bool xfail)
 
 		g_string_append_printf(out, "  # %s: %s%s%s\n", desc, bl, *fl ? "; " : "", fl);
 	}
+	if (mhlStepElastic(step)) {	/* another path (issue 35): the same */
+		g_autofree char *b = mhlElasticBrief(step, true), *f = mhlElasticFigures(step, true);
+		g_autofree char *bl = ktapText(b, false), *fl = ktapText(f, false);
+
+		g_string_append_printf(out, "  # %s: %s%s%s\n", desc, bl, *fl ? "; " : "", fl);
+	}
 	if (skip) {
 		g_autofree char *why = ktapText(skip, false);
 

@@ -13,25 +13,10 @@
 
 #include <string.h>
 
+#include "reports/figure.h"
 #include "reports/plot.h"
 #include "reports/report.h"
 #include "util.h"
-
-typedef enum {
-	LC_S,		/* seconds, 2 decimals */
-	LC_MS,		/* milliseconds, whole */
-	LC_MIB,		/* bytes as MiB, 1 decimal below 10 */
-	LC_TEXT,	/* a string */
-	LC_YESNO,	/* a boolean */
-	LC_COUNT,	/* an integer */
-} lcUnit;
-
-typedef struct {
-	const char *path;	/* in the lifecycle object (mhlJ's dotted path) */
-	const char *label;	/* what it is called in a figures line: "moved" */
-	lcUnit unit;
-	const char *of;		/* LC_MIB: the figure it is a share of ("41 of 536 MiB (7.7 %)"), or NULL */
-} lcFigure;
 
 #define LC_FIGURES_MAX 12
 
@@ -39,52 +24,52 @@ typedef struct {
 	const char *event;	/* MHL_K_EVENT's value: the step's kind */
 	int brief;		/* the index in figures of the one the one-line form shows, -1: none */
 	const char *brief_pre, *brief_post;	/* around its value there: "from the" host, 41 MiB "moved"; NULL: none */
-	lcFigure figures[LC_FIGURES_MAX];	/* ends at the first without a path */
+	mhlFigure figures[LC_FIGURES_MAX];	/* ends at the first without a path */
 } lcEvent;
 
 /* The figures every lifecycle step has, before the kind's own. */
-static const lcFigure lcCommon[] = {
-	{ MHL_K_DOWN_S, "down", LC_S, NULL },
-	{ MHL_K_AGENT_S, "agent back after", LC_S, NULL },
+static const mhlFigure lcCommon[] = {
+	{ MHL_K_DOWN_S, "down", MHL_FIG_S, NULL },
+	{ MHL_K_AGENT_S, "agent back after", MHL_FIG_S, NULL },
 };
 
 #define LC_SAVE_FIGURES { \
-	{ MHL_K_IMAGE_BYTES, "image", LC_MIB, NULL }, \
-	{ MHL_K_SAVE_S, "save", LC_S, NULL }, \
-	{ MHL_K_RESTORE_S, "restore", LC_S, NULL } }
+	{ MHL_K_IMAGE_BYTES, "image", MHL_FIG_MIB, NULL }, \
+	{ MHL_K_SAVE_S, "save", MHL_FIG_S, NULL }, \
+	{ MHL_K_RESTORE_S, "restore", MHL_FIG_S, NULL } }
 
 static const lcEvent lcEvents[] = {
 	{ "save", 0, NULL, "image", LC_SAVE_FIGURES },
 	{ "managedsave", 0, NULL, "image", LC_SAVE_FIGURES },
 	{ "reboot", 0, "from the", NULL, {
-		{ MHL_K_HOW, "from the", LC_TEXT, NULL },
-		{ MHL_K_REPLUG_S, "plugged back in", LC_S, NULL } } },
+		{ MHL_K_HOW, "from the", MHL_FIG_TEXT, NULL },
+		{ MHL_K_REPLUG_S, "plugged back in", MHL_FIG_S, NULL } } },
 	{ "suspend", 1, "resize while paused accepted:", NULL, {
-		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_REQUESTED_BYTES), "resize while paused to", LC_MIB, NULL },
-		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_ACCEPTED), "accepted", LC_YESNO, NULL },
-		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_REFUSED), "refused", LC_TEXT, NULL } } },
+		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_REQUESTED_BYTES), "resize while paused to", MHL_FIG_MIB, NULL },
+		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_ACCEPTED), "accepted", MHL_FIG_YESNO, NULL },
+		{ MHL_PATH(MHL_K_RESIZE_WHILE_PAUSED, MHL_K_REFUSED), "refused", MHL_FIG_TEXT, NULL } } },
 	/*
 	 * walked: every page QEMU sent, as data or as a zero-page marker, against
 	 * boot memory + plugged (what it should be: only plugged blocks go);
 	 * sent: the bytes on the wire, the non-zero pages.
 	 */
 	{ "migrate", 1, NULL, "walked", {
-		{ MHL_K_TO, "to", LC_TEXT, NULL },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MIGRATED_BYTES), "walked", LC_MIB, MHL_K_EXPECTED_TRANSFER_BYTES },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DATA_TRANSFERRED_BYTES), "sent", LC_MIB, NULL },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_TRANSFERRED_BYTES), "memory moved", LC_MIB,
+		{ MHL_K_TO, "to", MHL_FIG_TEXT, NULL },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MIGRATED_BYTES), "walked", MHL_FIG_MIB, MHL_K_EXPECTED_TRANSFER_BYTES },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DATA_TRANSFERRED_BYTES), "sent", MHL_FIG_MIB, NULL },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_TRANSFERRED_BYTES), "memory moved", MHL_FIG_MIB,
 		  MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_TOTAL_BYTES) },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DOWNTIME_MS), "downtime", LC_MS, NULL },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_TIME_ELAPSED_MS), "elapsed", LC_MS, NULL },
-		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_ITERATIONS), "iterations", LC_COUNT, NULL },
-		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_REQUESTED_BYTES), "resize during it to", LC_MIB, NULL },
-		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_ACCEPTED), "accepted", LC_YESNO, NULL },
-		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_REFUSED), "refused", LC_TEXT, NULL } } },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_DOWNTIME_MS), "downtime", MHL_FIG_MS, NULL },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_TIME_ELAPSED_MS), "elapsed", MHL_FIG_MS, NULL },
+		{ MHL_PATH(MHL_K_MIGRATION, MHL_K_MEMORY_ITERATIONS), "iterations", MHL_FIG_COUNT, NULL },
+		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_REQUESTED_BYTES), "resize during it to", MHL_FIG_MIB, NULL },
+		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_ACCEPTED), "accepted", MHL_FIG_YESNO, NULL },
+		{ MHL_PATH(MHL_K_RESIZE_DURING, MHL_K_REFUSED), "refused", MHL_FIG_TEXT, NULL } } },
 	{ "daemon-restart", 0, NULL, "size-change events after", {
-		{ MHL_K_SIZE_EVENTS_AFTER, "size-change events after", LC_COUNT, NULL },
-		{ MHL_K_RESTART_S, "restart command", LC_S, NULL },
-		{ MHL_K_RESTART_EXIT, "its exit status", LC_COUNT, NULL },
-		{ MHL_K_RECONNECT_TRIES, "reconnect tries", LC_COUNT, NULL } } },
+		{ MHL_K_SIZE_EVENTS_AFTER, "size-change events after", MHL_FIG_COUNT, NULL },
+		{ MHL_K_RESTART_S, "restart command", MHL_FIG_S, NULL },
+		{ MHL_K_RESTART_EXIT, "its exit status", MHL_FIG_COUNT, NULL },
+		{ MHL_K_RECONNECT_TRIES, "reconnect tries", MHL_FIG_COUNT, NULL } } },
 };
 
 json_object *mhlStepLifecycle(json_object *step)
@@ -126,7 +111,7 @@ static const lcEvent *lcEventOf(json_object *lc)
 }
 
 /* Record text on one line: control characters (a refusal's line ends) as spaces, at most @max characters. */
-static char *lcOneLine(const char *s, glong max)
+char *mhlFigOneLine(const char *s, glong max)
 {
 	g_autofree char *r = g_strdup(s ? s : "");
 	char *p;
@@ -143,7 +128,7 @@ static char *lcOneLine(const char *s, glong max)
 	return g_steal_pointer(&r);
 }
 
-static void lcMiB(GString *out, gint64 bytes)
+void mhlFigMiB(GString *out, gint64 bytes)
 {
 	double m = bytes / 1048576.0;
 
@@ -151,7 +136,7 @@ static void lcMiB(GString *out, gint64 bytes)
 }
 
 /* Figure @f of @lc into @out (its value and unit, no label); false when the record has none. */
-static bool lcValue(GString *out, json_object *lc, const lcFigure *f)
+bool mhlFigValue(GString *out, json_object *lc, const mhlFigure *f)
 {
 	json_object *v = mhlJ(lc, f->path);
 	g_autofree char *text = NULL;
@@ -160,13 +145,13 @@ static bool lcValue(GString *out, json_object *lc, const lcFigure *f)
 	if (!v)
 		return false;
 	switch (f->unit) {
-	case LC_TEXT:
+	case MHL_FIG_TEXT:
 		if (!json_object_is_type(v, json_type_string))
 			return false;
-		text = lcOneLine(json_object_get_string(v), 80);
+		text = mhlFigOneLine(json_object_get_string(v), 80);
 		g_string_append(out, text);
 		return true;
-	case LC_YESNO:
+	case MHL_FIG_YESNO:
 		if (!json_object_is_type(v, json_type_boolean))
 			return false;
 		g_string_append(out, json_object_get_boolean(v) ? "yes" : "no");
@@ -175,18 +160,18 @@ static bool lcValue(GString *out, json_object *lc, const lcFigure *f)
 		if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
 			return false;
 	}
-	if (f->unit == LC_S)
+	if (f->unit == MHL_FIG_S)
 		g_string_append_printf(out, "%.2f s", json_object_get_double(v));
-	else if (f->unit == LC_MS)
+	else if (f->unit == MHL_FIG_MS)
 		g_string_append_printf(out, "%.0f ms", json_object_get_double(v));
-	else if (f->unit == LC_COUNT)
+	else if (f->unit == MHL_FIG_COUNT)
 		g_string_append_printf(out, "%" G_GINT64_FORMAT, json_object_get_int64(v));
 	else {
-		lcMiB(out, json_object_get_int64(v));
+		mhlFigMiB(out, json_object_get_int64(v));
 		of = f->of ? mhlJInt(lc, f->of, -1) : -1;
 		if (of > 0) {
 			g_string_append(out, " of ");
-			lcMiB(out, of);
+			mhlFigMiB(out, of);
 			g_string_append_printf(out, " MiB (%.1f %%)", 100.0 * json_object_get_double(v) / (double)of);
 		} else {
 			g_string_append(out, " MiB");
@@ -218,7 +203,7 @@ char *mhlLifecycleOutcome(json_object *step, bool ascii)
 
 	if (ok)
 		return g_strdup(ascii ? "ok" : "✓");
-	why = lcOneLine(refused ? refused : mhlJStr(step, MHL_K_ERROR, NULL), 120);
+	why = mhlFigOneLine(refused ? refused : mhlJStr(step, MHL_K_ERROR, NULL), 120);
 	return g_strdup_printf("%s%s%s%s", ascii ? "FAILED" : "✗", refused ? " refused" : "", *why ? ": " : "", why);
 }
 
@@ -232,13 +217,13 @@ char *mhlLifecycleBrief(json_object *step, bool ascii)
 
 	if (!lc)
 		return NULL;
-	ev = lcOneLine(mhlJStr(lc, MHL_K_EVENT, ""), 24);
+	ev = mhlFigOneLine(mhlJStr(lc, MHL_K_EVENT, ""), 24);
 	outcome = mhlLifecycleOutcome(step, ascii);
 	g_string_append_printf(out, "%s %s", ev, outcome);
 	/* a refusal's message is the outcome; a step that ran, its time and its headline figure */
 	if (mhlJBool(lc, MHL_K_OK, false) && secs >= 0)
 		g_string_append_printf(out, " %.1f s", secs);
-	if (mhlJBool(lc, MHL_K_OK, false) && e && e->brief >= 0 && lcValue(fig, lc, &e->figures[e->brief]))
+	if (mhlJBool(lc, MHL_K_OK, false) && e && e->brief >= 0 && mhlFigValue(fig, lc, &e->figures[e->brief]))
 		g_string_append_printf(out, " (%s%s%s%s%s)", e->brief_pre ? e->brief_pre : "", e->brief_pre ? " " : "",
 				       fig->str, e->brief_post ? " " : "", e->brief_post ? e->brief_post : "");
 	return g_string_free(g_steal_pointer(&out), FALSE);
@@ -259,7 +244,7 @@ char *mhlTrialLifecycle(json_object *rec, bool ascii)
 }
 
 /* ", LABEL VALUE" of each figure in @figs that @lc has. */
-static void lcFiguresAppend(GString *out, json_object *lc, const lcFigure *figs, size_t n)
+void mhlFigAppend(GString *out, json_object *lc, const mhlFigure *figs, size_t n)
 {
 	size_t i;
 
@@ -267,7 +252,7 @@ static void lcFiguresAppend(GString *out, json_object *lc, const lcFigure *figs,
 		gsize len = out->len;
 
 		g_string_append_printf(out, "%s%s ", out->len ? ", " : "", figs[i].label);
-		if (!lcValue(out, lc, &figs[i]))
+		if (!mhlFigValue(out, lc, &figs[i]))
 			g_string_truncate(out, len);
 	}
 }
@@ -281,27 +266,27 @@ char *mhlLifecycleFigures(json_object *step, bool ascii)
 
 	if (!lc)
 		return NULL;
-	lcFiguresAppend(out, lc, lcCommon, G_N_ELEMENTS(lcCommon));
+	mhlFigAppend(out, lc, lcCommon, G_N_ELEMENTS(lcCommon));
 	if (before >= 0 || after >= 0) {
 		g_string_append_printf(out, "%splugged ", out->len ? ", " : "");
 		if (before >= 0)
-			lcMiB(out, before);
+			mhlFigMiB(out, before);
 		else
 			g_string_append(out, "?");
 		g_string_append(out, ascii ? " -> " : " → ");
 		if (after >= 0)
-			lcMiB(out, after);
+			mhlFigMiB(out, after);
 		else
 			g_string_append(out, "?");
 		g_string_append(out, " MiB");
 	}
 	if (e)
-		lcFiguresAppend(out, lc, e->figures, LC_FIGURES_MAX);
+		mhlFigAppend(out, lc, e->figures, LC_FIGURES_MAX);
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
 /* @v at dotted @path in @dst, its objects made on the way. */
-static void lcSetPath(json_object *dst, const char *path, json_object *v)
+static void figSetPath(json_object *dst, const char *path, json_object *v)
 {
 	g_auto(GStrv) keys = g_strsplit(path, ".", -1);
 	size_t i;
@@ -319,15 +304,15 @@ static void lcSetPath(json_object *dst, const char *path, json_object *v)
 }
 
 /* Figure @path of @lc copied into @dst when it is of @unit's JSON type. */
-static void lcCopy(json_object *dst, json_object *lc, const char *path, lcUnit unit)
+void mhlFigCopy(json_object *dst, json_object *lc, const char *path, mhlFigUnit unit)
 {
 	json_object *v = mhlJ(lc, path);
-	bool fits = v && (unit == LC_TEXT ? json_object_is_type(v, json_type_string) :
-			  unit == LC_YESNO ? json_object_is_type(v, json_type_boolean) :
+	bool fits = v && (unit == MHL_FIG_TEXT ? json_object_is_type(v, json_type_string) :
+			  unit == MHL_FIG_YESNO ? json_object_is_type(v, json_type_boolean) :
 			  json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
 
 	if (fits)
-		lcSetPath(dst, path, json_object_get(v));
+		figSetPath(dst, path, json_object_get(v));
 }
 
 json_object *mhlLifecycleMisc(json_object *step)
@@ -340,21 +325,21 @@ json_object *mhlLifecycleMisc(json_object *step)
 	if (!lc)
 		return NULL;
 	m = json_object_new_object();
-	lcCopy(m, lc, MHL_K_EVENT, LC_TEXT);
-	lcCopy(m, lc, MHL_K_OK, LC_YESNO);
-	lcCopy(m, lc, MHL_K_SECONDS, LC_S);
-	lcCopy(m, lc, MHL_K_REFUSED, LC_TEXT);
+	mhlFigCopy(m, lc, MHL_K_EVENT, MHL_FIG_TEXT);
+	mhlFigCopy(m, lc, MHL_K_OK, MHL_FIG_YESNO);
+	mhlFigCopy(m, lc, MHL_K_SECONDS, MHL_FIG_S);
+	mhlFigCopy(m, lc, MHL_K_REFUSED, MHL_FIG_TEXT);
 	for (i = 0; i < G_N_ELEMENTS(lcCommon); i++)
-		lcCopy(m, lc, lcCommon[i].path, lcCommon[i].unit);
+		mhlFigCopy(m, lc, lcCommon[i].path, lcCommon[i].unit);
 	/* the devices summed: KCIDB's readers want one number each side */
 	if (before >= 0)
 		json_object_object_add(m, "plugged_before_bytes", json_object_new_int64(before));
 	if (after >= 0)
 		json_object_object_add(m, "plugged_after_bytes", json_object_new_int64(after));
 	for (i = 0; e && i < LC_FIGURES_MAX && e->figures[i].path; i++) {
-		lcCopy(m, lc, e->figures[i].path, e->figures[i].unit);
+		mhlFigCopy(m, lc, e->figures[i].path, e->figures[i].unit);
 		if (e->figures[i].of)
-			lcCopy(m, lc, e->figures[i].of, LC_MIB);
+			mhlFigCopy(m, lc, e->figures[i].of, MHL_FIG_MIB);
 	}
 	return m;
 }
@@ -368,19 +353,13 @@ void mhlLifecycleGnuplot(GString *sc, json_object *rec, double tend)
 		json_object *s = json_object_array_get_idx(steps, i), *lc = mhlStepLifecycle(s);
 		double t = mhlJDbl(s, MHL_K_T, -1), secs = mhlJDbl(s, MHL_K_SECONDS, 0);
 		bool ok = mhlJBool(lc, MHL_K_OK, false);
-		g_autofree char *ev = NULL, *lab = NULL, *ql = NULL;
+		g_autofree char *ev = NULL, *lab = NULL;
 
 		if (!lc || t < 0)
 			continue;
-		ev = lcOneLine(mhlJStr(lc, MHL_K_EVENT, ""), 24);
+		ev = mhlFigOneLine(mhlJStr(lc, MHL_K_EVENT, ""), 24);
 		lab = g_strdup_printf("%s %s", ev, ok ? "✓" : mhlJStr(lc, MHL_K_REFUSED, NULL) ? "✗ refused" : "✗");
-		ql = mhlGnuplotString(lab);
-		/* the band behind the data, at least 0.5 % of the axis wide so a quick step still shows */
-		g_string_append_printf(sc, "set object rect from %.3f, graph 0 to %.3f, graph 1 "
-				       "behind fillcolor rgb '%s' fillstyle solid 0.25 noborder\n",
-				       t, t + MAX(secs, tend * 0.005), ok ? "#66bb6a" : "#e53935");
-		g_string_append_printf(sc, "set label %s at %.3f, graph 0.03 rotate by 90 left offset 1, 0 "
-				       "font ',11' tc rgb '%s' noenhanced\n", ql, t, ok ? "#1b5e20" : "#b71c1c");
+		mhlPlotBand(sc, t, secs, tend, ok, lab);
 	}
 }
 
@@ -388,7 +367,7 @@ double mhlLifecycleNumber(json_object *step, const char **unit)
 {
 	json_object *lc = mhlStepLifecycle(step), *v;
 	const lcEvent *e = lc ? lcEventOf(lc) : NULL;
-	const lcFigure *f;
+	const mhlFigure *f;
 
 	if (!e || e->brief < 0)
 		return -1;
@@ -397,13 +376,13 @@ double mhlLifecycleNumber(json_object *step, const char **unit)
 	if (!v || (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)))
 		return -1;
 	switch (f->unit) {
-	case LC_MIB:
+	case MHL_FIG_MIB:
 		*unit = "MiB";
 		return json_object_get_double(v) / 1048576.0;
-	case LC_S:
+	case MHL_FIG_S:
 		*unit = "s";
 		return json_object_get_double(v);
-	case LC_MS:
+	case MHL_FIG_MS:
 		*unit = "ms";
 		return json_object_get_double(v);
 	default:

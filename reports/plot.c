@@ -60,6 +60,17 @@ void mhlPlotBegin(GString *sc, const char *name, const char *title)
 			       name, t);
 }
 
+void mhlPlotBand(GString *sc, double t, double secs, double tend, bool ok, const char *label)
+{
+	g_autofree char *ql = mhlGnuplotString(label);
+
+	g_string_append_printf(sc, "set object rect from %.3f, graph 0 to %.3f, graph 1 "
+			       "behind fillcolor rgb '%s' fillstyle solid 0.25 noborder\n",
+			       t, t + MAX(secs, tend * 0.005), ok ? "#66bb6a" : "#e53935");
+	g_string_append_printf(sc, "set label %s at %.3f, graph 0.03 rotate by 90 left offset 1, 0 "
+			       "font ',11' tc rgb '%s' noenhanced\n", ql, t, ok ? "#1b5e20" : "#b71c1c");
+}
+
 void mhlPlotData(GString *sc, const char *name, const char *rows)
 {
 	g_string_append_printf(sc, "$%s << EOD\n%sEOD\n", name, rows);

@@ -10,6 +10,7 @@
 #define MHL_PLOT_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 /* The SVG terminal every plot uses, @w x @h px (string literals), 12 px sans text on white. */
 #define MHL_PLOT_TERM(w, h) "set terminal svg size " w "," h " fixed enhanced font 'sans,12' background rgb 'white'\n"
@@ -26,6 +27,13 @@ char *mhlGnuplotDatum(const char *s);
 void mhlPlotBegin(GString *sc, const char *name, const char *title);
 /* Datablock $@name holding @rows (lines of numbers and data strings, each ending in '\n'). */
 void mhlPlotData(GString *sc, const char *name, const char *rows);
+/*
+ * A band over a step's time on a timeline (from @t, @secs long, at least
+ * 0.5 % of @tend, the axis, wide so a quick step still shows), behind the
+ * data, green when @ok, red otherwise, with @label (any text: quoted here)
+ * upright at its start: the lifecycle steps' and the other paths' marks.
+ */
+void mhlPlotBand(GString *sc, double t, double secs, double tend, bool ok, const char *label);
 /*
  * Run gnuplot script @sc in a new directory under @outdir (its SVGs land
  * there); the directory, or NULL + mhlError naming @what. The caller

@@ -256,6 +256,47 @@ double mhlLifecycleNumber(json_object *step, const char **unit);
  */
 void mhlLifecycleGnuplot(GString *sc, json_object *rec, double tend);
 
+/* ---- the other paths (elastic.c, issue 35; docs/reports.md) ---- */
+
+/* A step's MHL_K_ELASTIC object when it has one with a mechanism, else NULL. */
+json_object *mhlStepElastic(json_object *step);
+/* Whether @rec / any trial of @run has such a step: the formats add their parts for them only then. */
+bool mhlTrialHasElastic(json_object *rec);
+bool mhlRunHasElastic(const mhlRun *run);
+/* Its outcome: "✓", "✗ refused: MESSAGE", "✗: the step's error" (one line, 120 characters); @ascii: "ok", "FAILED ...". */
+char *mhlElasticOutcome(json_object *step, bool ascii);
+/* What the host got back (its res.host, as a resize's): "480 MiB (94 % of asked)"; NULL without. */
+char *mhlElasticHostBack(json_object *step);
+/*
+ * One line: "dimm detach ✓ 2.3 s (guest -512 MiB, host back 480 MiB (94 %
+ * of asked))", "hugetlb alloc ✗: ... (100 of 128 pages)", "virtio-mem
+ * attach ✗ refused: ..."; NULL for another step. Record text, unescaped.
+ */
+char *mhlElasticBrief(json_object *step, bool ascii);
+/* The briefs of @rec's such steps in order, ", "-joined; NULL when it has none. */
+char *mhlTrialElastic(json_object *rec, bool ascii);
+/*
+ * Every figure, labelled: "asked -512 MiB, MemTotal 1536 → 1024 MiB (-512),
+ * host back ..., removed yes, alias dimm0, slot 0, blocks memory32 online
+ * [Movable], ..." (the mechanism's row of elastic.c's table); NULL for another step.
+ */
+char *mhlElasticFigures(json_object *step, bool ascii);
+/* The same as JSON for KCIDB's misc: the keys the table knows, blocks, host_reclaimed_bytes; NULL for another step. */
+json_object *mhlElasticMisc(json_object *step);
+/* KCIDB's number: hugepages allocated, else the guest's MemTotal change in MiB; false without. */
+bool mhlElasticNumber(json_object *step, double *v, const char **unit);
+/* Bands on a trial's timeline (gnuplot commands into @sc), one per such step, as mhlLifecycleGnuplot. */
+void mhlElasticGnuplot(GString *sc, json_object *rec, double tend);
+/*
+ * The elasticity comparison (issue 35, item 4) as HTML into @out: the trials
+ * with a `mechanism` parameter, mechanism down, the other parameters
+ * across; each cell the host's bytes back of what was asked, seconds and
+ * the guest-visible change over the trial's steps that gave memory back
+ * (an elastic step asking < 0, a resize that unplugged). False, nothing
+ * written, without such trials.
+ */
+bool mhlHtmlElasticity(GString *out, const mhlRun *run);
+
 /* ---- shared by the renderers (report.c) ---- */
 
 /* The scenario's file name without directory and .yaml: "demo". */

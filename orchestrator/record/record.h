@@ -411,6 +411,23 @@
 #define MHL_K_MECHANISM			"mechanism"
 #define MHL_K_ACTION			"action"
 /* (each kind's own keys follow, in a block per kind) */
+/* dimm: the DIMM's own figures (reports/elastic.c shows them when present) */
+#define MHL_K_REMOVED			"removed"	/* the detach completed: libvirt's DEVICE_REMOVED came, the DIMM is gone */
+#define MHL_K_SLOT			"slot"		/* the DIMM's slot */
+/* MHL_K_ALIAS (above): the DIMM's alias; MHL_K_BLOCKS: [{name, state, valid_zones}] of its memory blocks */
+#define MHL_K_STATE			"state"		/* a memory block's sysfs state: online, offline, going-offline */
+#define MHL_K_VALID_ZONES		"valid_zones"	/* a memory block's sysfs valid_zones */
+/* balloon */
+#define MHL_K_ACTUAL_BEFORE_BYTES	"actual_before_bytes"	/* the balloon's actual (guest memory left to it) before */
+#define MHL_K_ACTUAL_AFTER_BYTES	"actual_after_bytes"	/* and after */
+#define MHL_K_FREE_PAGE_REPORTING	"free_page_reporting"	/* the device's free_page_reporting='on' */
+/* hugetlb */
+#define MHL_K_PAGE_BYTES		"page_bytes"	/* the hugepage size */
+#define MHL_K_REQUESTED_PAGES		"requested_pages"	/* nr_hugepages asked */
+#define MHL_K_ALLOCATED_PAGES		"allocated_pages"	/* nr_hugepages the guest's kernel reached */
+#define MHL_K_COMPACT_STALL		"compact_stall"	/* vmstat's counters' change over the step */
+#define MHL_K_COMPACT_FAIL		"compact_fail"
+#define MHL_K_COMPACT_SUCCESS		"compact_success"
 
 /* ---- the verdict ---- */
 
