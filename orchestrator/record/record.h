@@ -411,6 +411,12 @@
 #define MHL_K_MECHANISM			"mechanism"
 #define MHL_K_ACTION			"action"
 /* (each kind's own keys follow, in a block per kind) */
+/* hugepages (mechanism "hugetlb", action "alloc"): a node's pool set through nr_hugepages */
+#define MHL_K_PAGE_BYTES		"page_bytes"	/* the huge page size: 2 MiB or 1 GiB */
+#define MHL_K_REQUESTED_PAGES		"requested_pages"	/* the pool asked for (count; 0 frees it) */
+#define MHL_K_POOL_BEFORE_PAGES		"pool_before_pages"	/* the node's pool of that size before the step */
+#define MHL_K_ALLOCATED_PAGES		"allocated_pages"	/* the pool after: ok when it is requested_pages */
+#define MHL_K_COMPACTION		"compaction"	/* /proc/vmstat compaction (and pin) counters' changes across the step: {name: change} */
 
 /* ---- the verdict ---- */
 
