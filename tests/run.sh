@@ -55,6 +55,7 @@ parts=(
 	basics		# the CLI's bad input; make install into a DESTDIR
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
 	lifecycle-daemon	# daemon-restart: the run's libvirt daemon restarted under a guest with a pin held (full: the refusals, a failing and a hung command)
+	hugepages	# the hugepages step: check's refusals (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.

@@ -416,6 +416,7 @@
 #define MHL_K_REQUESTED_PAGES		"requested_pages"	/* the pool asked for (count; 0 frees it) */
 #define MHL_K_POOL_BEFORE_PAGES		"pool_before_pages"	/* the node's pool of that size before the step */
 #define MHL_K_ALLOCATED_PAGES		"allocated_pages"	/* the pool after: ok when it is requested_pages */
+#define MHL_K_ZONE_FREE_AFTER_PAGES	"zone_free_after_pages"	/* {zone: pages free} of the node after the step (/proc/zoneinfo): ZONE_MOVABLE memory left that became no huge page */
 #define MHL_K_COMPACTION		"compaction"	/* /proc/vmstat compaction (and pin) counters' changes across the step: {name: change} */
 
 /* ---- the verdict ---- */

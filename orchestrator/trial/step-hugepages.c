@@ -87,6 +87,28 @@ static json_object *compactionChanges(json_object *before, json_object *after)
 	return o;
 }
 
+/* {zone: free pages} of node @node now (/proc/zoneinfo); NULL if unread. */
+static json_object *zoneFree(mhlTrial *t, int node)
+{
+	static const char *const argv[] = { "/bin/cat", "/proc/zoneinfo", NULL };
+	g_autofree char *out = guestRun(t, argv, 30, NULL);
+	g_autoptr(json_object) zi = out ? mhlParseZoneinfo(out) : NULL;
+	json_object *o;
+	size_t i;
+
+	if (!zi)
+		return NULL;
+	o = json_object_new_object();
+	for (i = 0; i < json_object_array_length(zi); i++) {
+		json_object *z = json_object_array_get_idx(zi, i);
+
+		if (mhlJInt(z, MHL_K_NODE, -1) == node && mhlJInt(z, MHL_K_FREE, -1) >= 0)
+			json_object_object_add(o, mhlJStr(z, MHL_K_ZONE, "?"),
+					       json_object_new_int64(mhlJInt(z, MHL_K_FREE, 0)));
+	}
+	return o;
+}
+
 /* Write @count to the pool at @path, then read it until two reads agree (or @deadline): the pool. */
 static long long poolSet(mhlTrial *t, const mhlStep *st, const char *path, double t0, char **err)
 {
@@ -155,5 +177,6 @@ int mhlStepHugepages(mhlTrial *t, const mhlStep *st, json_object *res)
 		return -1;
 	json_object_object_add(e, MHL_K_MEMTOTAL_AFTER_BYTES, json_object_new_int64((int64_t)mt1));
 	json_object_object_add(e, MHL_K_COMPACTION, compactionChanges(vm0, vm1));
+	json_object_object_add(e, MHL_K_ZONE_FREE_AFTER_PAGES, zoneFree(t, st->node));
 	return 0;
 }
