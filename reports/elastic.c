@@ -41,9 +41,9 @@ static const elMech elMechs[] = {
 		{ MHL_K_PAGE_BYTES, "page", MHL_FIG_MIB, NULL },
 		{ MHL_K_REQUESTED_PAGES, "pages asked", MHL_FIG_COUNT, NULL },
 		{ MHL_K_ALLOCATED_PAGES, "allocated", MHL_FIG_COUNT, NULL },
-		{ MHL_K_COMPACT_STALL, "compact stall", MHL_FIG_COUNT, NULL },
-		{ MHL_K_COMPACT_FAIL, "compact fail", MHL_FIG_COUNT, NULL },
-		{ MHL_K_COMPACT_SUCCESS, "compact success", MHL_FIG_COUNT, NULL } } },
+		{ MHL_K_COMPACTION "." MHL_K_COMPACT_STALL, "compact stall", MHL_FIG_COUNT, NULL },
+		{ MHL_K_COMPACTION "." MHL_K_COMPACT_FAIL, "compact fail", MHL_FIG_COUNT, NULL },
+		{ MHL_K_COMPACTION "." MHL_K_COMPACT_SUCCESS, "compact success", MHL_FIG_COUNT, NULL } } },
 };
 
 /* What every such step has, copied into KCIDB's misc as they are. */

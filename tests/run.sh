@@ -56,6 +56,7 @@ parts=(
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
 	lifecycle-daemon	# daemon-restart: the run's libvirt daemon restarted under a guest with a pin held (full: the refusals, a failing and a hung command)
 	report-elastic	# the other paths (issue 35: dimm, vmem, balloon, hugepages) and the elasticity table in every report format, from hand-written records
+	hugepages	# the hugepages step: check's refusals (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.

@@ -106,6 +106,14 @@ jq -r '
 	   elif $c == "8" then
 		([.steps[] | select(.step == "resize")][0]) as $r
 		| {e: "requested 0, reached \(mib($r.reached_bytes)) (pinned 256 MiB by gup, io_uring, vfio, rdma)", ok: true}
+	   elif $c == "10" then
+		([.steps[] | select(.step == "hugepages") | .elastic]) as $h
+		| ($h[0].allocated_pages // 0) as $c0 | ($h[2].allocated_pages // -1) as $c1
+		| ($h[0].zone_free_after_pages.Movable // 0) as $f0 | ($h[2].zone_free_after_pages.Movable // -1) as $f1
+		| ((($f1 - $f0) / 512 * 10 | round) / 10) as $lost
+		| ([.steps[] | select(.step == "pin" and .workload.pinned == true)] | length) as $np
+		| {e: "asked \($h[0].requested_pages // "?") 2 MiB pages of node 1: \($c0) with nothing pinned, \($c1) with \($np) scattered 4 KiB pins held; ZONE_MOVABLE left free after the pool filled: \($f0 / 256 | floor) MiB, then \($f1 / 256 | floor) MiB (\($lost) blocks of 2 MiB lost to the pins); compact_migrate_scanned +\($h[2].compaction.compact_migrate_scanned // 0), pgmigrate_success +\($h[2].compaction.pgmigrate_success // 0)",
+		   ok: ($f1 >= 0 and (if $p == "series" then $lost < 2 else $lost >= $np / 2 end))}
 	   else {e: "", ok: true} end) as $x
 	| (if .verdict == "xfail" then " (\(.reason // "" | split("; failed as declared: ")[0]))"
 	   elif .verdict == "xpass" then " (\(.reason // ""))" else "" end) as $why
@@ -124,6 +132,7 @@ claims=(
 	"6|pages migrated out of CMA land neither in CMA nor ZONE_MOVABLE"
 	"7|pinning costs more from ZONE_MOVABLE (migration)"
 	"8|unplug reaches the request with gup, io_uring, vfio, rdma pins held"
+	"10|huge pages from ZONE_MOVABLE: scattered pins cost no 2 MiB page"
 )
 printf '\n%-3s %-5s %-8s %-6s %s\n' claim kernel policy result evidence
 fail=0

@@ -125,6 +125,36 @@ static bool hasReboot(const mhlScenario *s)
 	return false;
 }
 
+/* Whether a hugepages step asks for 1 GiB pages: the guest CPU needs pdpe1gb for them. */
+static bool wants1GPages(const mhlScenario *s)
+{
+	int i;
+
+	for (i = 0; i < s->nsteps; i++)
+		if (s->steps[i].type == MHL_STEP_HUGEPAGES && s->steps[i].size == MHL_HUGEPAGE_1G)
+			return true;
+	return false;
+}
+
+/* <cpu>'s attributes. TCG: QEMU's default model; KVM: the host CPU. */
+static const char *cpuMode(const mhlScenario *s, const mhlDomainParams *p)
+{
+	if (!g_strcmp0(p->accel, "kvm"))
+		return "mode='host-passthrough'";
+	return wants1GPages(s) ? "mode='custom' match='exact' check='none'" : "";
+}
+
+/* What <cpu> holds before <numa>: 1 GiB huge pages need pdpe1gb, which TCG's default model lacks. */
+static const char *cpuFeatures(const mhlScenario *s, const mhlDomainParams *p)
+{
+	if (!wants1GPages(s))
+		return "";
+	if (!g_strcmp0(p->accel, "kvm"))
+		return "    <feature policy='require' name='pdpe1gb'/>\n";
+	return "    <model fallback='allow'>qemu64</model>\n"
+	       "    <feature policy='require' name='pdpe1gb'/>\n";
+}
+
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
 {
@@ -175,8 +205,8 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 			"KERNEL", kernel,
 			"INITRD", initrd,
 			"CMDLINE", cmdline,
-			/* TCG: QEMU's default model; KVM: the host CPU. */
-			"CPU_MODE", !g_strcmp0(p->accel, "kvm") ? "mode='host-passthrough'" : "",
+			"CPU_MODE", cpuMode(s, p),
+			"CPU_FEATURES", cpuFeatures(s, p),
 			"CELLS", cells->str,
 			"EMULATOR", emulator,
 			"CONSOLE_LOG", console,

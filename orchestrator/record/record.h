@@ -421,11 +421,14 @@
 #define MHL_K_ACTUAL_BEFORE_BYTES	"actual_before_bytes"	/* the balloon's actual (guest memory left to it) before */
 #define MHL_K_ACTUAL_AFTER_BYTES	"actual_after_bytes"	/* and after */
 #define MHL_K_FREE_PAGE_REPORTING	"free_page_reporting"	/* the device's free_page_reporting='on' */
-/* hugetlb */
-#define MHL_K_PAGE_BYTES		"page_bytes"	/* the hugepage size */
-#define MHL_K_REQUESTED_PAGES		"requested_pages"	/* nr_hugepages asked */
-#define MHL_K_ALLOCATED_PAGES		"allocated_pages"	/* nr_hugepages the guest's kernel reached */
-#define MHL_K_COMPACT_STALL		"compact_stall"	/* vmstat's counters' change over the step */
+/* hugepages (mechanism "hugetlb", action "alloc"): a node's pool set through nr_hugepages */
+#define MHL_K_PAGE_BYTES		"page_bytes"	/* the huge page size: 2 MiB or 1 GiB */
+#define MHL_K_REQUESTED_PAGES		"requested_pages"	/* the pool asked for (count; 0 frees it) */
+#define MHL_K_POOL_BEFORE_PAGES		"pool_before_pages"	/* the node's pool of that size before the step */
+#define MHL_K_ALLOCATED_PAGES		"allocated_pages"	/* the pool after: ok when it is requested_pages */
+#define MHL_K_ZONE_FREE_AFTER_PAGES	"zone_free_after_pages"	/* {zone: pages free} of the node after the step (/proc/zoneinfo): ZONE_MOVABLE memory left that became no huge page */
+#define MHL_K_COMPACTION		"compaction"	/* /proc/vmstat compaction (and pin) counters' changes across the step: {name: change} */
+#define MHL_K_COMPACT_STALL		"compact_stall"	/* three of them, the ones the reports show */
 #define MHL_K_COMPACT_FAIL		"compact_fail"
 #define MHL_K_COMPACT_SUCCESS		"compact_success"
 

@@ -54,6 +54,7 @@ typedef enum {
 	MHL_STEP_SAVE,		/* virDomainSave to a file in the run directory, restore, resume */
 	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
 	MHL_STEP_DAEMON_RESTART,	/* the run's libvirt daemon restarted under the guest (run --daemon-restart), reconnected */
+	MHL_STEP_HUGEPAGES,	/* the guest's huge page pool on a node set to count pages of size (nr_hugepages) */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -115,11 +116,15 @@ typedef struct {
 	bool resize;		/* suspend: requested (on node) is asked while paused */
 	char to[40];		/* migrate: the peer's name (run --peer NAME=URI says where it is) */
 	bool resize_during;	/* migrate: requested (of node's device) is asked while the migration runs */
+	long long count;	/* hugepages: the node's pool of huge pages of size (st->size: 2 MiB or 1 GiB) asked for */
+	int hugepages;		/* expect: MHL_UNPLUG_*: the last hugepages step's pool reached its count or not */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
 enum { MHL_UNTIL_NONE, MHL_UNTIL_CONVERGED };	/* wait until: every device at its request */
 enum { MHL_REBOOT_HOST, MHL_REBOOT_GUEST };	/* reboot how: virDomainReboot, or from inside */
+#define MHL_HUGEPAGE_2M (G_GUINT64_CONSTANT(2) << 20)	/* hugepages: size: the x86-64 huge page sizes */
+#define MHL_HUGEPAGE_1G (G_GUINT64_CONSTANT(1) << 30)
 #define MHL_ALL (-2)		/* movable_after_pin, census_*: every pinned page */
 #define MHL_UNSET (-1)
 

@@ -36,6 +36,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_SAVE] = "save",
 	[MHL_STEP_MANAGEDSAVE] = "managedsave",
 	[MHL_STEP_DAEMON_RESTART] = "daemon-restart",
+	[MHL_STEP_HUGEPAGES] = "hugepages",
 };
 
 /*
@@ -421,6 +422,19 @@ static int readUnplug(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	return 0;
 }
 
+/* expect: {hugepages: reached|short}: the last hugepages step's pool. */
+static int readHugepagesReached(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "hugepages") < 0)
+		return -1;
+	if ((st->hugepages = mhlNameIndex(mhlUnplugNames, mhlYScalar(y, v))) <= 0) {
+		mhlError("%s:%d:%d: hugepages: expected reached or short, not '%s'", AT(y, v),
+			 mhlYScalar(y, v));
+		return -1;
+	}
+	return 0;
+}
+
 /* expect: {movable_after_pin: N|all}: the last pin's pages left in ZONE_MOVABLE. */
 static int readMovable(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 {
@@ -487,6 +501,8 @@ static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 		return readUnplug(y, v, st);
 	if (!strcmp(key, "host_reclaimed"))
 		return readHostReclaimed(y, v, st);
+	if (!strcmp(key, "hugepages"))
+		return readHugepagesReached(y, v, st);
 	return readMovable(y, v, st);	/* movable_after_pin */
 }
 
@@ -536,6 +552,34 @@ static int waitParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 }
 
 /*
+ * hugepages: {node: N, count: C, size: 2MiB|1GiB, deadline: S}: the node's
+ * pool of huge pages of that size set to C (0 frees them).
+ */
+static int hugepagesParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	long l;
+
+	if (!strcmp(key, "node"))
+		return readNode(y, v, st);
+	if (!strcmp(key, "deadline"))
+		return mhlYSeconds(y, v, "deadline", &st->deadline);
+	if (!strcmp(key, "size")) {
+		if (mhlYSize(y, v, "size", &st->size) < 0)
+			return -1;
+		if (st->size == MHL_HUGEPAGE_2M || st->size == MHL_HUGEPAGE_1G)
+			return 0;
+		mhlError("%s:%d:%d: hugepages: size '%s' is no x86-64 huge page size (expected 2MiB or 1GiB)",
+			 AT(y, v), mhlYScalar(y, v));
+		return -1;
+	}
+	/* count: the kernel keeps nr_hugepages in an unsigned long; a guest has far fewer */
+	if (mhlYInt(y, v, "count", 0, 1 << 24, &l) < 0)
+		return -1;
+	st->count = l;
+	return 0;
+}
+
+/*
  * What the steps before the one being validated did, as far as the file
  * tells: what an expect step may assert about them (expectValidate).
  */
@@ -546,6 +590,7 @@ typedef struct {
 	const mhlStep *last_pin;	/* the pin step an expect's census reads, or NULL */
 	bool resized;		/* a resize step */
 	bool shrunk;		/* one that may give memory back (host_reclaimed) */
+	bool hugepaged;		/* a hugepages step (an expect's hugepages) */
 	uint64_t most[MHL_MAX_NODES];	/* the largest request each device had: what it may hold */
 	int checked;		/* check, io and release steps (integrity) */
 	/* pin steps whose failure ends no trial, by mhlPinPolicies[] index: those
@@ -759,6 +804,15 @@ static int suspendValidate(mhlStepsSoFar *sf, mhlStep *st)
 	return -1;
 }
 
+/* hugepages: a node the guest has; a size not given is 2 MiB. */
+static int hugepagesValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	if (!st->size)
+		st->size = MHL_HUGEPAGE_2M;
+	sf->hugepaged = true;
+	return nodeValidate(sf, st);
+}
+
 /*
  * An expectation that cannot hold given the steps before it: the message
  * names where the expect step gives it, and what it needs first.
@@ -838,6 +892,12 @@ static int expectPinsFailed(const mhlStepsSoFar *sf, const mhlStep *st, const ch
 			    st->pins_failed, must);
 }
 
+/* hugepages: the last hugepages step. */
+static int expectHugepaged(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	return sf->hugepaged ? 0 : expectRefuse(sf, st, key, "needs a hugepages step before it");
+}
+
 /* integrity: what the check, io and release steps so far found; none: nothing to judge. */
 static int expectChecked(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
 {
@@ -851,6 +911,7 @@ static bool expWantsHost(const mhlStep *st) { return st->host_reclaimed != MHL_U
 static bool expWantsMovable(const mhlStep *st) { return st->movable_after_pin != MHL_UNSET; }
 static bool expWantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_UNSET; }
 static bool expWantsIntegrity(const mhlStep *st) { return st->integrity; }
+static bool expWantsHugepages(const mhlStep *st) { return st->hugepages != MHL_UNPLUG_ANY; }
 
 static bool expWantsCensus(const mhlStep *st, bool after)
 {
@@ -883,6 +944,7 @@ static const struct {
 	{ "pins_failed", expWantsPinsFailed, expectPinsFailed },
 	{ "integrity", expWantsIntegrity, expectChecked },
 	{ "host_reclaimed", expWantsHost, expectResized },
+	{ "hugepages", expWantsHugepages, expectHugepaged },
 };
 
 static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
@@ -918,7 +980,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_EXPECT] = { "expect", NO_KEYS,
 			      KEYS("policy", "kernel", "unplug", "movable_after_pin", "vmstat",
 				   "census_before", "census_after", "pins_failed", "integrity",
-				   "console_clean", "host_reclaimed"),
+				   "console_clean", "host_reclaimed", "hugepages"),
 			      expectParse, expectValidate },
 	[MHL_STEP_BENCH] = { "bench", KEYS("size"), KEYS("node", "repeat", "fresh"),
 			     benchParse, nodeValidate },
@@ -934,6 +996,8 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_SAVE] = { "save", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 	[MHL_STEP_MANAGEDSAVE] = { "managedsave", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 	[MHL_STEP_DAEMON_RESTART] = { "daemon-restart", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
+	[MHL_STEP_HUGEPAGES] = { "hugepages", KEYS("count"), KEYS("node", "size", "deadline"),
+				 hugepagesParse, hugepagesValidate },
 };
 
 /*
@@ -946,7 +1010,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
-					"argv", "exit", "ktap", "how", "to", NULL };
+					"argv", "exit", "ktap", "how", "to", "count", "hugepages", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 

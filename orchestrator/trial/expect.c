@@ -57,6 +57,23 @@ static int checkUnplug(mhlTrial *t, const mhlStep *st, json_object *checks)
 			   actual, reached == (st->unplug == MHL_UNPLUG_REACHED));
 }
 
+/* hugepages: reached | short, of the last hugepages step's pool. */
+static int checkHugepages(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	json_object *e = NULL, *r = lastResult(t, "hugepages");
+	bool reached;
+	g_autofree char *actual = NULL;
+
+	if (r)
+		json_object_object_get_ex(r, MHL_K_ELASTIC, &e);
+	reached = mhlJBool(e, MHL_K_OK, false);
+	actual = g_strdup_printf("%s (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " pages)",
+				 reached ? "reached" : "short", mhlJInt(e, MHL_K_ALLOCATED_PAGES, 0),
+				 mhlJInt(e, MHL_K_REQUESTED_PAGES, 0));
+	return expectCheck(checks, st, "hugepages", st->hugepages == MHL_UNPLUG_REACHED ? "reached" : "short",
+			   actual, reached == (st->hugepages == MHL_UNPLUG_REACHED));
+}
+
 /* movable_after_pin: N or all of the last pin's pages still in ZONE_MOVABLE. */
 static int checkMovableAfterPin(mhlTrial *t, const mhlStep *st, json_object *checks)
 {
@@ -230,6 +247,7 @@ static int checkHostReclaimed(mhlTrial *t, const mhlStep *st, json_object *check
 }
 
 static bool wantsUnplug(const mhlStep *st) { return st->unplug != MHL_UNPLUG_ANY; }
+static bool wantsHugepages(const mhlStep *st) { return st->hugepages != MHL_UNPLUG_ANY; }
 static bool wantsMovable(const mhlStep *st) { return st->movable_after_pin != MHL_UNSET; }
 static bool wantsCensus(const mhlStep *st) { return st->ncensus > 0; }
 static bool wantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_UNSET; }
@@ -251,6 +269,7 @@ static const struct {
 	{ wantsConsoleClean, checkConsoleClean },
 	{ wantsVmstat, checkVmstat },
 	{ wantsHostReclaimed, checkHostReclaimed },
+	{ wantsHugepages, checkHugepages },
 };
 
 int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res)

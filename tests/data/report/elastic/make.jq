@@ -44,7 +44,7 @@ select(.trial == "lc-series") | del(.steps) | . as $b |
        elastic: (el("dimm"; "detach"; true; 3.0; -512; 1536; 1024) + {alias: "dimm0", slot: 0, removed: true, blocks: []})},
      step("hugepages"; 14; 11; 4.2; false) + {error: "allocated 100 of 128 hugepages",
        elastic: (el("hugetlb"; "alloc"; false; 4.2; 256; 1024; 1024) +
-         {page_bytes: 2 | MiB, requested_pages: 128, allocated_pages: 100, compact_stall: 12, compact_fail: 3, compact_success: 9})}])),
+         {page_bytes: 2 | MiB, requested_pages: 128, allocated_pages: 100, compaction: {compact_stall: 12, compact_fail: 3, compact_success: 9}})}])),
   ($b | trial("el-dimm-yes"; "dimm"; "yes"; "fail"; "step 2 (dimm d0): the detach did not complete in 30 s: memory40 going-offline";
     [step("dimm"; 10; 4; 1.6; true) + {id: "d0", elastic: (el("dimm"; "attach"; true; 1.5; 512; 1024; 1536) + {alias: "dimm0", slot: 0})},
      step("dimm"; 12; 7; 30.2; false) + {id: "d0", error: "the detach did not complete in 30 s: memory40 going-offline",
