@@ -411,6 +411,21 @@
 #define MHL_K_MECHANISM			"mechanism"
 #define MHL_K_ACTION			"action"
 /* (each kind's own keys follow, in a block per kind) */
+/*
+ * balloon (step-balloon.c): the balloon's actual size (libvirt's
+ * VIR_DOMAIN_MEMORY_STAT_ACTUAL_BALLOON: the guest's memory as the balloon
+ * leaves it) before and after, the target asked, whether the device reports
+ * free pages (its live XML's freePageReporting), and what the guest sees:
+ * MemFree and MemAvailable before and after (MemTotal in the common keys).
+ */
+#define MHL_K_TARGET_BYTES		"target_bytes"
+#define MHL_K_ACTUAL_BEFORE_BYTES	"actual_before_bytes"
+#define MHL_K_ACTUAL_AFTER_BYTES	"actual_after_bytes"
+#define MHL_K_FREE_PAGE_REPORTING	"free_page_reporting"
+#define MHL_K_MEMFREE_BEFORE_BYTES	"memfree_before_bytes"
+#define MHL_K_MEMFREE_AFTER_BYTES	"memfree_after_bytes"
+#define MHL_K_MEMAVAILABLE_BEFORE_BYTES	"memavailable_before_bytes"
+#define MHL_K_MEMAVAILABLE_AFTER_BYTES	"memavailable_after_bytes"
 
 /* ---- the verdict ---- */
 

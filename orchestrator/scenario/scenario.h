@@ -54,6 +54,7 @@ typedef enum {
 	MHL_STEP_SAVE,		/* virDomainSave to a file in the run directory, restore, resume */
 	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
 	MHL_STEP_DAEMON_RESTART,	/* the run's libvirt daemon restarted under the guest (run --daemon-restart), reconnected */
+	MHL_STEP_BALLOON,	/* virtio-balloon: the guest's memory to a target (virDomainSetMemoryFlags) */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -115,6 +116,8 @@ typedef struct {
 	bool resize;		/* suspend: requested (on node) is asked while paused */
 	char to[40];		/* migrate: the peer's name (run --peer NAME=URI says where it is) */
 	bool resize_during;	/* migrate: requested (of node's device) is asked while the migration runs */
+	uint64_t target;	/* balloon: the guest's memory as the balloon leaves it, bytes */
+	bool other_trial;	/* only: the matrix values it names are not this trial's: dropped */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
@@ -197,6 +200,7 @@ typedef struct {
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
+	bool balloon;		/* devices: a virtio balloon (else <memballoon model='none'/>) */
 	/* online: how the guest onlines plugged memory (its kernel command line) */
 	char online[16];	/* movable (default), kernel, auto-movable, as-shipped */
 	char guest[8];		/* the guest's userspace: "lab" (default: the lab's initramfs) or "debian" */

@@ -76,6 +76,7 @@ int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-save.c */
 int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-daemon.c */
+int mhlStepBalloon(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-balloon.c */
 /* At the trial's end: each daemon-restart's size_events_after, from the record's timeline. */
 void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline);
 
