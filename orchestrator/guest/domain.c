@@ -128,11 +128,15 @@ static bool hasReboot(const mhlScenario *s)
 /*
  * devices: {balloon: true}: a virtio balloon whose free pages the guest
  * reports (QEMU 7.2's free-page-reporting: the host drops them), its
- * statistics every second; else none at all. By s->balloon.
+ * statistics every second (free_page_reporting: false: without); else
+ * none at all. By s->balloon, then s->balloon_no_reporting.
  */
 static const char *const memballoonXML[] = {
 	"    <memballoon model='none'/>\n",
 	"    <memballoon model='virtio' freePageReporting='on'>\n"
+	"      <stats period='1'/>\n"
+	"    </memballoon>\n",
+	"    <memballoon model='virtio'>\n"
 	"      <stats period='1'/>\n"
 	"    </memballoon>\n",
 };
@@ -212,7 +216,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 				"    <qemu:arg value='-device'/>\n"
 				"    <qemu:arg value='{\"driver\":\"edu\",\"id\":\"edu0\",\"bus\":\"pcie.0\",\"addr\":\"0x10\",\"dma_mask\":1099511627775}'/>\n"
 				"  </qemu:commandline>\n" : "",
-			"MEMBALLOON", memballoonXML[s->balloon],
+			"MEMBALLOON", memballoonXML[s->balloon + (s->balloon && s->balloon_no_reporting)],
 			NULL
 		};
 

@@ -201,6 +201,7 @@ typedef struct {
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
 	bool balloon;		/* devices: a virtio balloon (else <memballoon model='none'/>) */
+	bool balloon_no_reporting;	/* devices: {free_page_reporting: false}: the balloon's off */
 	/* online: how the guest onlines plugged memory (its kernel command line) */
 	char online[16];	/* movable (default), kernel, auto-movable, as-shipped */
 	char guest[8];		/* the guest's userspace: "lab" (default: the lab's initramfs) or "debian" */

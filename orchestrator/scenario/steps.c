@@ -402,7 +402,7 @@ static int suspendParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st
 	return resizeParse(y, key, v, st);	/* node, requested, deadline */
 }
 
-/* balloon: {target: SIZE, deadline: S}. */
+/* balloon: {target: SIZE, deadline: S}: SIZE the boot memory less what the balloon holds. */
 static int balloonParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
 	if (!strcmp(key, "deadline"))
@@ -769,13 +769,14 @@ static int suspendValidate(mhlStepsSoFar *sf, mhlStep *st)
 }
 
 /*
- * balloon: the scenario has the device, and the target is guest memory
- * there is: more than 0, at most boot memory and every virtio-mem device in
- * full (libvirt refuses more; QEMU deflates at most to the boot memory).
+ * balloon: the scenario has the device, and the target is memory the
+ * balloon knows: more than 0, at most the boot memory (libvirt refuses
+ * more: its balloon, as QEMU's, counts the boot memory only, never what
+ * virtio-mem plugged).
  */
 static int balloonValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
-	uint64_t most = 0;
+	uint64_t boot = 0;
 	int i, line, col;
 
 	if (!sf->s->balloon) {
@@ -784,12 +785,12 @@ static int balloonValidate(mhlStepsSoFar *sf, mhlStep *st)
 		return -1;
 	}
 	for (i = 0; i < sf->s->nnodes; i++)
-		most += sf->s->nodes[i].memory + sf->s->nodes[i].vmem_size;
-	if (st->target && st->target <= most && !(st->target % 1024))
+		boot += sf->s->nodes[i].memory;
+	if (st->target && st->target <= boot && !(st->target % 1024))
 		return 0;
 	stepKeyAt(st, "target", &line, &col);
-	mhlError("%s:%d:%d: balloon: target %" G_GUINT64_FORMAT " bytes: expected whole KiB, more than 0 and at most the guest's memory, %" G_GUINT64_FORMAT " bytes (boot memory + every virtio_mem device's size)",
-		 sf->s->path, line, col, st->target, most);
+	mhlError("%s:%d:%d: balloon: target %" G_GUINT64_FORMAT " bytes: expected whole KiB, more than 0 and at most the guest's boot memory, %" G_GUINT64_FORMAT " bytes (the balloon counts no virtio_mem memory)",
+		 sf->s->path, line, col, st->target, boot);
 	return -1;
 }
 

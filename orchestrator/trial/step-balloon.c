@@ -14,6 +14,7 @@
 #include "guest/guest.h"
 #include "util.h"
 
+#include <libvirt/virterror.h>
 #include <string.h>
 
 /* The balloon's actual size now (KiB), or -1 + mhlError. */
@@ -121,11 +122,11 @@ int mhlStepBalloon(mhlTrial *t, const mhlStep *st, json_object *res)
 		mhlTrialHeldAtShrink(t);
 	t_req = mhlNow();
 	if (virDomainSetMemoryFlags(t->g->dom, want, VIR_DOMAIN_AFFECT_LIVE) < 0) {
-		g_autofree char *why = NULL;
+		const char *msg = virGetLastErrorMessage();
+		g_autofree char *why = mhlTextClean(msg ? msg : "", -1, 1024, false);
 
-		mhlErrorVirt("%s:%d: balloon: libvirt refused the target %llu KiB", t->s->path, st->line, want);
-		why = mhlTextClean(mhlErrorLast(), -1, 1024, false);
 		json_object_object_add(e, MHL_K_REFUSED, json_object_new_string(why));
+		mhlErrorVirt("%s:%d: balloon: libvirt refused the target %llu KiB", t->s->path, st->line, want);
 		return -1;
 	}
 	rc = balloonWait(t, want, st->deadline, &after_kib);
