@@ -154,6 +154,21 @@ static const char *cpuFeatures(const mhlScenario *s, const mhlDomainParams *p)
 	return "    <model fallback='allow'>qemu64</model>\n"
 	       "    <feature policy='require' name='pdpe1gb'/>\n";
 }
+/*
+ * devices: {balloon: true}: a virtio balloon whose free pages the guest
+ * reports (QEMU 7.2's free-page-reporting: the host drops them), its
+ * statistics every second (free_page_reporting: false: without); else
+ * none at all. By s->balloon, then s->balloon_no_reporting.
+ */
+static const char *const memballoonXML[] = {
+	"    <memballoon model='none'/>\n",
+	"    <memballoon model='virtio' freePageReporting='on'>\n"
+	"      <stats period='1'/>\n"
+	"    </memballoon>\n",
+	"    <memballoon model='virtio'>\n"
+	"      <stats period='1'/>\n"
+	"    </memballoon>\n",
+};
 
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
@@ -162,7 +177,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	g_autoptr(GString) vmems = g_string_new(NULL);
 	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
 	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL;
-	g_autofree char *raw = NULL, *backing = memoryBacking(s);
+	g_autofree char *raw = kernelCmdline(s), *backing = memoryBacking(s);
 	unsigned long long bootb = 0, vmemb = 0;
 	int i, cpu = 0, nvmem = 0;
 
@@ -181,7 +196,6 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 		vmemb += n->vmem_size;
 		vmemXML(vmems, n, i);
 	}
-	raw = kernelCmdline(s);
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
 	if (!(cmdline = xmlText("the kernel command line", raw)) ||
 	    !(name = xmlText("the domain name", p->name)) ||
@@ -231,6 +245,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 				"    <qemu:arg value='-device'/>\n"
 				"    <qemu:arg value='{\"driver\":\"edu\",\"id\":\"edu0\",\"bus\":\"pcie.0\",\"addr\":\"0x10\",\"dma_mask\":1099511627775}'/>\n"
 				"  </qemu:commandline>\n" : "",
+			"MEMBALLOON", memballoonXML[s->balloon + (s->balloon && s->balloon_no_reporting)],
 			NULL
 		};
 

@@ -417,10 +417,6 @@
 /* MHL_K_ALIAS (above): the DIMM's alias; MHL_K_BLOCKS: [{name, state, valid_zones}] of its memory blocks */
 #define MHL_K_STATE			"state"		/* a memory block's sysfs state: online, offline, going-offline */
 #define MHL_K_VALID_ZONES		"valid_zones"	/* a memory block's sysfs valid_zones */
-/* balloon */
-#define MHL_K_ACTUAL_BEFORE_BYTES	"actual_before_bytes"	/* the balloon's actual (guest memory left to it) before */
-#define MHL_K_ACTUAL_AFTER_BYTES	"actual_after_bytes"	/* and after */
-#define MHL_K_FREE_PAGE_REPORTING	"free_page_reporting"	/* the device's free_page_reporting='on' */
 /* hugepages (mechanism "hugetlb", action "alloc"): a node's pool set through nr_hugepages */
 #define MHL_K_PAGE_BYTES		"page_bytes"	/* the huge page size: 2 MiB or 1 GiB */
 #define MHL_K_REQUESTED_PAGES		"requested_pages"	/* the pool asked for (count; 0 frees it) */
@@ -431,6 +427,21 @@
 #define MHL_K_COMPACT_STALL		"compact_stall"	/* three of them, the ones the reports show */
 #define MHL_K_COMPACT_FAIL		"compact_fail"
 #define MHL_K_COMPACT_SUCCESS		"compact_success"
+/*
+ * balloon (step-balloon.c): the balloon's actual size (libvirt's
+ * VIR_DOMAIN_MEMORY_STAT_ACTUAL_BALLOON: the guest's memory as the balloon
+ * leaves it) before and after, the target asked, whether the device reports
+ * free pages (its live XML's freePageReporting), and what the guest sees:
+ * MemFree and MemAvailable before and after (MemTotal in the common keys).
+ */
+#define MHL_K_TARGET_BYTES		"target_bytes"
+#define MHL_K_ACTUAL_BEFORE_BYTES	"actual_before_bytes"
+#define MHL_K_ACTUAL_AFTER_BYTES	"actual_after_bytes"
+#define MHL_K_FREE_PAGE_REPORTING	"free_page_reporting"
+#define MHL_K_MEMFREE_BEFORE_BYTES	"memfree_before_bytes"
+#define MHL_K_MEMFREE_AFTER_BYTES	"memfree_after_bytes"
+#define MHL_K_MEMAVAILABLE_BEFORE_BYTES	"memavailable_before_bytes"
+#define MHL_K_MEMAVAILABLE_AFTER_BYTES	"memavailable_after_bytes"
 
 /* ---- the verdict ---- */
 

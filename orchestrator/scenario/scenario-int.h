@@ -44,7 +44,7 @@ bool mhlPackageNameOk(const char *p);
  */
 enum { RULE_ANY = -1, RULE_NEVER = -2 };	/* an exclude rule's entry for an axis */
 
-typedef struct {
+typedef struct mhlMatrix {
 	int naxes;
 	const char *axis[MHL_MAX_AXES];
 	yaml_node_t *values[MHL_MAX_AXES];	/* sequences of scalars */

@@ -143,6 +143,8 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 	s->path = g_strdup(y->path);
 	y->expanded = expanded;
 	y->failed = 0;
+	y->matrix = m->naxes ? m : NULL;
+	y->bind = bind;
 	/*
 	 * Each top-level key read, its error kept and the next one read; the
 	 * cross-step checks only when every part was read: after a broken part
@@ -152,9 +154,13 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 	    mhlYForPairsEach(y, root, "the scenario", topKeys, topPair, s, true) < 0 || y->failed ||
 	    mhlStepsValidate(s) < 0) {
 		y->expanded = NULL;
+		y->matrix = NULL;
+		y->bind = NULL;
 		return NULL;
 	}
 	y->expanded = NULL;
+	y->matrix = NULL;
+	y->bind = NULL;
 	if (!s->name)
 		s->name = g_path_get_basename(y->path);
 	s->scenario_name = g_strdup(s->name);

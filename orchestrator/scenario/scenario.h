@@ -55,6 +55,7 @@ typedef enum {
 	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
 	MHL_STEP_DAEMON_RESTART,	/* the run's libvirt daemon restarted under the guest (run --daemon-restart), reconnected */
 	MHL_STEP_HUGEPAGES,	/* the guest's huge page pool on a node set to count pages of size (nr_hugepages) */
+	MHL_STEP_BALLOON,	/* virtio-balloon: the guest's memory to a target (virDomainSetMemoryFlags) */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -118,6 +119,8 @@ typedef struct {
 	bool resize_during;	/* migrate: requested (of node's device) is asked while the migration runs */
 	long long count;	/* hugepages: the node's pool of huge pages of size (st->size: 2 MiB or 1 GiB) asked for */
 	int hugepages;		/* expect: MHL_UNPLUG_*: the last hugepages step's pool reached its count or not */
+	uint64_t target;	/* balloon: the guest's memory as the balloon leaves it, bytes */
+	bool other_trial;	/* only: the matrix values it names are not this trial's: dropped */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
@@ -202,6 +205,8 @@ typedef struct {
 	char *cmdline;		/* extra guest kernel parameters */
 	bool iommu;		/* devices: an intel vIOMMU (and intel_iommu=on) */
 	bool edu;		/* devices: QEMU's edu PCI device (DMA engine) */
+	bool balloon;		/* devices: a virtio balloon (else <memballoon model='none'/>) */
+	bool balloon_no_reporting;	/* devices: {free_page_reporting: false}: the balloon's off */
 	/* online: how the guest onlines plugged memory (its kernel command line) */
 	char online[16];	/* movable (default), kernel, auto-movable, as-shipped */
 	char guest[8];		/* the guest's userspace: "lab" (default: the lab's initramfs) or "debian" */

@@ -215,7 +215,7 @@ int mhlSecKernel(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 }
 
 /* devices: {iommu: BOOL, edu: BOOL}, extra guest devices for the vfio workloads. */
-static const char *const deviceKeys[] = { "iommu", "edu", NULL };
+static const char *const deviceKeys[] = { "iommu", "edu", "balloon", "free_page_reporting", NULL };
 
 static int devicePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
@@ -228,7 +228,10 @@ static int devicePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			 deviceKeys[key], mhlYScalar(y, v));
 		return -1;
 	}
-	*(key == 0 ? &s->iommu : &s->edu) = !strcmp(mhlYScalar(y, v), "true");
+	if (key == 3)	/* free_page_reporting: the balloon's, on unless false */
+		s->balloon_no_reporting = !strcmp(mhlYScalar(y, v), "false");
+	else
+		*(key == 0 ? &s->iommu : key == 1 ? &s->edu : &s->balloon) = !strcmp(mhlYScalar(y, v), "true");
 	return 0;
 }
 

@@ -37,6 +37,7 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_MANAGEDSAVE] = "managedsave",
 	[MHL_STEP_DAEMON_RESTART] = "daemon-restart",
 	[MHL_STEP_HUGEPAGES] = "hugepages",
+	[MHL_STEP_BALLOON] = "balloon",
 };
 
 /*
@@ -400,6 +401,14 @@ static int suspendParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st
 	if (!strcmp(key, "requested"))
 		st->resize = true;
 	return resizeParse(y, key, v, st);	/* node, requested, deadline */
+}
+
+/* balloon: {target: SIZE, deadline: S}: SIZE the boot memory less what the balloon holds. */
+static int balloonParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "deadline"))
+		return mhlYSeconds(y, v, "deadline", &st->deadline);
+	return mhlYSize(y, v, "target", &st->target);	/* target */
 }
 
 /* check, release, io: the id of a started workload. */
@@ -814,6 +823,32 @@ static int hugepagesValidate(mhlStepsSoFar *sf, mhlStep *st)
 }
 
 /*
+ * balloon: the scenario has the device, and the target is memory the
+ * balloon knows: more than 0, at most the boot memory (libvirt refuses
+ * more: its balloon, as QEMU's, counts the boot memory only, never what
+ * virtio-mem plugged).
+ */
+static int balloonValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	uint64_t boot = 0;
+	int i, line, col;
+
+	if (!sf->s->balloon) {
+		mhlError("%s:%d:%d: balloon: the guest has no balloon: give devices: {balloon: true}",
+			 sf->s->path, st->line, st->col);
+		return -1;
+	}
+	for (i = 0; i < sf->s->nnodes; i++)
+		boot += sf->s->nodes[i].memory;
+	if (st->target && st->target <= boot && !(st->target % 1024))
+		return 0;
+	stepKeyAt(st, "target", &line, &col);
+	mhlError("%s:%d:%d: balloon: target %" G_GUINT64_FORMAT " bytes: expected whole KiB, more than 0 and at most the guest's boot memory, %" G_GUINT64_FORMAT " bytes (the balloon counts no virtio_mem memory)",
+		 sf->s->path, line, col, st->target, boot);
+	return -1;
+}
+
+/*
  * An expectation that cannot hold given the steps before it: the message
  * names where the expect step gives it, and what it needs first.
  */
@@ -998,6 +1033,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_DAEMON_RESTART] = { "daemon-restart", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 	[MHL_STEP_HUGEPAGES] = { "hugepages", KEYS("count"), KEYS("node", "size", "deadline"),
 				 hugepagesParse, hugepagesValidate },
+	[MHL_STEP_BALLOON] = { "balloon", KEYS("target"), KEYS("deadline"), balloonParse, balloonValidate },
 };
 
 /*
@@ -1010,7 +1046,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
-					"argv", "exit", "ktap", "how", "to", "count", "hugepages", NULL };
+					"argv", "exit", "ktap", "how", "to", "count", "hugepages", "target", "only", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 
@@ -1039,9 +1075,10 @@ static void stepKeysAt(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	}
 }
 
+/* only: every kind takes it (stepOnly), in no row. */
 static bool stepKindTakes(const mhlStepKind *kind, const char *key)
 {
-	return mhlYOneOf(key, kind->need) >= 0 || mhlYOneOf(key, kind->take) >= 0;
+	return !strcmp(key, "only") || mhlYOneOf(key, kind->need) >= 0 || mhlYOneOf(key, kind->take) >= 0;
 }
 
 /* The kind that reads @key in a step of @kind: @kind, else the first that takes it. */
@@ -1063,6 +1100,100 @@ typedef struct {
 	guint64 seen;	/* bit per stepKeys[] */
 } mhlStepParse;
 
+/* The index of value @val on axis @a of the trial's matrix, or -1. */
+static int onlyValueIndex(mhlYaml *y, int a, const char *val)
+{
+	int i;
+
+	for (i = 0; i < y->matrix->nvalues[a]; i++)
+		if (!strcmp(mhlMatrixValue(y, y->matrix, a, i), val))
+			return i;
+	return -1;
+}
+
+/* "a, b, c": the matrix's axes, or axis @a's values, for messages. */
+static char *onlyKnown(mhlYaml *y, int a)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	int i, n = a < 0 ? y->matrix->naxes : y->matrix->nvalues[a];
+
+	for (i = 0; i < n; i++)
+		g_string_append_printf(out, "%s%s", i ? ", " : "",
+				       a < 0 ? y->matrix->axis[i] : mhlMatrixValue(y, y->matrix, a, i));
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* One value @n given for axis @a: one of the axis's; *@match |= whether it is the trial's. */
+static int onlyValue(mhlYaml *y, int a, yaml_node_t *n, bool *match)
+{
+	const char *mine = g_hash_table_lookup(y->bind, y->matrix->axis[a]);
+	g_autofree char *known = NULL;
+
+	if (mhlYWantKind(y, n, YAML_SCALAR_NODE, "only: a matrix value") < 0)
+		return -1;
+	if (onlyValueIndex(y, a, mhlYScalar(y, n)) < 0) {
+		known = onlyKnown(y, a);
+		mhlError("%s:%d:%d: only: %s: '%s' is not a value of the axis (values: %s)", AT(y, n),
+			 y->matrix->axis[a], mhlYScalar(y, n), known);
+		return -1;
+	}
+	*match |= mine && !strcmp(mine, mhlYScalar(y, n));
+	return 0;
+}
+
+/*
+ * One AXIS: VALUE (or AXIS: [VALUE, ...]) of only: the axis the matrix's,
+ * each value one of the axis's; *@match whether the trial's is among them.
+ */
+static int onlyAxis(mhlYaml *y, yaml_node_t *k, yaml_node_t *v, bool *match)
+{
+	yaml_node_item_t *it;
+	int a;
+
+	if (mhlYWantKind(y, k, YAML_SCALAR_NODE, "only: a matrix axis") < 0)
+		return -1;
+	for (a = 0; a < y->matrix->naxes && strcmp(y->matrix->axis[a], mhlYScalar(y, k)); a++)
+		;
+	if (a == y->matrix->naxes) {
+		g_autofree char *known = onlyKnown(y, -1);
+
+		mhlError("%s:%d:%d: only: '%s' is not a matrix axis (axes: %s)", AT(y, k), mhlYScalar(y, k), known);
+		return -1;
+	}
+	*match = false;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return onlyValue(y, a, v, match);
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
+		if (onlyValue(y, a, yaml_document_get_node(y->doc, *it), match) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * only: {AXIS: VALUE, ...}, on any step: the step is this trial's when every
+ * axis it names has one of the values given; else it is dropped from the
+ * trial's steps (st->other_trial), after its keys were checked all the same.
+ */
+static int stepOnly(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	yaml_node_pair_t *p;
+	bool match;
+
+	if (!y->matrix) {
+		mhlError("%s:%d:%d: only: the scenario has no matrix (only: names its axes and values)", AT(y, v));
+		return -1;
+	}
+	if (mhlYWantKind(y, v, YAML_MAPPING_NODE, "only") < 0)
+		return -1;
+	for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		if (onlyAxis(y, yaml_document_get_node(y->doc, p->key),
+			     yaml_document_get_node(y->doc, p->value), &match) < 0)
+			return -1;
+		st->other_trial |= !match;
+	}
+	return 0;
+}
+
 /*
  * One key of a step. A key another kind takes is read too, by that kind, so
  * that a bad value is reported as such before "takes no" (stepKeysCheck).
@@ -1073,6 +1204,8 @@ static int stepPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	const mhlStepKind *reader = stepKeyReader(sp->kind, stepKeys[key]);
 
 	sp->seen |= G_GUINT64_CONSTANT(1) << key;
+	if (!strcmp(stepKeys[key], "only"))
+		return stepOnly(y, v, sp->st);
 	/* A key no kind takes is left to stepKeysCheck: "takes no". */
 	return reader ? reader->parse(y, stepKeys[key], v, sp->st) : 0;
 }
@@ -1187,6 +1320,8 @@ int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 		}
 		if (parseStep(y, s, item) < 0)
 			mhlYErrorKeep(y);
+		else if (s->steps[s->nsteps].other_trial)
+			continue;	/* only: another trial's step */
 		s->nsteps++;
 	}
 	return 0;

@@ -15,6 +15,8 @@
 
 #include "mhl-names.h"
 
+struct mhlMatrix;
+
 typedef struct {
 	const char *path;
 	yaml_document_t *doc;
@@ -25,6 +27,9 @@ typedef struct {
 	GPtrArray *errors;
 	GHashTable *seen;	/* their text: the trials of a matrix repeat an error */
 	int failed;		/* errors kept while parsing the trial at hand */
+	/* The trial at hand's matrix (its axes and values) and its value per axis: a step's only:. NULL: no matrix. */
+	const struct mhlMatrix *matrix;
+	GHashTable *bind;	/* axis -> value */
 } mhlYaml;
 
 #define AT(y, n) (y)->path, (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1

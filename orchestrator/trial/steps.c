@@ -33,6 +33,7 @@ static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_MANAGEDSAVE] = mhlStepManagedSave,
 	[MHL_STEP_DAEMON_RESTART] = mhlStepDaemonRestart,
 	[MHL_STEP_HUGEPAGES] = mhlStepHugepages,
+	[MHL_STEP_BALLOON] = mhlStepBalloon,
 };
 
 int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)

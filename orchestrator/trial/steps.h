@@ -77,6 +77,7 @@ int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-save.
 int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-daemon.c */
 int mhlStepHugepages(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-hugepages.c */
+int mhlStepBalloon(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-balloon.c */
 /* At the trial's end: each daemon-restart's size_events_after, from the record's timeline. */
 void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline);
 
