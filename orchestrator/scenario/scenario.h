@@ -54,6 +54,8 @@ typedef enum {
 	MHL_STEP_SAVE,		/* virDomainSave to a file in the run directory, restore, resume */
 	MHL_STEP_MANAGEDSAVE,	/* defined for the step: managed save, start, undefined again */
 	MHL_STEP_DAEMON_RESTART,	/* the run's libvirt daemon restarted under the guest (run --daemon-restart), reconnected */
+	MHL_STEP_DIMM,		/* attach or detach a <memory model='dimm'> (ACPI memory hotplug), by id */
+	MHL_STEP_VMEM,		/* attach or detach a <memory model='virtio-mem'> on a running guest, by id */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -115,11 +117,16 @@ typedef struct {
 	bool resize;		/* suspend: requested (on node) is asked while paused */
 	char to[40];		/* migrate: the peer's name (run --peer NAME=URI says where it is) */
 	bool resize_during;	/* migrate: requested (of node's device) is asked while the migration runs */
+	int action;		/* dimm, vmem: MHL_ACTION_* (attach or detach) */
+	uint64_t block;		/* vmem: the device's block size (default 2 MiB) */
+	int dimm;		/* expect: MHL_DIMM_*: the last dimm detach removed it or not */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
 enum { MHL_UNTIL_NONE, MHL_UNTIL_CONVERGED };	/* wait until: every device at its request */
 enum { MHL_REBOOT_HOST, MHL_REBOOT_GUEST };	/* reboot how: virDomainReboot, or from inside */
+enum { MHL_ACTION_ATTACH, MHL_ACTION_DETACH };	/* dimm, vmem action */
+enum { MHL_DIMM_ANY, MHL_DIMM_REMOVED, MHL_DIMM_STUCK };	/* expect dimm: the last dimm detach */
 #define MHL_ALL (-2)		/* movable_after_pin, census_*: every pinned page */
 #define MHL_UNSET (-1)
 

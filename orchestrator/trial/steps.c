@@ -32,6 +32,8 @@ static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_SAVE] = mhlStepSave,
 	[MHL_STEP_MANAGEDSAVE] = mhlStepManagedSave,
 	[MHL_STEP_DAEMON_RESTART] = mhlStepDaemonRestart,
+	[MHL_STEP_DIMM] = mhlStepDimm,
+	[MHL_STEP_VMEM] = mhlStepVmem,
 };
 
 int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)
