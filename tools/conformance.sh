@@ -109,7 +109,7 @@ jq -r '
 	   elif $c == "9" then
 		([.steps[] | select(.step == "dimm" and .elastic.action == "detach")][0]) as $d
 		| {e: (if $d.elastic.removed then "DIMM \(mib(0 - $d.elastic.requested_bytes)) removed in \($d.elastic.seconds * 10 | round / 10) s, its host backend \(mib($d.elastic.backend_before_bytes)) -> \(mib($d.elastic.backend_after_bytes)) (pinned 64 MiB by gup, io_uring)"
-		       else "DIMM not removed in \($d.elastic.deadline_s) s; blocks still online: \($d.elastic.pinned_blocks // [] | map(tostring) | join(", ")) (pinned 64 MiB by gup, io_uring)" end),
+		       else "DIMM not removed in \($d.elastic.deadline_s) s; blocks not offline: \($d.elastic.pinned_blocks // [] | map(tostring) | join(", ")) (pinned 64 MiB by gup, io_uring)" end),
 		   ok: (($p == "series") == ($d.elastic.removed == true))}
 	   else {e: "", ok: true} end) as $x
 	| (if .verdict == "xfail" then " (\(.reason // "" | split("; failed as declared: ")[0]))"

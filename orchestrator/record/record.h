@@ -417,7 +417,8 @@
  * alias (the device's, ua-dimm-ID), slot and base_address (QEMU's), and on a
  * detach that did not complete range_blocks ([{block, state, valid_zones}]:
  * the guest's memory blocks over the DIMM's range, guest text cleaned) and
- * pinned_blocks (the numbers of those still online: what held it);
+ * pinned_blocks (the numbers of those not offline: online, or going-offline,
+ * the one the guest's offline retries on: what held it);
  * backend_before_bytes/backend_after_bytes (a completed detach: the
  * resident bytes of the DIMM's own backend in QEMU, 0 once unmapped). vmem
  * (mechanism "virtio-mem"): alias, and plugged_bytes (an attach: what the

@@ -257,7 +257,7 @@ static int checkDimm(mhlTrial *t, const mhlStep *st, json_object *checks)
 	removed = mhlJBool(el, MHL_K_REMOVED, false);
 	pinned = mhlJ(el, MHL_K_PINNED_BLOCKS);
 	actual = g_strdup_printf("%s after %.1f s%s%s", removed ? "removed" : "stuck",
-				 mhlJDbl(el, MHL_K_SECONDS, 0), pinned ? ", blocks still online: " : "",
+				 mhlJDbl(el, MHL_K_SECONDS, 0), pinned ? ", blocks not offline: " : "",
 				 pinned ? json_object_to_json_string(pinned) : "");
 	return expectCheck(checks, st, "dimm", st->dimm == MHL_DIMM_REMOVED ? "removed" : "stuck", actual,
 			   removed == (st->dimm == MHL_DIMM_REMOVED));

@@ -179,7 +179,11 @@ static void dimmHostSide(mhlTrial *t, const mhlStep *st, json_object *res, json_
 			 (int64_t)st->size, 0);
 }
 
-/* A detach that did not complete: the DIMM's blocks, and those still online (pinned) named. */
+/*
+ * A detach that did not complete: the DIMM's blocks, and those not offline
+ * named (online, or going-offline: the one the guest's offline retries on),
+ * what holds the DIMM.
+ */
 static void dimmStuck(mhlTrial *t, json_object *el, const mhlDimmInfo *info, GString *why)
 {
 	json_object *blocks = mhlGuestBlocksRange(t->g->dom, info->addr, info->size);
@@ -196,11 +200,12 @@ static void dimmStuck(mhlTrial *t, json_object *el, const mhlDimmInfo *info, GSt
 	for (i = 0; i < json_object_array_length(blocks); i++) {
 		json_object *b = json_object_array_get_idx(blocks, i);
 
-		if (strcmp(json_object_get_string(mhlJ(b, MHL_K_STATE)), "online"))
+		if (!strcmp(json_object_get_string(mhlJ(b, MHL_K_STATE)), "offline"))
 			continue;
 		json_object_array_add(pinned, json_object_get(mhlJ(b, MHL_K_BLOCK)));
-		g_string_append_printf(why, "%smemory%s", json_object_array_length(pinned) > 1 ? ", " : "",
-				       json_object_get_string(mhlJ(b, MHL_K_BLOCK)));
+		g_string_append_printf(why, "%smemory%s %s", json_object_array_length(pinned) > 1 ? ", " : "",
+				       json_object_get_string(mhlJ(b, MHL_K_BLOCK)),
+				       json_object_get_string(mhlJ(b, MHL_K_STATE)));
 	}
 }
 
@@ -256,7 +261,7 @@ static int dimmDetach(mhlTrial *t, const mhlStep *st, json_object *res)
 		return 0;
 	}
 	dimmStuck(t, el, &info, why);
-	mhlError("%s:%d: dimm: detach of '%s' did not complete in %g s (%s; blocks still online: %s)",
+	mhlError("%s:%d: dimm: detach of '%s' did not complete in %g s (%s; blocks not offline: %s)",
 		 t->s->path, st->line, st->id, st->deadline,
 		 r == -1 ? "libvirt reported DEVICE_REMOVAL_FAILED" : "no DEVICE_REMOVED event",
 		 why->len ? why->str : "none named");
