@@ -55,6 +55,7 @@ parts=(
 	basics		# the CLI's bad input; make install into a DESTDIR
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
 	lifecycle-daemon	# daemon-restart: the run's libvirt daemon restarted under a guest with a pin held (full: the refusals, a failing and a hung command)
+	dimm		# the dimm step: a DIMM attached, pinned, detached (full: c9 on 6.1, check's refusals, a hot-added virtio-mem device)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.
