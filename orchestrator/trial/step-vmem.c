@@ -33,6 +33,12 @@ static int vmemAttach(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (mhlGuestMemOnline(t->g->dom, &mt, &on) < 0)
 		return -1;
 	json_object_object_add(el, MHL_K_MEMTOTAL_AFTER_BYTES, json_object_new_int64((int64_t)mt));
+	if (secs < 0 && !reached && mt == mt0) {
+		g_autofree char *why = g_strdup(mhlErrorLast());
+
+		mhlError("%s:%d: vmem: the guest never took device '%s' (nothing plugged, MemTotal as before: a kernel without PCIe hotplug, CONFIG_HOTPLUG_PCI_PCIE, never sees a device attached while it runs): %s",
+			 t->s->path, st->line, st->id, why);
+	}
 	if (secs < 0)
 		return -1;
 	json_object_object_add(el, MHL_K_OK, json_object_new_boolean(true));
