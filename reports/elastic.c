@@ -41,9 +41,9 @@ static const elMech elMechs[] = {
 		{ MHL_K_PAGE_BYTES, "page", MHL_FIG_MIB, NULL },
 		{ MHL_K_REQUESTED_PAGES, "pages asked", MHL_FIG_COUNT, NULL },
 		{ MHL_K_ALLOCATED_PAGES, "allocated", MHL_FIG_COUNT, NULL },
-		{ MHL_K_COMPACTION "." MHL_K_COMPACT_STALL, "compact stall", MHL_FIG_COUNT, NULL },
-		{ MHL_K_COMPACTION "." MHL_K_COMPACT_FAIL, "compact fail", MHL_FIG_COUNT, NULL },
-		{ MHL_K_COMPACTION "." MHL_K_COMPACT_SUCCESS, "compact success", MHL_FIG_COUNT, NULL } } },
+		{ MHL_PATH(MHL_K_COMPACTION, MHL_K_COMPACT_STALL), "compact stall", MHL_FIG_COUNT, NULL },
+		{ MHL_PATH(MHL_K_COMPACTION, MHL_K_COMPACT_FAIL), "compact fail", MHL_FIG_COUNT, NULL },
+		{ MHL_PATH(MHL_K_COMPACTION, MHL_K_COMPACT_SUCCESS), "compact success", MHL_FIG_COUNT, NULL } } },
 };
 
 /* What every such step has, copied into KCIDB's misc as they are. */
@@ -208,10 +208,13 @@ char *mhlTrialElastic(json_object *rec, bool ascii)
 	return out->len ? g_string_free(g_steal_pointer(&out), FALSE) : NULL;
 }
 
-/* ", blocks memory32 online [Movable], ..." of a DIMM's blocks: the first EL_BLOCKS_MAX, then how many more. */
+/*
+ * ", blocks memory32 online [Movable], ..." of the blocks over a DIMM that
+ * stayed (range_blocks): the first EL_BLOCKS_MAX, then how many more.
+ */
 static void elBlocks(GString *out, json_object *el)
 {
-	json_object *a = mhlJArr(el, MHL_K_BLOCKS);
+	json_object *a = mhlJArr(el, MHL_K_RANGE_BLOCKS);
 	size_t i, n = a ? json_object_array_length(a) : 0;
 
 	if (!n)
@@ -219,11 +222,13 @@ static void elBlocks(GString *out, json_object *el)
 	g_string_append_printf(out, "%sblocks", out->len ? ", " : "");
 	for (i = 0; i < n && i < EL_BLOCKS_MAX; i++) {
 		json_object *b = json_object_array_get_idx(a, i);
-		g_autofree char *name = mhlFigOneLine(mhlJStr(b, MHL_K_NAME, "?"), 24);
+		json_object *nr = mhlJ(b, MHL_K_BLOCK);
+		bool number = json_object_is_type(nr, json_type_int) || json_object_is_type(nr, json_type_string);
+		g_autofree char *name = mhlFigOneLine(number ? json_object_get_string(nr) : "?", 24);
 		g_autofree char *state = mhlFigOneLine(mhlJStr(b, MHL_K_STATE, "?"), 24);
 		g_autofree char *zones = mhlFigOneLine(mhlJStr(b, MHL_K_VALID_ZONES, NULL), 40);
 
-		g_string_append_printf(out, "%s %s %s", i ? "," : "", name, state);
+		g_string_append_printf(out, "%s memory%s %s", i ? "," : "", name, state);
 		if (*zones)
 			g_string_append_printf(out, " [%s]", zones);
 	}
@@ -278,8 +283,8 @@ json_object *mhlElasticMisc(json_object *step)
 		mhlFigCopy(m, el, elCommon[i].path, elCommon[i].unit);
 	for (i = 0; k && i < EL_FIGURES_MAX && k->figures[i].path; i++)
 		mhlFigCopy(m, el, k->figures[i].path, k->figures[i].unit);
-	if (json_object_is_type(mhlJ(el, MHL_K_BLOCKS), json_type_array))
-		json_object_object_add(m, MHL_K_BLOCKS, json_object_get(mhlJ(el, MHL_K_BLOCKS)));
+	if (json_object_is_type(mhlJ(el, MHL_K_RANGE_BLOCKS), json_type_array))
+		json_object_object_add(m, MHL_K_RANGE_BLOCKS, json_object_get(mhlJ(el, MHL_K_RANGE_BLOCKS)));
 	/* the host's side in one number: what came back (res.host, as a resize's) */
 	if (elInt(mhlJObj(step, MHL_K_HOST), MHL_K_RECLAIMED_BYTES, &back))
 		json_object_object_add(m, MHL_K_HOST_RECLAIMED_BYTES, json_object_new_int64(back));

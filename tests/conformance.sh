@@ -4,7 +4,7 @@
 # (read-only pins of the zero page, split THPs, CMA placement) nothing else
 # in make check exercises. Each row of tools/conformance.sh's table is one
 # check; claim 5 has a row per split (mprotect, munmap).
-plan 27 full 33
+plan 27 full 35
 echo "# conformance: known deviations (tests/data/conformance: c3 on 6.1 under series, recorded)"
 # The table of a recorded run (--table-only), from the records' verdicts (the
 # trial judged the deviation declared in 3-migration-fails.yaml): xfail is
@@ -58,9 +58,9 @@ ok "run: a pass where the deviation is declared is xpass (the declaration is out
 # The fast tier runs claims 3 and 8 (an error on migration failure; the
 # unplug with every kind of pin held) under both policies, 4, 5 and 6 (the
 # zero page, split THPs, CMA) under the series; the full tier adds claim 1
-# (migrated out: tests/integration.sh's A/B shows it in the fast tier), and
-# 4, 5 and 6 under baseline.
-conf_a=1,3,8 conf_456=(--policy series) conf_b=4,5,6
+# (migrated out: tests/integration.sh's A/B shows it in the fast tier), 4, 5
+# and 6 under baseline, and claim 9 (a DIMM hot-removed with pins held).
+conf_a=1,3,8,9 conf_456=(--policy series) conf_b=4,5,6
 full || conf_a=3,8
 full && conf_456=()
 echo "# conformance: claims $conf_a on 6.12 under series and baseline; $conf_b under series$(full && echo ' and baseline')"
@@ -74,6 +74,7 @@ cat "$work/conformance-456/trials.jsonl" >>"$work/conformance/trials.jsonl" 2>/d
 sed 's/^/#   /' "$work/conformance.out"
 conf_rows=("3 series" "3 baseline" "4 series" "5 series mprotect" "5 series munmap" "6 series" "8 series" "8 baseline")
 full && conf_rows+=("1 series" "1 baseline" "4 baseline" "5 baseline mprotect" "5 baseline munmap" "6 baseline")
+full && conf_rows+=("9 series" "9 baseline")	# a DIMM hot-removed with pins held (issue 35; 6.1: tests/dimm.sh)
 for row in "${conf_rows[@]}"; do
 	set -- $row
 	ok "conformance claim $1, 6.12, $2${3:+, $3 split}: PASS" \

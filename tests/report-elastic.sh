@@ -86,9 +86,9 @@ hugetlb alloc" && grep -qFx "  elastic: hugetlb alloc ✗ 4.2 s (100 of 128 page
 ok "kcidb: validates; the stuck detach FAIL with its number (-128 MiB), misc.elastic's blocks and host back; the hugetlb number 100 pages; the refusal whole; the trial's list" sh -c '
 	/usr/bin/python3 -m jsonschema -i "$1" tests/schema/kcidb-v5-subset.schema.json && jq -e "
 	(.tests[] | select(.path == \"memhp.elasticity.el-dimm-yes.s2_dimm_d0\") | .status == \"FAIL\" and .number == {\"value\": -128, \"unit\": \"MiB\"} and
-	 .misc.elastic.removed == false and (.misc.elastic.blocks | length) == 3 and .misc.elastic.blocks[0].state == \"going-offline\" and
+	 .misc.elastic.removed == false and (.misc.elastic.range_blocks | length) == 3 and .misc.elastic.range_blocks[0].state == \"going-offline\" and
 	 .misc.elastic.host_reclaimed_bytes == 12582912 and .misc.elastic.requested_bytes == -536870912) and
-	(.tests[] | select(.path == \"memhp.elasticity.el-dimm-no.s3_hugepages\") | .number == {\"value\": 100, \"unit\": \"pages\"} and .misc.elastic.compact_stall == 12) and
+	(.tests[] | select(.path == \"memhp.elasticity.el-dimm-no.s3_hugepages\") | .number == {\"value\": 100, \"unit\": \"pages\"} and .misc.elastic.compaction.compact_stall == 12) and
 	(.tests[] | select(.path == \"memhp.elasticity.el-vm-yes.s2_vmem_v1\") | .misc.elastic.ok == false and (.misc.elastic.refused | startswith(\"<script>\") and contains(\"\nsecond line\"))) and
 	(.tests[] | select(.path == \"memhp.elasticity.el-balloon-no\") | .misc.elastic == [\"balloon target ok 2.3 s (guest -512 MiB, host back 498 MiB (97 % of asked))\"])" "$1" >/dev/null' _ "$R/kcidb.json"
 
@@ -104,15 +104,15 @@ ok "report: a mechanism planted with gnuplot quotes and system() is a label's te
 # Objects of the wrong shape (records come from elsewhere; the loader checks steps[].host, not these): read as far as they fit, never a crash.
 mkdir -p "$ed/shape"
 jq -c 'if .trial == "el-dimm-yes" then .steps[0].elastic = "dimm" | .steps[1].elastic |= (.ok = "yes" | .seconds = "3" |
-	.requested_bytes = "big" | .memtotal_before_bytes = [1] | .blocks = [5, "x", {"name": 7, "state": {}}] | .alias = {} | .refused = 7 | .slot = "one") |
+	.requested_bytes = "big" | .memtotal_before_bytes = [1] | .range_blocks = [5, "x", {"block": {}, "state": {}}] | .alias = {} | .refused = 7 | .slot = "one") |
 	.parameters.mechanism = 5 else . end | if .trial == "el-balloon-no" then .steps[0].elastic.mechanism = 3 else . end |
-	if .trial == "el-dimm-no" then .steps[2].elastic.blocks = {"a": 1} | .steps[2].elastic.allocated_pages = "many" else . end' \
+	if .trial == "el-dimm-no" then .steps[2].elastic.range_blocks = {"a": 1} | .steps[2].elastic.allocated_pages = "many" else . end' \
 	tests/data/report/elastic/trials.jsonl >"$ed/shape/trials.jsonl"
 lab report "$ed/shape" >"$ed/shape.out" 2>&1
 src=$?
 ok "report: elastic objects of the wrong shape (a string, ok \"yes\", numbers as strings, blocks of numbers or an object, refused a number, mechanism a number) render: exit 0, the detach failed with the figures that fit, the balloon no such step, the elasticity table without that dimm trial" \
 	sh -c 'test "$2" = 0 && xmllint --noout "$1/report/junit.xml" && jq -e . "$1/report/kcidb.json" >/dev/null &&
-		grep -qFx "  # dimm d0: dimm detach FAILED (host back 12 MiB): the detach did not complete in 30 s: memory40 going-offline; host back 12 MiB, removed no, blocks ? ?, ? ?, ? ?" "$1/report/results.ktap" &&
+		grep -qFx "  # dimm d0: dimm detach FAILED (host back 12 MiB): the detach did not complete in 30 s: memory40 going-offline; host back 12 MiB, removed no, blocks memory? ?, memory? ?, memory? ?" "$1/report/results.ktap" &&
 		grep -qFx "  # hugepages: hugetlb alloc FAILED 4.2 s (guest 0 MiB): allocated 100 of 128 hugepages; asked +256 MiB, MemTotal 1024 -> 1024 MiB (0), page 2 MiB, pages asked 128, compact stall 12, compact fail 3, compact success 9" "$1/report/results.ktap" &&
 		! grep -q "# balloon: balloon target ok" "$1/report/results.ktap" &&
 		grep -qF "<td><a href='"'"'#t5'"'"'><b>fail</b></a> 480 MiB back of 512 MiB asked (94 %)<br>3.00 s · guest -512 MiB</td><td>not run</td></tr>" "$1/report/index.html"' _ "$ed/shape" "$src"

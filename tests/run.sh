@@ -58,6 +58,7 @@ parts=(
 	report-elastic	# the other paths (issue 35: dimm, vmem, balloon, hugepages) and the elasticity table in every report format, from hand-written records
 	hugepages	# the hugepages step: check's refusals (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
 	balloon		# the virtio balloon beside virtio-mem: only:, the balloon step's refusals, one balloon trial (full: the elasticity comparison)
+	dimm		# the dimm step: a DIMM attached, pinned, detached (full: c9 on 6.1, check's refusals, a hot-added virtio-mem device)
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.

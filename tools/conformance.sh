@@ -106,6 +106,11 @@ jq -r '
 	   elif $c == "8" then
 		([.steps[] | select(.step == "resize")][0]) as $r
 		| {e: "requested 0, reached \(mib($r.reached_bytes)) (pinned 256 MiB by gup, io_uring, vfio, rdma)", ok: true}
+	   elif $c == "9" then
+		([.steps[] | select(.step == "dimm" and .elastic.action == "detach")][0]) as $d
+		| {e: (if $d.elastic.removed then "DIMM \(mib(0 - $d.elastic.requested_bytes)) removed in \($d.elastic.seconds * 10 | round / 10) s, its host backend \(mib($d.elastic.backend_before_bytes)) -> \(mib($d.elastic.backend_after_bytes)) (pinned 64 MiB by gup, io_uring)"
+		       else "DIMM not removed in \($d.elastic.deadline_s) s; blocks not offline: \($d.elastic.pinned_blocks // [] | map(tostring) | join(", ")) (pinned 64 MiB by gup, io_uring)" end),
+		   ok: (($p == "series") == ($d.elastic.removed == true))}
 	   elif $c == "10" then
 		([.steps[] | select(.step == "hugepages") | .elastic]) as $h
 		| ($h[0].allocated_pages // 0) as $c0 | ($h[2].allocated_pages // -1) as $c1
@@ -132,6 +137,7 @@ claims=(
 	"6|pages migrated out of CMA land neither in CMA nor ZONE_MOVABLE"
 	"7|pinning costs more from ZONE_MOVABLE (migration)"
 	"8|unplug reaches the request with gup, io_uring, vfio, rdma pins held"
+	"9|a DIMM in ZONE_MOVABLE is hot-removed with gup, io_uring pins held"
 	"10|huge pages from ZONE_MOVABLE: scattered pins cost no 2 MiB page"
 )
 printf '\n%-3s %-5s %-8s %-6s %s\n' claim kernel policy result evidence

@@ -115,6 +115,39 @@ static char *kernelCmdline(const mhlScenario *s)
 			       s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
 }
 
+/*
+ * The memory the dimm and vmem steps attach while the guest runs: one slot
+ * and its size for each attach (a detached device's slot may not come back
+ * before the next attach), added to <maxMemory>.
+ */
+static int hotplugSlots(const mhlScenario *s, unsigned long long *bytes)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nsteps; i++) {
+		const mhlStep *st = &s->steps[i];
+
+		if ((st->type == MHL_STEP_DIMM || st->type == MHL_STEP_VMEM) &&
+		    st->action == MHL_ACTION_ATTACH) {
+			n++;
+			*bytes += st->size;
+		}
+	}
+	return n;
+}
+
+/*
+ * <maxMemory>: a slot for each virtio-mem device and each device a dimm or
+ * vmem step attaches, room for all of them; "" when there is none (QEMU
+ * refuses slots when maxmem equals the boot memory).
+ */
+static char *maxMemory(const mhlScenario *s, int nvmem, unsigned long long bootb, unsigned long long vmemb)
+{
+	nvmem += hotplugSlots(s, &vmemb);
+	return nvmem ? g_strdup_printf("  <maxMemory slots='%d' unit='KiB'>%llu</maxMemory>\n",
+				       nvmem, KIB(bootb + vmemb)) : g_strdup("");
+}
+
 static bool hasReboot(const mhlScenario *s)
 {
 	int i;
@@ -205,8 +238,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	    !(console = xmlText("the console log path", p->console_log)))
 		return NULL;
 	boot = g_strdup_printf("%llu", KIB(bootb));
-	max = nvmem ? g_strdup_printf("  <maxMemory slots='%d' unit='KiB'>%llu</maxMemory>\n",
-				      nvmem, KIB(bootb + vmemb)) : g_strdup("");
+	max = maxMemory(s, nvmem, bootb, vmemb);
 	vcpus = g_strdup_printf("%d", cpu);
 	{
 		const char *const pairs[] = {

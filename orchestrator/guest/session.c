@@ -116,10 +116,40 @@ static void onReboot(void *opaque)
 	pthread_mutex_unlock(&g->lock);
 }
 
+/* A device's removal (or its failure): kept for mhlGuestDeviceRemoved, the oldest dropped past the array. */
+static void onDeviceRemoved(void *opaque, const char *alias, bool removed)
+{
+	mhlGuest *g = opaque;
+	int i;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->ndevev == G_N_ELEMENTS(g->devev)) {
+		memmove(g->devev, g->devev + 1, sizeof(g->devev) - sizeof(g->devev[0]));
+		g->ndevev--;
+	}
+	i = g->ndevev++;
+	g_strlcpy(g->devev[i].alias, alias, sizeof(g->devev[i].alias));
+	g->devev[i].removed = removed;
+	pthread_mutex_unlock(&g->lock);
+}
+
+int mhlGuestDeviceRemoved(mhlGuest *g, const char *alias)
+{
+	int i, rc = 0;
+
+	pthread_mutex_lock(&g->lock);
+	for (i = g->ndevev - 1; i >= 0 && !rc; i--)
+		if (!strcmp(g->devev[i].alias, alias))
+			rc = g->devev[i].removed ? 1 : -1;
+	pthread_mutex_unlock(&g->lock);
+	return rc;
+}
+
 static const mhlDomainEventHandlers guestEvents = {
 	.lifecycle = onLifecycle,
 	.size_change = onSizeChange,
 	.reboot = onReboot,
+	.device_removed = onDeviceRemoved,
 };
 
 void mhlGuestRebootExpect(mhlGuest *g, bool expect)

@@ -62,6 +62,12 @@ typedef struct {
 	mhlHostSample host_prev;	/* the last sample */
 	mhlHostSample host_logged;	/* the last sample put on the timeline */
 	double host_changed_t;		/* monotonic time of the last sample that differed */
+	/* libvirt's DEVICE_REMOVED / DEVICE_REMOVAL_FAILED so far (the last ones), under lock */
+	struct {
+		char alias[64];
+		bool removed;
+	} devev[16];
+	int ndevev;
 } mhlGuest;
 
 mhlGuest *mhlGuestNew(const mhlGuestConfig *cfg);
@@ -147,6 +153,11 @@ int mhlGuestRehome(mhlGuest *g, virDomainPtr dom, const mhlScenario *s);
  * marks the guest gone ("rebooted on its own"). mhlGuestResets: the count.
  */
 void mhlGuestRebootExpect(mhlGuest *g, bool expect);
+/*
+ * The last removal event of device @alias: 1 DEVICE_REMOVED, -1
+ * DEVICE_REMOVAL_FAILED, 0 none yet (a dimm or vmem detach waits for it).
+ */
+int mhlGuestDeviceRemoved(mhlGuest *g, const char *alias);
 int mhlGuestResets(mhlGuest *g);
 
 /* Whether the domain still runs. */

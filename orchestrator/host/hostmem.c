@@ -358,3 +358,51 @@ json_object *mhlHostSampleJSON(const mhlHostSample *hs)
 		json_object_object_add(o, MHL_K_POOL_FREE_PAGES, json_object_new_int64(hs->pool_free));
 	return o;
 }
+
+GArray *mhlHostMemMaps(const mhlHostMem *hm)
+{
+	g_autofree char *path = NULL, *text = NULL;
+	gsize len;
+
+	if (!hm->pid || strcmp(hm->source, "proc"))
+		return NULL;
+	path = g_strdup_printf("/proc/%d/smaps", (int)hm->pid);
+	if (!g_file_get_contents(path, &text, &len, NULL))
+		return NULL;
+	return mhlSmapsParse(text, len);
+}
+
+int mhlSmapsNewMapping(GArray *before, GArray *after, uint64_t size)
+{
+	int found = -1;
+	guint i, j;
+
+	for (i = 0; before && after && i < after->len; i++) {
+		const mhlSmapsEntry *a = &g_array_index(after, mhlSmapsEntry, i);
+		bool old = false;
+
+		if (!a->writable || a->executable || a->end - a->start != size)
+			continue;
+		for (j = 0; j < before->len && !old; j++)
+			old = g_array_index(before, mhlSmapsEntry, j).start == a->start;
+		if (old)
+			continue;
+		if (found >= 0)
+			return -1;	/* two new mappings of that size: which is whose is not known */
+		found = (int)i;
+	}
+	return found;
+}
+
+int64_t mhlSmapsRssAt(GArray *maps, uint64_t start)
+{
+	guint i;
+
+	for (i = 0; maps && i < maps->len; i++) {
+		const mhlSmapsEntry *m = &g_array_index(maps, mhlSmapsEntry, i);
+
+		if (m->start == start)
+			return (int64_t)(m->rss_kib + m->hugetlb_kib) * 1024;
+	}
+	return 0;	/* unmapped: QEMU freed the backend */
+}

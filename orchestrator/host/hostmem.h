@@ -97,6 +97,19 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out);
 /* The sample as a JSON object: {t?, qemu_rss_bytes, node_bytes: {N: bytes}, pool_free_pages}. */
 json_object *mhlHostSampleJSON(const mhlHostSample *hs);
 
+/*
+ * A memory backend hot-plugged with a device (a dimm or vmem step) is a new
+ * mapping of QEMU's: mhlHostMemMaps reads QEMU's smaps now (NULL when the
+ * source is not "proc" or it cannot be read); mhlSmapsNewMapping finds the
+ * index in @after of the one writable mapping of @size bytes that @before
+ * did not have (-1: none, or more than one); mhlSmapsRssAt the resident
+ * bytes (hugetlb included) of the mapping at @start in @maps, 0 when there
+ * is none (the backend was unmapped: freed).
+ */
+GArray *mhlHostMemMaps(const mhlHostMem *hm);
+int mhlSmapsNewMapping(GArray *before, GArray *after, uint64_t size);
+int64_t mhlSmapsRssAt(GArray *maps, uint64_t start);
+
 /* The process of domain @name on this host: scans /proc/ * /cmdline for "-name guest=NAME,". 0: none. */
 pid_t mhlQemuPidFind(const char *name);
 

@@ -330,16 +330,43 @@ static void onReboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
 	pthread_mutex_unlock(&watchesLock);
 }
 
+/* DEVICE_REMOVED and DEVICE_REMOVAL_FAILED (a dimm or vmem detach): the device's alias. */
+static void onDeviceRemoved(virConnectPtr conn, virDomainPtr dom, const char *alias, void *opaque)
+{
+	eventWatch *w;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->device_removed)
+		w->h->device_removed(w->opaque, alias, true);
+	pthread_mutex_unlock(&watchesLock);
+}
+
+static void onDeviceRemovalFailed(virConnectPtr conn, virDomainPtr dom, const char *alias, void *opaque)
+{
+	eventWatch *w;
+
+	(void)conn; (void)opaque;
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->device_removed)
+		w->h->device_removed(w->opaque, alias, false);
+	pthread_mutex_unlock(&watchesLock);
+}
+
+#define EVENT_IDS 5	/* the events mhlDomainEventsRegister registers */
+
 /* The callback ids of each registered connection (mhlDomainEventsDeregister), under watchesLock. */
 typedef struct {
 	virConnectPtr conn;
-	int ids[3];
+	int ids[EVENT_IDS];
 } eventRegs;
 static GArray *registered;
 
-static void regsAdd(virConnectPtr conn, const int ids[3])
+static void regsAdd(virConnectPtr conn, const int ids[EVENT_IDS])
 {
-	eventRegs r = { .conn = conn, .ids = { ids[0], ids[1], ids[2] } };
+	eventRegs r = { .conn = conn };
+
+	memcpy(r.ids, ids, sizeof(r.ids));
 
 	pthread_mutex_lock(&watchesLock);
 	if (!registered)
@@ -350,7 +377,7 @@ static void regsAdd(virConnectPtr conn, const int ids[3])
 
 int mhlDomainEventsRegister(virConnectPtr conn)
 {
-	int ids[3];
+	int ids[EVENT_IDS];
 
 	if ((ids[0] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE,
 						       VIR_DOMAIN_EVENT_CALLBACK(onSizeChange), NULL, NULL)) < 0) {
@@ -365,6 +392,16 @@ int mhlDomainEventsRegister(virConnectPtr conn)
 	if ((ids[2] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_REBOOT,
 						       VIR_DOMAIN_EVENT_CALLBACK(onReboot), NULL, NULL)) < 0) {
 		mhlErrorVirt("cannot register for reboot events");
+		return -1;
+	}
+	if ((ids[3] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
+						       VIR_DOMAIN_EVENT_CALLBACK(onDeviceRemoved), NULL, NULL)) < 0) {
+		mhlErrorVirt("cannot register for DEVICE_REMOVED events");
+		return -1;
+	}
+	if ((ids[4] = virConnectDomainEventRegisterAny(conn, NULL, VIR_DOMAIN_EVENT_ID_DEVICE_REMOVAL_FAILED,
+						       VIR_DOMAIN_EVENT_CALLBACK(onDeviceRemovalFailed), NULL, NULL)) < 0) {
+		mhlErrorVirt("cannot register for DEVICE_REMOVAL_FAILED events");
 		return -1;
 	}
 	regsAdd(conn, ids);
@@ -387,7 +424,7 @@ void mhlDomainEventsDeregister(virConnectPtr conn)
 	}
 	pthread_mutex_unlock(&watchesLock);
 	/* outside the lock: a handler running now holds it. On a dead connection the daemon's side fails, ours goes. */
-	for (k = 0; r.conn && k < 3; k++)
+	for (k = 0; r.conn && k < EVENT_IDS; k++)
 		virConnectDomainEventDeregisterAny(conn, r.ids[k]);
 }
 

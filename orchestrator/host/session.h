@@ -73,9 +73,11 @@ typedef struct {
 	void (*size_change)(void *opaque, const char *alias, unsigned long long size_kib);
 	/* VIR_DOMAIN_EVENT_ID_REBOOT: the guest was reset (its QEMU goes on) */
 	void (*reboot)(void *opaque);
+	/* VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED (@removed) or DEVICE_REMOVAL_FAILED: device @alias */
+	void (*device_removed)(void *opaque, const char *alias, bool removed);
 } mhlDomainEventHandlers;
 
-/* Once per connection, before any domain: lifecycle, size-change and reboot events. -1 + mhlError. */
+/* Once per connection, before any domain: lifecycle, size-change, reboot and device removal events. -1 + mhlError. */
 int mhlDomainEventsRegister(virConnectPtr conn);
 /*
  * Undo mhlDomainEventsRegister for @conn (one whose daemon went away and was

@@ -411,12 +411,30 @@
 #define MHL_K_MECHANISM			"mechanism"
 #define MHL_K_ACTION			"action"
 /* (each kind's own keys follow, in a block per kind) */
-/* dimm: the DIMM's own figures (reports/elastic.c shows them when present) */
-#define MHL_K_REMOVED			"removed"	/* the detach completed: libvirt's DEVICE_REMOVED came, the DIMM is gone */
-#define MHL_K_SLOT			"slot"		/* the DIMM's slot */
-/* MHL_K_ALIAS (above): the DIMM's alias; MHL_K_BLOCKS: [{name, state, valid_zones}] of its memory blocks */
-#define MHL_K_STATE			"state"		/* a memory block's sysfs state: online, offline, going-offline */
-#define MHL_K_VALID_ZONES		"valid_zones"	/* a memory block's sysfs valid_zones */
+/*
+ * dimm (mechanism "dimm"): removed (a detach: libvirt's DEVICE_REMOVED came
+ * within the deadline), removal_failed (its DEVICE_REMOVAL_FAILED came),
+ * alias (the device's, ua-dimm-ID), slot and base_address (QEMU's), and on a
+ * detach that did not complete range_blocks ([{block, state, valid_zones}]:
+ * the guest's memory blocks over the DIMM's range, guest text cleaned) and
+ * pinned_blocks (the numbers of those not offline: online, or going-offline,
+ * the one the guest's offline retries on: what held it);
+ * backend_before_bytes/backend_after_bytes (a completed detach: the
+ * resident bytes of the DIMM's own backend in QEMU, 0 once unmapped). vmem
+ * (mechanism "virtio-mem"): alias, and plugged_bytes (an attach: what the
+ * guest plugged of its request within the deadline).
+ */
+#define MHL_K_REMOVED			"removed"
+#define MHL_K_REMOVAL_FAILED		"removal_failed"
+#define MHL_K_SLOT			"slot"
+#define MHL_K_BASE_ADDRESS		"base_address"
+#define MHL_K_RANGE_BLOCKS		"range_blocks"
+#define MHL_K_BLOCK			"block"
+#define MHL_K_STATE			"state"
+#define MHL_K_VALID_ZONES		"valid_zones"
+#define MHL_K_PINNED_BLOCKS		"pinned_blocks"
+#define MHL_K_BACKEND_BEFORE_BYTES	"backend_before_bytes"	/* the DIMM's backend's resident bytes */
+#define MHL_K_BACKEND_AFTER_BYTES	"backend_after_bytes"
 /* hugepages (mechanism "hugetlb", action "alloc"): a node's pool set through nr_hugepages */
 #define MHL_K_PAGE_BYTES		"page_bytes"	/* the huge page size: 2 MiB or 1 GiB */
 #define MHL_K_REQUESTED_PAGES		"requested_pages"	/* the pool asked for (count; 0 frees it) */

@@ -78,6 +78,10 @@ const char *const mhlUnplugNames[3] = {
 	[MHL_UNPLUG_ANY] = "any", [MHL_UNPLUG_REACHED] = "reached", [MHL_UNPLUG_SHORT] = "short",
 };
 const char *const mhlRebootHows[2] = { [MHL_REBOOT_HOST] = "host", [MHL_REBOOT_GUEST] = "guest" };
+const char *const mhlActionNames[2] = { [MHL_ACTION_ATTACH] = "attach", [MHL_ACTION_DETACH] = "detach" };
+const char *const mhlDimmOutcomes[3] = {
+	[MHL_DIMM_ANY] = "any", [MHL_DIMM_REMOVED] = "removed", [MHL_DIMM_STUCK] = "stuck",
+};
 
 char *mhlNamesJoin(const void *rows, size_t n, size_t stride, const char *sep)
 {

@@ -83,6 +83,9 @@ extern const char *const mhlUntilNames[2];
 extern const char *const mhlUnplugNames[3];
 /* reboot: {how: H}, by MHL_REBOOT_*. */
 extern const char *const mhlRebootHows[2];
+/* dimm, vmem: {action: A}, by MHL_ACTION_*; expect: {dimm: D}, by MHL_DIMM_*. */
+extern const char *const mhlActionNames[2];
+extern const char *const mhlDimmOutcomes[3];
 
 /* The names of table @rows (an array), "a, b, c" (newly allocated), for "known: ..." and usage. */
 #define mhlNamesKnown(rows) mhlNamesJoin(MHL_ROWS(rows), ", ")

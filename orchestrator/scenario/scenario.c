@@ -409,7 +409,7 @@ static uint64_t addSat(uint64_t a, uint64_t b)
 #define GUEST_SLACK	(128ULL << 20)
 uint64_t mhlScenarioGuestBytes(const mhlScenario *s, bool whole)
 {
-	uint64_t b = MHL_QEMU_OVERHEAD, touch[MHL_MAX_NODES] = { 0 };
+	uint64_t b = MHL_QEMU_OVERHEAD, touch[MHL_MAX_NODES] = { 0 }, hot[MHL_MAX_NODES] = { 0 };
 	bool all = whole || s->prealloc || mhlMemBackingOf(s->backing)->hugetlb;
 	int i;
 
@@ -421,10 +421,15 @@ uint64_t mhlScenarioGuestBytes(const mhlScenario *s, bool whole)
 		else if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_BENCH) &&
 			 st->node >= 0 && st->node < MHL_MAX_NODES)
 			touch[st->node] = addSat(touch[st->node], st->size);
+		else if ((st->type == MHL_STEP_DIMM || st->type == MHL_STEP_VMEM) &&
+			 st->action == MHL_ACTION_ATTACH && st->node >= 0 && st->node < MHL_MAX_NODES)
+			hot[st->node] = addSat(hot[st->node], st->size);	/* memory attached while it runs */
 	}
 	for (i = 0; i < s->nnodes; i++) {
 		b = addSat(b, s->nodes[i].memory);
-		b = addSat(b, all ? s->nodes[i].vmem_size : MIN(s->nodes[i].vmem_size, addSat(touch[i], GUEST_SLACK)));
+		uint64_t dev = addSat(s->nodes[i].vmem_size, hot[i]);
+
+		b = addSat(b, all ? dev : MIN(dev, addSat(touch[i], GUEST_SLACK)));
 	}
 	return b;
 }

@@ -56,6 +56,8 @@ typedef enum {
 	MHL_STEP_DAEMON_RESTART,	/* the run's libvirt daemon restarted under the guest (run --daemon-restart), reconnected */
 	MHL_STEP_HUGEPAGES,	/* the guest's huge page pool on a node set to count pages of size (nr_hugepages) */
 	MHL_STEP_BALLOON,	/* virtio-balloon: the guest's memory to a target (virDomainSetMemoryFlags) */
+	MHL_STEP_DIMM,		/* attach or detach a <memory model='dimm'> (ACPI memory hotplug), by id */
+	MHL_STEP_VMEM,		/* attach or detach a <memory model='virtio-mem'> on a running guest, by id */
 	MHL_STEP_LAST
 } mhlStepType;
 
@@ -121,6 +123,9 @@ typedef struct {
 	int hugepages;		/* expect: MHL_UNPLUG_*: the last hugepages step's pool reached its count or not */
 	uint64_t target;	/* balloon: the guest's memory as the balloon leaves it, bytes */
 	bool other_trial;	/* only: the matrix values it names are not this trial's: dropped */
+	int action;		/* dimm, vmem: MHL_ACTION_* (attach or detach) */
+	uint64_t block;		/* vmem: the device's block size (default 2 MiB) */
+	int dimm;		/* expect: MHL_DIMM_*: the last dimm detach removed it or not */
 } mhlStep;
 
 enum { MHL_UNPLUG_ANY, MHL_UNPLUG_REACHED, MHL_UNPLUG_SHORT };
@@ -128,6 +133,8 @@ enum { MHL_UNTIL_NONE, MHL_UNTIL_CONVERGED };	/* wait until: every device at its
 enum { MHL_REBOOT_HOST, MHL_REBOOT_GUEST };	/* reboot how: virDomainReboot, or from inside */
 #define MHL_HUGEPAGE_2M (G_GUINT64_CONSTANT(2) << 20)	/* hugepages: size: the x86-64 huge page sizes */
 #define MHL_HUGEPAGE_1G (G_GUINT64_CONSTANT(1) << 30)
+enum { MHL_ACTION_ATTACH, MHL_ACTION_DETACH };	/* dimm, vmem action */
+enum { MHL_DIMM_ANY, MHL_DIMM_REMOVED, MHL_DIMM_STUCK };	/* expect dimm: the last dimm detach */
 #define MHL_ALL (-2)		/* movable_after_pin, census_*: every pinned page */
 #define MHL_UNSET (-1)
 

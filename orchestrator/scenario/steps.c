@@ -38,6 +38,8 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
 	[MHL_STEP_DAEMON_RESTART] = "daemon-restart",
 	[MHL_STEP_HUGEPAGES] = "hugepages",
 	[MHL_STEP_BALLOON] = "balloon",
+	[MHL_STEP_DIMM] = "dimm",
+	[MHL_STEP_VMEM] = "vmem",
 };
 
 /*
@@ -256,6 +258,8 @@ static int pinParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 
 static int resizeParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
+	if (!strcmp(key, "size"))	/* dimm, vmem */
+		return mhlYSize(y, v, "size", &st->size);
 	if (!strcmp(key, "node"))
 		return readNode(y, v, st);
 	if (!strcmp(key, "requested"))
@@ -484,6 +488,21 @@ static int readHostReclaimed(mhlYaml *y, yaml_node_t *v, mhlStep *st)
 	return 0;
 }
 
+/* expect: {dimm: removed|stuck}: the last dimm detach. */
+static int readDimmOutcome(mhlYaml *y, yaml_node_t *v, mhlStep *st)
+{
+	g_autofree char *known = NULL;
+
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "dimm") < 0)
+		return -1;
+	if ((st->dimm = mhlNameIndex(mhlDimmOutcomes, mhlYScalar(y, v))) > 0)
+		return 0;
+	known = mhlNamesJoin(mhlDimmOutcomes + 1, G_N_ELEMENTS(mhlDimmOutcomes) - 1,
+			     sizeof(mhlDimmOutcomes[0]), " or ");
+	mhlError("%s:%d:%d: dimm: expected %s, not '%s'", AT(y, v), known, mhlYScalar(y, v));
+	return -1;
+}
+
 static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
 	long l;
@@ -512,7 +531,35 @@ static int expectParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 		return readHostReclaimed(y, v, st);
 	if (!strcmp(key, "hugepages"))
 		return readHugepagesReached(y, v, st);
+	if (!strcmp(key, "dimm"))
+		return readDimmOutcome(y, v, st);
 	return readMovable(y, v, st);	/* movable_after_pin */
+}
+
+/*
+ * dimm: {id, node, size, action: attach|detach, deadline}; vmem: {id, node,
+ * size, block, requested, action}. The id names the device (its libvirt
+ * alias ua-dimm-ID / ua-vmem-ID), so a detach finds what an attach added.
+ */
+static int hotplugParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
+{
+	if (!strcmp(key, "action")) {
+		if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "action") < 0)
+			return -1;
+		if ((st->action = mhlNameIndex(mhlActionNames, mhlYScalar(y, v))) < 0) {
+			g_autofree char *known = mhlNamesKnown(mhlActionNames);
+
+			mhlError("%s:%d:%d: action: expected %s, not '%s'", AT(y, v), known,
+				 mhlYScalar(y, v));
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "block"))
+		return mhlYSize(y, v, "block", &st->block);
+	if (!strcmp(key, "id"))
+		return readId(y, v, st);
+	return resizeParse(y, key, v, st);	/* node, size (as requested), requested, deadline */
 }
 
 static int benchParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
@@ -605,6 +652,9 @@ typedef struct {
 	/* pin steps whose failure ends no trial, by mhlPinPolicies[] index: those
 	 * that must fail (fails_with), those that may (fails_with, measure) */
 	int must_fail[MHL_POLICY_LAST], may_fail[MHL_POLICY_LAST];
+	GHashTable *dimms;	/* dimm and vmem ids attached and not detached -> their step */
+	bool dimm_detached;	/* a dimm detach (expect: dimm) */
+	uint64_t vmem_added[MHL_MAX_NODES], vmem_added_block[MHL_MAX_NODES];	/* a vmem attached on the node */
 } mhlStepsSoFar;
 
 /*
@@ -729,25 +779,90 @@ static int pinValidate(mhlStepsSoFar *sf, mhlStep *st)
 static int resizeValidate(mhlStepsSoFar *sf, mhlStep *st)
 {
 	const mhlNode *n;
+	uint64_t size, block;
 
 	if (nodeValidate(sf, st) < 0)
 		return -1;
 	n = &sf->s->nodes[st->node];
-	if (!n->vmem_size) {
-		mhlError("%s:%d:%d: %s: node %d has no virtio_mem device", sf->s->path, st->line, st->col,
-			 mhlStepTypeNames[st->type], st->node);
+	/* the node's device from boot, else one a vmem step attached before */
+	size = n->vmem_size ? n->vmem_size : sf->vmem_added[st->node];
+	block = n->vmem_size ? n->vmem_block : sf->vmem_added_block[st->node];
+	if (!size) {
+		mhlError("%s:%d:%d: %s: node %d has no virtio_mem device (nor one a vmem step attached before it)",
+			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->node);
 		return -1;
 	}
-	if (st->requested > n->vmem_size || st->requested % n->vmem_block) {
+	if (st->requested > size || st->requested % block) {
 		mhlError("%s:%d:%d: %s: requested %" G_GUINT64_FORMAT " bytes must be a multiple of the block (%" G_GUINT64_FORMAT ") and at most the device size (%" G_GUINT64_FORMAT ")",
-			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->requested, n->vmem_block,
-			 n->vmem_size);
+			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->requested, block,
+			 size);
 		return -1;
 	}
 	/* the device holds at most the largest request it had: below it, a resize may shrink it */
 	sf->shrunk |= st->requested < sf->most[st->node];
 	sf->most[st->node] = MAX(sf->most[st->node], st->requested);
 	sf->resized = true;
+	return 0;
+}
+
+#define DIMM_ALIGN (128ULL << 20)	/* x86's memory block: a DIMM is onlined (and offlined) in whole blocks */
+
+/* dimm, vmem attach: a new id, a node, a size the guest can online. */
+static int hotplugAttachValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const char *kind = mhlStepTypeNames[st->type];
+	bool vmem = st->type == MHL_STEP_VMEM;
+
+	if (nodeValidate(sf, st) < 0)
+		return -1;
+	if (g_hash_table_contains(sf->dimms, st->id)) {
+		mhlError("%s:%d:%d: %s: '%s' is already attached (at line %d)", sf->s->path, st->line,
+			 st->col, kind, st->id, ((const mhlStep *)g_hash_table_lookup(sf->dimms, st->id))->line);
+		return -1;
+	}
+	if (!vmem && (!st->size || st->size % DIMM_ALIGN)) {
+		mhlError("%s:%d:%d: dimm: size %" G_GUINT64_FORMAT " bytes is no whole number of 128 MiB (the guest's memory block: it onlines and offlines a DIMM in whole blocks)",
+			 sf->s->path, st->line, st->col, st->size);
+		return -1;
+	}
+	if (vmem && (sf->s->nodes[st->node].vmem_size || sf->vmem_added[st->node])) {
+		mhlError("%s:%d:%d: vmem: node %d has a virtio_mem device already (a resize finds a node's device: one per node)",
+			 sf->s->path, st->line, st->col, st->node);
+		return -1;
+	}
+	if (vmem && (!st->block || st->block & (st->block - 1) || !st->size || st->size % st->block ||
+		     st->requested > st->size || st->requested % st->block)) {
+		mhlError("%s:%d:%d: vmem: size %" G_GUINT64_FORMAT " and requested %" G_GUINT64_FORMAT " must be multiples of the block %" G_GUINT64_FORMAT " (a power of two), requested at most size",
+			 sf->s->path, st->line, st->col, st->size, st->requested, st->block);
+		return -1;
+	}
+	if (vmem) {
+		sf->vmem_added[st->node] = st->size;
+		sf->vmem_added_block[st->node] = st->block;
+	}
+	g_hash_table_insert(sf->dimms, st->id, st);
+	return 0;
+}
+
+/* dimm, vmem: an attach, or the detach of what an attach of the same kind added. */
+static int hotplugValidate(mhlStepsSoFar *sf, mhlStep *st)
+{
+	const mhlStep *a;
+
+	if (st->action == MHL_ACTION_ATTACH)
+		return hotplugAttachValidate(sf, st);
+	a = g_hash_table_lookup(sf->dimms, st->id);
+	if (!a || a->type != st->type) {
+		mhlError("%s:%d:%d: %s: detach of '%s', which no %s step attached before it (or which was detached)",
+			 sf->s->path, st->line, st->col, mhlStepTypeNames[st->type], st->id,
+			 mhlStepTypeNames[st->type]);
+		return -1;
+	}
+	/* the detach acts on the attached device: its node and size */
+	st->node = a->node;
+	st->size = a->size;
+	sf->dimm_detached |= st->type == MHL_STEP_DIMM;
+	g_hash_table_remove(sf->dimms, st->id);
 	return 0;
 }
 
@@ -947,6 +1062,15 @@ static bool expWantsMovable(const mhlStep *st) { return st->movable_after_pin !=
 static bool expWantsPinsFailed(const mhlStep *st) { return st->pins_failed != MHL_UNSET; }
 static bool expWantsIntegrity(const mhlStep *st) { return st->integrity; }
 static bool expWantsHugepages(const mhlStep *st) { return st->hugepages != MHL_UNPLUG_ANY; }
+static bool expWantsDimm(const mhlStep *st) { return st->dimm != MHL_DIMM_ANY; }
+
+/* dimm: the last dimm detach. */
+static int expectDimmDetached(const mhlStepsSoFar *sf, const mhlStep *st, const char *key)
+{
+	if (sf->dimm_detached)
+		return 0;
+	return expectRefuse(sf, st, key, "needs a dimm step with action: detach before it");
+}
 
 static bool expWantsCensus(const mhlStep *st, bool after)
 {
@@ -980,6 +1104,7 @@ static const struct {
 	{ "integrity", expWantsIntegrity, expectChecked },
 	{ "host_reclaimed", expWantsHost, expectResized },
 	{ "hugepages", expWantsHugepages, expectHugepaged },
+	{ "dimm", expWantsDimm, expectDimmDetached },
 };
 
 static int expectValidate(mhlStepsSoFar *sf, mhlStep *st)
@@ -1015,7 +1140,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_EXPECT] = { "expect", NO_KEYS,
 			      KEYS("policy", "kernel", "unplug", "movable_after_pin", "vmstat",
 				   "census_before", "census_after", "pins_failed", "integrity",
-				   "console_clean", "host_reclaimed", "hugepages"),
+				   "console_clean", "host_reclaimed", "hugepages", "dimm"),
 			      expectParse, expectValidate },
 	[MHL_STEP_BENCH] = { "bench", KEYS("size"), KEYS("node", "repeat", "fresh"),
 			     benchParse, nodeValidate },
@@ -1034,6 +1159,10 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_HUGEPAGES] = { "hugepages", KEYS("count"), KEYS("node", "size", "deadline"),
 				 hugepagesParse, hugepagesValidate },
 	[MHL_STEP_BALLOON] = { "balloon", KEYS("target"), KEYS("deadline"), balloonParse, balloonValidate },
+	[MHL_STEP_DIMM] = { "dimm", KEYS("id", "action"), KEYS("node", "size", "deadline"),
+			    hotplugParse, hotplugValidate },
+	[MHL_STEP_VMEM] = { "vmem", KEYS("id", "action"), KEYS("node", "size", "block", "requested", "deadline"),
+			    hotplugParse, hotplugValidate },
 };
 
 /*
@@ -1046,7 +1175,8 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"fails_with", "vmstat", "until", "pins_failed", "integrity",
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
-					"argv", "exit", "ktap", "how", "to", "count", "hugepages", "target", "only", NULL };
+					"argv", "exit", "ktap", "how", "to", "count", "hugepages", "target", "only", "action", "block",
+					"dimm", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 
@@ -1254,6 +1384,7 @@ void mhlStepInit(mhlStep *st, mhlStepType type, int line)
 	st->repeat = 10;
 	st->pins_failed = MHL_UNSET;
 	st->host_reclaimed = MHL_UNSET;
+	st->block = 2 << 20;
 	snprintf(st->workload, sizeof(st->workload), "%s", mhl_pin_modes[MHL_PIN_GUP].name);
 	snprintf(st->backing, sizeof(st->backing), "%s", mhl_pin_backings[MHL_PIN_BACKING_ANON]);
 	snprintf(st->touch, sizeof(st->touch), "%s", mhl_pin_touches[MHL_PIN_TOUCH_BEFORE]);
@@ -1333,7 +1464,8 @@ int mhlStepsValidate(mhlScenario *s)
 {
 	g_autoptr(GHashTable) held = g_hash_table_new(g_str_hash, g_str_equal);
 	g_autoptr(GHashTable) lost = g_hash_table_new(g_str_hash, g_str_equal);
-	mhlStepsSoFar sf = { .s = s, .held = held, .lost = lost };
+	g_autoptr(GHashTable) dimms = g_hash_table_new(g_str_hash, g_str_equal);
+	mhlStepsSoFar sf = { .s = s, .held = held, .lost = lost, .dimms = dimms };
 	int i;
 
 	if (s->nnodes < 1) {

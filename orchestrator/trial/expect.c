@@ -255,6 +255,31 @@ static bool wantsIntegrity(const mhlStep *st) { return st->integrity; }
 static bool wantsConsoleClean(const mhlStep *st) { return st->console_clean; }
 static bool wantsVmstat(const mhlStep *st) { return st->nvmstat > 0; }
 static bool wantsHostReclaimed(const mhlStep *st) { return st->host_reclaimed != MHL_UNSET; }
+static bool wantsDimm(const mhlStep *st) { return st->dimm != MHL_DIMM_ANY; }
+
+/* dimm: removed | stuck, of the last dimm detach (its elastic object). */
+static int checkDimm(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	size_t i = json_object_array_length(t->steps);
+	json_object *el = NULL, *pinned;
+	g_autofree char *actual = NULL;
+	bool removed;
+
+	while (i-- > 0 && !el) {
+		json_object *r = json_object_array_get_idx(t->steps, i);
+
+		if (!strcmp(mhlJStr(r, MHL_K_STEP, ""), "dimm") &&
+		    !strcmp(mhlJStr(r, MHL_PATH(MHL_K_ELASTIC, MHL_K_ACTION), ""), "detach"))
+			el = mhlJ(r, MHL_K_ELASTIC);
+	}
+	removed = mhlJBool(el, MHL_K_REMOVED, false);
+	pinned = mhlJ(el, MHL_K_PINNED_BLOCKS);
+	actual = g_strdup_printf("%s after %.1f s%s%s", removed ? "removed" : "stuck",
+				 mhlJDbl(el, MHL_K_SECONDS, 0), pinned ? ", blocks not offline: " : "",
+				 pinned ? json_object_to_json_string(pinned) : "");
+	return expectCheck(checks, st, "dimm", st->dimm == MHL_DIMM_REMOVED ? "removed" : "stuck", actual,
+			   removed == (st->dimm == MHL_DIMM_REMOVED));
+}
 
 /* The checks, in the order their rows appear in checks[]. */
 static const struct {
@@ -270,6 +295,7 @@ static const struct {
 	{ wantsVmstat, checkVmstat },
 	{ wantsHostReclaimed, checkHostReclaimed },
 	{ wantsHugepages, checkHugepages },
+	{ wantsDimm, checkDimm },
 };
 
 int mhlStepExpect(mhlTrial *t, const mhlStep *st, json_object *res)

@@ -34,6 +34,8 @@ static const mhlStepFn stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_DAEMON_RESTART] = mhlStepDaemonRestart,
 	[MHL_STEP_HUGEPAGES] = mhlStepHugepages,
 	[MHL_STEP_BALLOON] = mhlStepBalloon,
+	[MHL_STEP_DIMM] = mhlStepDimm,
+	[MHL_STEP_VMEM] = mhlStepVmem,
 };
 
 int mhlStepRun(mhlTrial *t, const mhlStep *st, json_object *res)

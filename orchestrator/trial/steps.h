@@ -44,6 +44,12 @@ typedef struct {
 	const char *const *daemon_restart;	/* run --daemon-restart's argv, or NULL */
 	virConnectPtr *connp;	/* the run's connection: a daemon-restart step puts the new one there; NULL: none to replace */
 	bool infra;		/* set by a failing step that could not be carried out (the host's tooling failed): error, not fail */
+	/* the devices dimm and vmem steps attached: their id and their backend's mapping in QEMU (0: not found) */
+	struct {
+		char id[32];
+		uint64_t map_start;
+	} hot[16];
+	int nhot;
 } mhlTrial;
 
 /*
@@ -78,6 +84,20 @@ int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-daemon.c */
 int mhlStepHugepages(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-hugepages.c */
 int mhlStepBalloon(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-balloon.c */
+int mhlStepDimm(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-dimm.c */
+int mhlStepVmem(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-vmem.c */
+/*
+ * What the dimm and vmem steps share (step-dimm.c): res.elastic begun
+ * ({mechanism, action, ok: false, requested_bytes, memtotal_before_bytes},
+ * *mt0 the guest's MemTotal now); the device's XML attached (LIVE) with its
+ * backend's new mapping noted in t->hot (the QEMU smaps diff), or libvirt's
+ * refusal in elastic.refused (-1 + mhlError); the detach asked by alias
+ * (refused: the same), -1 + mhlError.
+ */
+json_object *mhlHotplugBegin(mhlTrial *t, const mhlStep *st, json_object *res, const char *mechanism,
+			     int64_t requested, guint64 *mt0);
+int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char *alias, const char *xml);
+int mhlHotplugDetach(mhlTrial *t, const mhlStep *st, json_object *el, const char *alias);
 /* At the trial's end: each daemon-restart's size_events_after, from the record's timeline. */
 void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline);
 

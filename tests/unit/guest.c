@@ -13,6 +13,7 @@
 #include "guest/agent.h"
 #include "guest/console-stream.h"
 #include "guest/guest.h"
+#include "guest/hotplug.h"
 #include "scenario/scenario.h"
 #include "trial/steps.h"
 #include "unit.h"
@@ -42,6 +43,43 @@ static bool qmpNode0(void)
 	unsigned long long size = 0, req = 1;
 
 	return unitExpect(mhlParseMemoryDevices(qmpDevices, 0, &size, &req) < 0);
+}
+
+/* dimm: the DIMM by its alias among the devices; another alias is none. */
+static bool qmpDimm(void)
+{
+	static const char reply[] = "{\"return\":[{\"type\":\"dimm\",\"data\":{\"slot\":0,\"node\":1,"
+		"\"addr\":4294967296,\"memdev\":\"/objects/memua-dimm-d\",\"id\":\"ua-dimm-d\","
+		"\"hotpluggable\":true,\"hotplugged\":true,\"size\":268435456}}]}";
+	mhlDimmInfo d = { 0 };
+	bool ok = mhlParseDimm(reply, "ua-dimm-d", &d) == 0 && d.slot == 0 && d.node == 1 &&
+		  d.addr == 4294967296ULL && d.size == 268435456ULL && mhlParseDimm(reply, "ua-dimm-e", &d) < 0;
+
+	mhlErrorReset();
+	return unitExpect(ok);
+}
+
+/* dimm: a stuck DIMM's blocks: only those in its range, each with its state and zones; junk skipped. */
+static bool blocksRange(void)
+{
+	g_autoptr(json_object) b = mhlParseBlocksRange("8000000\nmemory31 online Normal\nmemory32 going-offline Movable Normal\n"
+						       "memory33 online Movable\nmemory34 online Movable\nmemoryX online\njunk\n",
+						       4294967296ULL, 268435456ULL);
+
+	return unitExpect(b && json_object_array_length(b) == 2 &&
+			  json_object_get_int64(json_object_object_get(json_object_array_get_idx(b, 0), "block")) == 32 &&
+			  !strcmp(elemStr(b, 0, "state"), "going-offline") && !strcmp(elemStr(b, 0, "valid_zones"), "Movable Normal") &&
+			  !strcmp(elemStr(b, 1, "state"), "online"));
+}
+
+/* dimm: a block size that is no power of two in hex is refused, not guessed. */
+static bool blocksRangeBad(void)
+{
+	json_object *b = mhlParseBlocksRange("12x\nmemory32 online Movable\n", 0, 1ULL << 40);
+	bool ok = !b && strstr(mhlErrorLast(), "block size");
+
+	mhlErrorReset();
+	return unitExpect(ok);
 }
 
 static bool vmstat(void)
@@ -889,6 +927,9 @@ static const unitCase cases[] = {
 	{ "agent: a command's output is valid UTF-8 without escapes or control characters (lines kept)",
 	  agentOutputText },
 	{ "agent: a reply quoted in an error is valid UTF-8 without control characters", agentReplyQuoted },
+	{ "QMP: a DIMM found by its alias (slot, node, base address, size), another alias is none", qmpDimm },
+	{ "dimm: a DIMM's memory blocks from the guest: those in its range, state and valid_zones kept, junk skipped", blocksRange },
+	{ "dimm: a memory block size that is no power of two in hex is refused", blocksRangeBad },
 };
 
 static const unitCase expectCases[] = {

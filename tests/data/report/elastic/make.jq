@@ -41,7 +41,7 @@ select(.trial == "lc-series") | del(.steps) | . as $b |
   ($b | trial("el-dimm-no"; "dimm"; "no"; "fail"; "step 3 (hugepages): allocated 100 of 128 hugepages";
     [step("dimm"; 10; 4; 1.6; true) + {id: "d0", elastic: (el("dimm"; "attach"; true; 1.5; 512; 1024; 1536) + {alias: "dimm0", slot: 0})},
      step("dimm"; 12; 7; 3.1; true) + {id: "d0", host: host(512; 32; 1536; 512; 480),
-       elastic: (el("dimm"; "detach"; true; 3.0; -512; 1536; 1024) + {alias: "dimm0", slot: 0, removed: true, blocks: []})},
+       elastic: (el("dimm"; "detach"; true; 3.0; -512; 1536; 1024) + {alias: "dimm0", slot: 0, removed: true})},
      step("hugepages"; 14; 11; 4.2; false) + {error: "allocated 100 of 128 hugepages",
        elastic: (el("hugetlb"; "alloc"; false; 4.2; 256; 1024; 1024) +
          {page_bytes: 2 | MiB, requested_pages: 128, allocated_pages: 100, compaction: {compact_stall: 12, compact_fail: 3, compact_success: 9}})}])),
@@ -50,7 +50,7 @@ select(.trial == "lc-series") | del(.steps) | . as $b |
      step("dimm"; 12; 7; 30.2; false) + {id: "d0", error: "the detach did not complete in 30 s: memory40 going-offline",
        host: host(512; 500; 1536; 128; 12),
        elastic: (el("dimm"; "detach"; false; 30; -512; 1536; 1408) + {alias: "dimm0", slot: 0, removed: false,
-         blocks: [{name: "memory40", state: "going-offline", valid_zones: "Movable"},
-                  {name: "memory41", state: "online", valid_zones: "Movable"},
-                  {name: "memory42", state: "online", valid_zones: hostile}]})}]))
+         range_blocks: [{block: 40, state: "going-offline", valid_zones: "Movable"},
+                  {block: 41, state: "online", valid_zones: "Movable"},
+                  {block: 42, state: "online", valid_zones: hostile}], pinned_blocks: [40, 41, 42]})}]))
 ] | .[]

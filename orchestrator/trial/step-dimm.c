@@ -1,0 +1,278 @@
+/*
+ * step-dimm.c - dimm: a <memory model='dimm'> attached to the running guest
+ * (its ACPI memory hotplug onlines it by the scenario's online policy) or
+ * detached by its id (libvirt's DEVICE_REMOVED once the guest offlined and
+ * ejected it). A detach that does not complete in its deadline (pins the
+ * guest cannot migrate hold its blocks) fails the step unless a later
+ * expect step judges it (dimm: stuck); the guest may go on retrying the
+ * offline, and the trial's end destroys the domain all the same. What the
+ * dimm and vmem steps share is here too (steps.h, mhlHotplug*).
+ */
+#include <glib.h>
+
+#include "trial/steps.h"
+
+#include <string.h>
+
+#include "guest/hotplug.h"
+#include "scenario/names.h"
+#include "util.h"
+
+json_object *mhlHotplugBegin(mhlTrial *t, const mhlStep *st, json_object *res, const char *mechanism,
+			     int64_t requested, guint64 *mt0)
+{
+	json_object *el = json_object_new_object();
+	int on;
+
+	json_object_object_add(res, MHL_K_ELASTIC, el);
+	json_object_object_add(el, MHL_K_MECHANISM, json_object_new_string(mechanism));
+	json_object_object_add(el, MHL_K_ACTION, json_object_new_string(mhlActionNames[st->action]));
+	json_object_object_add(el, MHL_K_OK, json_object_new_boolean(false));
+	json_object_object_add(el, MHL_K_REQUESTED_BYTES, json_object_new_int64(requested));
+	if (mhlGuestMemOnline(t->g->dom, mt0, &on) < 0)
+		return NULL;
+	json_object_object_add(el, MHL_K_MEMTOTAL_BEFORE_BYTES, json_object_new_int64((int64_t)*mt0));
+	return el;
+}
+
+/* t->hot's entry of @id, added if new (NULL: the table is full). */
+static uint64_t *hotMap(mhlTrial *t, const char *id)
+{
+	int i;
+
+	for (i = 0; i < t->nhot; i++)
+		if (!strcmp(t->hot[i].id, id))
+			return &t->hot[i].map_start;
+	if (t->nhot == G_N_ELEMENTS(t->hot))
+		return NULL;
+	g_strlcpy(t->hot[t->nhot].id, id, sizeof(t->hot[0].id));
+	t->hot[t->nhot].map_start = 0;
+	return &t->hot[t->nhot++].map_start;
+}
+
+/* libvirt's refusal of step @st as elastic.refused; -1 with it as the error. */
+static int refused(const mhlTrial *t, const mhlStep *st, json_object *el, const char *what, const char *alias)
+{
+	mhlErrorVirt("%s:%d: %s: libvirt refused to %s '%s' (%s)", t->s->path, st->line,
+		     mhlStepTypeNames[st->type], what, st->id, alias);
+	json_object_object_add(el, MHL_K_REFUSED, json_object_new_string(mhlErrorLast()));
+	return -1;
+}
+
+int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char *alias, const char *xml)
+{
+	g_autoptr(GArray) before = mhlHostMemMaps(&t->g->hm);
+	g_autoptr(GArray) after = NULL;
+	uint64_t *map = hotMap(t, st->id);
+	int i;
+
+	json_object_object_add(el, MHL_K_ALIAS, json_object_new_string(alias));
+	if (virDomainAttachDeviceFlags(t->g->dom, xml, VIR_DOMAIN_AFFECT_LIVE) < 0)
+		return refused(t, st, el, "attach", alias);
+	after = mhlHostMemMaps(&t->g->hm);
+	/* the device's backend: the one new mapping of its size in QEMU (none found: QEMU's RSS is the measure) */
+	i = mhlSmapsNewMapping(before, after, st->size);
+	if (map)
+		*map = i >= 0 ? g_array_index(after, mhlSmapsEntry, i).start : 0;
+	return 0;
+}
+
+int mhlHotplugDetach(mhlTrial *t, const mhlStep *st, json_object *el, const char *alias)
+{
+	json_object_object_add(el, MHL_K_ALIAS, json_object_new_string(alias));
+	if (virDomainDetachDeviceAlias(t->g->dom, alias, VIR_DOMAIN_AFFECT_LIVE) < 0)
+		return refused(t, st, el, "detach", alias);
+	return 0;
+}
+
+/* QEMU's slot and base address of DIMM @alias into @el (*info); -1 (no error left) if it has none. */
+static int dimmInfo(mhlTrial *t, json_object *el, const char *alias, mhlDimmInfo *info)
+{
+	if (mhlGuestDimm(t->g->dom, alias, info) < 0) {
+		json_object_object_add(el, MHL_K_NOTE, json_object_new_string(mhlErrorLast()));
+		mhlErrorReset();
+		return -1;
+	}
+	json_object_object_add(el, MHL_K_SLOT, json_object_new_int(info->slot));
+	json_object_object_add(el, MHL_K_BASE_ADDRESS, json_object_new_int64((int64_t)info->addr));
+	return 0;
+}
+
+static int dimmAttach(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	g_autofree char *alias = mhlHotplugAlias("dimm", st->id);
+	g_autofree char *xml = mhlHotplugXML(alias, st->node, st->size, 0, 0);
+	guint64 mt0, mt = 0;
+	double t_req, end;
+	mhlDimmInfo info;
+	json_object *el = mhlHotplugBegin(t, st, res, "dimm", (int64_t)st->size, &mt0);
+	int on;
+
+	if (!el)
+		return -1;
+	t_req = mhlNow();
+	if (mhlHotplugAttach(t, st, el, alias, xml) < 0)
+		return -1;
+	/* the guest's ACPI memory hotplug adds and onlines it: MemTotal grows by its size */
+	for (end = t_req + st->deadline; !mhlInterrupted;) {
+		if (mhlGuestMemOnline(t->g->dom, &mt, &on) < 0)
+			return -1;
+		if (mt >= mt0 + st->size || mhlNow() > end)
+			break;
+		if (mhlGuestSleep(t->g, 0.1) < 0)
+			return -1;
+	}
+	json_object_object_add(el, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_req));
+	json_object_object_add(el, MHL_K_MEMTOTAL_AFTER_BYTES, json_object_new_int64((int64_t)mt));
+	dimmInfo(t, el, alias, &info);
+	if (mt < mt0 + st->size) {
+		mhlError("%s:%d: dimm: DIMM '%s' attached, but the guest's MemTotal grew by %" G_GINT64_FORMAT " of its %" G_GUINT64_FORMAT " bytes in %g s (its ACPI memory hotplug did not online it)",
+			 t->s->path, st->line, st->id, (gint64)(mt - MIN(mt, mt0)), st->size, st->deadline);
+		return -1;
+	}
+	json_object_object_add(el, MHL_K_OK, json_object_new_boolean(true));
+	return 0;
+}
+
+/* Does an expect step after @st, under this pin_policy, judge the DIMM's removal (dimm:)? */
+static bool removalJudged(const mhlScenario *s, const mhlStep *st)
+{
+	int i;
+
+	if (st < s->steps || st >= s->steps + s->nsteps)
+		return false;
+	for (i = (int)(st - s->steps) + 1; i < s->nsteps; i++) {
+		const mhlStep *e = &s->steps[i];
+
+		if (e->type == MHL_STEP_DIMM)
+			return false;
+		if (e->type == MHL_STEP_EXPECT && mhlExpectApplies(s, e) && e->dimm != MHL_DIMM_ANY)
+			return true;
+	}
+	return false;
+}
+
+/* The bytes the host gives the DIMM: its backend's mapping, else QEMU's whole RSS. */
+static int64_t dimmHostBytes(const mhlHostSample *hs, GArray *maps, uint64_t start)
+{
+	return start ? mhlSmapsRssAt(maps, start) : hs->qemu_rss;
+}
+
+/* A detach that completed: the host side, from the DIMM's size to nothing (mhlTrialHostSide). */
+static void dimmHostSide(mhlTrial *t, const mhlStep *st, json_object *res, json_object *el,
+			 const mhlHostSample *before, int64_t b, uint64_t start, double t_req)
+{
+	g_autoptr(GArray) maps = NULL;
+	mhlHostSample after;
+	int64_t a;
+
+	if (mhlTrialHostSettle(t, &after) < 0)
+		return;
+	maps = mhlHostMemMaps(&t->g->hm);
+	a = dimmHostBytes(&after, maps, start);
+	if (start) {
+		json_object_object_add(el, MHL_K_BACKEND_BEFORE_BYTES, json_object_new_int64(b));
+		json_object_object_add(el, MHL_K_BACKEND_AFTER_BYTES, json_object_new_int64(a));
+	}
+	mhlTrialHostSide(t, res, before, &after, b, a, start ? "backend" : "qemu_rss", t_req,
+			 (int64_t)st->size, 0);
+}
+
+/*
+ * A detach that did not complete: the DIMM's blocks, and those not offline
+ * named (online, or going-offline: the one the guest's offline retries on),
+ * what holds the DIMM.
+ */
+static void dimmStuck(mhlTrial *t, json_object *el, const mhlDimmInfo *info, GString *why)
+{
+	json_object *blocks = mhlGuestBlocksRange(t->g->dom, info->addr, info->size);
+	json_object *pinned = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(el, MHL_K_PINNED_BLOCKS, pinned);
+	if (!blocks) {
+		json_object_object_add(el, MHL_K_NOTE, json_object_new_string(mhlErrorLast()));
+		mhlErrorReset();
+		return;
+	}
+	json_object_object_add(el, MHL_K_RANGE_BLOCKS, blocks);
+	for (i = 0; i < json_object_array_length(blocks); i++) {
+		json_object *b = json_object_array_get_idx(blocks, i);
+
+		if (!strcmp(json_object_get_string(mhlJ(b, MHL_K_STATE)), "offline"))
+			continue;
+		json_object_array_add(pinned, json_object_get(mhlJ(b, MHL_K_BLOCK)));
+		g_string_append_printf(why, "%smemory%s %s", json_object_array_length(pinned) > 1 ? ", " : "",
+				       json_object_get_string(mhlJ(b, MHL_K_BLOCK)),
+				       json_object_get_string(mhlJ(b, MHL_K_STATE)));
+	}
+}
+
+/* Wait for DEVICE_REMOVED (1) or DEVICE_REMOVAL_FAILED (-1) of @alias until @end; 0: neither. -2 + mhlError: the guest went. */
+static int removalWait(mhlTrial *t, const char *alias, double end)
+{
+	int r;
+
+	while (!(r = mhlGuestDeviceRemoved(t->g, alias)) && mhlNow() < end && !mhlInterrupted)
+		if (mhlGuestSleep(t->g, 0.05) < 0)
+			return -2;
+	return r;
+}
+
+static int dimmDetach(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	g_autofree char *alias = mhlHotplugAlias("dimm", st->id);
+	g_autoptr(GArray) maps = NULL;
+	g_autoptr(GString) why = g_string_new(NULL);
+	mhlDimmInfo info = { .slot = -1 };
+	mhlHostSample before;
+	uint64_t *map = hotMap(t, st->id), start = map ? *map : 0;
+	guint64 mt0, mt = 0;
+	json_object *el = mhlHotplugBegin(t, st, res, "dimm", -(int64_t)st->size, &mt0);
+	bool host;
+	double t_req;
+	int64_t b = 0;
+	int r, on;
+
+	if (!el || dimmInfo(t, el, alias, &info) < 0)
+		return -1;
+	host = mhlGuestHostSample(t->g, &before) == 0;
+	maps = mhlHostMemMaps(&t->g->hm);
+	b = host ? dimmHostBytes(&before, maps, start) : 0;
+	mhlTrialHeldAtShrink(t);
+	t_req = mhlNow();
+	if (mhlHotplugDetach(t, st, el, alias) < 0)
+		return -1;
+	if ((r = removalWait(t, alias, t_req + st->deadline)) == -2)
+		return -1;
+	json_object_object_add(el, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_req));
+	json_object_object_add(el, MHL_K_REMOVED, json_object_new_boolean(r == 1));
+	json_object_object_add(el, MHL_K_REMOVAL_FAILED, json_object_new_boolean(r == -1));
+	json_object_object_add(el, MHL_K_DEADLINE_S, json_object_new_double(st->deadline));
+	if (mhlGuestMemOnline(t->g->dom, &mt, &on) == 0)
+		json_object_object_add(el, MHL_K_MEMTOTAL_AFTER_BYTES, json_object_new_int64((int64_t)mt));
+	else
+		mhlErrorReset();	/* a guest busy retrying the offline may not answer: no figure */
+	if (r == 1) {
+		json_object_object_add(el, MHL_K_OK, json_object_new_boolean(true));
+		if (host && !mhlInterrupted)
+			dimmHostSide(t, st, res, el, &before, b, start, t_req);
+		return 0;
+	}
+	dimmStuck(t, el, &info, why);
+	mhlError("%s:%d: dimm: detach of '%s' did not complete in %g s (%s; blocks not offline: %s)",
+		 t->s->path, st->line, st->id, st->deadline,
+		 r == -1 ? "libvirt reported DEVICE_REMOVAL_FAILED" : "no DEVICE_REMOVED event",
+		 why->len ? why->str : "none named");
+	if (mhlInterrupted || !removalJudged(t->s, st))
+		return -1;
+	/* not a failure here: the expect step after it judges it */
+	json_object_object_add(el, MHL_K_NOTE, json_object_new_string(mhlErrorLast()));
+	mhlErrorReset();
+	return 0;
+}
+
+int mhlStepDimm(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	return st->action == MHL_ACTION_ATTACH ? dimmAttach(t, st, res) : dimmDetach(t, st, res);
+}
