@@ -229,8 +229,14 @@ mutants:
 # (everything: soaks, the fleet's host kills, the kmemleak flavour, the second
 # kernel's duplicates, long fuzzing). PARTS=... runs some parts alone
 # (tests/run.sh --list names them); docs/testing.md.
+# check builds what the parts need on every core (the compiles that ccache
+# does not answer, the static memhp-pin and kselftests beside the
+# orchestrator's objects), after deps and the kernels, which keep their own
+# order; the parts run after it, outside that make's jobserver.
 PARTS ?=
-check: deps kernel image orchestrator unit-tests
+CHECK_JOBS ?= $(shell nproc)
+check: deps kernel
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) image orchestrator unit-tests
 	@tests/run.sh $(PARTS)
 
 check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests $(B)/asan/memhp-lab
