@@ -159,8 +159,9 @@ KSFT_UP   = $(B)/ksft/.upstream-$(subst $(space),-,$(strip $(KVERS)))
 KSFT_UP_BINS = $$(ls $(B)/ksft/gup_longterm-* $(B)/ksft/gup_test-* 2>/dev/null)
 
 # Rebuilt when a kernel artifact changes: its tree's selftests changed with it.
+# Its make headers runs as its own make, outside make check's jobserver.
 $(KSFT_UP): workloads/kselftests.sh $(foreach a,$(KARTS),$(a)/identity.json) | $(B)
-	@workloads/kselftests.sh $(B) $(KVERS)
+	@MAKEFLAGS= workloads/kselftests.sh $(B) $(KVERS)
 
 image: workloads
 	@$(MAKE) --no-print-directory $(KSFT_UP) $(B)/initramfs.cpio.gz
