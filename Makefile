@@ -38,6 +38,20 @@ BASHCOMPDIR  = $(PREFIX)/share/bash-completion/completions
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+# Every compile (-c) goes through ccache when it is installed (tools/deps.list;
+# CCACHE= turns it off): its cache lives beside the kernels in $(MEMHP_CACHE),
+# outside the clone, so a fresh clone (CI's) finds what the last build of the
+# same sources compiled. ccache hashes each file's preprocessed input, its
+# headers and the flags, so a changed input is compiled again. The checkout's
+# own folder is no part of the hash (CCACHE_BASEDIR, CCACHE_NOHASHDIR): our
+# -I paths are relative, and only the debug info's DW_AT_comp_dir may then
+# name the clone that filled the cache. docs/testing.md, "Build cache".
+CCACHE  ?= $(shell command -v ccache 2>/dev/null)
+CCACHE_DIR ?= $(MEMHP_CACHE)/ccache
+CCACHE_MAXSIZE ?= 2G
+CCACHE_BASEDIR := $(CURDIR)
+CCACHE_NOHASHDIR := 1
+export CCACHE_DIR CCACHE_MAXSIZE CCACHE_BASEDIR CCACHE_NOHASHDIR
 WARN    := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror
 PKGS    := libvirt libvirt-qemu glib-2.0 json-c yaml-0.1 libxml-2.0
 
@@ -86,10 +100,20 @@ $(B):
 
 orchestrator: $(B)/memhp-lab $(B)/memhp-kmod
 
-$(B)/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
+# Linked from the objects the unit tests and tests/layers.py use too
+# ($(B)/unit-obj/, below): each file is compiled once for all three, and
+# a compile is what ccache can keep (one cc of many sources it cannot). The
+# files that print the version (git describe) are compiled again with it
+# at each link, which follows any change of a source or header, as before.
+ORCH_VER  := orchestrator/cli/dispatch.c orchestrator/cli/man.c orchestrator/trial/trial.c
+ORCH_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(filter-out $(ORCH_VER),$(ORCH_SRC)))
+ORCH_VOBJS := $(patsubst %.c,$(B)/ver/%.o,$(ORCH_VER))
+$(B)/memhp-lab: $(ORCH_OBJS) $(ORCH_VER) $(ORCH_HDR) | $(B)
 	@echo "[cc] $@"
-	@$(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
+	@$(foreach f,$(ORCH_VER),mkdir -p $(dir $(B)/ver/$(f)) && \
+		$(CCACHE) $(CC) $(WARN) $(CFLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) -Iworkloads -Itests \
+		$$(pkg-config --cflags $(PKGS)) -c -o $(B)/ver/$(f:.c=.o) $(f) &&) \
+	$(CC) $(CFLAGS) -o $@ $(ORCH_OBJS) $(ORCH_VOBJS) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 # What kernel/package.sh asks of a package or modules tree, read as data in C
 # (orchestrator/host/kmod.c): its archive's members, modules.dep, files opened
@@ -135,8 +159,9 @@ KSFT_UP   = $(B)/ksft/.upstream-$(subst $(space),-,$(strip $(KVERS)))
 KSFT_UP_BINS = $$(ls $(B)/ksft/gup_longterm-* $(B)/ksft/gup_test-* 2>/dev/null)
 
 # Rebuilt when a kernel artifact changes: its tree's selftests changed with it.
+# Its make headers runs as its own make, outside make check's jobserver.
 $(KSFT_UP): workloads/kselftests.sh $(foreach a,$(KARTS),$(a)/identity.json) | $(B)
-	@workloads/kselftests.sh $(B) $(KVERS)
+	@MAKEFLAGS= workloads/kselftests.sh $(B) $(KVERS)
 
 image: workloads
 	@$(MAKE) --no-print-directory $(KSFT_UP) $(B)/initramfs.cpio.gz
@@ -175,7 +200,7 @@ UNIT_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(UNIT_SRC) $(ORCH_LIB) workloads/
 
 $(B)/unit-obj/%.o: %.c tests/unit/unit.h tests/tap.h $(ORCH_HDR) $(wildcard workloads/*.h) | $(B)
 	@mkdir -p $(@D)
-	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
+	@$(CCACHE) $(CC) $(WARN) $(CFLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
 
 $(B)/unit-tests: $(UNIT_OBJS) | $(B)
 	@echo "[cc] $@"
@@ -184,6 +209,10 @@ $(B)/unit-tests: $(UNIT_OBJS) | $(B)
 # Every orchestrator file's object, the command line's too: tests/layers.py
 # reads their symbols (docs/architecture.md, "Layers").
 LAYER_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(ORCH_SRC))
+# Kept, but not rebuilt for their own sake: a build folder that holds
+# memhp-lab newer than its sources and no objects (tests/trust.sh's make
+# install) builds nothing.
+.SECONDARY: $(UNIT_OBJS) $(LAYER_OBJS)
 
 unit-tests: $(B)/unit-tests $(LAYER_OBJS)
 
@@ -201,8 +230,14 @@ mutants:
 # (everything: soaks, the fleet's host kills, the kmemleak flavour, the second
 # kernel's duplicates, long fuzzing). PARTS=... runs some parts alone
 # (tests/run.sh --list names them); docs/testing.md.
+# check builds what the parts need on every core (the compiles that ccache
+# does not answer, the static memhp-pin and kselftests beside the
+# orchestrator's objects), after deps and the kernels, which keep their own
+# order; the parts run after it, outside that make's jobserver.
 PARTS ?=
-check: deps kernel image orchestrator unit-tests
+CHECK_JOBS ?= $(shell nproc)
+check: deps kernel
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) image orchestrator unit-tests
 	@tests/run.sh $(PARTS)
 
 check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests $(B)/asan/memhp-lab
@@ -292,16 +327,21 @@ FUZZ_OBJS    := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(ORCH_LIB))
 
 $(B)/fuzz/obj/%.o: %.c $(ORCH_HDR)
 	@mkdir -p $(@D)
-	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
+	@$(CCACHE) $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) -c -o $@ $<
 
 $(B)/fuzz/liborch.a: $(FUZZ_OBJS)
 	@echo "[ar] $@"
 	@rm -f $@ && ar rcs $@ $^
 
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(B)/fuzz/liborch.a
+# Compiled, then linked: the compile is what ccache keeps.
+$(B)/fuzz/target-obj/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(ORCH_HDR)
+	@mkdir -p $(@D)
+	@$(CCACHE) $(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer $(ORCH_INC) -Itests $$(pkg-config --cflags $(PKGS)) \
+		-c -o $@ $<
+
+$(B)/fuzz/%: $(B)/fuzz/target-obj/%.o $(B)/fuzz/liborch.a
 	@echo "[fuzz] $@"
-	@$(FUZZ_CC) $(FUZZ_FLAGS) -Werror -fsanitize=fuzzer $(ORCH_INC) -Itests $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $< $(B)/fuzz/liborch.a $$(pkg-config --libs $(PKGS)) -lpthread -lm
+	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/liborch.a $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 fuzz-build: $(FUZZ_BINS)
 

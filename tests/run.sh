@@ -29,36 +29,37 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 
 # The parts, in the order they run and are printed; the longest first, so that
-# two side by side end together.
+# two side by side end together (by their seconds in the last clean-clone
+# make check, docs/testing.md "Where make check's time goes"; unit last).
 parts=(
-	integration	# the real guest: the demo record, the series' A/B on both kernels, SIGTERM, a panic
-	workloads	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu, rdma
 	orchestrator	# matrices, -j, the console watcher, faults, interrupts, doctor
 	soak		# soak runs: a short seeded soak, SIGKILL and --resume, a finding, the leak detector
-	fleet		# shards and report --merge; libvirt hosts that share no path (full tier: a host killed, soaks over hosts)
-	stock		# Debian's own 6.1 and 6.12 cloud kernels from apt
 	conformance	# the quick subset of the seed conformance suite
-	kernel-series	# the series' own guarantees and selftests in the guest
-	host		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
-	cli		# JSON against docs/schemas/, exit codes, man page and completion, exec, docs against the code
-	hardening-kill	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
-	capacity	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
-	fuzz		# libFuzzer: each parser briefly over its corpus and regression inputs
-	kernel		# the kernels' configs, checkpatch, MAINTAINERS, bisectable series
-	lifecycle-reboot	# reboot and suspend with memory plugged and a pin held: re-plug, pins gone, a pin after
-	migrate		# the migrate step: a guest live-migrated to a second libvirt daemon with pins held (full: baseline, 6.1, after an unplug)
-	lifecycle-save	# save and managedsave with memory plugged and a pin held: image, pin, unplug after (issue 34)
-	hardening-scenarios	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
-	hardening-records	# guest text, records of the wrong shape, console logs outside the run
-	trust		# packages, .debs, modules trees, run directories and hosts files as data: nothing runs
+	stock		# Debian's own 6.1 and 6.12 cloud kernels from apt
+	fleet		# shards and report --merge; libvirt hosts that share no path (full tier: a host killed, soaks over hosts)
+	workloads	# the pinning workloads: gup, io_uring, vfio, vfio-noiommu, rdma
 	report		# reports from recorded runs and from the demo fixture
-	basics		# the CLI's bad input; make install into a DESTDIR
-	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
+	integration	# the real guest: the demo record, the series' A/B on both kernels, SIGTERM, a panic
+	host		# the host side: memory back per backing, the hugepage pool, the plug path, kill -9
+	hardening-kill	# kill -9 leaves no guest; cleanup touches only ours; lost trials, run --resume
+	cli		# JSON against docs/schemas/, exit codes, man page and completion, exec, docs against the code
+	kernel-series	# the series' own guarantees and selftests in the guest
+	fuzz		# libFuzzer: each parser briefly over its corpus and regression inputs
+	trust		# packages, .debs, modules trees, run directories and hosts files as data: nothing runs
+	kernel		# the kernels' configs, checkpatch, MAINTAINERS, bisectable series
+	migrate		# the migrate step: a guest live-migrated to a second libvirt daemon with pins held (full: baseline, 6.1, after an unplug)
+	lifecycle-reboot	# reboot and suspend with memory plugged and a pin held: re-plug, pins gone, a pin after
 	lifecycle-daemon	# daemon-restart: the run's libvirt daemon restarted under a guest with a pin held (full: the refusals, a failing and a hung command)
+	dimm		# the dimm step: a DIMM attached, pinned, detached (full: c9 on 6.1, check's refusals, a hot-added virtio-mem device)
+	balloon		# the virtio balloon beside virtio-mem: only:, the balloon step's refusals, one balloon trial (full: the elasticity comparison)
+	lifecycle-save	# save and managedsave with memory plugged and a pin held: image, pin, unplug after (issue 34)
+	basics		# the CLI's bad input; make install into a DESTDIR
+	hardening-records	# guest text, records of the wrong shape, console logs outside the run
+	hardening-scenarios	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
+	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
 	report-elastic	# the other paths (issue 35: dimm, vmem, balloon, hugepages) and the elasticity table in every report format, from hand-written records
 	hugepages	# the hugepages step: check's refusals (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
-	balloon		# the virtio balloon beside virtio-mem: only:, the balloon step's refusals, one balloon trial (full: the elasticity comparison)
-	dimm		# the dimm step: a DIMM attached, pinned, detached (full: c9 on 6.1, check's refusals, a hot-added virtio-mem device)
+	capacity	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.
