@@ -4,9 +4,9 @@
 # (no guest), then one balloon trial (6.12, series, a small guest all
 # resident: 256 MiB ballooned out while an io_uring pin is held), judged
 # from its record.
-# Full tier: scenarios/compare/elasticity.yaml's four trials (virtio-mem and
+# Full tier: scenarios/compare/elasticity.yaml's six trials (virtio-mem, DIMM and
 # balloon, pinned and not), the numbers of docs/host.md's table.
-plan 13 full 4
+plan 13 full 5
 
 echo "# balloon: only: and the balloon step, refused by check with file:line (no guest)"
 cat >"$work/only-bad.yaml" <<'EOF'
@@ -69,8 +69,8 @@ ok "balloon: a balloon step without devices: {balloon: true} is refused" \
 ok "balloon: a target above the boot memory (640 MiB; the balloon counts no virtio-mem memory) is refused at the target, naming it" \
 	refused balloon-big 10:15 "balloon: target 672137216 bytes: expected whole KiB, more than 0 and at most the guest's boot memory, 671088640 bytes"
 lab check --json scenarios/compare/elasticity.yaml >"$work/elasticity-check.json" 2>&1
-ok "only: scenarios/compare/elasticity.yaml makes 4 trials; only: drops the pin, check and release of the io_uring pin from pinned=no's (6 steps, 9 with it)" \
-	jq -e '.files[0].trials | length == 4 and all(if .parameters.pinned == "yes" then .steps == 9 else .steps == 6 end)' \
+ok "only: scenarios/compare/elasticity.yaml makes 6 trials; only: drops the pin, check and release of the io_uring pin from pinned=no's (6 steps, 9 with it) and the DIMM's attach from all but mechanism=dimm's" \
+	jq -e '.files[0].trials | length == 6 and all(.steps == (if .parameters.pinned == "yes" then 9 else 6 end) + (if .parameters.mechanism == "dimm" then 1 else 0 end))' \
 	"$work/elasticity-check.json"
 
 echo "# balloon: one trial (6.12, series): 256 MiB of the 640 MiB boot memory ballooned out, a 64 MiB io_uring pin held"
@@ -116,19 +116,21 @@ ok "balloon: every field of the record is in docs/record.md (the balloon's elast
 ok "balloon: no QEMU of the run left" no_qemu
 
 if full; then
-	echo "# balloon (full): scenarios/compare/elasticity.yaml: virtio-mem and balloon, pinned and not (6.12)"
+	echo "# balloon (full): scenarios/compare/elasticity.yaml: virtio-mem, balloon and DIMM, pinned and not (6.12)"
 	lab_run -o "$work/el" scenarios/compare/elasticity.yaml >"$work/el.out" 2>&1
 	r=$work/el/trials.jsonl
-	ok "elasticity: 4 trials, all pass, both buffers intact in each" \
-		jq -se 'length == 4 and all(.verdict == "pass")' "$r"
+	ok "elasticity: 6 trials, all pass, both buffers intact in each" \
+		jq -se 'length == 6 and all(.verdict == "pass")' "$r"
 	ok "elasticity: virtio-mem: the resize to 256 MiB converged, the host side recorded" \
 		jq -se 'map(select(.parameters.mechanism == "virtio-mem")) | length == 2 and all(.steps[] | select(.step == "resize") | .converged and .reached_bytes == 268435456 and (.host.unplugged_bytes == 268435456))' "$r"
 	ok "elasticity: balloon: the actual balloon reached 384 MiB, 256 MiB asked, the host side recorded" \
 		jq -se "map(select(.parameters.mechanism == \"balloon\")) | length == 2 and all(.steps[] | select(.step == \"balloon\") | .elastic.ok and .elastic.actual_after_bytes == $((384 << 20)) and .elastic.requested_bytes == -$((256 << 20)) and .host.unplugged_bytes == $((256 << 20)))" "$r"
+	ok "elasticity: dimm: the 256 MiB DIMM removed, 256 MiB asked back, the host side recorded" \
+		jq -se "map(select(.parameters.mechanism == \"dimm\")) | length == 2 and all(.steps[] | select(.step == \"dimm\" and .elastic.action == \"detach\") | .elastic.removed and .elastic.requested_bytes == -$((256 << 20)) and .host.unplugged_bytes == $((256 << 20)))" "$r"
 	ok "elasticity: every field of the records is in docs/record.md" \
 		python3 tests/record-fields.py docs/record.md "$r"
 	# the table's rows, for docs/host.md
-	jq -r '[.parameters.mechanism, .parameters.pinned, (.steps[] | select(.step == "resize" or .step == "balloon") |
+	jq -r '[.parameters.mechanism, .parameters.pinned, (.steps[] | select(.step == "resize" or .step == "balloon" or (.step == "dimm" and .elastic.action == "detach")) |
 		(.host.reclaimed_bytes / 1048576 | floor), (.host.reclaimed_of_unplugged * 100 | floor),
 		(.seconds_to_converge // .elastic.seconds)), .verdict] | @tsv' "$r" | sed 's/^/# elasticity: /'
 fi

@@ -360,7 +360,7 @@ conf_counts() {
 	echo "check expands: quick $quick, make check's subset $sub, all $all"
 	grep -q "(six trials," docs/conformance.md && [ "$quick" = 6 ] &&
 		grep -q "\`, $sub trials, about" docs/conformance.md &&
-		grep -q "^$all trials in " docs/conformance.md && grep -q "all eight claims, $all" README.md
+		grep -q "^$all trials in " docs/conformance.md && grep -q "all ten claims, $all" README.md
 }
 ok "docs/conformance.md and README count the trials check --json expands: quick subset, make check's claims on 6.12, all" conf_counts
 results_dir() {
