@@ -87,7 +87,7 @@ static void balloonHost(mhlTrial *t, json_object *res, const mhlHostSample *befo
 {
 	mhlHostSample after;
 
-	if (mhlTrialHostSettle(t, &after) < 0 || before->qemu_rss < 0 || after.qemu_rss < 0) {
+	if (mhlTrialHostSettle(t, t_req, &after) < 0 || before->qemu_rss < 0 || after.qemu_rss < 0) {
 		mhlErrorReset();
 		return;
 	}

@@ -166,7 +166,7 @@ static void dimmHostSide(mhlTrial *t, const mhlStep *st, json_object *res, json_
 	mhlHostSample after;
 	int64_t a;
 
-	if (mhlTrialHostSettle(t, &after) < 0)
+	if (mhlTrialHostSettle(t, t_req, &after) < 0)
 		return;
 	maps = mhlHostMemMaps(&t->g->hm);
 	a = dimmHostBytes(&after, maps, start);

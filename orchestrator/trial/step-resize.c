@@ -51,7 +51,7 @@ static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before
 	const char *by, *by_after;
 	int64_t b, a;
 
-	if (mhlTrialHostSettle(t, &after) < 0)
+	if (mhlTrialHostSettle(t, t_req, &after) < 0)
 		return;
 	b = hostBytes(before, st->node, &by);
 	a = hostBytes(&after, st->node, &by_after);

@@ -98,7 +98,7 @@ void mhlTrialHeldAtShrink(mhlTrial *t)
 #define HOST_SETTLE_QUIET 1.0	/* s without a move: the host side has settled */
 #define HOST_SETTLE_MAX 10.0	/* s after the request at most */
 
-int mhlTrialHostSettle(mhlTrial *t, mhlHostSample *after)
+int mhlTrialHostSettle(mhlTrial *t, double t_req, mhlHostSample *after)
 {
 	mhlGuest *g = t->g;
 	double end = mhlNow() + HOST_SETTLE_MAX;
@@ -106,7 +106,8 @@ int mhlTrialHostSettle(mhlTrial *t, mhlHostSample *after)
 	do {
 		if (mhlGuestHostSample(g, after) < 0)
 			return -1;
-		if (after->t - g->host_changed_t >= HOST_SETTLE_QUIET || mhlInterrupted)
+		/* quiet since the request too: QEMU frees a removed backend after the event (RCU) */
+		if (after->t - MAX(g->host_changed_t, t_req) >= HOST_SETTLE_QUIET || mhlInterrupted)
 			break;
 		g_usleep(100 * 1000);
 	} while (mhlNow() < end);

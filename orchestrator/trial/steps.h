@@ -124,7 +124,8 @@ long long mhlCensusPages(json_object *census, const char *zone);
 /*
  * The host side of a step that gives memory back (a resize, a DIMM's detach,
  * a balloon's inflation): mhlTrialHostSettle waits until the host's figures
- * stop moving (1 s quiet, at most 10 s) and takes the sample after;
+ * stop moving (1 s quiet, and 1 s since the request @t_req at least; at
+ * most 10 s) and takes the sample after;
  * mhlTrialHostSide writes res.host (record.h: source, measured_by, before,
  * after, plugged_before_bytes, settle_s, and for a shrink unplugged_bytes,
  * reclaimed_bytes, reclaimable_bytes, the shares) and adds a shrink to the
@@ -133,7 +134,7 @@ long long mhlCensusPages(json_object *census, const char *zone);
  * memory backend's resident bytes; "qemu_rss": QEMU's whole); @size_before
  * and @size_after: what the guest had of it (plugged, DIMM, not ballooned).
  */
-int mhlTrialHostSettle(mhlTrial *t, mhlHostSample *after);
+int mhlTrialHostSettle(mhlTrial *t, double t_req, mhlHostSample *after);
 void mhlTrialHostSide(mhlTrial *t, json_object *res, const mhlHostSample *before,
 		      const mhlHostSample *after, int64_t b, int64_t a, const char *by, double t_req,
 		      int64_t size_before, int64_t size_after);
