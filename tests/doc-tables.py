@@ -398,7 +398,7 @@ def check_full_tier():
 def check_numbers():
     readme = doc("README.md")
     conf = doc("docs/conformance.md")
-    r = re.search(r"all eight claims, (\d+)\s+trials in (\d+ min \d+ s)", readme)
+    r = re.search(r"all ten claims, (\d+)\s+trials in (\d+ min \d+ s)", readme)
     c = re.search(r"^(\d+) trials in (\d+ min \d+ s)", conf, re.M)
     if not r or not c:
         bad("README.md or docs/conformance.md: no 'N trials in M min S s' of the conformance run")

@@ -126,7 +126,7 @@ unknown backing||backing: pmem|unknown backing 'pmem' \(known: anon, thp, hugetl
 unknown touch||touch: later|unknown touch 'later' \(known: before, pin, read\)
 fails_with that is no errno or signal name||fails_with: 12|fails_with: '12' is not an errno name
 devices: a value that is not true/false|devices: {iommu: yes}|workload: vfio|devices: iommu: expected true or false, not 'yes'
-devices: an unknown device|devices: {iommu: true, gpu: true}|workload: vfio|unknown key 'gpu' in devices \(known: iommu, edu\)
+devices: an unknown device|devices: {iommu: true, gpu: true}|workload: vfio|unknown key 'gpu' in devices \(known: iommu, edu, balloon, free_page_reporting\)
 EOF
 for f in pin-gup pin-io-uring pin-vfio pin-vfio-noiommu pin-rdma pin-multi pin-enomem pin-throughput; do
 	ok "check accepts scenarios/$f.yaml" $LAB check scenarios/$f.yaml
