@@ -6,7 +6,7 @@
 # from its record.
 # Full tier: scenarios/compare/elasticity.yaml's six trials (virtio-mem, DIMM and
 # balloon, pinned and not), the numbers of docs/host.md's table.
-plan 13 full 5
+plan 13 full 18
 
 echo "# balloon: only: and the balloon step, refused by check with file:line (no guest)"
 cat >"$work/only-bad.yaml" <<'EOF'

@@ -65,10 +65,10 @@ if full; then
 	ok "1 GiB: run exits 0, both trials pass (their expects: reached from Normal, short from Movable)" sh -c \
 		'[ "$1" = 0 ] && [ "$(jq -s "map(select(.verdict == \"pass\")) | length" "$2")" = 2 ]' _ "$grc" "$work/1g/trials.jsonl"
 	ok "1 GiB from node 1's ZONE_NORMAL (online: kernel): one page (page_bytes 1 GiB), MemTotal unchanged, freed by count 0" \
-		jq -e 'select(.scenario_name == "hugepages-1g") | (.steps[0].elastic | .ok and .allocated_pages == 1 and .page_bytes == 1073741824 and .memtotal_after_bytes == .memtotal_before_bytes) and (.steps[2].elastic | .ok and .allocated_pages == 0)' \
+		jq -se 'map(select(.scenario_name == "hugepages-1g")) | length == 1 and (.[0] | (.steps[0].elastic | .ok and .allocated_pages == 1 and .page_bytes == 1073741824 and .memtotal_after_bytes == .memtotal_before_bytes) and (.steps[2].elastic | .ok and .allocated_pages == 0))' \
 		"$work/1g/trials.jsonl"
 	ok "1 GiB from node 1's ZONE_MOVABLE: the pool exists (no refused) and stays 0 of 1" \
-		jq -e 'select(.scenario_name == "hugepages-1g-movable") | .steps[0].elastic | .ok == false and .allocated_pages == 0 and .requested_pages == 1 and (has("refused") | not)' \
+		jq -se 'map(select(.scenario_name == "hugepages-1g-movable")) | length == 1 and (.[0].steps[0].elastic | .ok == false and .allocated_pages == 0 and .requested_pages == 1 and (has("refused") | not))' \
 		"$work/1g/trials.jsonl"
 	ok "no QEMU of this part is left" no_qemu
 fi

@@ -12,19 +12,28 @@
 #include "guest/agent.h"
 #include "record/record.h"
 
-int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
-			  unsigned long long *requested)
+json_object *mhlMemoryDevicesArray(json_object *root, const char *reply)
 {
-	g_autoptr(json_object) root = json_tokener_parse(reply);
 	json_object *ret;
-	size_t i;
 
 	if (!root || !json_object_object_get_ex(root, "return", &ret) ||
 	    !json_object_is_type(ret, json_type_array)) {
 		mhlError("QMP query-memory-devices reply is not {\"return\": [...]}: '%.*s'",
 			 mhlTextCutLen(reply, 200), reply);
-		return -1;
+		return NULL;
 	}
+	return ret;
+}
+
+int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
+			  unsigned long long *requested)
+{
+	g_autoptr(json_object) root = json_tokener_parse(reply);
+	json_object *ret = mhlMemoryDevicesArray(root, reply);
+	size_t i;
+
+	if (!ret)
+		return -1;
 	for (i = 0; i < json_object_array_length(ret); i++) {
 		json_object *dev = json_object_array_get_idx(ret, i), *type, *data, *v;
 

@@ -12,6 +12,8 @@ int mhlGuestVirtioMemSize(virDomainPtr dom, int node, unsigned long long *size,
 			  unsigned long long *requested);
 int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 			  unsigned long long *requested);
+/* The "return" array of a query-memory-devices reply parsed into @root (owned by it), or NULL + mhlError naming @reply. */
+json_object *mhlMemoryDevicesArray(json_object *root, const char *reply);
 
 /* /proc/vmstat text -> {"name": value, ...}. */
 json_object *mhlParseVmstat(const char *text);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "guest/agent.h"
+#include "guest/guest.h"
 #include "record/record.h"
 #include "util.h"
 
@@ -47,15 +48,11 @@ char *mhlHotplugXML(const char *alias, int node, uint64_t size, uint64_t block, 
 int mhlParseDimm(const char *reply, const char *alias, mhlDimmInfo *out)
 {
 	g_autoptr(json_object) root = json_tokener_parse(reply);
-	json_object *ret;
+	json_object *ret = mhlMemoryDevicesArray(root, reply);
 	size_t i;
 
-	if (!root || !json_object_object_get_ex(root, "return", &ret) ||
-	    !json_object_is_type(ret, json_type_array)) {
-		mhlError("QMP query-memory-devices reply is not {\"return\": [...]}: '%.*s'",
-			 mhlTextCutLen(reply, 200), reply);
+	if (!ret)
 		return -1;
-	}
 	for (i = 0; i < json_object_array_length(ret); i++) {
 		json_object *dev = json_object_array_get_idx(ret, i), *type, *data, *id, *v;
 
