@@ -97,7 +97,7 @@ static void balloonHost(mhlTrial *t, json_object *res, const mhlHostSample *befo
 
 int mhlStepBalloon(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	json_object *e = json_object_new_object();
+	json_object *e = mhlElasticBegin(res, "balloon", "target");
 	unsigned long long want = st->target / 1024;
 	long long before_kib, after_kib = -1;
 	mhlHostSample hs;
@@ -105,10 +105,6 @@ int mhlStepBalloon(mhlTrial *t, const mhlStep *st, json_object *res)
 	double t_req;
 	int rc;
 
-	json_object_object_add(res, MHL_K_ELASTIC, e);
-	json_object_object_add(e, MHL_K_MECHANISM, json_object_new_string("balloon"));
-	json_object_object_add(e, MHL_K_ACTION, json_object_new_string("target"));
-	json_object_object_add(e, MHL_K_OK, json_object_new_boolean(false));
 	json_object_object_add(e, MHL_K_TARGET_BYTES, json_object_new_int64((int64_t)st->target));
 	json_object_object_add(e, MHL_K_FREE_PAGE_REPORTING, json_object_new_boolean(freePageReporting(t->g->dom)));
 	if ((before_kib = balloonActual(t->g->dom)) < 0 || guestSees(t, e, false) < 0)

@@ -21,13 +21,9 @@
 json_object *mhlHotplugBegin(mhlTrial *t, const mhlStep *st, json_object *res, const char *mechanism,
 			     int64_t requested, guint64 *mt0)
 {
-	json_object *el = json_object_new_object();
+	json_object *el = mhlElasticBegin(res, mechanism, mhlActionNames[st->action]);
 	int on;
 
-	json_object_object_add(res, MHL_K_ELASTIC, el);
-	json_object_object_add(el, MHL_K_MECHANISM, json_object_new_string(mechanism));
-	json_object_object_add(el, MHL_K_ACTION, json_object_new_string(mhlActionNames[st->action]));
-	json_object_object_add(el, MHL_K_OK, json_object_new_boolean(false));
 	json_object_object_add(el, MHL_K_REQUESTED_BYTES, json_object_new_int64(requested));
 	if (mhlGuestMemOnline(t->g->dom, mt0, &on) < 0)
 		return NULL;

@@ -137,15 +137,11 @@ int mhlStepHugepages(mhlTrial *t, const mhlStep *st, json_object *res)
 						st->node, kb);
 	g_autofree char *err = NULL;
 	g_autoptr(json_object) vm0 = NULL, vm1 = NULL;
-	json_object *e = json_object_new_object();
+	json_object *e = mhlElasticBegin(res, "hugetlb", "alloc");
 	long long before, after;
 	double t0;
 	int on;
 
-	json_object_object_add(res, MHL_K_ELASTIC, e);
-	json_object_object_add(e, MHL_K_MECHANISM, json_object_new_string("hugetlb"));
-	json_object_object_add(e, MHL_K_ACTION, json_object_new_string("alloc"));
-	json_object_object_add(e, MHL_K_OK, json_object_new_boolean(false));
 	json_object_object_add(e, MHL_K_NODE, json_object_new_int(st->node));
 	json_object_object_add(e, MHL_K_PAGE_BYTES, json_object_new_int64((int64_t)st->size));
 	json_object_object_add(e, MHL_K_REQUESTED_PAGES, json_object_new_int64(st->count));

@@ -178,6 +178,17 @@ void mhlTrialHostSide(mhlTrial *t, json_object *res, const mhlHostSample *before
 	hostSummary(&t->sum, b, a, reclaimable, settle);
 }
 
+json_object *mhlElasticBegin(json_object *res, const char *mechanism, const char *action)
+{
+	json_object *el = json_object_new_object();
+
+	json_object_object_add(res, MHL_K_ELASTIC, el);
+	json_object_object_add(el, MHL_K_MECHANISM, json_object_new_string(mechanism));
+	json_object_object_add(el, MHL_K_ACTION, json_object_new_string(action));
+	json_object_object_add(el, MHL_K_OK, json_object_new_boolean(false));
+	return el;
+}
+
 json_object *mhlTrialDevices(mhlTrial *t, guint64 *plugged)
 {
 	g_autoptr(json_object) a = json_object_new_array();

@@ -140,6 +140,12 @@ void mhlTrialHostSide(mhlTrial *t, json_object *res, const mhlHostSample *before
 		      int64_t size_before, int64_t size_after);
 
 /*
+ * The other paths' result object (record.h, "the other paths") put into
+ * @res: {mechanism, action, ok: false}; the step adds the rest and sets ok.
+ */
+json_object *mhlElasticBegin(json_object *res, const char *mechanism, const char *action);
+
+/*
  * [{node, size_bytes, requested_bytes}] of every virtio-mem device now (QMP),
  * the lifecycle steps' plugged_before/after; *plugged (may be NULL): the
  * sizes' sum. NULL + mhlError.
