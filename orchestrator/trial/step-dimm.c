@@ -31,19 +31,19 @@ json_object *mhlHotplugBegin(mhlTrial *t, const mhlStep *st, json_object *res, c
 	return el;
 }
 
-/* t->hot's entry of @id, added if new (NULL: the table is full). */
-static uint64_t *hotMap(mhlTrial *t, const char *id)
+/* t->hot's entry of @id, added if new (-1: the table is full). */
+static int hotEntry(mhlTrial *t, const char *id)
 {
 	int i;
 
 	for (i = 0; i < t->nhot; i++)
 		if (!strcmp(t->hot[i].id, id))
-			return &t->hot[i].map_start;
+			return i;
 	if (t->nhot == G_N_ELEMENTS(t->hot))
-		return NULL;
+		return -1;
 	g_strlcpy(t->hot[t->nhot].id, id, sizeof(t->hot[0].id));
 	t->hot[t->nhot].map_start = 0;
-	return &t->hot[t->nhot++].map_start;
+	return t->nhot++;
 }
 
 /* libvirt's refusal of step @st as elastic.refused; -1 with it as the error. */
@@ -59,8 +59,7 @@ int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char
 {
 	g_autoptr(GArray) before = mhlHostMemMaps(&t->g->hm);
 	g_autoptr(GArray) after = NULL;
-	uint64_t *map = hotMap(t, st->id);
-	int i;
+	int k = hotEntry(t, st->id), i;
 
 	json_object_object_add(el, MHL_K_ALIAS, json_object_new_string(alias));
 	if (virDomainAttachDeviceFlags(t->g->dom, xml, VIR_DOMAIN_AFFECT_LIVE) < 0)
@@ -68,8 +67,11 @@ int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char
 	after = mhlHostMemMaps(&t->g->hm);
 	/* the device's backend: the one new mapping of its size in QEMU (none found: QEMU's RSS is the measure) */
 	i = mhlSmapsNewMapping(before, after, st->size);
-	if (map)
-		*map = i >= 0 ? g_array_index(after, mhlSmapsEntry, i).start : 0;
+	if (k >= 0) {
+		t->hot[k].map_start = i >= 0 ? g_array_index(after, mhlSmapsEntry, i).start : 0;
+		t->hot[k].node = st->node;
+		t->hot[k].vmem = st->type == MHL_STEP_VMEM;
+	}
 	return 0;
 }
 
@@ -222,7 +224,8 @@ static int dimmDetach(mhlTrial *t, const mhlStep *st, json_object *res)
 	g_autoptr(GString) why = g_string_new(NULL);
 	mhlDimmInfo info = { .slot = -1 };
 	mhlHostSample before;
-	uint64_t *map = hotMap(t, st->id), start = map ? *map : 0;
+	int k = hotEntry(t, st->id);
+	uint64_t start = k >= 0 ? t->hot[k].map_start : 0;
 	guint64 mt0, mt = 0;
 	json_object *el = mhlHotplugBegin(t, st, res, "dimm", -(int64_t)st->size, &mt0);
 	bool host;

@@ -44,10 +44,12 @@ typedef struct {
 	const char *const *daemon_restart;	/* run --daemon-restart's argv, or NULL */
 	virConnectPtr *connp;	/* the run's connection: a daemon-restart step puts the new one there; NULL: none to replace */
 	bool infra;		/* set by a failing step that could not be carried out (the host's tooling failed): error, not fail */
-	/* the devices dimm and vmem steps attached: their id and their backend's mapping in QEMU (0: not found) */
+	/* the devices dimm and vmem steps attached: their id, node, kind and their backend's mapping in QEMU (0: not found) */
 	struct {
 		char id[32];
 		uint64_t map_start;
+		int node;
+		bool vmem;
 	} hot[16];
 	int nhot;
 } mhlTrial;
