@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "reports/plot.h"
+#include "reports/scale.h"
 #include "reports/report.h"
 #include "reports/table.h"
 #include "util.h"
@@ -1606,8 +1607,9 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	g_autoptr(GString) out = g_string_new(NULL);
 	g_autofree const char **tl = g_new0(const char *, run->trials->len + 1);
 	g_autofree const char **cen = g_new0(const char *, run->trials->len + 1);
-	const char *matrix, *capacity = NULL;
+	const char *matrix, *capacity = NULL, *scale = NULL;
 	g_autoptr(GPtrArray) cap = mhlCapacityPoints(run);
+	g_autoptr(GPtrArray) sc = mhlScalePoints(run);
 	guint i;
 
 	/* every plot first, into one gnuplot script run once */
@@ -1615,6 +1617,10 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	if (cap->len) {
 		capacity = plotBegin(&p, "capacity frontier: unplugged vs pinned fraction, a line per group");
 		mhlCapacityGnuplot(cap, p.script);
+	}
+	if (sc->len >= 2) {	/* a scale sweep (issue 36, item 5): one trial alone is no curve */
+		scale = plotBegin(&p, "plug and unplug against the device size");
+		mhlScaleGnuplot(sc, p.script);
 	}
 	for (i = 0; i < run->trials->len; i++) {
 		tl[i] = plotTimeline(&p, run->trials->pdata[i]);
@@ -1636,6 +1642,8 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	}
 	if (capacity)
 		htmlCapacity(out, &p, cap, capacity);
+	if (scale)
+		mhlHtmlScale(out, sc, p.dir, scale);
 	for (i = 0; i < run->trials->len; i++)
 		if (htmlTrial(out, &p, run, outdir, i + 1, tl[i], cen[i]) < 0)
 			return -1;

@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 23
+plan 25
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -101,7 +101,7 @@ expect_fail "soak --duration inf is refused" 2 "--duration 'inf' is not a durati
 	$LAB soak --duration inf -o "$hw/soakinf" "$hw/no-scenario.yaml"
 sed 's/^  - memory: 128MiB$/  - memory: 16384GiB/' scenarios/demo.yaml >"$hw/huge.yaml"
 expect_fail "run: one guest of 16 TiB is refused before boot with the numbers (default -j)" 2 \
-	"a guest that can make [0-9]+ MiB resident \(boot memory \+ what its steps touch of virtio-mem, .* \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available" \
+	"run: [^ ]*/huge.yaml: trial 'demo': a guest that can make [0-9]+ MiB resident \(boot memory [0-9]+ MiB \+ node 1's hotplug memory 384 of 1024 MiB \(its steps touch 256 MiB \+ 128 MiB for the guest's own use\) \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available" \
 	$LAB run -o "$hw/huge" "${noinit[@]}" "$hw/huge.yaml"
 # check boots nothing, but says it: a warning, the file still ok (a fleet host may take it).
 $LAB check "$hw/huge.yaml" scenarios/pin-policy-ab.yaml >"$hw/huge-check.out" 2>"$hw/huge-check.err"
@@ -124,8 +124,20 @@ sed 's/virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}/virtio_mem: {size:
 expect_fail "run: a 1 TiB virtio-mem device with a 256 MiB pin passes the fit (it stops at the missing initramfs instead)" 2 \
 	"run: cannot read '.*/no-initrd.cpio.gz'" $LAB run -o "$hw/big64" "${noinit[@]}" "$hw/big64.yaml"
 { cat "$hw/big64.yaml"; echo 'memory_backing: {source: anonymous, prealloc: true}'; } >"$hw/big64p.yaml"
-expect_fail "run: the same device preallocated is refused: all of it counts (1049984 MiB with boot memory and QEMU's)" 2 \
-	"a guest that can make 1049984 MiB resident .* does not fit" $LAB run -o "$hw/big64p" "${noinit[@]}" "$hw/big64p.yaml"
+expect_fail "run: the same device preallocated is refused: all of it counts (1049984 MiB with boot memory and QEMU's), each item named" 2 \
+	"run: [^ ]*/big64p.yaml: trial 'demo': a guest that can make 1049984 MiB resident \(boot memory 1152 MiB \+ node 1's hotplug memory 1048576 MiB in full \(preallocated\) \+ 256 MiB for QEMU\) does not fit" \
+	$LAB run -o "$hw/big64p" "${noinit[@]}" "$hw/big64p.yaml"
+# The shipped 64 GiB row plugged unused (scenarios/scale/64g-unused.yaml)
+# counts 3.5 GiB, not 67 GiB: it passes the fit on this 24 GiB host (its
+# 8 GiB-in-use row counts 18.5 GiB, more than a busy host may have free).
+# A hold of 2 TiB in a 4 TiB device is refused naming each item it counted
+# and the file: what the steps touch, not the device.
+expect_fail "run: the 64 GiB device plugged unused passes the fit (it stops at the missing initramfs)" 2 \
+	"run: cannot read '.*/no-initrd.cpio.gz'" $LAB run -o "$hw/s64" "${noinit[@]}" scenarios/scale/64g-unused.yaml
+sed 's/size: 64GiB,/size: 4TiB,/; s/size: 8GiB,/size: 2TiB,/' scenarios/scale/64g-used.yaml >"$hw/hold2t.yaml"
+expect_fail "run: a 2 TiB hold in a 4 TiB device is refused with what it counted item by item: boot memory, 2 TiB + 128 MiB of the device, QEMU" 2 \
+	"run: [^ ]*/hold2t.yaml: trial 'scale-64g-used': a guest that can make 2107904 MiB resident \(boot memory 10368 MiB \+ node 1's hotplug memory 2097280 of 4194304 MiB \(its steps touch 2097152 MiB \+ 128 MiB for the guest's own use\) \+ 256 MiB for QEMU\) does not fit in the [0-9]+ MiB available \(MemAvailable in /proc/meminfo\)" \
+	$LAB run -o "$hw/hold2t" "${noinit[@]}" "$hw/hold2t.yaml"
 
 # 15. One soak per run directory; a blank line among the checkpoints is an error.
 mksoak() {	# DIR CYCLES CHECKPOINT-LINES...: a soak run directory

@@ -5,7 +5,7 @@
 # included. Shipped scenarios: scenarios/host/*.yaml (docs/host.md).
 
 # The host's pool of 2 MiB pages, and hugetlbfs mounts of embedded roots.
-plan 14
+plan 14 full 16
 pool2m() { cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages; }
 # hugetlbfs mounts of embedded roots whose run is gone (a run going on beside
 # this one keeps its own).
@@ -101,3 +101,18 @@ ok "kill -9: the pool had grown ($pool_before -> $grown pages) and the run's QEM
 ok "kill -9: the guard took the pages back (pool $pool_before again), unmounted hugetlbfs, left no pool state" \
 	sh -c '[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" = "$1" ] && [ "$2" = 0 ] &&
 		[ -z "$(ls /run/memhp-lab/hugepool 2>/dev/null)" ]' _ "$pool_before" "$(huge_mounts)"
+
+if full; then
+	# Issue 36, item 5: plugging touches nothing, so run takes a 64 GiB
+	# device on a 24 GiB host (it counts boot memory + what the steps touch).
+	echo "# host (full): a 64 GiB virtio-mem device on this host (scenarios/scale/64g-unused.yaml)"
+	lab_run -o "$work/s64" scenarios/scale/64g-unused.yaml >"$work/s64.out" 2>&1
+	r=$work/s64/trials.jsonl
+	ok "64 GiB: plugged whole and online (MemTotal grew by exactly 64 GiB), then unplugged unused to 0: pass" \
+		jq -e '.verdict == "pass" and .steps[0].plug.plugged_bytes == 68719476736 and .steps[0].plug.online and
+			.steps[0].plug.memtotal_after_bytes - .steps[0].plug.memtotal_before_bytes == 68719476736 and
+			.steps[1].reached_bytes == 0' "$r"
+	ok "64 GiB: the plug touched next to nothing on the host: the backend held <= 64 MiB after it and 0 after the unplug, QEMU's RSS never reached 4 GiB" \
+		jq -e '.steps[0].host.after.backend_bytes."1" <= 67108864 and .steps[1].host.after.backend_bytes."1" == 0 and
+			([.timeline[] | select(.source == "host") | .qemu_rss_bytes] | max) < 4294967296' "$r"
+fi

@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 80 full 82
+plan 82 full 84
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -461,3 +461,18 @@ ok "report --history across that upgrade: the newer run says 'host changed: kern
 	sh -c '"$1" report --history -o "$2/out" "$2/a" "$2/b" >/dev/null 2>&1 &&
 		jq -e ".runs[1].host_changed == \"kernel 6.1.0-28-amd64 -> 6.1.0-30-amd64, qemu 7.2.0 -> 8.0.2\" and (.runs[0].host_changed | not)" "$2/out/history.json" >/dev/null &&
 		grep -q "host changed: kernel 6.1.0-28-amd64 -&gt; 6.1.0-30-amd64" "$2/out/history.html"' _ "$LAB" "$work/hh"
+
+# The scale section (issue 36, item 5): the records of scenarios/scale/64g-unused.yaml
+# and 64g-used.yaml as they ran here (tests/data/report/README.md), one run.
+cp -r tests/data/report/scale "$work/scale"
+$LAB report "$work/scale" >/dev/null 2>&1
+sed -n '/<h2 id=scale>/,/<\/figure>/p' "$work/scale/report/index.html" >"$work/scale.html"
+ok "report: the 64 GiB rows make the scale section: a row each (64 GiB, 0 and 8 GiB in use, plug and unplug s, backend 8276 -> 0 MiB, QEMU's RSS 433 -> peak 9824 -> 8868 MiB) and its log-log plot" \
+	sh -c 'grep -q "<tr><td>scale-64g-unused</td><td>64</td><td>0</td><td>21.46</td><td>21.76</td><td>29.92</td><td>2</td><td>0</td><td>299</td><td>1329</td><td>1327</td></tr>" "$1" &&
+		grep -q "<tr><td>scale-64g-used</td><td>64</td><td>8</td><td>14.12</td><td>14.51</td><td>61.70</td><td>8276</td><td>0</td><td>433</td><td>9824</td><td>8868</td></tr>" "$1" &&
+		grep -q "<svg" "$1" && grep -q "unplug, memory in use (migrated)" "$1"' _ "$work/scale.html"
+mkdir -p "$work/scale1" && head -n 1 tests/data/report/scale/trials.jsonl >"$work/scale1/trials.jsonl"
+$LAB report "$work/scale1" >/dev/null 2>&1
+ok "report: one such trial alone is no curve (no scale section), nor are the demo's trials, which plug nothing from 0" \
+	sh -c 'grep -q "<h2 id=summary>" "$1" && ! grep -q "id=scale" "$1" && ! grep -q "id=scale" "$2"' _ \
+	"$work/scale1/report/index.html" "$demo/report/index.html"

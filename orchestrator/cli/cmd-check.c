@@ -121,12 +121,15 @@ static int checkSkips(const mhlScenario *s, const mhlCliPaths *paths, json_objec
  */
 static char *checkFit(const mhlScenario *s, uint64_t avail)
 {
-	uint64_t need = mhlScenarioGuestBytes(s, false);
+	g_autofree char *items = NULL;
+	mhlGuestFit f;
 
-	if (!avail || need <= avail)
+	mhlScenarioGuestFit(s, false, &f);
+	if (!avail || f.total <= avail)
 		return NULL;
-	return g_strdup_printf("a guest that can make %" G_GUINT64_FORMAT " MiB resident (boot memory + what its steps touch of virtio-mem + QEMU's share) does not fit in the %" G_GUINT64_FORMAT " MiB available on this host (MemAvailable in /proc/meminfo): run here refuses it before anything boots",
-			       need >> 20, avail >> 20);
+	items = mhlGuestFitText(&f);
+	return g_strdup_printf("a guest that can make %" G_GUINT64_FORMAT " MiB resident (%s) does not fit in the %" G_GUINT64_FORMAT " MiB available on this host (MemAvailable in /proc/meminfo): run here refuses it before anything boots",
+			       f.total >> 20, items, avail >> 20);
 }
 
 /* The errors check prints of one file; --json lists every one. */

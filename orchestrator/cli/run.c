@@ -319,28 +319,40 @@ static int jobsKernels(const mhlRunOptions *o, GPtrArray *jobs)
 /*
  * -j: the default from cores and memory, or the user's N if the guests fit.
  * Either way at least one guest runs, so one guest larger than MemAvailable
- * is refused here, with the numbers, rather than inside QEMU.
+ * is refused here, with the numbers item by item and its file, rather than
+ * inside QEMU.
  */
 static int jobsChoose(const mhlRunOptions *o, GPtrArray *jobs)
 {
 	mhlHostFit h = { .avail_bytes = mhlMemAvailable(), .cores = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	const mhlScenario *big = NULL;
+	g_autofree char *items = NULL;
+	mhlGuestFit f;
 	int n;
 	guint i;
 
-	for (i = 0; i < jobs->len; i++)
-		h.need_bytes = MAX(h.need_bytes, mhlScenarioGuestBytes(((mhlJob *)jobs->pdata[i])->s, false));
-	n = MAX(o->jobs ? o->jobs : mhlJobsDefault(&h), 1);
-	if (h.avail_bytes && h.need_bytes > h.avail_bytes / (uint64_t)n) {
-		if (n == 1)
-			mhlError("run: a guest that can make %" G_GUINT64_FORMAT " MiB resident (boot memory + what its steps touch of virtio-mem, all of it when preallocated, on huge pages or with an exec step + %llu MiB for QEMU) does not fit in the %" G_GUINT64_FORMAT " MiB available (MemAvailable in /proc/meminfo); make its nodes or pins smaller",
-				 h.need_bytes >> 20, MHL_QEMU_OVERHEAD >> 20, h.avail_bytes >> 20);
-		else
-			mhlError("run: %d guest(s) that can make up to %" G_GUINT64_FORMAT " MiB resident each (boot memory + what the steps touch of virtio-mem + %llu MiB for QEMU) need %" G_GUINT64_FORMAT " MiB, but only %" G_GUINT64_FORMAT " MiB is available (MemAvailable in /proc/meminfo); use a smaller -j",
-				 n, h.need_bytes >> 20, MHL_QEMU_OVERHEAD >> 20,
-				 (h.need_bytes >> 20) * (uint64_t)n, h.avail_bytes >> 20);
-		return -1;
+	for (i = 0; i < jobs->len; i++) {
+		const mhlScenario *s = ((mhlJob *)jobs->pdata[i])->s;
+		uint64_t need = mhlScenarioGuestBytes(s, false);
+
+		if (!big || need > h.need_bytes) {
+			h.need_bytes = need;
+			big = s;
+		}
 	}
-	return MIN(n, (int)jobs->len);
+	n = MAX(o->jobs ? o->jobs : mhlJobsDefault(&h), 1);
+	if (!big || !h.avail_bytes || h.need_bytes <= h.avail_bytes / (uint64_t)n)
+		return MIN(n, (int)jobs->len);
+	mhlScenarioGuestFit(big, false, &f);
+	items = mhlGuestFitText(&f);
+	if (n == 1)
+		mhlError("run: %s: trial '%s': a guest that can make %" G_GUINT64_FORMAT " MiB resident (%s) does not fit in the %" G_GUINT64_FORMAT " MiB available (MemAvailable in /proc/meminfo); make its nodes or pins smaller",
+			 big->path, big->name, h.need_bytes >> 20, items, h.avail_bytes >> 20);
+	else
+		mhlError("run: %d guest(s) that can make up to %" G_GUINT64_FORMAT " MiB resident each (the largest, %s: trial '%s': %s) need %" G_GUINT64_FORMAT " MiB, but only %" G_GUINT64_FORMAT " MiB is available (MemAvailable in /proc/meminfo); use a smaller -j",
+			 n, h.need_bytes >> 20, big->path, big->name, items,
+			 (h.need_bytes >> 20) * (uint64_t)n, h.avail_bytes >> 20);
+	return -1;
 }
 
 /* Everything a trial reads from the host: files checked, accel chosen. -1 + mhlError. */

@@ -2,7 +2,7 @@
  * scenario.c - load a scenario file with libyaml's document API, so every
  * node keeps its line and column for messages: the top-level keys, each
  * handed to its part (scenario-int.h), one trial per combination of the
- * matrix, trial ids and log names, and what a guest needs of its host.
+ * matrix, trial ids and log names. What a guest needs of its host: fit.c.
  */
 #include <glib.h>
 
@@ -387,50 +387,5 @@ void mhlScenarioFree(mhlScenario *s)
 		g_free(s->xfail[i].match);
 	}
 	g_free(s);
-}
-
-/* ---- what a guest of a scenario needs of its host ---- */
-
-static uint64_t addSat(uint64_t a, uint64_t b)
-{
-	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
-
-/*
- * A trial's guest (issue 36, item 5): all of its boot memory; of each
- * virtio-mem device what its steps touch on that node (the sizes of its
- * pin and bench steps) plus GUEST_SLACK for the guest's own use, at most
- * the device; the whole device when the backing reserves it up front
- * (prealloc, huge pages) or when an exec or selftest step runs a program
- * that may touch anything. Plugging alone makes nothing resident (a 16 GiB
- * plug here left 2 MiB). Saturates at UINT64_MAX rather than wrap (sizes
- * reach 16 EiB).
- */
-#define GUEST_SLACK	(128ULL << 20)
-uint64_t mhlScenarioGuestBytes(const mhlScenario *s, bool whole)
-{
-	uint64_t b = MHL_QEMU_OVERHEAD, touch[MHL_MAX_NODES] = { 0 }, hot[MHL_MAX_NODES] = { 0 };
-	bool all = whole || s->prealloc || mhlMemBackingOf(s->backing)->hugetlb;
-	int i;
-
-	for (i = 0; i < s->nsteps; i++) {
-		const mhlStep *st = &s->steps[i];
-
-		if (st->type == MHL_STEP_EXEC || st->type == MHL_STEP_SELFTEST)
-			all = true;
-		else if ((st->type == MHL_STEP_PIN || st->type == MHL_STEP_BENCH) &&
-			 st->node >= 0 && st->node < MHL_MAX_NODES)
-			touch[st->node] = addSat(touch[st->node], st->size);
-		else if ((st->type == MHL_STEP_DIMM || st->type == MHL_STEP_VMEM) &&
-			 st->action == MHL_ACTION_ATTACH && st->node >= 0 && st->node < MHL_MAX_NODES)
-			hot[st->node] = addSat(hot[st->node], st->size);	/* memory attached while it runs */
-	}
-	for (i = 0; i < s->nnodes; i++) {
-		b = addSat(b, s->nodes[i].memory);
-		uint64_t dev = addSat(s->nodes[i].vmem_size, hot[i]);
-
-		b = addSat(b, all ? dev : MIN(dev, addSat(touch[i], GUEST_SLACK)));
-	}
-	return b;
 }
 

@@ -270,13 +270,41 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy);
 
 /* QEMU's own memory next to the guest's (TCG translation cache, devices). */
 #define MHL_QEMU_OVERHEAD	(256ULL << 20)
+/* What a guest uses of a node's plugged memory beyond what its steps touch (the kernel's own). */
+#define MHL_GUEST_SLACK		(128ULL << 20)
+
 /*
- * What a guest of @s can make resident on its host, QEMU's share included:
- * its boot memory and, with @whole, every virtio-mem device in full (a
- * soak's schedule plugs, touches and pins anywhere in them over its
- * cycles); else what a trial's steps touch of each device. The size run
- * fits against the host's MemAvailable and check warns of.
+ * What a guest of a scenario can make resident on its host, item by item
+ * (scenario/fit.c; issue 36, item 5). Plugging alone makes nothing
+ * resident (a 16 GiB plug here left the backend at 2 MiB): of each node's
+ * hotplug memory only what the steps touch counts, unless the backing or
+ * a step can make all of it resident.
  */
+typedef struct {
+	uint64_t boot;			/* every node's boot memory, all of it */
+	uint64_t dev[MHL_MAX_NODES];	/* each node's virtio-mem at boot + what vmem/dimm steps attach (0: none) */
+	uint64_t touch[MHL_MAX_NODES];	/* what the steps ask on that node: pin and bench sizes, hugepages count x size */
+	uint64_t counted[MHL_MAX_NODES];	/* of dev: all of it (whole) or touch + MHL_GUEST_SLACK, at most dev */
+	char whole[64];			/* why every device counts in full ("": it does not) */
+	uint64_t qemu;			/* MHL_QEMU_OVERHEAD */
+	uint64_t total;			/* boot + counted + qemu, saturated at UINT64_MAX */
+} mhlGuestFit;
+
+/*
+ * The fit of a guest of @s into *@f: with @whole every device in full (a
+ * soak's schedule plugs, touches and pins anywhere in them over its
+ * cycles); else what a trial's steps can make resident, and all of each
+ * device when it is preallocated, on host huge pages, or when an exec or
+ * selftest step runs a program that may touch anything.
+ */
+void mhlScenarioGuestFit(const mhlScenario *s, bool whole, mhlGuestFit *f);
+/*
+ * @f item by item, for a refusal (g_free it): "boot memory 9216 MiB + node
+ * 1's hotplug memory 8320 of 65536 MiB (its steps touch 8192 MiB + 128 MiB
+ * for the guest's own use) + 256 MiB for QEMU".
+ */
+char *mhlGuestFitText(const mhlGuestFit *f);
+/* mhlScenarioGuestFit's total: what run fits against the host's MemAvailable and check warns of. */
 uint64_t mhlScenarioGuestBytes(const mhlScenario *s, bool whole);
 
 /*

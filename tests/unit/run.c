@@ -1,8 +1,17 @@
-/* tests/unit/run.c - `memhp-lab run` (orchestrator/cli/run.h): the default -j from the host's fit. */
+/*
+ * tests/unit/run.c - `memhp-lab run` (orchestrator/cli/run.h): the default
+ * -j from the host's fit, and what a guest can make resident item by item
+ * (scenario/fit.c; issue 36, item 5): a 64 GiB device counts what its steps
+ * touch, a preallocated or huge-page one, or one an exec step may touch, in
+ * full.
+ */
 #include <glib.h>
+#include <string.h>
 
 #include "cli/run.h"
+#include "scenario/scenario.h"
 #include "unit.h"
+#include "util.h"
 
 static bool jobsDefault(void)
 {
@@ -16,10 +25,75 @@ static bool jobsDefault(void)
 	return unitExpect(a == 2 && b == 2 && c == 0);
 }
 
+#define FIT_NODES(boot, dev) "nodes:\n  - memory: " boot "\n  - memory: 128MiB\n    virtio_mem: {size: " dev ", requested: 0}\n"
+#define FIT_PLUG "steps:\n  - resize: {node: 1, requested: 64GiB}\n"
+
+/* A scenario, whether its devices count whole (a soak), its total in MiB and a piece of its text. */
+static const struct fitRow {
+	const char *desc, *yaml;
+	bool whole;
+	uint64_t mib;
+	const char *text;
+} fits[] = {
+	{ "a 64 GiB device plugged and nothing touched: 128 MiB of it", FIT_NODES("1GiB", "64GiB") FIT_PLUG, false,
+	  1024 + 128 + 128 + 256, "boot memory 1152 MiB + node 1's hotplug memory 128 of 65536 MiB (its steps touch 0 MiB + 128 MiB for the guest's own use) + 256 MiB for QEMU" },
+	{ "8 GiB held in a 64 GiB device: boot + 8 GiB + 128 MiB + QEMU", FIT_NODES("10GiB", "64GiB") FIT_PLUG
+	  "  - pin: {id: a, workload: hold, size: 8GiB, node: 1}\n", false, 10240 + 128 + 8192 + 128 + 256,
+	  "node 1's hotplug memory 8320 of 65536 MiB (its steps touch 8192 MiB" },
+	{ "two pins and a bench on node 1 add up: 256 + 256 + 512 MiB", FIT_NODES("1GiB", "64GiB")
+	  "steps:\n  - pin: {id: a, size: 256MiB}\n  - pin: {id: b, size: 256MiB}\n  - bench: {size: 512MiB, node: 1}\n",
+	  false, 1152 + 1024 + 128 + 256, "(its steps touch 1024 MiB + 128 MiB" },
+	{ "a pin on node 0 is in its boot memory: nothing more of node 1's device", FIT_NODES("1GiB", "64GiB")
+	  "steps:\n  - pin: {id: a, size: 512MiB, node: 0}\n", false, 1152 + 128 + 256, "128 of 65536 MiB (its steps touch 0 MiB" },
+	{ "a pin larger than the device counts the device: 1 GiB, not 4", FIT_NODES("1GiB", "1GiB")
+	  "steps:\n  - pin: {id: a, size: 4GiB, node: 1, measure: true}\n", false, 1152 + 1024 + 256, "1024 of 1024 MiB (its steps touch 4096 MiB" },
+	{ "a huge page pool of 512 x 2 MiB on node 1 counts 1 GiB", FIT_NODES("1GiB", "64GiB")
+	  "steps:\n  - hugepages: {node: 1, count: 512, size: 2MiB}\n", false, 1152 + 1024 + 128 + 256, "(its steps touch 1024 MiB" },
+	{ "a preallocated 64 GiB device counts in full", FIT_NODES("1GiB", "64GiB") FIT_PLUG
+	  "memory_backing: {source: anonymous, prealloc: true}\n", false, 1152 + 65536 + 256,
+	  "node 1's hotplug memory 65536 MiB in full (preallocated)" },
+	{ "a device on host huge pages counts in full", FIT_NODES("1GiB", "64GiB") FIT_PLUG "memory_backing: hugepages\n",
+	  false, 1152 + 65536 + 256, "65536 MiB in full (on host huge pages)" },
+	{ "an exec step may touch anything: the device in full, the step's line named", FIT_NODES("1GiB", "64GiB")
+	  "steps:\n  - exec: {argv: [/bin/true]}\n", false, 1152 + 65536 + 256, "in full (the exec step at line 6 may touch anything)" },
+	{ "a soak (whole) counts every device in full", FIT_NODES("1GiB", "64GiB") FIT_PLUG, true,
+	  1152 + 65536 + 256, "in full (a soak plugs, touches and pins anywhere in it)" },
+	{ "a virtio-mem device attached by a step counts like one from boot: 128 MiB + its pin",
+	  "nodes:\n  - memory: 1GiB\n  - memory: 128MiB\nsteps:\n  - vmem: {id: v, node: 1, size: 32GiB, requested: 1GiB, action: attach}\n"
+	  "  - pin: {id: a, size: 256MiB, node: 1}\n", false, 1152 + 384 + 256, "node 1's hotplug memory 384 of 32768 MiB" },
+	{ "two preallocated devices of 16 EiB less 1 TiB saturate, they do not wrap", FIT_NODES("1GiB", "16777215TiB")
+	  "  - memory: 128MiB\n    virtio_mem: {size: 16777215TiB, requested: 0}\n"
+	  "memory_backing: {source: anonymous, prealloc: true}\n", false, UINT64_MAX >> 20, "in full (preallocated)" },
+};
+
+static bool fitJudge(const void *row, GString *desc)
+{
+	const struct fitRow *c = row;
+	g_autofree char *path = NULL, *text = NULL;
+	g_autoptr(mhlScenario) s = NULL;
+	mhlGuestFit f;
+
+	g_string_printf(desc, "fit: %s: %" G_GUINT64_FORMAT " MiB", c->desc, c->mib);
+	if (unitListing)
+		return true;
+	path = unitWriteTmp("fit.yaml", c->yaml);
+	if (!(s = mhlScenarioLoad(path))) {
+		unitDiag("  refused: %s", mhlErrorLast());
+		mhlErrorReset();
+		return unitExpect(false);
+	}
+	mhlScenarioGuestFit(s, c->whole, &f);
+	text = mhlGuestFitText(&f);
+	if (f.total >> 20 != c->mib || !strstr(text, c->text) || mhlScenarioGuestBytes(s, c->whole) != f.total)
+		unitDiag("  got %" G_GUINT64_FORMAT " MiB: %s", f.total >> 20, text);
+	return unitExpect(f.total >> 20 == c->mib && strstr(text, c->text) &&
+			  mhlScenarioGuestBytes(s, c->whole) == f.total);
+}
+
 static const unitCase cases[] = {
 	{ "-j default: min(cores, guests that fit in MemAvailable): 2, 2, 0", jobsDefault },
 };
 
-static const unitTable tables[] = { UNIT_CASES(cases) };
+static const unitTable tables[] = { UNIT_CASES(cases), UNIT_TABLE(fits, fitJudge) };
 
 const unitModule unitRun = UNIT_MODULE("run", NULL, NULL, tables);
