@@ -1,10 +1,13 @@
 # tests/hugepages.sh - sourced by tests/run.sh: the hugepages step (issue 35,
-# item 3). The fast tier boots no guest: what `memhp-lab check` refuses.
+# item 3). The fast tier boots no guest: what `memhp-lab check` refuses, and
+# claim 10's scattered pin (pin: {scatter: BLOCK}, memhp-pin --scatter): its
+# refusals by check and by memhp-pin, and its layout pinned on this host by
+# io_uring (static memhp-pin, as tests/workloads.sh runs it).
 # The full tier: conformance claim 10 (scattered pins against node 1's 2 MiB
 # huge page pool) on both kernels under both policies, a pool asked beyond
 # what the node has (a short pool recorded, not a crash), and one 1 GiB page
 # from ZONE_MOVABLE.
-plan 6 full 17
+plan 17 full 28
 hp_yaml() {	# hp_yaml FILE STEP: a two-node guest whose one step is STEP
 	cat >"$1" <<EOF2
 name: hp
@@ -35,6 +38,39 @@ expect_fail "check: expect hugepages with no hugepages step before it" 1 "noexp.
 	$LAB check "$work/noexp.yaml"
 hp_yaml "$work/good.yaml" "- hugepages: {node: 1, count: 4, size: 1GiB, deadline: 30}"
 ok "check: node, count, size 1GiB and deadline are taken" $LAB check "$work/good.yaml"
+echo "# hugepages: the scattered pin (pin: {scatter: BLOCK}): check's refusals, with file:line:col"
+sc_yaml() {	# sc_yaml FILE KEYS: a one-node guest whose one step pins 512 MiB with KEYS
+	printf 'name: sc\nnodes:\n  - memory: 1GiB\nsteps:\n  - pin: {id: p, size: 512MiB, node: 0, %s}\n' "$2" >"$1"
+}
+while IFS='|' read -r desc keys says; do
+	sc_yaml "$work/sc.yaml" "$keys"
+	expect_fail "check: scatter: $desc" 1 "$says" $LAB check "$work/sc.yaml"
+done <<'EOF2'
+a block that is no power of two|workload: io_uring, scatter: 3MiB|sc.yaml:5:61: pin: scatter 3145728 bytes is no block size \(a power of two of at least 8 KiB
+one page per block is no scatter|workload: io_uring, scatter: 4KiB|sc.yaml:5:61: pin: scatter 4096 bytes is no block size
+a size of no whole blocks|workload: io_uring, scatter: 1GiB|sc.yaml:5:61: pin: scatter 1073741824 needs a size of whole blocks, at most 16384 of them \(size 536870912\)
+a mode that pins no buffer of any layout|workload: kmem, scatter: 2MiB|sc.yaml:5:57: pin: scatter is for workload gup, io_uring or hold, not kmem
+a THP buffer|workload: io_uring, backing: thp, scatter: 2MiB|sc.yaml:5:75: pin: scatter needs backing: anon and touch: before
+pages first touched by the pin|workload: gup, touch: pin, scatter: 2MiB|sc.yaml:5:68: pin: scatter needs backing: anon and touch: before
+EOF2
+echo "# hugepages: memhp-pin --scatter on this host (static; io_uring pins here too)"
+PIN=$B/memhp-pin
+ok "memhp-pin --scatter 3M: refused (exit 2), one JSON object naming the option" sh -c \
+	'"$1" io_uring --id hostsc0 --size 8M --scatter 3M >"$2" 2>/dev/null; [ $? = 2 ] && jq -e ".ok == false and (.error | test(\"invalid --scatter .a block size\"))" "$2" >/dev/null' _ "$PIN" "$work/sc0.json"
+ok "memhp-pin vfio --scatter: refused (exit 2) before any device is touched" sh -c \
+	'"$1" vfio --id hostsc1 --size 8M --scatter 2M >"$2" 2>/dev/null; [ $? = 2 ] && jq -e ".ok == false and (.error | test(\"--scatter is for the gup, io_uring and hold modes, not vfio\"))" "$2" >/dev/null' _ "$PIN" "$work/sc1.json"
+"$PIN" io_uring --id hostscatter --size 64M --scatter 2M >"$work/scatter.json" 2>"$work/scatter.err"
+sc_rc=$?
+ok "io_uring --size 64M --scatter 2M on this host: 32 pages pinned (bytes_pinned 128 KiB of bytes_asked 64 MiB), each in a 2 MiB block of its own (blocks_after 32), I/O through them intact" \
+	jq -e --argjson rc "$sc_rc" '$rc == 0 and .ok and .bytes_asked == 67108864 and .bytes_pinned == 131072 and .scatter == {block_bytes: 2097152, buffer_bytes: 67108864, pages: 32, blocks_skipped: 0, blocks_after: 32} and .census_after.pages == 32 and .io.ok and .pattern_ok' "$work/scatter.json"
+ok "the scattered holder keeps only its pages: VmRSS under 16 MiB with 64 MiB faulted in before" sh -c \
+	'p=$(jq .holder_pid "$1") && r=$(awk "/^VmRSS:/ { print \$2 }" /proc/$p/status) && [ "$r" -lt 16384 ]' _ "$work/scatter.json"
+# released whatever the checks found: a holder left behind would keep this part's output open
+"$PIN" ctl hostscatter check >"$work/scatter-check.json" 2>/dev/null
+"$PIN" ctl hostscatter release >"$work/scatter-release.json" 2>/dev/null
+ok "the scattered holder: check finds the pattern intact and no page moved; release unpins" sh -c \
+	'jq -e ".ok and .pattern_ok and .pages_moved_since_pin == 0 and .census.pages == 32" "$1" >/dev/null &&
+	 jq -e ".ok and .released and .bytes_pinned == 0" "$2" >/dev/null' _ "$work/scatter-check.json" "$work/scatter-release.json"
 if full; then
 	echo "# hugepages: conformance claim 10 on 6.12 and 6.1 under series and baseline"
 	timed "$run_timeout" tools/conformance.sh --claims 10 -o "$work/c10" >"$work/c10.out" 2>&1
