@@ -3,11 +3,11 @@
 # claim 10's scattered pin (pin: {scatter: BLOCK}, memhp-pin --scatter): its
 # refusals by check and by memhp-pin, and its layout pinned on this host by
 # io_uring (static memhp-pin, as tests/workloads.sh runs it).
-# The full tier: conformance claim 10 (scattered pins against node 1's 2 MiB
-# huge page pool) on both kernels under both policies, a pool asked beyond
-# what the node has (a short pool recorded, not a crash), and one 1 GiB page
-# from ZONE_MOVABLE.
-plan 17 full 28
+# The full tier: conformance claim 10 (256 scattered pins against node 1's
+# 2 MiB huge page pool) on both kernels under both policies, a pool asked
+# beyond what the node has (a short pool recorded, not a crash), and one 1
+# GiB page from ZONE_MOVABLE.
+plan 18 full 32
 hp_yaml() {	# hp_yaml FILE STEP: a two-node guest whose one step is STEP
 	cat >"$1" <<EOF2
 name: hp
@@ -53,6 +53,7 @@ a mode that pins no buffer of any layout|workload: kmem, scatter: 2MiB|sc.yaml:5
 a THP buffer|workload: io_uring, backing: thp, scatter: 2MiB|sc.yaml:5:75: pin: scatter needs backing: anon and touch: before
 pages first touched by the pin|workload: gup, touch: pin, scatter: 2MiB|sc.yaml:5:68: pin: scatter needs backing: anon and touch: before
 EOF2
+ok "check: claim 10's scenario (hold and io_uring, 512 MiB, scatter: 2MiB) is taken" $LAB check scenarios/conformance/10-hugepages-with-pins.yaml
 echo "# hugepages: memhp-pin --scatter on this host (static; io_uring pins here too)"
 PIN=$B/memhp-pin
 ok "memhp-pin --scatter 3M: refused (exit 2), one JSON object naming the option" sh -c \
@@ -75,15 +76,25 @@ if full; then
 	echo "# hugepages: conformance claim 10 on 6.12 and 6.1 under series and baseline"
 	timed "$run_timeout" tools/conformance.sh --claims 10 -o "$work/c10" >"$work/c10.out" 2>&1
 	sed 's/^/#   /' "$work/c10.out"
-	# Each row PASSes by where the pinned pages are (series: none in
-	# ZONE_MOVABLE; baseline: all); the pools beside the control are in the
-	# row as figures (docs/conformance.md, c10: within their spread here).
+	# Each row PASSes by where the 256 pinned pages are (series: none in
+	# ZONE_MOVABLE; baseline: all) and by the pool beside the control's
+	# (series: within 64 pages; baseline: short by at least half the pinned
+	# pages). A block of the buffer may have no page in a physical block not
+	# taken yet (blocks_skipped; 3 of 256 once): at least 128 pages kept.
 	for row in "6.12 series" "6.12 baseline" "6.1 series" "6.1 baseline"; do
 		set -- $row
 		ok "conformance claim 10, $1, $2: PASS, the row with both pools and the pinned pages in ZONE_MOVABLE" \
 			awk -F'\t' -v k="$1" -v p="$2" '$1 == 10 && $2 == k && $3 == p && $6 == "PASS" && $5 ~ /touched \(the control\)/ && $5 ~ /pinned pages in ZONE_MOVABLE/ { f = 1 } END { exit !f }' \
 			"$work/c10/table.tsv"
 	done
+	# The records themselves: the pools and the scattered pins, per policy.
+	c10p='[.steps[] | select(.step == "hugepages") | .elastic.allocated_pages] as $h | ([.steps[] | select(.step == "pin" and .id == "pinned")][0].workload) as $w'
+	ok "claim 10, series on both kernels: 128 to 256 pages scattered and pinned, none in ZONE_MOVABLE after, the pool within 64 pages of the control's" \
+		jq -se "map(select(.parameters.policy == \"series\") | $c10p | \$w.scatter.pages >= 128 and \$w.scatter.pages + \$w.scatter.blocks_skipped == 256 and \$w.census_after.by_zone.Movable == 0 and \$h[6] >= \$h[2] - 64) | length == 2 and all" "$work/c10/trials.jsonl"
+	ok "claim 10, baseline on both kernels: 128 to 256 pages pinned, one per block of ZONE_MOVABLE, the pool short of the control's by at least half of them" \
+		jq -se "map(select(.parameters.policy == \"baseline\") | $c10p | \$w.scatter.pages >= 128 and \$w.scatter.pages + \$w.scatter.blocks_skipped == 256 and \$w.scatter.blocks_after == \$w.scatter.pages and \$w.census_after.by_zone.Movable == \$w.scatter.pages and \$h[6] <= \$h[2] - \$w.scatter.pages / 2) | length == 2 and all" "$work/c10/trials.jsonl"
+	ok "claim 10, the control on every trial: 128 to 256 pages touched, one per block of ZONE_MOVABLE, nothing pinned" \
+		jq -se 'map([.steps[] | select(.step == "pin" and .id == "control")][0].workload | .scatter.pages >= 128 and .scatter.pages + .scatter.blocks_skipped == 256 and .scatter.blocks_after == .scatter.pages and .census_after.by_zone.Movable == .scatter.pages and .pinned == false) | length == 4 and all' "$work/c10/trials.jsonl"
 	echo "# hugepages: more than node 1 has: a short pool, recorded"
 	hp_yaml "$work/short.yaml" $'- hugepages: {node: 1, count: 4000, deadline: 120}\n  - expect: {hugepages: short}'
 	lab run -q -o "$work/short" "$work/short.yaml" >"$work/short.out" 2>&1
