@@ -4,10 +4,11 @@
 # refusals by check and by memhp-pin, and its layout pinned on this host by
 # io_uring (static memhp-pin, as tests/workloads.sh runs it).
 # The full tier: conformance claim 10 (256 scattered pins against node 1's
-# 2 MiB huge page pool) on both kernels under both policies, a pool asked
+# 2 MiB huge page pool) on both kernels under both policies, a gup pin
+# scattered the same way (series and baseline on 6.12), a pool asked
 # beyond what the node has (a short pool recorded, not a crash), and one 1
 # GiB page from ZONE_MOVABLE.
-plan 18 full 32
+plan 18 full 34
 hp_yaml() {	# hp_yaml FILE STEP: a two-node guest whose one step is STEP
 	cat >"$1" <<EOF2
 name: hp
@@ -95,6 +96,33 @@ if full; then
 		jq -se "map(select(.parameters.policy == \"baseline\") | $c10p | \$w.scatter.pages >= 128 and \$w.scatter.pages + \$w.scatter.blocks_skipped == 256 and \$w.scatter.blocks_after == \$w.scatter.pages and \$w.census_after.by_zone.Movable == \$w.scatter.pages and \$h[6] <= \$h[2] - \$w.scatter.pages / 2) | length == 2 and all" "$work/c10/trials.jsonl"
 	ok "claim 10, the control on every trial: 128 to 256 pages touched, one per block of ZONE_MOVABLE, nothing pinned" \
 		jq -se 'map([.steps[] | select(.step == "pin" and .id == "control")][0].workload | .scatter.pages >= 128 and .scatter.pages + .scatter.blocks_skipped == 256 and .scatter.blocks_after == .scatter.pages and .census_after.by_zone.Movable == .scatter.pages and .pinned == false) | length == 4 and all' "$work/c10/trials.jsonl"
+	echo "# hugepages: a gup pin scattered over node 1's ZONE_MOVABLE (128 pages, one per 2 MiB block), 6.12, series and baseline"
+	cat >"$work/gupsc.yaml" <<'EOF2'
+name: gup-scatter
+kernel: "6.12"
+pin_policy: ${policy}
+matrix:
+  policy: [series, baseline]
+nodes:
+  - memory: 512MiB
+    cpus: 1
+  - memory: 128MiB
+    cpus: 1
+    virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}
+steps:
+  - pin: {id: g, workload: gup, size: 256MiB, node: 1, scatter: 2MiB}
+  - check: {id: g}
+  - release: {id: g}
+  - expect: {integrity: true}
+EOF2
+	lab run -j 2 -q -o "$work/gupsc" "$work/gupsc.yaml" >"$work/gupsc.out" 2>&1
+	gsc=$?
+	ok "gup scatter: run exits 0, both trials pass (pattern intact at check and release)" sh -c \
+		'[ "$1" = 0 ] && [ "$(jq -s "map(select(.verdict == \"pass\")) | length" "$2")" = 2 ]' _ "$gsc" "$work/gupsc/trials.jsonl"
+	ok "gup scatter: up to 128 pages pinned (one per 2 MiB block), all in ZONE_MOVABLE before; series: none after, moved together (fewer blocks); baseline: all in place, one per block" \
+		jq -se 'map(.parameters.policy as $p | .steps[0].workload | .scatter.pages as $n | $n >= 64 and $n + .scatter.blocks_skipped == 128 and .bytes_pinned == $n * 4096 and .census_before.by_zone.Movable == $n and
+			(if $p == "series" then .census_after.by_zone.Movable == 0 and .scatter.blocks_after < $n else .census_after.by_zone.Movable == $n and .scatter.blocks_after == $n end)) | length == 2 and all' \
+		"$work/gupsc/trials.jsonl"
 	echo "# hugepages: more than node 1 has: a short pool, recorded"
 	hp_yaml "$work/short.yaml" $'- hugepages: {node: 1, count: 4000, deadline: 120}\n  - expect: {hugepages: short}'
 	lab run -q -o "$work/short" "$work/short.yaml" >"$work/short.out" 2>&1
