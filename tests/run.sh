@@ -58,7 +58,7 @@ parts=(
 	hardening-scenarios	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
 	report-lifecycle	# lifecycle steps (issue 34) in every report format, from hand-written records
 	report-elastic	# the other paths (issue 35: dimm, vmem, balloon, hugepages) and the elasticity table in every report format, from hand-written records
-	hugepages	# the hugepages step: check's refusals (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
+	hugepages	# the hugepages step and the scattered pin: check's and memhp-pin's refusals, a scattered io_uring pin on this host (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
 	capacity	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )

@@ -114,17 +114,22 @@ jq -r '
 	   elif $c == "10" then
 		# each layout sets the pool three times (the write stops at its first
 		# failed page; a rewrite compacts on), then frees it: the third is its pool.
-		# Judged by where the pinned pages are (out of ZONE_MOVABLE under the
-		# series, in it without); the difference of the pools is recorded, not judged:
-		# at 7 pinned pages it is within the spread of the pool here (docs/conformance.md, c10)
+		# 256 pages scattered one per 2 MiB block (memhp-pin --scatter): touched
+		# (the control), then long-term pinned. Series: none left in ZONE_MOVABLE
+		# and the pool within 64 pages of the control pool; baseline: all in
+		# ZONE_MOVABLE and the pool short by at least half the pinned blocks.
+		# 64: of 12 layouts the pins did not affect (2 runs) 11 pools read 512
+		# to 523 and one 469 (docs/conformance.md, c10).
 		([.steps[] | select(.step == "hugepages") | .elastic]) as $h
 		| ($h[2].allocated_pages // 0) as $c0 | ($h[6].allocated_pages // -1) as $c1
 		| ($h[2].zone_free_after_pages.Movable // 0) as $f0 | ($h[6].zone_free_after_pages.Movable // -1) as $f1
 		| ($c0 - $c1) as $lost
-		| ([.steps[] | select(.step == "pin" and .workload.pinned == true)] | length) as $np
-		| ([.steps[] | select(.step == "pin" and .workload.pinned == true) | .workload.census_after.by_zone.Movable // 0] | add // 0) as $inmov
-		| {e: "asked \($h[0].requested_pages // "?") 2 MiB pages of node 1: \($c0) with \($np) scattered 4 KiB pages touched (the control), \($c1) with them long-term pinned (\($lost) blocks lost; \($inmov) of the \($np) pinned pages in ZONE_MOVABLE); ZONE_MOVABLE left free after the pool filled: \($f0 / 256 | floor) MiB, then \($f1 / 256 | floor) MiB; compact_migrate_scanned +\($h[4].compaction.compact_migrate_scanned // 0), pgmigrate_success +\($h[4].compaction.pgmigrate_success // 0)",
-		   ok: ($c1 >= 0 and $np > 0 and (if $p == "series" then $inmov == 0 else $inmov == $np end))}
+		| (pin("pinned").workload) as $w
+		| ($w.scatter.pages // 0) as $np
+		| ($w.census_after.by_zone.Movable // -1) as $inmov
+		| {e: "asked \($h[0].requested_pages // "?") 2 MiB pages of node 1: \($c0) with \(pin("control").workload.scatter.pages // 0) scattered 4 KiB pages touched (the control), \($c1) with \($np) long-term pinned (\($lost) blocks lost; \($inmov) of the \($np) pinned pages in ZONE_MOVABLE, in \($w.scatter.blocks_after // "?") 2 MiB blocks); ZONE_MOVABLE left free after the pool filled: \($f0 / 256 | floor) MiB, then \($f1 / 256 | floor) MiB; compact_migrate_scanned +\($h[4].compaction.compact_migrate_scanned // 0), pgmigrate_success +\($h[4].compaction.pgmigrate_success // 0)",
+		   ok: ($c0 > 0 and $c1 >= 0 and $np >= 128 and
+			(if $p == "series" then $inmov == 0 and $lost <= 64 else $inmov == $np and $lost >= $np / 2 end))}
 	   else {e: "", ok: true} end) as $x
 	| (if .verdict == "xfail" then " (\(.reason // "" | split("; failed as declared: ")[0]))"
 	   elif .verdict == "xpass" then " (\(.reason // ""))" else "" end) as $why
@@ -144,7 +149,7 @@ claims=(
 	"7|pinning costs more from ZONE_MOVABLE (migration)"
 	"8|unplug reaches the request with gup, io_uring, vfio, rdma pins held"
 	"9|a DIMM in ZONE_MOVABLE is hot-removed with gup, io_uring pins held"
-	"10|huge pages from ZONE_MOVABLE: scattered pins leave it (series), the pools beside the control"
+	"10|huge pages from ZONE_MOVABLE with 256 scattered pins: the control's pool (series), short by the pinned blocks (baseline)"
 )
 printf '\n%-3s %-5s %-8s %-6s %s\n' claim kernel policy result evidence
 fail=0

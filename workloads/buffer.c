@@ -1,12 +1,18 @@
 /* buffer.c - see buffer.h. mbind(2) through syscall(2): no libnuma in a static binary. */
 #include "buffer.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define MPOL_BIND_	2
 #define MPOL_MF_STRICT_	(1 << 0)
+#define PAGE_4K		4096ULL
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
 
 void *buffer_map(uint64_t size, int node)
 {
@@ -25,4 +31,94 @@ void *buffer_map(uint64_t size, int node)
 		}
 	}
 	return buf;
+}
+
+/* The physical blocks taken so far: open addressing, @cap a power of two, 0 = empty (stored + 1). */
+static int block_take(uint64_t *set, uint64_t cap, uint64_t blk)
+{
+	uint64_t i = (blk * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+
+	for (; set[i]; i = (i + 1) & (cap - 1))
+		if (set[i] == blk + 1)
+			return 0;
+	set[i] = blk + 1;
+	return 1;
+}
+
+/*
+ * The page of the block at @va (@per pages) to keep: the first present one
+ * whose physical block is not taken yet (taken now); -1 if none, -2 with
+ * errno set if pagemap could not be read.
+ */
+static long scatter_pick(int pm, const char *va, uint64_t per, uint64_t *ent, uint64_t *set,
+			 uint64_t cap)
+{
+	ssize_t want = (ssize_t)(per * sizeof(*ent));
+	uint64_t i;
+
+	if (pread(pm, ent, want, (off_t)((uintptr_t)va / PAGE_4K * sizeof(*ent))) != want) {
+		errno = errno ? errno : EIO;
+		return -2;
+	}
+	for (i = 0; i < per; i++) {
+		if (!(ent[i] & PM_PRESENT) || !(ent[i] & PM_PFN_MASK))
+			continue;	/* not faulted in, or the PFN hidden (no CAP_SYS_ADMIN) */
+		if (block_take(set, cap, (ent[i] & PM_PFN_MASK) / per))
+			return (long)i;
+	}
+	return -1;
+}
+
+int buffer_scatter(char **buf, uint64_t *size, uint64_t block, struct buffer_scatter *out)
+{
+	uint64_t per = block / PAGE_4K, nblk = *size / block, cap = 16, b, kept = 0;
+	uint64_t *ent = calloc(per, sizeof(*ent)), *set;
+	char *dst, *src = *buf;
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), err = 0;
+
+	while (cap < 2 * nblk)
+		cap *= 2;
+	set = calloc(cap, sizeof(*set));
+	dst = mmap(NULL, nblk * PAGE_4K, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ent || !set || pm < 0 || dst == MAP_FAILED) {
+		err = errno ? errno : ENOMEM;
+		goto out;
+	}
+	for (b = 0; b < nblk; b++) {
+		char *va = src + b * block;
+		long i = scatter_pick(pm, va, per, ent, set, cap);
+
+		if (i == -2) {
+			err = errno;
+			goto out;
+		}
+		if (i < 0)
+			continue;
+		/* the same physical page, moved: mremap carries the PTE */
+		if (mremap(va + i * PAGE_4K, PAGE_4K, PAGE_4K, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   dst + kept * PAGE_4K) == MAP_FAILED) {
+			err = errno;
+			goto out;
+		}
+		kept++;
+	}
+	*out = (struct buffer_scatter){ .block = block, .buffer_bytes = *size, .pages = kept,
+					.skipped = nblk - kept };
+	munmap(src, *size);
+	if (kept < nblk)
+		munmap(dst + kept * PAGE_4K, (nblk - kept) * PAGE_4K);
+	*buf = dst;
+	*size = kept * PAGE_4K;
+	dst = MAP_FAILED;
+	if (!kept)
+		err = ENOENT;	/* no page found present with its PFN: pagemap hides PFNs without CAP_SYS_ADMIN */
+out:
+	if (dst != MAP_FAILED)
+		munmap(dst, nblk * PAGE_4K);
+	if (pm >= 0)
+		close(pm);
+	free(ent);
+	free(set);
+	errno = err;
+	return err ? -1 : 0;
 }

@@ -11,4 +11,27 @@
  */
 void *buffer_map(uint64_t size, int node);
 
+/* The most pages a scatter keeps: one VMA each (vm.max_map_count is 65530 by default). */
+#define BUFFER_SCATTER_MAX	16384
+
+/* What buffer_scatter() kept of a buffer. */
+struct buffer_scatter {
+	uint64_t block;		/* bytes: one page kept per block, the same size physically */
+	uint64_t buffer_bytes;	/* the buffer that was faulted in and laid out */
+	uint64_t pages;		/* pages kept, each in a physical block of its own */
+	uint64_t skipped;	/* blocks of the buffer none of whose pages was in a block not yet taken */
+};
+
+/*
+ * Scatter: of the faulted-in buffer [*@buf, *@buf + *@size), keep one 4 KiB
+ * page in each @block-sized block of it, chosen so that no two kept pages
+ * share a physical @block-sized block (PFNs from /proc/self/pagemap, which
+ * needs CAP_SYS_ADMIN), move the kept pages next to each other (mremap: the
+ * same physical pages, now one page-sized VMA each) and unmap the rest. On
+ * return *@buf and *@size are the kept pages; 0, or -1 with errno set
+ * (the buffer is then as it was, or unmapped in part: the caller unmaps
+ * *@buf, *@size and gives up).
+ */
+int buffer_scatter(char **buf, uint64_t *size, uint64_t block, struct buffer_scatter *out);
+
 #endif

@@ -529,14 +529,49 @@ static double memcpy_gib_s(const struct holder *h)
 	return us > 0 ? len / (us / 1e6) / (1 << 30) : 0;
 }
 
-static void print_head(const struct holder *h, bool ok)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "scatter":{...}: the layout (block, buffer, pages kept, blocks skipped)
+ * and, @after the pin's census, the physical blocks the kept pages are in
+ * now (h->pfns): as many as pages when they stayed where they were placed.
+ */
+static void print_scatter(const struct holder *h, bool after)
+{
+	uint64_t n = h->size / 4096, per = h->scatter / 4096, i, blocks = 0;
+	uint64_t *b = after ? malloc(n * sizeof(*b)) : NULL;
+
+	printf(",\"scatter\":{\"block_bytes\":%" PRIu64 ",\"buffer_bytes\":%" PRIu64 ",\"pages\":%" PRIu64
+	       ",\"blocks_skipped\":%" PRIu64, h->scatter, h->sc.buffer_bytes, h->sc.pages, h->sc.skipped);
+	if (b) {
+		for (i = 0; i < n; i++)
+			b[i] = h->pfns[i] / per;
+		qsort(b, n, sizeof(*b), cmp_u64);
+		for (i = 0; i < n; i++)
+			blocks += !i || b[i] != b[i - 1];
+		printf(",\"blocks_after\":%" PRIu64, blocks);
+		free(b);
+	}
+	putchar('}');
+}
+
+/* The head of a pin result; @after: the census after the pin is in h->pfns. */
+static void print_head(const struct holder *h, bool ok, bool after)
 {
 	printf("{" MHL_PIN_KEY(MHL_PIN_K_OK) "%s," MHL_PIN_KEY(MHL_PIN_K_MODE) "\"%s\",\"id\":\"%s\",\"node\":%d,\"backing\":\"%s\""
 	       ",\"touch\":\"%s\"," MHL_PIN_KEY(MHL_PIN_K_BYTES_ASKED) "%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_BYTES_PINNED) "%" PRIu64
 	       "," MHL_PIN_KEY(MHL_PIN_K_PINNED) "%s", ok ? "true" : "false", h->mode->name, h->id, h->node,
 	       mhl_pin_backings[h->backing],
 	       mhl_pin_touches[h->read_only ? MHL_PIN_TOUCH_READ : h->touch_by_pin ? MHL_PIN_TOUCH_PIN : MHL_PIN_TOUCH_BEFORE],
-	       h->size, h->bytes_pinned, h->pins && h->bytes_pinned ? "true" : "false");
+	       h->scatter && h->sc.buffer_bytes ? h->sc.buffer_bytes : h->size, h->bytes_pinned,
+	       h->pins && h->bytes_pinned ? "true" : "false");
+	if (h->scatter)
+		print_scatter(h, after);
 	if (h->split)
 		printf(",\"split\":\"%s\",\"pmd_mapped_before_split\":%lld," MHL_PIN_KEY(MHL_PIN_K_PMD_MAPPED_AFTER_SPLIT) "%lld",
 		       h->split, h->pmd_mapped_before_split, h->pmd_mapped_after_split);
@@ -613,6 +648,7 @@ static int parse_options(struct holder *h, int argc, char **argv)
 		{ "touch", required_argument, NULL, 't' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "split", required_argument, NULL, 'x' },
+		{ "scatter", required_argument, NULL, 'c' },
 		{ 0 }
 	};
 	const char *mode = h->mode->name;
@@ -644,8 +680,39 @@ static int parse_options(struct holder *h, int argc, char **argv)
 				return rc;
 			h->split = optarg;
 			break;
+		case 'c':
+			if (mhl_size_parse(optarg, &h->scatter) < 0 || h->scatter < 8192 ||
+			    (h->scatter & (h->scatter - 1)))
+				return usage_error(mode, "invalid --scatter (a block size: a power of two of at least 8 KiB):", optarg);
+			break;
 		default: return usage_error(mode, "unknown option", NULL);
 		}
+	}
+	return 0;
+}
+
+/*
+ * --scatter: the layout exists before the pin (anon, touched before), the
+ * buffer is whole blocks, one VMA per kept page at most BUFFER_SCATTER_MAX,
+ * and the mode pins a buffer of any layout (gup, io_uring) or holds it (hold:
+ * the control). 0, or usage_error()'s exit code.
+ */
+static int check_scatter(const struct holder *h)
+{
+	const char *mode = h->mode->name;
+
+	if (!h->scatter)
+		return 0;
+	if (h->mode != &gup_mode && h->mode != &uring_mode && h->mode != &hold_mode)
+		return usage_error(mode, "--scatter is for the gup, io_uring and hold modes, not", mode);
+	if (h->backing != MHL_PIN_BACKING_ANON || h->touch_by_pin || h->read_only || h->split)
+		return usage_error(mode, "--scatter needs --backing anon and --touch before (the pages are placed before the pin), and no --split", NULL);
+	if (h->size % h->scatter || h->size / h->scatter > BUFFER_SCATTER_MAX) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "--scatter %" PRIu64 " needs a --size of whole blocks, at most %d of them, not %" PRIu64 " bytes",
+			 h->scatter, BUFFER_SCATTER_MAX, h->size);
+		return usage_error(mode, msg, NULL);
 	}
 	return 0;
 }
@@ -659,6 +726,7 @@ static int check_options(const struct holder *h, char **argv)
 {
 	const char *mode = h->mode->name;
 	long long total;
+	int rc;
 
 	if (!h->id || !h->size || strchr(h->id, '/') || strchr(h->id, '"'))
 		return usage_error(mode, "--id NAME (no '/') and --size SIZE are required", NULL);
@@ -668,6 +736,8 @@ static int check_options(const struct holder *h, char **argv)
 		return usage_error(mode, "--split needs --backing thp and --touch before (the THPs exist before the pin)", NULL);
 	if (h->split && h->size % HUGE_2M)
 		return usage_error(mode, "--split needs a --size that is a multiple of 2 MiB", NULL);
+	if ((rc = check_scatter(h)))
+		return rc;
 	if (h->node >= 0 && (total = node_mem_total(h->node)) < 0)
 		return usage_error(mode, "no such NUMA node: --node", argv[optind - 1]);
 	if (h->node >= 0 && (long long)h->size > total) {
@@ -696,6 +766,11 @@ static int holder_pin(struct holder *h, struct census *before, struct census *af
 		pattern_fill(h, 0, h->size);
 	if (h->split && thp_split(h) < 0)
 		return -1;
+	h->fail_what = "scatter the buffer (pagemap, mremap)";
+	if (h->scatter && buffer_scatter(&h->buf, &h->size, h->scatter, &h->sc) < 0)
+		return -1;
+	if (h->scatter)	/* the pattern of the pages kept, at their new offsets */
+		pattern_fill(h, 0, h->size);
 	h->fail_what = "census";
 	if (census_init(&h->cx, "", "/proc/self/pagemap") < 0)
 		return -1;
@@ -740,7 +815,7 @@ static void print_result(struct holder *h, double pin_us, const struct census *b
 	bool io_ok = true;
 	char *io = io_check(h, &io_ok);
 
-	print_head(h, !bad && io_ok);
+	print_head(h, !bad && io_ok, true);
 	printf("," MHL_PIN_KEY(MHL_PIN_K_PIN_US) "%.0f,\"pin_gib_s\":%.3f,\"memcpy_gib_s\":%.3f,\"holder_pid\":%d"
 	       ",\"pattern_bad_words\":%" PRIu64 "," MHL_PIN_KEY(MHL_PIN_K_PATTERN_OK) "%s",
 	       pin_us, h->bytes_pinned ? h->bytes_pinned / (pin_us / 1e6) / (1 << 30) : 0.0,
@@ -768,7 +843,7 @@ holder_fail(struct holder *h)
 	int err = errno ? errno : EIO;
 
 	h->bytes_pinned = 0;
-	print_head(h, false);
+	print_head(h, false, false);
 	if (h->mode->json)
 		h->mode->json(h, stdout);
 	json_errno(stdout, err);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buffer.h"
 #include "census.h"
 #include "mhl-pin.h"	/* the modes, backings, touch and split: one table each, shared with the orchestrator */
 
@@ -64,6 +65,8 @@ struct holder {
 	bool read_only;		/* --touch read: never written, pinned without FOLL_WRITE */
 	const char *split;	/* thp: "mprotect" or "munmap" splits each PMD first */
 	long long pmd_mapped_before_split, pmd_mapped_after_split;	/* bytes, -1: n/a */
+	uint64_t scatter;	/* --scatter BLOCK: one page per block is kept and pinned (0: no) */
+	struct buffer_scatter sc;	/* what the scatter kept; size is then its pages */
 	const char *device;	/* vfio: PCI address, NULL = find the edu device */
 	char *buf;
 	int memfd;

@@ -3,7 +3,8 @@
  * memhp-pin - long-term pin a buffer inside the guest and hold the pins.
  *
  *   memhp-pin MODE --id ID --size SIZE [--node N] [--seed S]
- *                  [--backing BACKING] [--touch TOUCH] [--split SPLIT] [--device PCI-ADDRESS]
+ *                  [--backing BACKING] [--touch TOUCH] [--split SPLIT] [--scatter BLOCK]
+ *                  [--device PCI-ADDRESS]
  *	MODE, BACKING, TOUCH and SPLIT are rows of lib/mhl-pin.h's tables, which
  *	the orchestrator reads too. MODE is one of the pinning paths real software uses:
  *	  gup           gup_test PIN_LONGTERM_TEST_START (this file)
@@ -18,7 +19,12 @@
  *	checks the pattern and the mode's I/O. --touch read never writes: each
  *	page is read (mapping the shared zero page) and gup pins read-only;
  *	the pattern is then all zeros. --split splits the PMD of each THP of
- *	a --backing thp buffer before the census (holder.c: thp_split). A holder process keeps the pins
+ *	a --backing thp buffer before the census (holder.c: thp_split).
+ *	--scatter BLOCK (gup, io_uring, hold) keeps one 4 KiB page in each
+ *	BLOCK of the touched buffer, no two in one physical BLOCK, moved next
+ *	to each other, and frees the rest before the census: the pin then
+ *	holds pages spread over SIZE / BLOCK blocks (buffer.c: buffer_scatter).
+ *	A holder process keeps the pins
  *	and serves requests on /run/memhp/ID.sock; this command prints one JSON
  *	object and exits, so the host's guest-exec sees the result while the
  *	pins are held (holder.c).
@@ -487,7 +493,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: memhp-pin %s --id ID --size SIZE [--node N] [--seed S]\n"
 		"                 [--backing %s] [--touch %s]\n"
-		"                 [--split %s] [--device PCI-ADDRESS]\n"
+		"                 [--split %s] [--scatter BLOCK] [--device PCI-ADDRESS]\n"
 		"       memhp-pin bench --size SIZE [--node N] [--repeat R] [--fresh]\n"
 		"       memhp-pin ctl ID check|release [--timeout SEC]\n"
 		"       memhp-pin leak --id ID [--what io_uring]\n", m, b, t, x);

@@ -78,6 +78,7 @@ typedef struct {
 	char touch[8];		/* pin: pages faulted "before" the pin (default), by the "pin",
 				 * or only "read" before it (never written; a read-only pin) */
 	char split[16];		/* pin, thp: "mprotect" or "munmap" splits each PMD first ("" = no) */
+	uint64_t scatter;	/* pin: one 4 KiB page kept and pinned per block of this size (0 = no) */
 	char fails_with[16];	/* pin: fail with this errno (ENOMEM) or holder signal (SIGKILL) */
 	char fails_with_policy[16]; /* ... only under this pin_policy ("" = any); else succeed */
 	uint64_t size;		/* pin: bytes */

@@ -253,6 +253,8 @@ static int pinParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 		return mhlYName(y, v, "split", mhl_pin_splits, st->split, sizeof(st->split));
 	if (!strcmp(key, "measure"))
 		return mhlYBool(y, v, "measure", &st->measure);
+	if (!strcmp(key, "scatter"))
+		return mhlYSize(y, v, "scatter", &st->scatter);
 	return readFailsWith(y, v, st);	/* fails_with */
 }
 
@@ -712,6 +714,42 @@ static void pinFailures(mhlStepsSoFar *sf, const mhlStep *st)
 }
 
 /*
+ * scatter: BLOCK (memhp-pin --scatter, whose refusals these are, before a
+ * boot): a power of two of at least 8 KiB, a size of whole blocks, at most
+ * 16384 of them (one VMA per kept page), a mode that pins a buffer of any
+ * layout or holds it (gup, io_uring; hold for the control), an anonymous
+ * buffer touched before the pin, not split.
+ */
+static int scatterValidate(const mhlStepsSoFar *sf, const mhlStep *st)
+{
+	int mode = mhlNameIndex(mhl_pin_modes, st->workload), line, col;
+
+	stepKeyAt(st, "scatter", &line, &col);
+	if (st->scatter < 8192 || (st->scatter & (st->scatter - 1))) {
+		mhlError("%s:%d:%d: pin: scatter %" G_GUINT64_FORMAT " bytes is no block size (a power of two of at least 8 KiB, e.g. 2MiB)",
+			 sf->s->path, line, col, st->scatter);
+		return -1;
+	}
+	if (st->size % st->scatter || st->size / st->scatter > 16384) {
+		mhlError("%s:%d:%d: pin: scatter %" G_GUINT64_FORMAT " needs a size of whole blocks, at most 16384 of them (size %" G_GUINT64_FORMAT ")",
+			 sf->s->path, line, col, st->scatter, st->size);
+		return -1;
+	}
+	if (mode != MHL_PIN_GUP && mode != MHL_PIN_IO_URING && mode != MHL_PIN_HOLD) {
+		mhlError("%s:%d:%d: pin: scatter is for workload gup, io_uring or hold, not %s",
+			 sf->s->path, line, col, st->workload);
+		return -1;
+	}
+	if (mhlNameIndex(mhl_pin_backings, st->backing) != MHL_PIN_BACKING_ANON ||
+	    mhlNameIndex(mhl_pin_touches, st->touch) != MHL_PIN_TOUCH_BEFORE || st->split[0]) {
+		mhlError("%s:%d:%d: pin: scatter needs backing: anon and touch: before (the pages are placed before the pin), and no split",
+			 sf->s->path, line, col);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * What the pin's workload row (lib/mhl-pin.h) asks of the step and the guest:
  * touch: read only for a mode that pins read-only, split only of THPs that
  * exist before the pin, the devices it needs (what run would find out after
@@ -740,6 +778,8 @@ static int pinModeValidate(const mhlStepsSoFar *sf, const mhlStep *st)
 			 sf->s->path, st->line, st->col);
 		return -1;
 	}
+	if (st->scatter && scatterValidate(sf, st) < 0)
+		return -1;
 	if ((iommu && !sf->s->iommu) || (edu && !sf->s->edu)) {
 		mhlError("%s:%d:%d: pin: workload %s needs devices: {%s%s%s} (%s)", sf->s->path, st->line, st->col,
 			 m->name, iommu ? "iommu: true" : "", iommu && edu ? ", " : "", edu ? "edu: true" : "",
@@ -1130,7 +1170,7 @@ typedef struct {
 
 static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_PIN] = { "pin", KEYS("id", "size"),
-			   KEYS("workload", "node", "backing", "touch", "fails_with", "measure", "split"),
+			   KEYS("workload", "node", "backing", "touch", "fails_with", "measure", "split", "scatter"),
 			   pinParse, pinValidate },
 	[MHL_STEP_RESIZE] = { "resize", KEYS("node", "requested"), KEYS("deadline", "measure"),
 			      resizeParse, resizeValidate },
@@ -1176,7 +1216,7 @@ static const char *const stepKeys[] = { "id", "workload", "size", "node", "reque
 					"console_clean", "measure", "split", "kernel",
 					"census_before", "census_after", "host_reclaimed", "name",
 					"argv", "exit", "ktap", "how", "to", "count", "hugepages", "target", "only", "action", "block",
-					"dimm", NULL };
+					"dimm", "scatter", NULL };
 G_STATIC_ASSERT(G_N_ELEMENTS(stepKeys) - 1 <= MHL_STEP_KEYS);	/* a bit each in mhlStepParse.seen */
 G_STATIC_ASSERT(MHL_STEP_KEYS <= 64);
 

@@ -122,10 +122,10 @@ static int seriesRule(mhlTrial *t, const mhlStep *st, json_object *out)
 
 int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
 {
-	char size[32], node[16];
-	const char *argv[] = { "/bin/memhp-pin", st->workload, "--id", st->id, "--size", size,
-			       "--node", node, "--backing", st->backing, "--touch", st->touch,
-			       st->split[0] ? "--split" : NULL, st->split, NULL };
+	char size[32], node[16], scatter[32];
+	const char *argv[18] = { "/bin/memhp-pin", st->workload, "--id", st->id, "--size", size,
+				 "--node", node, "--backing", st->backing, "--touch", st->touch };
+	int argc = 12;
 	/* The failure this pin must end in under this trial's pin_policy, or "". */
 	const char *fails_with = !st->fails_with_policy[0] ||
 				 !strcmp(st->fails_with_policy, t->s->pin_policy) ? st->fails_with : "";
@@ -140,6 +140,15 @@ int mhlStepPin(mhlTrial *t, const mhlStep *st, json_object *res)
 	}
 	snprintf(size, sizeof(size), "%" G_GUINT64_FORMAT, st->size);
 	snprintf(node, sizeof(node), "%d", st->node);
+	snprintf(scatter, sizeof(scatter), "%" G_GUINT64_FORMAT, st->scatter);
+	if (st->split[0]) {
+		argv[argc++] = "--split";
+		argv[argc++] = st->split;
+	}
+	if (st->scatter) {
+		argv[argc++] = "--scatter";
+		argv[argc++] = scatter;
+	}
 	if (!(out = mhlAgentExecJSON(t->g->dom, argv, 300, &exitcode)))
 		return -1;
 	json_object_object_add(res, MHL_K_WORKLOAD, out);
