@@ -126,7 +126,7 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	grow = st->requested > plugged_before;
 	if (grow && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
 		return -1;
-	host = mhlGuestHostSample(t->g, &before) == 0;
+	host = !t->no_host_side && mhlGuestHostSample(t->g, &before) == 0;
 	if (!grow && st->requested < plugged_before)
 		mhlTrialHeldAtShrink(t);
 	t_req = mhlNow();

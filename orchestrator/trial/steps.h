@@ -50,6 +50,8 @@ typedef struct {
 		uint64_t map_start;
 	} hot[16];
 	int nhot;
+	bool no_host_side;	/* a soak's cycle: a resize reads no host side (res.host), which a
+				 * checkpoint does not keep: no samples and no 1 s settle (issue 36) */
 } mhlTrial;
 
 /*
