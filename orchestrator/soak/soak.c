@@ -383,8 +383,8 @@ static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 {
 	g_autoptr(json_object) steps = json_object_new_array();
-	/* the host side is the checkpoint's qemu_rss_bytes, read once after the cycle */
-	mhlTrial t = { .s = k->s, .g = k->g, .steps = steps, .no_host_side = true };
+	/* the host side is the checkpoint's qemu_rss_bytes, the online blocks its counters, read after the cycle */
+	mhlTrial t = { .s = k->s, .g = k->g, .steps = steps, .bare_resize = true };
 	json_object *out = json_object_new_object();
 	g_autofree char *id = g_strdup_printf("c%d", c->cycle);
 	bool gone = false;

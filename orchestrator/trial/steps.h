@@ -50,8 +50,9 @@ typedef struct {
 		uint64_t map_start;
 	} hot[16];
 	int nhot;
-	bool no_host_side;	/* a soak's cycle: a resize reads no host side (res.host), which a
-				 * checkpoint does not keep: no samples and no 1 s settle (issue 36) */
+	bool bare_resize;	/* a soak's cycle: a resize reads no host side (res.host: its samples
+				 * and 1 s settle) and no plug path (res.plug: MemTotal looks before
+				 * and after a grow), which a checkpoint does not keep (issue 36) */
 } mhlTrial;
 
 /*
