@@ -310,27 +310,38 @@ static char *sectionOf(const char *out, const char *name)
 	return g_strndup(p, end ? (gsize)(end - p + 1) : strlen(p));
 }
 
-json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop)
+/*
+ * One agent round trip for the guest's memory: $1 = pins: /proc/vmstat
+ * (after stat_refresh, as mhlGuestSnapshot) and /proc/zoneinfo first,
+ * before any drop; $2 = drop: write back, drop page cache, dentries and
+ * inodes, then slabinfo too; meminfo and the blocks always.
+ */
+static char *kernelMemText(virDomainPtr dom, bool pins, bool drop)
 {
-	/* $1: drop: write back, drop page cache, dentries and inodes first; then slabinfo too */
 	static const char script[] =
-		"if [ \"$1\" = drop ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; "
+		"if [ \"$1\" = pins ]; then echo 1 > /proc/sys/vm/stat_refresh; "
+		"echo @@vmstat; cat /proc/vmstat; echo @@zoneinfo; cat /proc/zoneinfo; fi; "
+		"if [ \"$2\" = drop ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; "
 		"echo @@meminfo; cat /proc/meminfo; "
 		"echo @@blocks; cat /sys/devices/system/memory/block_size_bytes; "
 		"cat /sys/devices/system/memory/memory*/state | grep -c '^online$'; "
-		"if [ \"$1\" = drop ]; then echo @@slabinfo; cat /proc/slabinfo; fi";
-	const char *const argv[] = { "/bin/sh", "-c", script, "sh", drop ? "drop" : "keep", NULL };
-	g_autofree char *out = guestOutput(dom, argv);
-	g_autofree char *mi = NULL, *bl = NULL, *si = NULL;
+		"if [ \"$2\" = drop ]; then echo @@slabinfo; cat /proc/slabinfo; fi";
+	const char *const argv[] = {
+		"/bin/sh", "-c", script, "sh", pins ? "pins" : "nopins", drop ? "drop" : "keep", NULL
+	};
+
+	return guestOutput(dom, argv);
+}
+
+/* mhlGuestKernelMem's object from the reply @out; NULL + mhlError. */
+static json_object *kernelMemParse(const char *out, bool drop)
+{
+	g_autofree char *mi = sectionOf(out, "meminfo"), *bl = sectionOf(out, "blocks"), *si = NULL;
 	g_autoptr(json_object) obj = NULL;
 	unsigned long long block;
 	int online, used = 0;
 	json_object *slab;
 
-	if (!out)
-		return NULL;
-	mi = sectionOf(out, "meminfo");
-	bl = sectionOf(out, "blocks");
 	if (!mi || !bl || sscanf(bl, "%llx\n%d\n%n", &block, &online, &used) != 2 || bl[used] ||
 	    !block || (block & (block - 1)) || block > (1ULL << 40) || online < 0 || online > (1 << 24)) {
 		mhlError("the guest's kernel memory reply has no /proc/meminfo, or its blocks are not 'BLOCK_SIZE_HEX' and 'ONLINE_COUNT': '%.*s'",
@@ -347,4 +358,32 @@ json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop)
 		json_object_object_add(obj, MHL_K_SLABINFO, slab);
 	}
 	return g_steal_pointer(&obj);
+}
+
+json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop)
+{
+	g_autofree char *out = kernelMemText(dom, false, drop);
+
+	return out ? kernelMemParse(out, drop) : NULL;
+}
+
+json_object *mhlGuestCycleMem(virDomainPtr dom, bool drop, json_object **km)
+{
+	g_autofree char *out = kernelMemText(dom, true, drop);
+	g_autofree char *v = NULL, *z = NULL;
+	json_object *obj;
+
+	*km = NULL;
+	if (!out)
+		return NULL;
+	if (!(v = sectionOf(out, "vmstat")) || !(z = sectionOf(out, "zoneinfo"))) {
+		mhlError("the guest's memory reply has no /proc/vmstat or /proc/zoneinfo: '%.*s'",
+			 mhlTextCutLen(out, 80), out);
+		return NULL;
+	}
+	obj = json_object_new_object();
+	json_object_object_add(obj, MHL_K_VMSTAT, mhlParseVmstat(v));
+	json_object_object_add(obj, MHL_K_ZONEINFO, mhlParseZoneinfo(z));
+	*km = kernelMemParse(out, drop);
+	return obj;
 }

@@ -62,6 +62,13 @@ json_object *mhlParseSlabinfo(const char *text);
  * /proc/sys/vm/drop_caches` first and slabinfo too. NULL + mhlError.
  */
 json_object *mhlGuestKernelMem(virDomainPtr dom, bool drop);
+/*
+ * A soak's checkpoint in the same one round trip: returns {vmstat,
+ * zoneinfo} as mhlGuestSnapshot reads them (before any drop), NULL +
+ * mhlError when the guest did not answer; *km mhlGuestKernelMem's object,
+ * or NULL + mhlError when that part of the reply does not parse.
+ */
+json_object *mhlGuestCycleMem(virDomainPtr dom, bool drop, json_object **km);
 
 #define MHL_KMEMLEAK_LINES_MAX 100000	/* lines of a report read */
 #define MHL_KMEMLEAK_SITES_MAX 4096	/* distinct sites tallied */

@@ -262,17 +262,22 @@ static void cycleReplug(mhlSoak *k, mhlTrial *t, const mhlSoakCycle *c, json_obj
 			replugged, c->full_bytes);
 }
 
+/* Whether cycle @c's checkpoint drops the guest's caches first and reads slabinfo. */
+static bool cycleDrops(const mhlSoak *k, const mhlSoakCycle *c)
+{
+	return !k->cycles_here || c->cycle % k->s->soak_every == 0;
+}
+
 /*
- * The guest kernel's memory (every K cycles and on this guest's first: after
- * dropping its caches, with slabinfo), online blocks against plugged bytes,
- * QEMU's RSS and the run directory's size into the counters @cn; the
- * checkpoint's point added to the series, which are judged after a drop.
+ * The guest kernel's memory @km (mhlGuestKernelMem's, read after dropping
+ * the caches when @drop; NULL: the reading failed, mhlErrorLast says why),
+ * online blocks against plugged bytes, QEMU's RSS and the run directory's
+ * size into the counters @cn; the checkpoint's point added to the series,
+ * which are judged after a drop.
  */
 static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, json_object *cn,
-			   bool last)
+			   bool last, bool drop, json_object *km)
 {
-	bool drop = last || !k->cycles_here || c->cycle % k->s->soak_every == 0;
-	g_autoptr(json_object) km = mhlGuestKernelMem(k->g->dom, drop);
 	gint64 boot = 0, plugged = 0;
 	mhlHostSample hs;
 	bool sized = true;
@@ -339,7 +344,9 @@ static void cycleLeak(mhlSoak *k, const mhlSoakCycle *c, json_object *out)
 /* The guest's counters after the cycle, every pin released. -1 when the guest is gone. */
 static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 {
-	g_autoptr(json_object) snap = mhlGuestSnapshot(k->g->dom);
+	bool drop = cycleDrops(k, c);
+	g_autoptr(json_object) km = NULL;
+	g_autoptr(json_object) snap = mhlGuestCycleMem(k->g->dom, drop, &km);
 	json_object *cn, *zi;
 	gint64 acq, rel, freep = 0;
 	size_t i;
@@ -359,7 +366,7 @@ static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 		(vmstat(snap, MHL_K_NR_SLAB_RECLAIMABLE) + vmstat(snap, MHL_K_NR_SLAB_UNRECLAIMABLE)) * 4096));
 	json_object_object_add(cn, MHL_K_ORCHESTRATOR_RSS_KIB, json_object_new_int64(selfRssKib()));
 	json_object_object_add(cp, MHL_K_COUNTERS, cn);
-	cycleKernelMem(k, c, cp, cn, false);
+	cycleKernelMem(k, c, cp, cn, false, drop, km);
 	if (acq < 0 || rel < 0)
 		finding(k, c->cycle, "pin_counters", "no nr_foll_pin_acquired/released in the guest's /proc/vmstat");
 	else if (acq != rel)
@@ -376,7 +383,8 @@ static int cycleCounters(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 static int cycleRun(mhlSoak *k, const mhlSoakCycle *c, json_object *cp)
 {
 	g_autoptr(json_object) steps = json_object_new_array();
-	mhlTrial t = { .s = k->s, .g = k->g, .steps = steps };
+	/* the host side is the checkpoint's qemu_rss_bytes, the online blocks its counters, read after the cycle */
+	mhlTrial t = { .s = k->s, .g = k->g, .steps = steps, .bare_resize = true };
 	json_object *out = json_object_new_object();
 	g_autofree char *id = g_strdup_printf("c%d", c->cycle);
 	bool gone = false;
@@ -797,7 +805,9 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 		json_object *end = json_object_new_object(), *cn = json_object_new_object();
 		mhlSoakCycle c = { .cycle = p->st.last_cycle };
 
-		cycleKernelMem(k, &c, end, cn, true);	/* this last look always drops the caches */
+		g_autoptr(json_object) km = mhlGuestKernelMem(k->g->dom, true);	/* this last look always drops the caches */
+
+		cycleKernelMem(k, &c, end, cn, true, true, km);
 		json_object_object_add(end, MHL_K_CYCLE, json_object_new_int(c.cycle));
 		json_object_object_add(end, MHL_K_T, json_object_new_double(mhlNow() - k->t0));
 		json_object_object_add(end, MHL_K_COUNTERS, cn);

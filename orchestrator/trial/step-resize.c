@@ -149,16 +149,17 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	int64_t hot_b = -1;
 	guint64 mt0 = 0;
 	int on0 = 0;
-	bool host, grow;
+	bool host, grow, path;
 	double secs, t_req;
 
 	if (mhlGuestVirtioMemSize(t->g->dom, st->node, &plugged_before, &req_before) < 0)
 		return -1;
 	t->g->host_changed_t = 0;
 	grow = st->requested > plugged_before;
-	if (grow && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
+	path = grow && !t->bare_resize;
+	if (path && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
 		return -1;
-	host = mhlGuestHostSample(t->g, &before) == 0;
+	host = !t->bare_resize && mhlGuestHostSample(t->g, &before) == 0;
 	if (host && before.node_bytes[st->node] < 0)
 		hot_b = hotBytes(t, st->node);
 	if (!grow && st->requested < plugged_before)
@@ -167,7 +168,7 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
 	if (secs < -1)
 		return -1;
-	if (grow && secs >= 0 && !mhlInterrupted)
+	if (path && secs >= 0 && !mhlInterrupted)
 		plugPath(t, t_req, secs, plugged_before, reached, mt0, on0, res);
 	if (host && !mhlInterrupted)
 		hostSide(t, st, &before, hot_b, t_req, plugged_before, reached, res);

@@ -52,6 +52,9 @@ typedef struct {
 		bool vmem;
 	} hot[16];
 	int nhot;
+	bool bare_resize;	/* a soak's cycle: a resize reads no host side (res.host: its samples
+				 * and 1 s settle) and no plug path (res.plug: MemTotal looks before
+				 * and after a grow), which a checkpoint does not keep (issue 36) */
 } mhlTrial;
 
 /*
