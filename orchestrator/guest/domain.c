@@ -100,19 +100,20 @@ static void vmemXML(GString *vmems, const mhlNode *n, int i)
 /*
  * The guest kernel's command line, as raw text. online: where plugged memory
  * goes (docs/scenarios.md); the pin policy's own parameters (baseline: the
- * series' test switch, on from boot; docs/kernel.md). With the vIOMMU,
- * no_timer_check: under TCG on a loaded host the boot-time check of the
- * timer through the interrupt-remapped IO-APIC can miss its ticks, and with
- * remapping on the kernel panics there ("timer doesn't work through
- * Interrupt-remapped IO-APIC", seen in a stock-kernel run at load 6 on 2
- * cores); the check proves nothing in a VM whose timer QEMU provides.
+ * series' test switch, on from boot; docs/kernel.md). no_timer_check, on
+ * every guest: under TCG on a loaded host the boot-time check of the timer
+ * through the IO-APIC can miss its ticks and the kernel panics there ("timer
+ * doesn't work through Interrupt-remapped IO-APIC", seen with the vIOMMU in
+ * a stock-kernel run at load 6 on 2 cores; "IO-APIC + timer doesn't work!"
+ * without it, a lab 6.12 trial at load 15); the check proves nothing in a VM
+ * whose timer QEMU provides. intel_iommu=on with the vIOMMU.
  * memhp_guest=1: memhp-pin's modes that configure a kernel run only where it is.
  */
 static char *kernelCmdline(const mhlScenario *s)
 {
-	return g_strdup_printf("console=ttyS0 panic=-1%s%s%s memhp_guest=1 %s", onlineArgs(s),
-			       mhlPinPolicyOf(s->pin_policy)->cmdline,
-			       s->iommu ? " intel_iommu=on no_timer_check" : "", s->cmdline);
+	return g_strdup_printf("console=ttyS0 panic=-1 no_timer_check%s%s%s memhp_guest=1 %s",
+			       onlineArgs(s), mhlPinPolicyOf(s->pin_policy)->cmdline,
+			       s->iommu ? " intel_iommu=on" : "", s->cmdline);
 }
 
 /*

@@ -139,7 +139,7 @@ static bool cmdlineEscaped(void)
 	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
 	mhlDomainParams p = { "n", "tcg", "/k", "/i", "/r/it's \"o\" & <d>/c.log", "/usr/bin/qemu-system-x86_64" };
 	g_autofree char *xml = s && tmpl ? mhlDomainXMLBuild(tmpl, "numa-virtio-mem.xml", s, &p) : NULL;
-	g_autofree char *want = g_strdup_printf("console=ttyS0 panic=-1 memhp_default_state=online_movable memhp_guest=1 %s", cmdlineEvil);
+	g_autofree char *want = g_strdup_printf("console=ttyS0 panic=-1 no_timer_check memhp_default_state=online_movable memhp_guest=1 %s", cmdlineEvil);
 	xmlDocPtr doc = xml ? xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL,
 					    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING) : NULL;
 	g_autofree char *cmdline = doc ? xpathString(doc, "string(/domain/os/cmdline)") : NULL;

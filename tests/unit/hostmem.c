@@ -232,7 +232,7 @@ static bool onlinePolicies(void)
 	g_autofree char *mov = onlineXML("movable"), *ker = onlineXML("kernel"), *shipped = onlineXML("as-shipped");
 	g_autofree char *am = onlineXML("{policy: auto-movable, ratio: 301}"), *am0 = onlineXML("auto-movable");
 
-	return unitExpect(mov && strstr(mov, "panic=-1 memhp_default_state=online_movable") &&
+	return unitExpect(mov && strstr(mov, "panic=-1 no_timer_check memhp_default_state=online_movable") &&
 			  ker && strstr(ker, "memhp_default_state=online_kernel") &&
 			  shipped && !strstr(shipped, "memhp_default_state") &&
 			  am && strstr(am, "memhp_default_state=online memory_hotplug.online_policy=auto-movable memory_hotplug.auto_movable_ratio=301") &&
