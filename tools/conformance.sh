@@ -54,6 +54,7 @@ fi
 rc=0
 if [ -z "$table_only" ]; then
 	rm -rf "$out"
+	mkdir -p "$(dirname "$out")"	# a fresh clone has no results/
 	echo "[conformance] ${#files[@]} claim(s): ${files[*]}"
 	$LAB run -j 2 -q -o "$out" "${only[@]}" "${files[@]}" >"$out.log" 2>&1
 	rc=$?
