@@ -65,10 +65,10 @@ fresh() {	# fresh DIR: the previous run's DIR moves to DIR.prev
 	[ ! -e "$1" ] || mv "$1" "$1.prev"
 }
 
-step deps "Debian packages (tools/deps.list)" "$MK" --no-print-directory deps || exit 1
+step deps "Debian packages (tools/deps.list)" "$MK" -s --no-print-directory deps || exit 1
 # on every core, as make check builds them (the header's xz beside the compiles)
 step image "the guest image (memhp-pin against linux-source-6.12's gup_test.h and the series' hunks, no kernel build) and the orchestrator" \
-	"$MK" --no-print-directory -j"$(nproc)" image orchestrator || exit 1
+	"$MK" -s --no-print-directory -j"$(nproc)" image orchestrator || exit 1
 fresh results/demo
 step demo-stock "result 1/2: the demo on Debian's stock 6.12 cloud kernel (apt, no build): scenarios/intro/stock.yaml" \
 	$LAB run scenarios/intro/stock.yaml -o results/demo
@@ -83,7 +83,7 @@ say "the stock kernel's result $(human $t_stock) after make demo started ($(date
 ptr=$cache/kernel/6.12/current
 say "the patched 6.12 kernel (linux-source-6.12 + kernel/patches/6.12, cached in $cache/kernel/6.12): reused if cached, else built ($(lasttime kernel-6.12) for a build)"
 t0=$(date +%s)
-"$MK" --no-print-directory KVERS=6.12 kernel || { say "the patched 6.12 kernel: FAILED"; exit 1; }
+"$MK" -s --no-print-directory KVERS=6.12 kernel || { say "the patched 6.12 kernel: FAILED"; exit 1; }
 s=$(($(date +%s) - t0))
 after=$(cat "$ptr" 2>/dev/null)
 if [ "$(stat -c %Y "$after/identity.json" 2>/dev/null || echo 0)" -lt "$t0" ]; then
@@ -93,7 +93,7 @@ else
 	say "the patched 6.12 kernel: built in $(human "$s"): $after"
 fi
 step ksft "the guest image with the 6.12 kernel's kselftests" \
-	"$MK" --no-print-directory KVERS=6.12 image || exit 1
+	"$MK" -s --no-print-directory KVERS=6.12 image || exit 1
 fresh results/demo-ab
 step demo-ab "result 2/2: the A/B of the series on the patched 6.12 kernel, series vs baseline: scenarios/intro/ab.yaml" \
 	$LAB run scenarios/intro/ab.yaml -o results/demo-ab
