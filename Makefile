@@ -195,7 +195,8 @@ $(B)/initramfs-debian.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/
 # deps, the patched 6.12 kernel alone, the guest image (docs/soak.md's timer).
 DEMO_KVERS  := 6.12
 demo-setup:
-	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel image
+	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel
+	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" image
 
 # tools/demo.sh: deps, the guest image (no kernel build) and the
 # orchestrator, the demo on Debian's stock 6.12 cloud kernel (apt, no build)
@@ -258,7 +259,10 @@ check: deps kernel
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) image orchestrator unit-tests
 	@tests/run.sh $(PARTS)
 
-check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests $(B)/asan/memhp-lab
+# The images after the kernels (a recipe, not a prerequisite: with -j a
+# prerequisite image could be made before the kernel whose kselftests it carries).
+check-full: deps kernel kernel-kmemleak orchestrator unit-tests $(B)/asan/memhp-lab
+	@$(MAKE) --no-print-directory image image-debian
 	@tests/run.sh --full $(PARTS)
 
 # The orchestrator under AddressSanitizer with LeakSanitizer, built with
@@ -273,10 +277,12 @@ $(B)/asan/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 	@$(ASAN_CC) $(WARN) $(ASAN_FLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
-bench: deps kernel image orchestrator
+bench: deps kernel orchestrator
+	@$(MAKE) --no-print-directory image
 	@tools/bench.sh
 
-conformance: deps kernel image orchestrator
+conformance: deps kernel orchestrator
+	@$(MAKE) --no-print-directory image
 	@tools/conformance.sh
 
 # The conformance report in headless Chromium at 1366 and 1920 px: console,
@@ -318,7 +324,8 @@ $(COV)/memhp-kmod: $(COV)/obj/kernel/memhp-kmod.o $(COV)/obj/orchestrator/host/k
 	@echo "[cc] $@ (coverage)"
 	@$(CC) --coverage -fprofile-update=atomic -o $@ $^ $$(pkg-config --libs $(PKGS))
 
-coverage: deps kernel image orchestrator unit-tests $(COV)/memhp-lab $(COV)/unit-tests $(COV)/memhp-kmod
+coverage: deps kernel orchestrator unit-tests $(COV)/memhp-lab $(COV)/unit-tests $(COV)/memhp-kmod
+	@$(MAKE) --no-print-directory image
 	@find $(COV)/obj -name '*.gcda' -delete
 	@MHL_LAB=$(COV)/memhp-lab MHL_UNIT=$(COV)/unit-tests MEMHP_KMOD=$(abspath $(COV)/memhp-kmod) tests/run.sh $(PARTS) || \
 		echo "coverage: some checks failed (above); the figures below are of what ran" >&2
