@@ -33,11 +33,11 @@ chmod 0755 "$root"	# the guest's /
 mkdir -p -m 0755 "$root"/{bin,sbin,dev,proc,sys,run,tmp,etc,usr/sbin}
 install -m 0755 "$busybox" "$root/bin/busybox"
 # busybox --install -s /bin, done here rather than by every boot's init:
-# each applet a link in /bin (none over a file the image has).
-"$busybox" --list | while read -r a; do
-	case $a in ''|*/*|.*) continue;; esac
-	[ -e "$root/bin/$a" ] || [ -L "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
-done
+# each applet a link in /bin (none over a file the image has). One perl
+# (Debian's perl-base is essential) for the 269 links: an ln each took 10 s
+# on the loaded 2 cores.
+"$busybox" --list | (cd "$root/bin" &&
+	perl -ne 'chomp; next if !length || m{[/.]} || -e || -l; symlink("busybox", $_) or die "symlink $_: $!\n"')
 install -m 0755 "$qga" "$root/usr/sbin/qemu-ga"
 ln -s ../usr/sbin/qemu-ga "$root/bin/qemu-ga"
 install -m 0755 "$numactl" "$root/bin/numactl"
