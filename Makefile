@@ -1,6 +1,7 @@
 # memhp-lab - one verb per target. See README.md.
 #
-#   make demo      deps + the demo's kernel (6.12) + guest image + orchestrator, then the demo scenario
+#   make demo      deps + guest image + orchestrator, the demo on Debian's stock 6.12 kernel, then the patched kernel's A/B
+#   make demo-stock   the first half alone: the demo on Debian's stock 6.12 kernel (apt), no kernel build
 #   make check     the same setup, then the fast tier of the tests (CI's gate; PARTS=... for some)
 #   make check-full   every test: the fast tier and the long ones (soaks, fleet kills, kmemleak, LSan)
 #   make bench     measurements side by side, as ratios (tools/bench.sh)
@@ -20,8 +21,6 @@
 # series makes that header identical on both (checked below).
 KVERS       ?= 6.12 6.1
 KVER        := $(firstword $(KVERS))
-# The kernel scenarios/demo.yaml boots: all that `make demo` builds.
-DEMO_KVERS  := 6.12
 MEMHP_CACHE ?= $(HOME)/.cache/memhp-lab
 export MEMHP_CACHE
 B           := build
@@ -75,7 +74,7 @@ PIN_RDMA_LIBS := -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel kernel-kmemleak kernel-export workloads orchestrator image demo-setup demo check check-full bench conformance report-check stock image-debian unit-tests install clean
+.PHONY: all deps kernel kernel-kmemleak kernel-export workloads orchestrator image demo-setup demo demo-stock check check-full bench conformance report-check stock image-debian unit-tests install clean
 
 all: orchestrator image
 
@@ -124,50 +123,64 @@ $(B)/memhp-kmod: $(KMOD_SRC) orchestrator/host/kmod.h lib/util.h | $(B)
 	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(KMOD_SRC) $$(pkg-config --libs $(PKGS))
 
-# The workload compiles against the kernel's own gup_test.h from the artifact;
-# one binary (and one initramfs) serves every kernel, so their headers must agree.
-workloads: kernel
-	@for a in $(KARTS); do cmp -s $(KART)/include/gup_test.h $$a/include/gup_test.h || \
-		{ echo "Error: $$a/include/gup_test.h differs from $(KART)/include/gup_test.h: one memhp-pin cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done
+# The workload compiles against the series' gup_test.h taken from Debian's
+# linux-source and the series' hunks for it (workloads/gup-header.sh, cached
+# in $(MEMHP_CACHE)/headers/): no kernel build. One binary (and one initramfs)
+# serves every kernel, so each built kernel's own copy must agree with it
+# (and with each other's).
+GUP_KVER := 6.12
+GUPH     := $(B)/gup/gup_test.h
+$(GUPH): workloads/gup-header.sh kernel/patches/$(GUP_KVER)/series $(wildcard kernel/patches/$(GUP_KVER)/*.patch) \
+		$(wildcard /usr/src/linux-source-$(GUP_KVER).tar.xz) | $(B)
+	@workloads/gup-header.sh $(GUP_KVER) $@
+
+workloads: $(GUPH)
+	@for a in $(KARTS); do cmp -s $(GUPH) $$a/include/gup_test.h || \
+		{ echo "Error: $$a/include/gup_test.h differs from $(GUPH) (linux-source-$(GUP_KVER) and the series' hunks): one memhp-pin cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done
 	@for a in $(KARTS); do for t in $(KSFT); do cmp -s $(KART)/selftests/mm/$$t.c $$a/selftests/mm/$$t.c || \
 		{ echo "Error: $$a/selftests/mm/$$t.c differs from $(KART)'s (or is missing: make kernel): one $$t cannot serve both kernels (kernel/patches/*/)" >&2; exit 1; }; done; done
 	@$(MAKE) --no-print-directory $(B)/memhp-pin $(KSFT_BINS)
 
-# With no kernel built, KHDR names a target that says so (make install never builds one).
-KHDR      = $(if $(KART),$(KART)/include/gup_test.h,no-kernel-$(KVER))
-
-$(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(KHDR) | $(B)
-	@echo "[cc] $@ (static, gup_test.h from $(KART))"
-	@$(CC) $(WARN) $(CFLAGS) -static -I$(KART)/include -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring $(PIN_RDMA_LIBS)
+$(B)/memhp-pin: $(PIN_SRC) $(wildcard workloads/*.h lib/*.h) $(GUPH) | $(B)
+	@echo "[cc] $@ (static, gup_test.h from linux-source-$(GUP_KVER) + the series)"
+	@$(CC) $(WARN) $(CFLAGS) -static -I$(B)/gup -Ilib -Iworkloads -o $@ $(PIN_SRC) -luring $(PIN_RDMA_LIBS)
 
 # The series' kselftests, built statically from the artifact's copy of the
-# kernel tree's source (kernel/build.sh); the image carries them in /bin/ksft/,
-# the scenario step `selftest:` runs one of them by name.
+# kernel tree's source (kernel/build.sh); the image carries them in /bin/ksft/
+# once their kernel is built (none before: KSFT_BINS is then empty), the
+# scenario step `selftest:` runs one of them by name.
 KSFT      := gup_longterm_counters
-KSFT_BINS  = $(addprefix $(B)/ksft/,$(KSFT))
+KSFT_BINS  = $(if $(KART),$(addprefix $(B)/ksft/,$(KSFT)))
 
-$(B)/ksft/%: $(if $(KART),$(KART)/selftests/mm/%.c,no-kernel-$(KVER)) | $(B)
+$(B)/ksft/%: $(KART)/selftests/mm/%.c | $(B)
 	@mkdir -p $(B)/ksft
 	@echo "[cc] $@ (static, kselftest from $(KART))"
 	@$(CC) $(CFLAGS) -Wall -static -I$(KART)/selftests -o $@ $<
 
 # The kernel's own mm selftests (gup_longterm, gup_test) for the exec step,
-# built from each tree's source in the cache: /bin/ksft/<name>-<kver>.
+# built from each built tree's source in the cache: /bin/ksft/<name>-<kver>.
+# Only the kernels built so far: `make demo` builds the image before any.
 empty :=
 space := $(empty) $(empty)
-KSFT_UP   = $(B)/ksft/.upstream-$(subst $(space),-,$(strip $(KVERS)))
-KSFT_UP_BINS = $$(ls $(B)/ksft/gup_longterm-* $(B)/ksft/gup_test-* 2>/dev/null)
+KVERS_BUILT = $(strip $(foreach k,$(KVERS),$(if $(wildcard $(MEMHP_CACHE)/kernel/$(k)/current),$(k))))
+KSFT_UP   = $(if $(KVERS_BUILT),$(B)/ksft/.upstream-$(subst $(space),-,$(strip $(KVERS_BUILT))))
+KSFT_UP_BINS = $(if $(KVERS_BUILT),$$(ls $(addprefix $(B)/ksft/gup_longterm-,$(KVERS_BUILT)) $(addprefix $(B)/ksft/gup_test-,$(KVERS_BUILT)) 2>/dev/null))
 
 # Rebuilt when a kernel artifact changes: its tree's selftests changed with it.
 # Its make headers runs as its own make, outside make check's jobserver.
-$(KSFT_UP): workloads/kselftests.sh $(foreach a,$(KARTS),$(a)/identity.json) | $(B)
-	@MAKEFLAGS= workloads/kselftests.sh $(B) $(KVERS)
+$(B)/ksft/.upstream-%: workloads/kselftests.sh $(foreach a,$(KARTS),$(a)/identity.json) | $(B)
+	@MAKEFLAGS= workloads/kselftests.sh $(B) $(KVERS_BUILT)
 
+# The lab's guest image: an uncompressed cpio (nothing for the guest to
+# inflate; the lab kernels' only decompressor is gzip, RD_GZIP), binaries
+# stripped, the kselftests in it once their kernel is built
+# (workloads/mkinitramfs.sh; docs/workloads.md, "The guest image").
+IMG := $(B)/initramfs.cpio
 image: workloads
-	@$(MAKE) --no-print-directory $(KSFT_UP) $(B)/initramfs.cpio.gz
+	@$(MAKE) --no-print-directory $(KSFT_UP) $(IMG)
 
-$(B)/initramfs.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/init workloads/shutdown workloads/mkinitramfs.sh
-	@echo "[image] $@"
+$(IMG): $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/init workloads/shutdown workloads/mkinitramfs.sh
+	@echo "[image] $@$(if $(KSFT_BINS),, (no kernel built yet: without the kselftests))"
 	@workloads/mkinitramfs.sh $@ $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP_BINS)
 
 # guest: debian (issue 15): Debian's own userspace, mmdebstrap'ed once into the cache.
@@ -179,17 +192,23 @@ $(B)/initramfs-debian.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/
 	@echo "[image] $@ (Debian 12 userspace)"
 	@workloads/debian-guest.sh $@ $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP_BINS)
 
-no-kernel-%:
-	@echo "Error: no kernel $* in $(MEMHP_CACHE) (the guest image compiles against its gup_test.h): make kernel" >&2; exit 1
-
-# deps, the demo's kernel only and the guest image: the sub-make's KVERS also
-# limits workloads' check of gup_test.h to that kernel.
+# deps, the patched 6.12 kernel alone, the guest image (docs/soak.md's timer).
+DEMO_KVERS  := 6.12
 demo-setup:
-	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel image
+	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel
+	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" image
 
-demo: demo-setup orchestrator
-	@rm -rf results/demo.prev; [ ! -e results/demo ] || mv results/demo results/demo.prev
-	@$(B)/memhp-lab run scenarios/demo.yaml -o results/demo
+# tools/demo.sh: deps, the guest image (no kernel build) and the
+# orchestrator, the demo on Debian's stock 6.12 cloud kernel (apt, no build)
+# first, then the patched 6.12 kernel's build and the A/B of the series on
+# it; each step says what it builds and how long it took last time
+# ($(MEMHP_CACHE)/durations/).
+demo:
+	@tools/demo.sh
+
+# The first result alone: the stock kernel's demo, no kernel build.
+demo-stock:
+	@tools/demo.sh --stock-only
 
 # Unit tests link the orchestrator's parsers; no guest needed. One file per
 # module under test in tests/unit/ (main.c the runner, unit.h the case tables).
@@ -240,7 +259,10 @@ check: deps kernel
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) image orchestrator unit-tests
 	@tests/run.sh $(PARTS)
 
-check-full: deps kernel kernel-kmemleak image image-debian orchestrator unit-tests $(B)/asan/memhp-lab
+# The images after the kernels (a recipe, not a prerequisite: with -j a
+# prerequisite image could be made before the kernel whose kselftests it carries).
+check-full: deps kernel kernel-kmemleak orchestrator unit-tests $(B)/asan/memhp-lab
+	@$(MAKE) --no-print-directory image image-debian
 	@tests/run.sh --full $(PARTS)
 
 # The orchestrator under AddressSanitizer with LeakSanitizer, built with
@@ -255,10 +277,12 @@ $(B)/asan/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 	@$(ASAN_CC) $(WARN) $(ASAN_FLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
-bench: deps kernel image orchestrator
+bench: deps kernel orchestrator
+	@$(MAKE) --no-print-directory image
 	@tools/bench.sh
 
-conformance: deps kernel image orchestrator
+conformance: deps kernel orchestrator
+	@$(MAKE) --no-print-directory image
 	@tools/conformance.sh
 
 # The conformance report in headless Chromium at 1366 and 1920 px: console,
@@ -266,8 +290,8 @@ conformance: deps kernel image orchestrator
 report-check: deps orchestrator
 	@LAB=$(B)/memhp-lab tools/report-check.sh -o docs
 
-# Debian's kernels come from apt (kernel/package.sh); the guest image needs a built tree's gup_test.h.
-stock: deps kernel image image-debian orchestrator
+# Debian's kernels come from apt (kernel/package.sh); the guest images need no kernel build.
+stock: deps image image-debian orchestrator
 	@tools/stock.sh
 
 # Line and branch coverage of orchestrator/ and reports/ under the fast tier:
@@ -300,7 +324,8 @@ $(COV)/memhp-kmod: $(COV)/obj/kernel/memhp-kmod.o $(COV)/obj/orchestrator/host/k
 	@echo "[cc] $@ (coverage)"
 	@$(CC) --coverage -fprofile-update=atomic -o $@ $^ $$(pkg-config --libs $(PKGS))
 
-coverage: deps kernel image orchestrator unit-tests $(COV)/memhp-lab $(COV)/unit-tests $(COV)/memhp-kmod
+coverage: deps kernel orchestrator unit-tests $(COV)/memhp-lab $(COV)/unit-tests $(COV)/memhp-kmod
+	@$(MAKE) --no-print-directory image
 	@find $(COV)/obj -name '*.gcda' -delete
 	@MHL_LAB=$(COV)/memhp-lab MHL_UNIT=$(COV)/unit-tests MEMHP_KMOD=$(abspath $(COV)/memhp-kmod) tests/run.sh $(PARTS) || \
 		echo "coverage: some checks failed (above); the figures below are of what ran" >&2
@@ -375,14 +400,14 @@ sq = '$(subst ','\'',$(1))'
 INST = $(call sq,$(DESTDIR)$(1))
 
 install: $(B)/memhp-lab $(B)/memhp-kmod $(B)/memhp-lab.1 $(B)/memhp-lab.bash-completion
-	@[ -f $(call sq,$(B)/initramfs.cpio.gz) ] || \
-		{ echo "Error: no guest image $(B)/initramfs.cpio.gz: make demo (or make image) builds it; install builds no kernel" >&2; exit 1; }
+	@[ -f $(call sq,$(B)/initramfs.cpio) ] || \
+		{ echo "Error: no guest image $(B)/initramfs.cpio: make image (or make demo) builds it; install builds no kernel" >&2; exit 1; }
 	@echo "[install] "$(call INST,$(PREFIX))
 	@install -D -m 0755 $(call sq,$(B)/memhp-lab) $(call INST,$(PREFIX)/bin/memhp-lab)
 	@install -D -m 0755 $(call sq,$(B)/memhp-kmod) $(call INST,$(LIBEXECDIR)/memhp-kmod)
 	@install -D -m 0644 $(call sq,$(B)/memhp-lab.1) $(call INST,$(MANDIR)/man1/memhp-lab.1)
 	@install -D -m 0644 $(call sq,$(B)/memhp-lab.bash-completion) $(call INST,$(BASHCOMPDIR)/memhp-lab)
-	@for f in initramfs.cpio.gz initramfs-debian.cpio.gz; do [ ! -f $(call sq,$(B))/"$$f" ] || \
+	@for f in initramfs.cpio initramfs-debian.cpio.gz; do [ ! -f $(call sq,$(B))/"$$f" ] || \
 		install -D -m 0644 $(call sq,$(B))/"$$f" $(call INST,$(DATADIR))/"$$f" || exit 1; done
 	@install -D -m 0755 kernel/package.sh $(call INST,$(DATADIR)/kernel/package.sh)
 	@install -D -m 0755 kernel/apt-download.sh $(call INST,$(DATADIR)/kernel/apt-download.sh)

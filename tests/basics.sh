@@ -67,7 +67,7 @@ share=$inst/usr/share/memhp-lab
 ILAB=$inst/usr/bin/memhp-lab
 ok "make install DESTDIR=\"\$work/inst with space 'q'\" PREFIX=/usr" make --no-print-directory B="$B" install DESTDIR="$inst" PREFIX=/usr
 ok "installed: bin/memhp-lab; share/memhp-lab/ with the guest image, domains/, scenarios/ (and subfolders), kernel's required.list files, docs" \
-	test -x "$ILAB" -a -s "$share/initramfs.cpio.gz" -a -s "$share/domains/numa-virtio-mem.xml" \
+	test -x "$ILAB" -a -s "$share/initramfs.cpio" -a -s "$share/domains/numa-virtio-mem.xml" \
 	-a -s "$share/scenarios/demo.yaml" -a -s "$share/scenarios/capacity/zones.yaml" -a -s "$share/kernel/required.list" \
 	-a -s "$share/kernel/patches/6.12/required.list" -a -s "$share/kernel/patches/6.1/required.list" \
 	-a -s "$share/README.md" -a -s "$share/docs/architecture.md" -a -s "$inst/usr/share/doc/memhp-lab/README.md" \
@@ -98,7 +98,7 @@ sed 's/^/#   /' "$work/inst-deb.out" | tail -n 3
 timed "$ok_timeout" sh -c 'cd / && exec "$1" doctor' _ "$ILAB" >"$work/inst-doctor.out" 2>&1
 sed 's/^/#   /' "$work/inst-doctor.out"
 ok "installed doctor: the guest image found in the prefix" \
-	grep -qx "ok   guest image  *$share/initramfs.cpio.gz" "$work/inst-doctor.out"
+	grep -qx "ok   guest image  *$share/initramfs.cpio" "$work/inst-doctor.out"
 ok "installed doctor: the domain template found in the prefix" \
 	grep -qx "ok   domain template  *$share/domains/numa-virtio-mem.xml" "$work/inst-doctor.out"
 ok "installed doctor: both kernels pass against the prefix's kernel/required.list" \

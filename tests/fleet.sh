@@ -93,9 +93,9 @@ ok "run --hosts: the matrix spread over both hosts, every trial passed, each rec
 ok "the kernel and the guest image reached each host through its storage pool only, once each, named by their SHA-256" \
 	bash -c 'i=$(sha256sum "$4" | cut -c1-64)
 		for u in "$2" "$3"; do v=$(virsh -q -c "$u" vol-list memhp-lab | awk "{print \$1}");
-			[ "$(grep -c -- "-initramfs.cpio.gz$" <<<"$v")" = 1 ] && grep -q "^$i-initramfs.cpio.gz$" <<<"$v" &&
+			[ "$(grep -c -- "-initramfs.cpio$" <<<"$v")" = 1 ] && grep -q "^$i-initramfs.cpio$" <<<"$v" &&
 			[ "$(grep -c -- "-bzImage$" <<<"$v")" = 1 ] && grep -q "^$i.ok$" <<<"$v" || exit 1; done' \
-	_ "$work/fl1" "$fl_a" "$fl_b" "$B/initramfs.cpio.gz"
+	_ "$work/fl1" "$fl_a" "$fl_b" "$B/initramfs.cpio"
 ok "the serial console came back as a stream: every record's console log (4 records, 4 logs) is in the local run directory with the kernel's boot lines; the host side says where it was read (libvirt)" \
 	bash -c 'n=0; while read -r l s; do n=$((n + 1))
 		[ "$(dirname "$l")" = "$1" ] && grep -q "Linux version" "$l" && [ "$s" = libvirt ] || exit 1
@@ -148,7 +148,7 @@ ok "run --resume of the killed fleet run: both trials (2 of 2 without a record) 
 # guest image's name whose content is not the image (its first 4 KiB
 # overwritten) is neither reused nor deleted nor rewritten; the run boots from
 # a part volume of its own, gone from the pool when the run ends.
-ivol=$(sha256sum "$B/initramfs.cpio.gz" | cut -c1-64)-initramfs.cpio.gz
+ivol=$(sha256sum "$B/initramfs.cpio" | cut -c1-64)-initramfs.cpio
 head -c 4096 /dev/urandom >"$work/garbage18"
 virsh -q -c "$fl_a" vol-upload --pool memhp-lab "$ivol" "$work/garbage18" >/dev/null 2>&1
 lab_run -o "$work/fl-pool" --host "$fl_a" --only 'fleet:n=1' "$work/fleet.yaml" >"$work/fl-pool.out" 2>&1

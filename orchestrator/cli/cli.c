@@ -29,17 +29,17 @@ mhlCliPaths *mhlCliPathsNew(const char *bindir)
 	share = g_build_filename(p->bindir, "..", "share", "memhp-lab", NULL);
 	if (g_file_test(share, G_FILE_TEST_IS_DIR)) {
 		p->datadir = g_canonicalize_filename(share, NULL);
-		p->initrd = g_build_filename(p->datadir, "initramfs.cpio.gz", NULL);
+		p->initrd = g_build_filename(p->datadir, "initramfs.cpio", NULL);
 	} else {
 		g_autofree char *up = g_build_filename(p->bindir, "..", NULL);
 		g_autofree char *up2 = g_build_filename(p->bindir, "..", "..", NULL);
 
 		if (!hasTemplate(up) && hasTemplate(up2)) {	/* build/asan/memhp-lab: build/'s image */
 			p->datadir = g_steal_pointer(&up2);
-			p->initrd = g_build_filename(up, "initramfs.cpio.gz", NULL);
+			p->initrd = g_build_filename(up, "initramfs.cpio", NULL);
 		} else {
 			p->datadir = g_steal_pointer(&up);
-			p->initrd = g_build_filename(p->bindir, "initramfs.cpio.gz", NULL);
+			p->initrd = g_build_filename(p->bindir, "initramfs.cpio", NULL);
 		}
 	}
 	p->tmpl = g_build_filename(p->datadir, "domains", "numa-virtio-mem.xml", NULL);

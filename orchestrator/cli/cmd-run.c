@@ -27,7 +27,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, {kernels}, or package:linux-image-NAME[=VERSION], a Debian kernel package (overrides the scenario's kernel:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "{pin policies} (overrides the scenario's pin_policy:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
-	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio.gz: build/ of the checkout, or PREFIX/share/memhp-lab)" },
+	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio: build/ of the checkout, or PREFIX/share/memhp-lab)" },
 	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <datadir>/domains/numa-virtio-mem.xml)" },
 	{ "resume", 1, MHL_LONG_ONLY + 'R', "RUN_DIR", "run RUN_DIR's trials that have no record yet (a run killed mid-way); no SCENARIO" },
 	{ "append", 0, MHL_LONG_ONLY + 'A', NULL, "let -o DIR hold another run already: this run's records are added to its trials.jsonl (without it a non-empty -o DIR is refused)" },

@@ -257,8 +257,8 @@ int mhlDoctor(const mhlDoctorOptions *o)
 	}
 	checkKvm(image, o->cache);
 	line(img_ok, "guest image", "%s%s%s", o->initrd, img_ok ? "" : ": missing: ", img_ok ? "" : installed ?
-	     "build it in a memhp-lab checkout (make demo, or make image KVERS=6.12) and make install" :
-	     "make demo (or make image KVERS=6.12: the kernels named)");
+	     "build it in a memhp-lab checkout (make image: no kernel build) and make install" :
+	     "make image (or make demo)");
 	line(access(o->tmpl, R_OK) == 0, "domain template", "%s%s", o->tmpl,
 	     access(o->tmpl, R_OK) == 0 ? "" : ": missing (make install, or run build/memhp-lab in the checkout)");
 	checkMemory();

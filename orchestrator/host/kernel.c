@@ -463,7 +463,7 @@ char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base
 	mods = g_build_filename(dir, "modules.cpio.gz", NULL);
 	/* the cache directory's name: one per package version, .deb, modules tree or artifact */
 	rel = g_strcanon(g_path_get_basename(dir), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", '_');
-	name = g_strdup_printf("%s/initrd-%s%s.cpio.gz", outdir, debian ? "debian-" : "", rel);
+	name = g_strdup_printf("%s/initrd-%s%s.cpio", outdir, debian ? "debian-" : "", rel);
 	if (g_file_test(name, G_FILE_TEST_EXISTS))
 		return g_steal_pointer(&name);
 	if (!g_file_get_contents(image, &bytes, &nb, &err) || !g_file_get_contents(mods, &add, &na, &err)) {

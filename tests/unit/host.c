@@ -394,7 +394,7 @@ static bool volExists(virStoragePoolPtr p, const char *name)
 static bool fleetVolumesClean(void)
 {
 	static const char *const ours[] = { VSUM "-bzImage", VSUM ".ok", VSUM ".part-1700000000-42-0", VSUM2 ".part-1-2-3" };
-	static const char *const used[] = { VSUM2 "-initramfs.cpio.gz", VSUM2 ".ok" };
+	static const char *const used[] = { VSUM2 "-initramfs.cpio", VSUM2 ".ok" };
 	static const char *const theirs[] = { "disk.img", VSUM, VSUM "x", "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.ok",
 					      VSUM ".part-1-2", VSUM ".part-1-2-3x", VSUM ".okay", "abc.ok" };
 	virConnectPtr conn = virConnectOpen("test:///default");
