@@ -66,7 +66,8 @@ if full; then
 			grep -q "^\[header\] mm/gup_test.h from linux-source-6.12" "$1/make.log" && grep -q "^\[cc\] $1/b/memhp-pin" "$1/make.log" &&
 			! grep -q "^\[kernel" "$1/make.log" && [ -z "$(ls -A "$1/cache/kernel")" ]' _ "$cold"
 	ok "its header is byte for byte the one the warm cache has" cmp "$cold/b/gup/gup_test.h" "$nok/b/gup/gup_test.h"
-	lab_run -o "$work/stock" --initrd "$cold/b/initramfs.cpio" scenarios/intro/stock.yaml >"$work/stock.out" 2>&1
+	# --initrd relative to here: run hands QEMU an absolute path (QEMU opens it from its own directory)
+	lab_run -o "$work/stock" --initrd "$(realpath --relative-to=. "$cold/b/initramfs.cpio")" scenarios/intro/stock.yaml >"$work/stock.out" 2>&1
 	rc=$?
 	rec=$work/stock/trials.jsonl
 	ok "make demo's first result (scenarios/intro/stock.yaml) on Debian's 6.12 with that image: pass (exit $rc)" \

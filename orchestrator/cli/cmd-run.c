@@ -40,6 +40,7 @@ int mhlCmdRun(int argc, char **argv)
 {
 	g_autoptr(GHashTable) vals = mhlCmdValsNew();
 	g_autoptr(mhlCliPaths) paths = mhlCliPathsNew(NULL);
+	g_autofree char *initrd = NULL;
 	mhlRunOptions o = { .agent_deadline = 120, .bindir = paths->bindir, .srcdir = paths->datadir,
 			    .cache = paths->cache, .initrd = paths->initrd, .tmpl = paths->tmpl };
 	const char *v;
@@ -84,8 +85,9 @@ int mhlCmdRun(int argc, char **argv)
 	o.keep = g_hash_table_contains(vals, "keep");
 	o.append = g_hash_table_contains(vals, "append");
 	o.json = g_hash_table_contains(vals, "json");
+	/* absolute: QEMU opens it from its own working directory, not ours */
 	if ((v = g_hash_table_lookup(vals, "initrd")))
-		o.initrd = v;
+		o.initrd = initrd = g_canonicalize_filename(v, NULL);
 	if ((v = g_hash_table_lookup(vals, "template")))
 		o.tmpl = v;
 	if ((v = g_hash_table_lookup(vals, "agent-timeout"))) {
