@@ -198,11 +198,11 @@ demo-setup:
 	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel
 	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" image
 
-# tools/demo.sh: deps, the guest image (no kernel build) and the
-# orchestrator, the demo on Debian's stock 6.12 cloud kernel (apt, no build)
-# first, then the patched 6.12 kernel's build and the A/B of the series on
-# it; each step says what it builds and how long it took last time
-# ($(MEMHP_CACHE)/durations/).
+# tools/demo.sh: deps; the patched 6.12 kernel's build starts in the
+# background (nice 19); the guest image (no kernel build) and the
+# orchestrator, the demo on Debian's stock 6.12 cloud kernel (apt, no build),
+# then, once the kernel is built, the A/B of the series on it; each step says
+# what it builds and how long it took last time ($(MEMHP_CACHE)/durations/).
 demo:
 	@tools/demo.sh
 
