@@ -9,7 +9,7 @@
 # (scenarios/other/vmem-hotadd.yaml's xfail), on the lab's 6.12 and on
 # Debian's 6.12 cloud kernel.
 
-plan 8 full 30
+plan 9 full 31
 
 # vmem_trial LABEL [RUN-ARGS...]: scenarios/other/vmem-hotadd.yaml on one kernel, 7 checks.
 vmem_trial() {
@@ -55,6 +55,9 @@ ok "dimm: the detach completed: DEVICE_REMOVED within its deadline, MemTotal bac
 ok "dimm: the host got the DIMM's backend back: it held at least the 32 MiB the pin touched, and is unmapped after (host.reclaimed_bytes the same)" \
 	jq -e "$(dimm_el detach) | \$e.backend_before_bytes >= $((32 << 20)) and \$e.backend_after_bytes == 0 and
 		\$s.host.measured_by == \"backend\" and \$s.host.reclaimed_bytes == \$e.backend_before_bytes" "$r"
+ok "dimm: the host samples carry the DIMM's own backend (hot_backend_bytes.d): the before sample's bytes are the detach's backend_before_bytes, the settled after sample's 0" \
+	jq -e "$(dimm_el detach) | \$s.host | .settle_s > 0 and .settle_s < 10 and
+		.before.hot_backend_bytes.d == \$e.backend_before_bytes and .after.hot_backend_bytes.d == 0" "$r"
 ok "dimm: the check after the detach found the pinned data intact, no page in ZONE_MOVABLE" \
 	jq -e '[.steps[] | select(.step == "check")][0].workload | .pattern_ok == true and .census.by_zone.Movable == 0' "$r"
 ok "dimm: no QEMU of the run left" no_qemu

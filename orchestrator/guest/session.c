@@ -348,8 +348,9 @@ void mhlGuestLeave(mhlGuest *g)
 static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
 		    bool remote, bool same_qemu)
 {
-	int state = VIR_DOMAIN_NOSTATE, reason;
+	int state = VIR_DOMAIN_NOSTATE, reason, i;
 	bool keep = same_qemu && g->stream && host_local && !remote;
+	mhlHostMem hot;
 
 	/* the old QEMU is gone: the rest of its console is in the log */
 	if (!keep) {
@@ -369,8 +370,12 @@ static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool ho
 		goto fail;
 	}
 	pthread_mutex_lock(&g->hm_lock);
+	hot = g->hm;	/* the devices attached so far: still there, libvirt moves them with the domain */
 	mhlHostMemClear(&g->hm);
 	mhlHostMemOpen(&g->hm, dom, g->name, host_local, s, g->cfg.hugepage_kib);
+	for (i = 0; i < hot.nhot; i++)	/* a new QEMU maps them elsewhere: where is not known */
+		mhlHostMemHotAdd(&g->hm, hot.hot[i].id, hot.hot[i].node, hot.hot[i].vmem,
+				 same_qemu && g->hm.pid == hot.pid ? hot.hot[i].start : 0);
 	g->hm_open = true;
 	g->host_changed_t = 0;
 	pthread_mutex_unlock(&g->hm_lock);
@@ -401,10 +406,13 @@ static bool hostHasBackend(const mhlHostSample *hs)
 	for (i = 0; i < MHL_MAX_NODES; i++)
 		if (hs->node_bytes[i] >= 0)
 			return true;
+	for (i = 0; i < MHL_HOT_MAX; i++)
+		if (hs->hot_bytes[i] >= 0)
+			return true;
 	return false;
 }
 
-/* The figure a sample is judged by: the sum of the backends' bytes, else QEMU's resident set. */
+/* The figure a sample is judged by: the sum of the backends' bytes (hot-added ones too), else QEMU's resident set. */
 static int64_t hostFigure(const mhlHostSample *hs)
 {
 	int64_t sum = 0;
@@ -414,6 +422,12 @@ static int64_t hostFigure(const mhlHostSample *hs)
 	for (i = 0; i < MHL_MAX_NODES; i++) {
 		if (hs->node_bytes[i] >= 0) {
 			sum += hs->node_bytes[i];
+			any = true;
+		}
+	}
+	for (i = 0; i < MHL_HOT_MAX; i++) {
+		if (hs->hot_bytes[i] >= 0) {
+			sum += hs->hot_bytes[i];
 			any = true;
 		}
 	}
@@ -431,6 +445,16 @@ int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out)
 	rc = hostSampleLocked(g, out);
 	pthread_mutex_unlock(&g->hm_lock);
 	return rc;
+}
+
+int mhlGuestHostAttach(mhlGuest *g, const char *id, int node, bool vmem, uint64_t start)
+{
+	int k;
+
+	pthread_mutex_lock(&g->hm_lock);
+	k = mhlHostMemHotAdd(&g->hm, id, node, vmem, start);
+	pthread_mutex_unlock(&g->hm_lock);
+	return k;
 }
 
 static int hostSampleLocked(mhlGuest *g, mhlHostSample *out)
@@ -453,7 +477,7 @@ static int hostSampleLocked(mhlGuest *g, mhlHostSample *out)
 		g->host_changed_t = hs.t;
 	if (g->cfg.timeline && (!g->host_logged.t ||
 				llabs(hostFigure(&hs) - hostFigure(&g->host_logged)) > MHL_HOST_JITTER)) {
-		json_object *e = mhlHostSampleJSON(&hs);
+		json_object *e = mhlHostSampleJSON(&hs, &g->hm);
 
 		json_object_object_add(e, MHL_K_T, json_object_new_double(hs.t - g->t0));
 		json_object_object_add(e, MHL_K_SOURCE, json_object_new_string("host"));

@@ -117,6 +117,15 @@ double mhlGuestWaitConverged(mhlGuest *g, const mhlScenario *s, double deadline)
 #define MHL_HOST_JITTER (1 << 20)
 int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out);
 
+/*
+ * A dimm or vmem step attached device @id on node @node, its backend QEMU's
+ * mapping at @start (0: not found): mhlHostMemHotAdd under the samples'
+ * lock, so that every sample from now on (the steps', the watcher's) reads
+ * it and the settle of a later detach or resize follows it. Its index in
+ * the samples' hot_bytes[], -1 when the table is full.
+ */
+int mhlGuestHostAttach(mhlGuest *g, const char *id, int node, bool vmem, uint64_t start);
+
 /* Sleep @seconds with the console watcher on: -1 + mhlError if the guest goes or a signal comes. */
 int mhlGuestSleep(mhlGuest *g, double seconds);
 

@@ -293,6 +293,8 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 	out->qemu_rss = out->qemu_hugetlb = -1;
 	for (i = 0; i < MHL_MAX_NODES; i++)
 		out->node_bytes[i] = -1;
+	for (i = 0; i < MHL_HOT_MAX; i++)
+		out->hot_bytes[i] = -1;
 	out->pool_free = poolFree(hm->hugepage_kib);
 	if (!strcmp(hm->source, "proc")) {
 		g_autofree char *path = g_strdup_printf("/proc/%d/smaps", (int)hm->pid), *text = NULL;
@@ -319,6 +321,9 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 			e = &g_array_index(maps, mhlSmapsEntry, which[i]);
 			out->node_bytes[hm->b[i].node] = (int64_t)(e->rss_kib + e->hugetlb_kib) * 1024;
 		}
+		for (i = 0; i < hm->nhot; i++)
+			if (hm->hot[i].start)
+				out->hot_bytes[i] = mhlSmapsRssAt(maps, hm->hot[i].start);
 		return 0;
 	}
 	{
@@ -336,9 +341,9 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 	return 0;
 }
 
-json_object *mhlHostSampleJSON(const mhlHostSample *hs)
+json_object *mhlHostSampleJSON(const mhlHostSample *hs, const mhlHostMem *hm)
 {
-	json_object *o = json_object_new_object(), *nodes = json_object_new_object();
+	json_object *o = json_object_new_object(), *nodes = json_object_new_object(), *hot = NULL;
 	int i;
 
 	if (hs->qemu_rss >= 0)
@@ -354,6 +359,15 @@ json_object *mhlHostSampleJSON(const mhlHostSample *hs)
 		json_object_object_add(nodes, k, json_object_new_int64(hs->node_bytes[i]));
 	}
 	json_object_object_add(o, MHL_K_BACKEND_BYTES, nodes);
+	for (i = 0; hm && i < hm->nhot; i++) {
+		if (hs->hot_bytes[i] < 0)
+			continue;
+		if (!hot) {
+			hot = json_object_new_object();
+			json_object_object_add(o, MHL_K_HOT_BACKEND_BYTES, hot);
+		}
+		json_object_object_add(hot, hm->hot[i].id, json_object_new_int64(hs->hot_bytes[i]));
+	}
 	if (hs->pool_free >= 0)
 		json_object_object_add(o, MHL_K_POOL_FREE_PAGES, json_object_new_int64(hs->pool_free));
 	return o;
@@ -405,4 +419,40 @@ int64_t mhlSmapsRssAt(GArray *maps, uint64_t start)
 			return (int64_t)(m->rss_kib + m->hugetlb_kib) * 1024;
 	}
 	return 0;	/* unmapped: QEMU freed the backend */
+}
+
+int mhlHostMemHotFind(const mhlHostMem *hm, const char *id)
+{
+	int i;
+
+	for (i = 0; i < hm->nhot; i++)
+		if (!strcmp(hm->hot[i].id, id))
+			return i;
+	return -1;
+}
+
+int mhlHostMemHotOfNode(const mhlHostMem *hm, int node)
+{
+	int i;
+
+	for (i = hm->nhot - 1; i >= 0; i--)	/* the latest attach of the node's */
+		if (hm->hot[i].vmem && hm->hot[i].node == node)
+			return i;
+	return -1;
+}
+
+int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64_t start)
+{
+	int k = mhlHostMemHotFind(hm, id);
+
+	if (k < 0) {
+		if (hm->nhot == MHL_HOT_MAX)
+			return -1;
+		k = hm->nhot++;
+		g_strlcpy(hm->hot[k].id, id, sizeof(hm->hot[k].id));
+	}
+	hm->hot[k].node = node;
+	hm->hot[k].vmem = vmem;
+	hm->hot[k].start = start;
+	return k;
 }

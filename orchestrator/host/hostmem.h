@@ -62,6 +62,19 @@ typedef struct {
  */
 int mhlBackendsMatch(const mhlBackend *b, int nb, GArray *maps, int *which);
 
+#define MHL_HOT_MAX 16	/* the memory devices one trial's dimm and vmem steps attach */
+
+/*
+ * A memory device attached while the guest runs (a dimm or vmem step): its
+ * backend is the mapping of QEMU's that the attach added (mhlSmapsNewMapping).
+ */
+typedef struct {
+	char id[32];		/* the step's id */
+	int node;		/* its scenario node */
+	bool vmem;		/* a virtio-mem device, else a DIMM */
+	uint64_t start;		/* its backend's mapping in QEMU's smaps; 0: not found */
+} mhlHotBackend;
+
 typedef struct {
 	pid_t pid;		/* QEMU's, 0 when source is "libvirt" */
 	const char *source;	/* "proc" or "libvirt" */
@@ -70,6 +83,8 @@ typedef struct {
 	mhlBackend b[2 * MHL_MAX_NODES];
 	uint64_t hugepage_kib;	/* the backing's hugepage size, 0: not hugetlb */
 	virDomainPtr dom;	/* not owned */
+	int nhot;
+	mhlHotBackend hot[MHL_HOT_MAX];	/* in attach order; a detached one stays (0 bytes once unmapped) */
 } mhlHostMem;
 
 /* One look at the host. -1: not known. */
@@ -78,6 +93,7 @@ typedef struct {
 	int64_t qemu_rss;		/* bytes: VmRSS, or libvirt's rss */
 	int64_t qemu_hugetlb;		/* bytes of hugetlb pages QEMU maps */
 	int64_t node_bytes[MHL_MAX_NODES];	/* resident bytes of node N's virtio-mem backend */
+	int64_t hot_bytes[MHL_HOT_MAX];	/* resident bytes of hm->hot[i]'s backend, 0 once unmapped */
 	int64_t pool_free;		/* free pages of the hugepage pool of the backing's size */
 } mhlHostSample;
 
@@ -94,17 +110,33 @@ void mhlHostMemClear(mhlHostMem *hm);
 /* A sample now; -1 + mhlError when nothing could be read (QEMU gone). */
 int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out);
 
-/* The sample as a JSON object: {t?, qemu_rss_bytes, node_bytes: {N: bytes}, pool_free_pages}. */
-json_object *mhlHostSampleJSON(const mhlHostSample *hs);
+/*
+ * The sample as a JSON object: {qemu_rss_bytes, qemu_hugetlb_bytes?,
+ * backend_bytes: {N: bytes}, hot_backend_bytes?: {ID: bytes},
+ * pool_free_pages?}; @hm names the hot-added devices (NULL: none).
+ */
+json_object *mhlHostSampleJSON(const mhlHostSample *hs, const mhlHostMem *hm);
+
+/*
+ * A device a dimm or vmem step attached, its backend's mapping at @start
+ * (0: not found): sampled from now on, in hot_bytes[] at the index returned
+ * (-1: MHL_HOT_MAX devices already). An id seen before is that entry again.
+ * The caller holds what serialises it with the samples (mhlGuestHostAttach).
+ */
+int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64_t start);
+/* The entry of the device step @id attached (-1: none); of node @node's hot-added virtio-mem device. */
+int mhlHostMemHotFind(const mhlHostMem *hm, const char *id);
+int mhlHostMemHotOfNode(const mhlHostMem *hm, int node);
 
 /*
  * A memory backend hot-plugged with a device (a dimm or vmem step) is a new
  * mapping of QEMU's: mhlHostMemMaps reads QEMU's smaps now (NULL when the
  * source is not "proc" or it cannot be read); mhlSmapsNewMapping finds the
  * index in @after of the one writable mapping of @size bytes that @before
- * did not have (-1: none, or more than one); mhlSmapsRssAt the resident
- * bytes (hugetlb included) of the mapping at @start in @maps, 0 when there
- * is none (the backend was unmapped: freed).
+ * did not have (-1: none, or more than one), which mhlHostMemHotAdd then
+ * samples; mhlSmapsRssAt the resident bytes (hugetlb included) of the
+ * mapping at @start in @maps, 0 when there is none (the backend was
+ * unmapped: freed).
  */
 GArray *mhlHostMemMaps(const mhlHostMem *hm);
 int mhlSmapsNewMapping(GArray *before, GArray *after, uint64_t size);

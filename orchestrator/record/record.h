@@ -210,6 +210,7 @@
 #define MHL_K_QEMU_RSS_BYTES		"qemu_rss_bytes"
 #define MHL_K_QEMU_HUGETLB_BYTES	"qemu_hugetlb_bytes"
 #define MHL_K_BACKEND_BYTES		"backend_bytes"	/* node -> resident bytes of its virtio-mem backend */
+#define MHL_K_HOT_BACKEND_BYTES		"hot_backend_bytes"	/* step id -> resident bytes of a hot-added device's backend */
 #define MHL_K_POOL_FREE_PAGES		"pool_free_pages"
 
 /* a resize's host side (steps[].host) */

@@ -31,21 +31,6 @@ json_object *mhlHotplugBegin(mhlTrial *t, const mhlStep *st, json_object *res, c
 	return el;
 }
 
-/* t->hot's entry of @id, added if new (-1: the table is full). */
-static int hotEntry(mhlTrial *t, const char *id)
-{
-	int i;
-
-	for (i = 0; i < t->nhot; i++)
-		if (!strcmp(t->hot[i].id, id))
-			return i;
-	if (t->nhot == G_N_ELEMENTS(t->hot))
-		return -1;
-	g_strlcpy(t->hot[t->nhot].id, id, sizeof(t->hot[0].id));
-	t->hot[t->nhot].map_start = 0;
-	return t->nhot++;
-}
-
 /* libvirt's refusal of step @st as elastic.refused; -1 with it as the error. */
 static int refused(const mhlTrial *t, const mhlStep *st, json_object *el, const char *what, const char *alias)
 {
@@ -59,19 +44,20 @@ int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char
 {
 	g_autoptr(GArray) before = mhlHostMemMaps(&t->g->hm);
 	g_autoptr(GArray) after = NULL;
-	int k = hotEntry(t, st->id), i;
+	int i;
 
 	json_object_object_add(el, MHL_K_ALIAS, json_object_new_string(alias));
 	if (virDomainAttachDeviceFlags(t->g->dom, xml, VIR_DOMAIN_AFFECT_LIVE) < 0)
 		return refused(t, st, el, "attach", alias);
 	after = mhlHostMemMaps(&t->g->hm);
-	/* the device's backend: the one new mapping of its size in QEMU (none found: QEMU's RSS is the measure) */
+	/*
+	 * The device's backend: the one new mapping of its size in QEMU, sampled
+	 * from now on (none found: QEMU's RSS is the measure). A full table
+	 * (check allows fewer attaches) leaves it unsampled the same way.
+	 */
 	i = mhlSmapsNewMapping(before, after, st->size);
-	if (k >= 0) {
-		t->hot[k].map_start = i >= 0 ? g_array_index(after, mhlSmapsEntry, i).start : 0;
-		t->hot[k].node = st->node;
-		t->hot[k].vmem = st->type == MHL_STEP_VMEM;
-	}
+	mhlGuestHostAttach(t->g, st->id, st->node, st->type == MHL_STEP_VMEM,
+			   i >= 0 ? g_array_index(after, mhlSmapsEntry, i).start : 0);
 	return 0;
 }
 
@@ -150,30 +136,34 @@ static bool removalJudged(const mhlScenario *s, const mhlStep *st)
 	return false;
 }
 
-/* The bytes the host gives the DIMM: its backend's mapping, else QEMU's whole RSS. */
-static int64_t dimmHostBytes(const mhlHostSample *hs, GArray *maps, uint64_t start)
+/* The bytes the host gives the DIMM, in sample @hs: its backend's (hot entry @k), else QEMU's whole RSS. */
+static int64_t dimmHostBytes(const mhlHostSample *hs, int k, const char **by)
 {
-	return start ? mhlSmapsRssAt(maps, start) : hs->qemu_rss;
+	bool own = k >= 0 && hs->hot_bytes[k] >= 0;
+
+	*by = own ? "backend" : "qemu_rss";
+	return own ? hs->hot_bytes[k] : hs->qemu_rss;
 }
 
 /* A detach that completed: the host side, from the DIMM's size to nothing (mhlTrialHostSide). */
 static void dimmHostSide(mhlTrial *t, const mhlStep *st, json_object *res, json_object *el,
-			 const mhlHostSample *before, int64_t b, uint64_t start, double t_req)
+			 const mhlHostSample *before, int k, double t_req)
 {
-	g_autoptr(GArray) maps = NULL;
 	mhlHostSample after;
-	int64_t a;
+	const char *by, *by_after;
+	int64_t b, a;
 
 	if (mhlTrialHostSettle(t, t_req, &after) < 0)
 		return;
-	maps = mhlHostMemMaps(&t->g->hm);
-	a = dimmHostBytes(&after, maps, start);
-	if (start) {
+	b = dimmHostBytes(before, k, &by);
+	a = dimmHostBytes(&after, k, &by_after);
+	if (b < 0 || a < 0 || strcmp(by, by_after))
+		return;
+	if (!strcmp(by, "backend")) {
 		json_object_object_add(el, MHL_K_BACKEND_BEFORE_BYTES, json_object_new_int64(b));
 		json_object_object_add(el, MHL_K_BACKEND_AFTER_BYTES, json_object_new_int64(a));
 	}
-	mhlTrialHostSide(t, res, before, &after, b, a, start ? "backend" : "qemu_rss", t_req,
-			 (int64_t)st->size, 0);
+	mhlTrialHostSide(t, res, before, &after, b, a, by, t_req, (int64_t)st->size, 0);
 }
 
 /*
@@ -220,24 +210,19 @@ static int removalWait(mhlTrial *t, const char *alias, double end)
 static int dimmDetach(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	g_autofree char *alias = mhlHotplugAlias("dimm", st->id);
-	g_autoptr(GArray) maps = NULL;
 	g_autoptr(GString) why = g_string_new(NULL);
 	mhlDimmInfo info = { .slot = -1 };
 	mhlHostSample before;
-	int k = hotEntry(t, st->id);
-	uint64_t start = k >= 0 ? t->hot[k].map_start : 0;
+	int k = mhlHostMemHotFind(&t->g->hm, st->id);	/* its attach's entry (check: one came first) */
 	guint64 mt0, mt = 0;
 	json_object *el = mhlHotplugBegin(t, st, res, "dimm", -(int64_t)st->size, &mt0);
 	bool host;
 	double t_req;
-	int64_t b = 0;
 	int r, on;
 
 	if (!el || dimmInfo(t, el, alias, &info) < 0)
 		return -1;
 	host = mhlGuestHostSample(t->g, &before) == 0;
-	maps = mhlHostMemMaps(&t->g->hm);
-	b = host ? dimmHostBytes(&before, maps, start) : 0;
 	mhlTrialHeldAtShrink(t);
 	t_req = mhlNow();
 	if (mhlHotplugDetach(t, st, el, alias) < 0)
@@ -255,7 +240,7 @@ static int dimmDetach(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (r == 1) {
 		json_object_object_add(el, MHL_K_OK, json_object_new_boolean(true));
 		if (host && !mhlInterrupted)
-			dimmHostSide(t, st, res, el, &before, b, start, t_req);
+			dimmHostSide(t, st, res, el, &before, k, t_req);
 		return 0;
 	}
 	dimmStuck(t, el, &info, why);

@@ -37,40 +37,27 @@ static bool inScenario(const mhlScenario *s, const mhlStep *st)
 }
 
 /*
- * Resident bytes of the backend of the virtio-mem device a vmem step
- * hot-added on node @node, read from QEMU's smaps now (-1: no such device,
- * or its mapping was not found at the attach).
+ * The bytes the host gives node @node's device: its boot-time backend's,
+ * else the backend of the virtio-mem device a vmem step hot-added there (in
+ * the sample since the attach; -1 when its mapping was not found), else
+ * QEMU's whole resident set.
  */
-static int64_t hotBytes(const mhlTrial *t, int node)
+static int64_t hostBytes(const mhlHostSample *hs, const mhlHostMem *hm, int node, const char **by)
 {
-	g_autoptr(GArray) maps = NULL;
-	int i;
+	int k = mhlHostMemHotOfNode(hm, node);
 
-	for (i = 0; i < t->nhot; i++) {
-		if (!t->hot[i].vmem || t->hot[i].node != node || !t->hot[i].map_start)
-			continue;
-		maps = mhlHostMemMaps(&t->g->hm);
-		return maps ? mhlSmapsRssAt(maps, t->hot[i].map_start) : -1;
-	}
-	return -1;
-}
-
-/*
- * The bytes the host gives node @node's device: its boot-time backend's, a
- * hot-added device's (@hot, read beside the sample; -1: none), else QEMU's.
- */
-static int64_t hostBytes(const mhlHostSample *hs, int node, int64_t hot, const char **by)
-{
-	*by = hs->node_bytes[node] >= 0 || hot >= 0 ? "backend" : "qemu_rss";
+	*by = "backend";
 	if (hs->node_bytes[node] >= 0)
 		return hs->node_bytes[node];
-	return hot >= 0 ? hot : hs->qemu_rss;
+	if (k >= 0 && hs->hot_bytes[k] >= 0)
+		return hs->hot_bytes[k];
+	*by = "qemu_rss";
+	return hs->qemu_rss;
 }
 
-/* The host side of a resize of node st->node's device (mhlTrialHostSide); @hot_b: hotBytes before. */
-static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before, int64_t hot_b,
-		     double t_req, unsigned long long plugged_before, unsigned long long reached,
-		     json_object *res)
+/* The host side of a resize of node st->node's device (mhlTrialHostSide). */
+static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before, double t_req,
+		     unsigned long long plugged_before, unsigned long long reached, json_object *res)
 {
 	mhlHostSample after;
 	const char *by, *by_after;
@@ -78,13 +65,14 @@ static void hostSide(mhlTrial *t, const mhlStep *st, const mhlHostSample *before
 
 	if (mhlTrialHostSettle(t, t_req, &after) < 0)
 		return;
-	b = hostBytes(before, st->node, hot_b, &by);
-	a = hostBytes(&after, st->node, hot_b >= 0 ? hotBytes(t, st->node) : -1, &by_after);
+	b = hostBytes(before, &t->g->hm, st->node, &by);
+	a = hostBytes(&after, &t->g->hm, st->node, &by_after);
 	if (b < 0 || a < 0 || strcmp(by, by_after))
 		return;
 	mhlTrialHostSide(t, res, before, &after, b, a, by, t_req, (int64_t)plugged_before,
 			 (int64_t)reached);
-	if (before->node_bytes[st->node] < 0 && hot_b >= 0) {
+	if (before->node_bytes[st->node] < 0 && !strcmp(by, "backend")) {
+		/* a hot-added device's: its figures under the step's own names (docs/record.md) */
 		json_object *h = json_object_object_get(res, MHL_K_HOST);
 
 		json_object_object_add(h, MHL_K_BACKEND_BEFORE_BYTES, json_object_new_int64(b));
@@ -146,7 +134,6 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	unsigned long long reached = 0, plugged_before = 0, req_before;
 	mhlHostSample before;
-	int64_t hot_b = -1;
 	guint64 mt0 = 0;
 	int on0 = 0;
 	bool host, grow, path;
@@ -160,8 +147,6 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (path && mhlGuestMemOnline(t->g->dom, &mt0, &on0) < 0)
 		return -1;
 	host = !t->bare_resize && mhlGuestHostSample(t->g, &before) == 0;
-	if (host && before.node_bytes[st->node] < 0)
-		hot_b = hotBytes(t, st->node);
 	if (!grow && st->requested < plugged_before)
 		mhlTrialHeldAtShrink(t);
 	t_req = mhlNow();
@@ -171,7 +156,7 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (path && secs >= 0 && !mhlInterrupted)
 		plugPath(t, t_req, secs, plugged_before, reached, mt0, on0, res);
 	if (host && !mhlInterrupted)
-		hostSide(t, st, &before, hot_b, t_req, plugged_before, reached, res);
+		hostSide(t, st, &before, t_req, plugged_before, reached, res);
 	json_object_object_add(res, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
 	json_object_object_add(res, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
 	json_object_object_add(res, MHL_K_CONVERGED, json_object_new_boolean(secs >= 0));

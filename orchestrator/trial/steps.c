@@ -148,8 +148,8 @@ void mhlTrialHostSide(mhlTrial *t, json_object *res, const mhlHostSample *before
 
 	json_object_object_add(h, MHL_K_SOURCE, json_object_new_string(g->hm.source));
 	json_object_object_add(h, MHL_K_MEASURED_BY, json_object_new_string(by));
-	json_object_object_add(h, MHL_K_BEFORE, mhlHostSampleJSON(before));
-	json_object_object_add(h, MHL_K_AFTER, mhlHostSampleJSON(after));
+	json_object_object_add(h, MHL_K_BEFORE, mhlHostSampleJSON(before, &g->hm));
+	json_object_object_add(h, MHL_K_AFTER, mhlHostSampleJSON(after, &g->hm));
 	json_object_object_add(h, MHL_K_PLUGGED_BEFORE_BYTES, json_object_new_int64(size_before));
 	json_object_object_add(h, MHL_K_SETTLE_S, json_object_new_double(settle));
 	if (before->pool_free >= 0 && after->pool_free >= 0)

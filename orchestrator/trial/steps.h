@@ -44,14 +44,6 @@ typedef struct {
 	const char *const *daemon_restart;	/* run --daemon-restart's argv, or NULL */
 	virConnectPtr *connp;	/* the run's connection: a daemon-restart step puts the new one there; NULL: none to replace */
 	bool infra;		/* set by a failing step that could not be carried out (the host's tooling failed): error, not fail */
-	/* the devices dimm and vmem steps attached: their id, node, kind and their backend's mapping in QEMU (0: not found) */
-	struct {
-		char id[32];
-		uint64_t map_start;
-		int node;
-		bool vmem;
-	} hot[16];
-	int nhot;
 	bool bare_resize;	/* a soak's cycle: a resize reads no host side (res.host: its samples
 				 * and 1 s settle) and no plug path (res.plug: MemTotal looks before
 				 * and after a grow), which a checkpoint does not keep (issue 36) */

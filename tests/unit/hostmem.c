@@ -339,6 +339,56 @@ static bool reclaimParse(void)
 	return unitExpect(bad_ok && !s2 && strstr(mhlErrorLast(), "'host_reclaimed' needs a resize step before it"));
 }
 
+/* Hot-added devices (dimm, vmem steps): an entry per step id, the node's latest vmem, a bounded table. */
+static bool hotTable(void)
+{
+	mhlHostMem hm = { .source = "proc" };
+	bool ok = true;
+	int i;
+
+	ok &= mhlHostMemHotAdd(&hm, "d0", 1, false, 0x7f0000000000ULL) == 0;
+	ok &= mhlHostMemHotAdd(&hm, "v0", 2, true, 0) == 1;
+	ok &= mhlHostMemHotAdd(&hm, "v1", 2, true, 0x7e0000000000ULL) == 2;
+	/* an id seen before is its entry again, with what the new attach found */
+	ok &= mhlHostMemHotAdd(&hm, "d0", 1, false, 0x7d0000000000ULL) == 0 && hm.nhot == 3 &&
+	      hm.hot[0].start == 0x7d0000000000ULL;
+	ok &= mhlHostMemHotFind(&hm, "v0") == 1 && mhlHostMemHotFind(&hm, "nope") == -1;
+	/* a DIMM is no node's virtio-mem device; the node's latest vmem attach is */
+	ok &= mhlHostMemHotOfNode(&hm, 1) == -1 && mhlHostMemHotOfNode(&hm, 2) == 2;
+	for (i = hm.nhot; i < MHL_HOT_MAX; i++) {
+		char id[8];
+
+		g_snprintf(id, sizeof(id), "x%d", i);
+		ok &= mhlHostMemHotAdd(&hm, id, 0, false, 0) == i;
+	}
+	ok &= mhlHostMemHotAdd(&hm, "one-too-many", 0, false, 0) == -1 && hm.nhot == MHL_HOT_MAX;
+	return unitExpect(ok);
+}
+
+/* A sample's hot_backend_bytes: the known ones by step id, none without any. */
+static bool hotSampleJSON(void)
+{
+	mhlHostMem hm = { .source = "proc" };
+	mhlHostSample hs = { .qemu_rss = 300 << 20, .qemu_hugetlb = -1, .pool_free = -1 };
+	g_autoptr(json_object) none = NULL, some = NULL;
+	json_object *hot;
+	int i;
+
+	for (i = 0; i < MHL_MAX_NODES; i++)
+		hs.node_bytes[i] = -1;
+	for (i = 0; i < MHL_HOT_MAX; i++)
+		hs.hot_bytes[i] = -1;
+	mhlHostMemHotAdd(&hm, "d0", 1, false, 0x7f0000000000ULL);
+	mhlHostMemHotAdd(&hm, "d1", 1, false, 0);
+	none = mhlHostSampleJSON(&hs, &hm);
+	hs.hot_bytes[0] = 0;	/* unmapped: freed */
+	some = mhlHostSampleJSON(&hs, &hm);
+	hot = json_object_object_get(some, "hot_backend_bytes");
+	return unitExpect(!json_object_object_get(none, "hot_backend_bytes") && hot &&
+			  json_object_object_length(hot) == 1 &&
+			  json_object_get_int64(json_object_object_get(hot, "d0")) == 0);
+}
+
 static const unitCase cases[] = {
 	{ "hostmem: /proc/PID/smaps parsed: addresses, Rss, permissions, paths", smapsParsed },
 	{ "hostmem: a torn smaps ends at the first bad header, what came before kept", smapsTorn },
@@ -348,6 +398,8 @@ static const unitCase cases[] = {
 	{ "hostmem: file/hugetlbfs backings found by their qemu_back_mem.ID name", matchByName },
 	{ "hostmem: file backings found by libvirt's mem-path (cells by id, the device by alias)", matchByMemPath },
 	{ "hostmem: no QEMU process for an unknown domain", qemuPidNone },
+	{ "hostmem: hot-added devices: one entry per step id, the node's latest vmem, at most MHL_HOT_MAX", hotTable },
+	{ "hostmem: a sample's hot_backend_bytes by step id, only the known ones", hotSampleJSON },
 	{ "plug path: 'memtotal KIB', 'online N' from the guest parsed", memOnline },
 	{ "plug path: extra lines, negative or huge numbers, nothing: refused", memOnlineHostile },
 	{ "memory_backing anonymous: no <memoryBacking>", backingAnonymous },
