@@ -199,8 +199,14 @@ int mhlGuestKmemleakBaseline(virDomainPtr dom)
 
 char *mhlGuestKmemleakReport(virDomainPtr dom)
 {
-	/* Two scans: a suspect is reported only once its checksum held still across one. */
+	/*
+	 * kmemleak reports no object younger than 5 s (MSECS_MIN_AGE,
+	 * mm/kmemleak.c), and a soak's last cycles are younger than that when
+	 * it ends (4 cycles take 9 s): wait that out first, or their leaks go
+	 * unreported. Then two scans: a suspect is reported only once its
+	 * checksum held still across one.
+	 */
 	return kmemleakExec(dom,
-		"echo scan > " KMEMLEAK_FILE " && sleep 1 && echo scan > " KMEMLEAK_FILE " && "
+		"sleep 5 && echo scan > " KMEMLEAK_FILE " && sleep 1 && echo scan > " KMEMLEAK_FILE " && "
 		"head -c 4194304 " KMEMLEAK_FILE, "scan and report");
 }
