@@ -152,10 +152,10 @@ echo "# soak: the leak detector: an io_uring instance kept open per cycle, then 
 # scenarios/soak-leak.yaml: caches dropped and slabinfo every 3 cycles, judged after 30 s
 sed 's/^name: soak-leak$/name: soak-clean/; s/^  leak: io_uring$/  leak: none/' scenarios/soak-leak.yaml >"$work/soak-clean.yaml"
 # Side by side (a guest each, one core each): the detector must work on a loaded host too.
-(tmo "$run_timeout" $LAB soak -q --cycles 16 --seed 7 -o "$work/soakl" scenarios/soak-leak.yaml >"$work/soakl.out" 2>&1
+(tmo "$run_timeout" $LAB soak -q --cycles 40 --seed 7 -o "$work/soakl" scenarios/soak-leak.yaml >"$work/soakl.out" 2>&1
  echo $? >"$work/soakl.rc") &
 soakl_job=$!
-lab soak -q --cycles 16 --seed 7 -o "$work/soakc" "$work/soak-clean.yaml" >"$work/soakc.out" 2>&1
+lab soak -q --cycles 40 --seed 7 -o "$work/soakc" "$work/soak-clean.yaml" >"$work/soakc.out" 2>&1
 rcc=$?
 wait "$soakl_job"
 rcl=$(cat "$work/soakl.rc" 2>/dev/null || echo lost)
@@ -163,15 +163,15 @@ rcl=$(cat "$work/soakl.rc" 2>/dev/null || echo lost)
 # ring, the same bytes: either is first, kmalloc-8k among the first three.
 # A trend finding is made at a checkpoint (checkpoints.jsonl) or by the last
 # judgement at the soak's end (the record's soak.findings): one of them, judged alike.
-soak_leak_flagged() {	# the trend finding on SUnreclaim, within the 16 cycles, naming kmalloc-8k; the soak failed on it
+soak_leak_flagged() {	# the trend finding on SUnreclaim, within the 40 cycles, naming kmalloc-8k; the soak failed on it
 	[ "$rcl" = 1 ] || { echo "soak exit $rcl, not 1"; return 1; }
 	jq -en --slurpfile cp "$work/soakl/checkpoints.jsonl" --slurpfile rec "$work/soakl/trials.jsonl" '
 	  $rec[0] as $r | [($cp[].findings[]), ($r.soak.findings[])] | map(select(.kind == "trend" and .series == "slab_unreclaimable_bytes"))
-	  | length == 1 and all(.[]; .cycle <= 16 and (.caches[0].name | IN("kmalloc-8k", "kmalloc-4k"))
+	  | length == 1 and all(.[]; .cycle <= 40 and (.caches[0].name | IN("kmalloc-8k", "kmalloc-4k"))
 	       and ([.caches[0:3][].name] | index("kmalloc-8k")) != null and (.text | test("kmalloc-8k \\+[0-9]+ objects")))
-	  and $r.verdict == "fail" and $r.summary.findings >= 1 and $r.summary.cycles == 16'
+	  and $r.verdict == "fail" and $r.summary.findings >= 1 and $r.summary.cycles == 40'
 }
-ok "leak: the injected leak fails the soak: one trend finding on unreclaimable slab within 16 cycles naming kmalloc-8k (the fixed-file table)" \
+ok "leak: the injected leak fails the soak: one trend finding on unreclaimable slab within 40 cycles naming kmalloc-8k (the fixed-file table)" \
 	soak_leak_flagged
 # slabinfo's active objects move by whole slabs (4 objects of 8 KiB, 8 of 4 KiB): 15 rings show as 12..16
 ok "leak: the keeper held one more io_uring each cycle (leak_held == cycle); the record's slab table has kmalloc-8k and kmalloc-4k grown by >= 8 and >= 16 (15 rings)" \
