@@ -348,9 +348,10 @@ void mhlGuestLeave(mhlGuest *g)
 static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool host_local,
 		    bool remote, bool same_qemu)
 {
-	int state = VIR_DOMAIN_NOSTATE, reason, i;
+	int state = VIR_DOMAIN_NOSTATE, reason, i, nhot;
 	bool keep = same_qemu && g->stream && host_local && !remote;
-	mhlHostMem hot;
+	mhlHotBackend hot[MHL_HOT_MAX];
+	pid_t pid;
 
 	/* the old QEMU is gone: the rest of its console is in the log */
 	if (!keep) {
@@ -370,12 +371,15 @@ static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool ho
 		goto fail;
 	}
 	pthread_mutex_lock(&g->hm_lock);
-	hot = g->hm;	/* the devices attached so far: still there, libvirt moves them with the domain */
+	/* the devices attached so far: still there, libvirt moves them with the domain */
+	nhot = g->hm.nhot;
+	pid = g->hm.pid;
+	memcpy(hot, g->hm.hot, sizeof(hot));
 	mhlHostMemClear(&g->hm);
 	mhlHostMemOpen(&g->hm, dom, g->name, host_local, s, g->cfg.hugepage_kib);
-	for (i = 0; i < hot.nhot; i++)	/* a new QEMU maps them elsewhere: where is not known */
-		mhlHostMemHotAdd(&g->hm, hot.hot[i].id, hot.hot[i].node, hot.hot[i].vmem,
-				 same_qemu && g->hm.pid == hot.pid ? hot.hot[i].start : 0);
+	for (i = 0; i < nhot; i++)	/* a new QEMU maps them elsewhere: where is not known */
+		mhlHostMemHotAdd(&g->hm, hot[i].id, hot[i].node, hot[i].vmem,
+				 same_qemu && g->hm.pid == pid ? hot[i].start : 0);
 	g->hm_open = true;
 	g->host_changed_t = 0;
 	pthread_mutex_unlock(&g->hm_lock);
@@ -399,39 +403,41 @@ int mhlGuestRehome(mhlGuest *g, virDomainPtr dom, const mhlScenario *s)
 	return reattach(g, dom, s, g->cfg.host_local, g->cfg.remote, true);
 }
 
-static bool hostHasBackend(const mhlHostSample *hs)
+/* The sum of a sample's backend bytes, boot-time and hot-added, into *sum; false when it read none. */
+static bool backendSum(const mhlHostSample *hs, int64_t *sum)
 {
-	int i;
-
-	for (i = 0; i < MHL_MAX_NODES; i++)
-		if (hs->node_bytes[i] >= 0)
-			return true;
-	for (i = 0; i < MHL_HOT_MAX; i++)
-		if (hs->hot_bytes[i] >= 0)
-			return true;
-	return false;
-}
-
-/* The figure a sample is judged by: the sum of the backends' bytes (hot-added ones too), else QEMU's resident set. */
-static int64_t hostFigure(const mhlHostSample *hs)
-{
-	int64_t sum = 0;
 	bool any = false;
 	int i;
 
+	*sum = 0;
 	for (i = 0; i < MHL_MAX_NODES; i++) {
 		if (hs->node_bytes[i] >= 0) {
-			sum += hs->node_bytes[i];
+			*sum += hs->node_bytes[i];
 			any = true;
 		}
 	}
 	for (i = 0; i < MHL_HOT_MAX; i++) {
 		if (hs->hot_bytes[i] >= 0) {
-			sum += hs->hot_bytes[i];
+			*sum += hs->hot_bytes[i];
 			any = true;
 		}
 	}
-	return any ? sum : hs->qemu_rss;
+	return any;
+}
+
+static bool hostHasBackend(const mhlHostSample *hs)
+{
+	int64_t sum;
+
+	return backendSum(hs, &sum);
+}
+
+/* The figure a sample is judged by: the sum of the backends' bytes (hot-added ones too), else QEMU's resident set. */
+static int64_t hostFigure(const mhlHostSample *hs)
+{
+	int64_t sum;
+
+	return backendSum(hs, &sum) ? sum : hs->qemu_rss;
 }
 
 static int hostSampleLocked(mhlGuest *g, mhlHostSample *out);

@@ -456,3 +456,11 @@ int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64
 	hm->hot[k].start = start;
 	return k;
 }
+
+int64_t mhlHostSampleHotBytes(const mhlHostSample *hs, int k, const char **by)
+{
+	bool own = k >= 0 && k < MHL_HOT_MAX && hs->hot_bytes[k] >= 0;
+
+	*by = own ? "backend" : "qemu_rss";
+	return own ? hs->hot_bytes[k] : hs->qemu_rss;
+}

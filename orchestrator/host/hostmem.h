@@ -127,6 +127,12 @@ int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64
 /* The entry of the device step @id attached (-1: none); of node @node's hot-added virtio-mem device. */
 int mhlHostMemHotFind(const mhlHostMem *hm, const char *id);
 int mhlHostMemHotOfNode(const mhlHostMem *hm, int node);
+/*
+ * The bytes sample @hs gives a hot-added device (entry @k, -1: none): its
+ * backend's, *by "backend", else QEMU's whole resident set, *by "qemu_rss"
+ * (its mapping was not found, or the source is libvirt).
+ */
+int64_t mhlHostSampleHotBytes(const mhlHostSample *hs, int k, const char **by);
 
 /*
  * A memory backend hot-plugged with a device (a dimm or vmem step) is a new

@@ -136,16 +136,10 @@ static bool removalJudged(const mhlScenario *s, const mhlStep *st)
 	return false;
 }
 
-/* The bytes the host gives the DIMM, in sample @hs: its backend's (hot entry @k), else QEMU's whole RSS. */
-static int64_t dimmHostBytes(const mhlHostSample *hs, int k, const char **by)
-{
-	bool own = k >= 0 && hs->hot_bytes[k] >= 0;
-
-	*by = own ? "backend" : "qemu_rss";
-	return own ? hs->hot_bytes[k] : hs->qemu_rss;
-}
-
-/* A detach that completed: the host side, from the DIMM's size to nothing (mhlTrialHostSide). */
+/*
+ * A detach that completed: the host side, from the DIMM's size to nothing
+ * (mhlTrialHostSide), measured by its backend (hot entry @k), else QEMU's RSS.
+ */
 static void dimmHostSide(mhlTrial *t, const mhlStep *st, json_object *res, json_object *el,
 			 const mhlHostSample *before, int k, double t_req)
 {
@@ -155,8 +149,8 @@ static void dimmHostSide(mhlTrial *t, const mhlStep *st, json_object *res, json_
 
 	if (mhlTrialHostSettle(t, t_req, &after) < 0)
 		return;
-	b = dimmHostBytes(before, k, &by);
-	a = dimmHostBytes(&after, k, &by_after);
+	b = mhlHostSampleHotBytes(before, k, &by);
+	a = mhlHostSampleHotBytes(&after, k, &by_after);
 	if (b < 0 || a < 0 || strcmp(by, by_after))
 		return;
 	if (!strcmp(by, "backend")) {

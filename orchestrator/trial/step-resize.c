@@ -44,15 +44,11 @@ static bool inScenario(const mhlScenario *s, const mhlStep *st)
  */
 static int64_t hostBytes(const mhlHostSample *hs, const mhlHostMem *hm, int node, const char **by)
 {
-	int k = mhlHostMemHotOfNode(hm, node);
-
-	*by = "backend";
-	if (hs->node_bytes[node] >= 0)
+	if (hs->node_bytes[node] >= 0) {
+		*by = "backend";
 		return hs->node_bytes[node];
-	if (k >= 0 && hs->hot_bytes[k] >= 0)
-		return hs->hot_bytes[k];
-	*by = "qemu_rss";
-	return hs->qemu_rss;
+	}
+	return mhlHostSampleHotBytes(hs, mhlHostMemHotOfNode(hm, node), by);
 }
 
 /* The host side of a resize of node st->node's device (mhlTrialHostSide). */
