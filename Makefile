@@ -9,7 +9,7 @@
 #   make report-check the conformance report in headless Chromium (1366, 1920 px), screenshots into docs/
 #   make stock     the stock-kernel suite on Debian's own 6.1 and 6.12 kernels (apt, no build)
 #   make deps      install missing Debian packages (tools/deps.list)
-#   make kernel    build (or reuse) both guest kernels (6.12, 6.1) in $(MEMHP_CACHE)
+#   make kernel    build (or reuse) both guest kernels (6.12, 6.1) and their rdma flavours in $(MEMHP_CACHE)
 #   make kernel-kmemleak  the 6.12 kernel with the leak detector (kernel: {debug: kmemleak}; soaks)
 #   make install   the orchestrator, its data, man page and bash completion into $(DESTDIR)$(PREFIX) (no kernel build)
 #   make coverage  gcovr line and branch coverage of orchestrator/ + reports/ under make check ($(B)/cov/)
@@ -81,8 +81,13 @@ all: orchestrator image
 deps:
 	@tools/deps.sh
 
+# Per version the default build, then each of KERNEL_FLAVOURS: rdma, what
+# RDMA pins boot (kernel/config/flavours/rdma.config; its first build starts
+# from a copy of the default tree and recompiles what the fragment changes).
+KERNEL_FLAVOURS ?= rdma
 kernel: deps
-	@for k in $(KVERS); do kernel/build.sh $$k >/dev/null || exit 1; done
+	@for k in $(KVERS); do kernel/build.sh $$k >/dev/null || exit 1; \
+		for f in $(KERNEL_FLAVOURS); do kernel/build.sh --flavour $$f $$k >/dev/null || exit 1; done; done
 
 # What could be sent (docs/kernel.md, "Posting"): per kernel the upstream and
 # the lab-only series, git format-patch with cover letters, in POSTING_DIR.
@@ -195,7 +200,7 @@ $(B)/initramfs-debian.cpio.gz: $(B)/memhp-pin $(KSFT_BINS) $(KSFT_UP) workloads/
 # deps, the patched 6.12 kernel alone, the guest image (docs/soak.md's timer).
 DEMO_KVERS  := 6.12
 demo-setup:
-	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" kernel
+	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" KERNEL_FLAVOURS= kernel
 	@$(MAKE) --no-print-directory KVERS="$(DEMO_KVERS)" image
 
 # tools/demo.sh: deps; the patched 6.12 kernel's build starts in the

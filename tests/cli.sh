@@ -10,7 +10,7 @@
 # directory's files, the schemas, the source tree, the full tier's parts:
 # tests/doc-tables.py) checked against what the code does.
 
-plan 59
+plan 60
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -91,7 +91,7 @@ doctor_json() {
 	schema "$1" doctor &&
 		jq -e --argjson rc "$2" '.ready == ($rc == 0) and .failed == ([.checks[] | select(.ok | not)] | length)' "$1" &&
 		[ "$(jq -r '.checks[] | (if .ok then (if .warning then "WARN" else "ok" end) else "FAIL" end) + " " + .check' "$1")" = \
-		  "$(sed -n 's/^\(ok\|WARN\|FAIL\) *\(libvirt URI\|libvirt\|QEMU\|kernel [0-9.]*\|kernel\|KVM\|guest image\|domain template\|memory\)  .*/\1 \2/p' "$3")" ]
+		  "$(sed -n 's/^\(ok\|WARN\|FAIL\) *\(libvirt URI\|libvirt\|QEMU\|kernel [0-9.]* rdma\|kernel [0-9.]*\|kernel\|KVM\|guest image\|domain template\|memory\)  .*/\1 \2/p' "$3")" ]
 }
 ok "doctor --json: valid against doctor.schema.json, ready exactly when it exits 0, the text's checks and verdicts in its order" \
 	doctor_json "$cli/doctor.json" "$rc" "$cli/doctor.txt"
@@ -108,6 +108,13 @@ ok "doctor --kernel 6.12 on a 6.12-only setup: exit 0, ready, 6.12 ok and no 6.1
 ok "doctor on a 6.12-only setup: 6.1 not built is a warning with its make target (not a failure), exit 0; a missing /dev/kvm is a warning too" \
 	sh -c '[ "$2" = 0 ] && grep -q "^WARN kernel 6.1  .*not built.*make kernel KVERS=6.1" "$1" && ! grep -q "^FAIL" "$1" &&
 		{ [ -e /dev/kvm ] || grep -q "^WARN KVM " "$1"; }' _ "$cli/docdef.txt" "$docdef"
+mkdir -p "$cli/cache-nordma/kernel/6.12"
+cp "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel/6.12/current" "$cli/cache-nordma/kernel/6.12/"
+MEMHP_CACHE=$cli/cache-nordma timed "$ok_timeout" $LAB doctor --kernel 6.12 >"$cli/docnordma.txt" 2>&1; docnordma=$?
+ok "doctor: a kernel's rdma flavour has its own line, ok where built, a warning naming its pointer and make kernel where not (exit 0)" \
+	sh -c 'grep -q "^ok   kernel 6.12 rdma  .*/artifacts/" "$1" && [ "$3" = 0 ] &&
+		grep -q "^WARN kernel 6.12 rdma  .*cache-nordma/kernel/6.12/rdma missing); only RDMA pins boot it: .*make kernel" "$2"' \
+	_ "$cli/doc612.txt" "$cli/docnordma.txt" "$docnordma"
 ok "doctor --kernel 6.1 on that setup: FAIL naming make kernel KVERS=6.1, exit 1" \
 	sh -c '[ "$2" = 1 ] && grep -q "^FAIL kernel 6.1  .*make kernel KVERS=6.1" "$1"' _ "$cli/doc61.txt" "$doc61"
 ok "doctor -c test:///default checks that daemon too: its line FAILs (it opens, but runs no QEMU guests), exit 1" \

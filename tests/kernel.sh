@@ -3,7 +3,7 @@
 # for each file the series adds, and
 # kernel/bisect-check.sh: every prefix of the series builds (cached per
 # series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
-plan 26
+plan 27
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -13,6 +13,22 @@ for k in 6.12 6.1; do
 	ok "the built $k kernel's config has every required option and the series' own" \
 		kernel/build.sh --check-config "$kcfg" kernel/patches/$k/required.list
 done
+# RDMA is a flavour (docs/kernel.md, "Flavours"): the default builds leave
+# out IPv4 and the RDMA core, 14 % of a cold build that only RDMA pins use.
+rdma_split() {
+	local k a r o
+	for k in 6.12 6.1; do
+		a=$(art "$k") r=$(cat "$cache/kernel/$k/rdma") || return 1
+		! grep -qE '^CONFIG_(INFINIBAND|INET)=y' "$a/config" || { echo "# $a/config has RDMA"; return 1; }
+		for o in INET INFINIBAND INFINIBAND_USER_ACCESS RDMA_RXE DUMMY; do
+			grep -qx "CONFIG_$o=y" "$r/config" || { echo "# $r/config: CONFIG_$o not =y"; return 1; }
+		done
+		jq -e --slurpfile d "$a/identity.json" '.flavour == "rdma" and $d[0].flavour == "none" and
+			.series_hash == $d[0].series_hash and .config_key != $d[0].config_key' "$r/identity.json" >/dev/null || return 1
+	done
+}
+ok "the default 6.12 and 6.1 builds have no IPv4 and no RDMA core; their rdma flavours (same series) have INET, INFINIBAND, user verbs, rxe and dummy built in" \
+	rdma_split
 kcfg=$art612/config
 config_lacking "$kcfg" "$work/config.missing"
 expect_fail "a config without GUP_TEST and VIRTIO_MEM is refused, naming both" 1 \

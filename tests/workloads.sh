@@ -8,7 +8,7 @@
 # device is unplugged, and the record must show the pin, no pinned page in
 # ZONE_MOVABLE, intact I/O or DMA after the unplug, and the unplug reaching
 # its request.
-plan 90 full 105
+plan 94 full 109
 PIN=$B/memhp-pin
 
 echo "# workloads: memhp-pin's bad input (on this host: one JSON object with \"error\", exit non-zero)"
@@ -134,12 +134,32 @@ done
 
 # A kernel with rxe as a module (Debian's generic kernels): the guest's init
 # loads no module for it, so an rdma pin is skipped, saying why.
-rxe_art=$(cat "$cache/kernel/6.12/current")
+rxe_art=$(cat "$cache/kernel/6.12/rdma")
 sed 's/^CONFIG_RDMA_RXE=y$/CONFIG_RDMA_RXE=m/' "$rxe_art/config" >"$work/rxe-m.config"
 printf 'name: rxem\nkernel: {bzimage: %s/bzImage, config: %s}\nnodes:\n  - memory: 1G\nsteps:\n  - pin: {id: p, workload: rdma, size: 4MiB, node: 0}\n' \
 	"$rxe_art" "$work/rxe-m.config" >"$work/rxe-m.yaml"
 ok "check: an rdma pin on a kernel with rxe as a module is a SKIP (kernel-lacks, the module is not loaded)" \
 	sh -c "$LAB check '$work/rxe-m.yaml' 2>&1 | grep -q 'kernel-lacks: CONFIG_RDMA_RXE is a module the guest does not load'"
+
+# RDMA lives in a flavour of the lab's kernel (docs/kernel.md, "Flavours"):
+# a trial that pins through it boots that build without naming it.
+ok "check: an rdma pin takes the lab kernel's rdma flavour (text: 'kernel 6.12 flavour rdma'; --json: kernel_flavour only on those trials)" \
+	sh -c '$1 check scenarios/pin-rdma.yaml | grep -q "kernel 6.12 flavour rdma" &&
+		$1 check --json scenarios/pin-rdma.yaml scenarios/pin-io-uring.yaml |
+		jq -e ".files | [.[0].trials[].kernel_flavour] == [\"rdma\", \"rdma\", \"rdma\", \"rdma\"] and
+			all(.[1].trials[]; has(\"kernel_flavour\") | not)" >/dev/null' _ "$LAB"
+printf 'name: rdmakm\nkernel: {version: "6.12", debug: kmemleak}\nnodes:\n  - memory: 1G\nsteps:\n  - pin: {id: p, workload: rdma, size: 4MiB, node: 0}\n' >"$work/rdma-km.yaml"
+expect_fail "check: an rdma pin on kernel: {debug: kmemleak} is refused at the pin, naming both flavours" 1 \
+	"rdma-km.yaml:6:5: pin: workload rdma runs on the lab kernel's rdma flavour, and kernel: {debug: kmemleak} is built without it" \
+	$LAB check "$work/rdma-km.yaml"
+expect_fail "run --kernel-dir of the default build for an rdma pin: refused before boot, naming the step, CONFIG_RDMA_RXE and the flavour" 2 \
+	"pin-rdma.yaml:[0-9]+: step pin with workload rdma cannot run on kernel config '.*/config': CONFIG_RDMA_RXE is not built in; the lab kernel's rdma flavour has it \\(make kernel\\)" \
+	$LAB run -q --kernel-dir "$(cat "$cache/kernel/6.12/current")" --only 'pin-rdma:kernel=6.12,policy=series' -o "$work/rdma-nodir" scenarios/pin-rdma.yaml
+mkdir -p "$work/cache-nordma/kernel/6.12"
+cp "$cache/kernel/6.12/current" "$work/cache-nordma/kernel/6.12/current"
+expect_fail "run of an rdma pin where the rdma flavour was never built: refused before boot, naming the pointer file and make kernel" 2 \
+	"no kernel 6.12 in its rdma flavour built yet \\(.*cache-nordma/kernel/6.12/rdma missing; the RDMA pins of scenarios/pin-rdma.yaml run on it\\): run 'make kernel'" \
+	env MEMHP_CACHE="$work/cache-nordma" $LAB run -q --only 'pin-rdma:kernel=6.12,policy=series' -o "$work/rdma-noflav" scenarios/pin-rdma.yaml
 
 # wrun NAME: run scenarios/NAME.yaml into $work/NAME; $r is its record.
 wrun() {
@@ -253,8 +273,8 @@ fi
 for k in $rdma_kvers; do
 	r=$work/rdma/trials.jsonl.$k
 	jq -c "select(.parameters.kernel == \"$k\")" "$work/rdma/trials.jsonl" >"$r" 2>/dev/null
-	ok "rdma $k series: verdict pass, the record names linux-source-$k" \
-		jq -e ".verdict == \"pass\" and .kernel.source_package == \"linux-source-$k\"" "$r"
+	ok "rdma $k series: verdict pass, the record names linux-source-$k and its rdma flavour" \
+		jq -e ".verdict == \"pass\" and .kernel.source_package == \"linux-source-$k\" and .kernel.flavour == \"rdma\"" "$r"
 	jq -e '.verdict == "pass"' "$r" >/dev/null 2>&1 || sed 's/^/#   /' "$work/rdma.out" | tail -n 8
 	ok "rdma $k series: a 64 MiB MR from ZONE_MOVABLE, migrated at registration (16384 pages out, migrate_success >= 16384)" \
 		jq -e "($(st mr0 pin).workload | .ok and .rdma.registered and .rdma.mr_bytes == 67108864 and .bytes_pinned == 67108864 and .census_before.by_zone.Movable == 16384 and .census_after.by_zone.Movable == 0) and (.guest_after.vmstat.gup_longterm_migrate_success - .guest_before.vmstat.gup_longterm_migrate_success) >= 16384" "$r"

@@ -172,6 +172,24 @@ static void checkKvm(const char *image, const char *cache)
 	       !strcmp(accel, "kvm") ? "usable" : "not usable, TCG instead (slower, same results)", why);
 }
 
+/* The rdma flavour beside @kver's default build: a warning where missing (only RDMA pins boot it). */
+static void checkRdma(const char *kver, const char *cache)
+{
+	/* make demo builds the default 6.12 alone */
+	g_autofree char *hint = installed ? kernelHint(kver) : g_strdup_printf("make kernel KVERS=%s", kver);
+	g_autofree char *ptr = g_strdup_printf("%s/kernel/%s/%s", cache, kver, MHL_KERNEL_FLAVOUR_RDMA);
+	g_autofree char *what = g_strdup_printf("kernel %s %s", kver, MHL_KERNEL_FLAVOUR_RDMA);
+	g_autofree char *dir = NULL, *image = NULL;
+
+	if (!g_file_get_contents(ptr, &dir, NULL, NULL)) {
+		lineAt(LVL_WARN, what, "not built (%s missing); only RDMA pins boot it: %s", ptr, hint);
+		return;
+	}
+	g_strstrip(dir);
+	image = g_build_filename(dir, "bzImage", NULL);
+	line(access(image, R_OK) == 0, what, "%s%s", dir, access(image, R_OK) < 0 ? ": bzImage unreadable" : "");
+}
+
 static char *checkKernel(const char *kver, const char *cache, const char *datadir, bool asked)
 {
 	g_autofree char *hint = kernelHint(kver);
@@ -201,6 +219,7 @@ static char *checkKernel(const char *kver, const char *cache, const char *datadi
 	line(!missing, what, "%s%s%s%s%s%s", dir, missing ? ": config lacks " : "",
 	     missing ? missing : "", missing ? " (kernel/required.list changed: " : "", missing ? hint : "",
 	     missing ? ")" : "");
+	checkRdma(kver, cache);
 	return image;
 }
 

@@ -28,7 +28,7 @@ static const mhlCmd cmds[] = {
 	  mhlCmdReportOpts, mhlCmdReport,
 	  "0 rendered, 1 an unreadable line (in either run), a lost trial (started, never recorded), a regression since --compare's run (with --history: in the newest run) or a format not written, 2 usage error, a missing or empty run" },
 	{ "doctor", "", "check the host: libvirt, QEMU, KVM, kernels, guest image, memory",
-	  mhlCmdDoctorOpts, mhlCmdDoctor, "0 ready (WARN lines allowed: TCG instead of KVM, a kernel not asked for not built), 1 something to fix (a FAIL line), 2 usage error" },
+	  mhlCmdDoctorOpts, mhlCmdDoctor, "0 ready (WARN lines allowed: TCG instead of KVM, a kernel not asked for not built, a kernel's rdma flavour not built), 1 something to fix (a FAIL line), 2 usage error" },
 	{ "cleanup", "", "remove what runs that are gone left: embedded roots, their guests; --uri: a daemon's domains; --volumes: its fleet volumes",
 	  mhlCmdCleanupOpts, mhlCmdCleanup,
 	  "0 cleaned (or nothing to clean), 1 a daemon's domains or volumes could not be listed or removed, 2 usage error or no connection" },

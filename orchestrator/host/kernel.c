@@ -332,12 +332,15 @@ static int kernelLocate(const mhlScenario *s, const char *cache, const char *ker
 	} else if (kernel_dir) {
 		*dir = g_strdup(kernel_dir);
 	} else {
-		const char *fl = s->kernel_flavour;
+		const char *fl = mhlScenarioKernelFlavour(s);
 		g_autofree char *cur = g_strdup_printf("%s/kernel/%s/%s", cache, s->kernel,
 						       *fl ? fl : "current");
 
 		if (!g_file_get_contents(cur, dir, NULL, NULL)) {
-			if (*fl)
+			if (!strcmp(fl, MHL_KERNEL_FLAVOUR_RDMA))
+				mhlError("no kernel %s in its %s flavour built yet (%s missing; the RDMA pins of %s run on it): run 'make kernel' (kernel/build.sh --flavour %s %s)",
+					 s->kernel, fl, cur, s->path, fl, s->kernel);
+			else if (*fl)
 				mhlError("no kernel %s with debug: %s built yet (%s missing): run 'make kernel-%s' (kernel/build.sh --flavour %s %s)",
 					 s->kernel, fl, cur, fl, fl, s->kernel);
 			else
@@ -349,6 +352,30 @@ static int kernelLocate(const mhlScenario *s, const char *cache, const char *ker
 	}
 	*image = g_build_filename(*dir, "bzImage", NULL);
 	*config_path = g_build_filename(*dir, "config", NULL);
+	return 0;
+}
+
+/*
+ * A step that needs a flavour of the lab's kernel (mhlStepLabFlavour())
+ * cannot run on a build without it (--kernel-dir, or debug: with an RDMA
+ * pin): an error naming the step and the option, never a skip. What the
+ * lab's kernels lack whatever their flavour (RDMA on-demand paging) the
+ * step meets as an errno, as before.
+ */
+static int labCapable(const mhlScenario *s, const char *config, const char *config_path)
+{
+	int i;
+
+	for (i = 0; i < s->nsteps; i++) {
+		const char *fl = mhlStepLabFlavour(&s->steps[i]);
+
+		if (fl && mhlKconfigValue(config, MHL_KERNEL_FLAVOUR_RDMA_OPT) != 'y') {
+			mhlError("%s:%d: step %s with workload %s cannot run on kernel config '%s': CONFIG_%s is not built in; the lab kernel's %s flavour has it (make kernel)",
+				 s->path, s->steps[i].line, mhlStepTypeNames[s->steps[i].type], s->steps[i].workload,
+				 config_path, MHL_KERNEL_FLAVOUR_RDMA_OPT, fl);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -379,7 +406,7 @@ static int kernelConfigCheck(const mhlScenario *s, const char *kernel_dir, const
 			 " under pin_policy baseline" : "", missing, reqpath);
 		return -1;
 	}
-	return 0;
+	return labCapable(s, config, config_path);
 }
 
 /* The kernel's identity for the record: @dir's identity.json, or a prebuilt's; NULL + mhlError. */

@@ -74,6 +74,14 @@ const mhlPinPolicy *mhlPinPolicyOf(const char *name);
 extern const char *const mhlKernelForms[2];
 /* kernel: {debug: FLAVOUR}: kernel/config/flavours/. */
 extern const char *const mhlKernelFlavours[1];
+/*
+ * The flavour of the lab's kernel a trial takes without naming it when a
+ * step needs RDMA (kernel/config/flavours/rdma.config: IPv4, the RDMA core
+ * and soft-RoCE, 14 % of a build that only RDMA pins use).
+ */
+#define MHL_KERNEL_FLAVOUR_RDMA "rdma"
+/* The option that makes a step need it (a pin mode's kconfig row, lib/mhl-pin.h), and a build have it. */
+#define MHL_KERNEL_FLAVOUR_RDMA_OPT "RDMA_RXE"
 /* guest: the guest's userspace: the lab's initramfs, or Debian's own (workloads/debian-guest.sh). */
 extern const char *const mhlGuestNames[2];
 /* soak: {leak: L}: "none", or what one more kernel object per cycle is (memhp-pin leak). */

@@ -206,7 +206,7 @@ typedef struct {
 	char *kernel_package;	/* package: a Debian linux-image-* name[=version] (kernel/package.sh) */
 	char *kernel_deb;	/* package: or a linux-image .deb file (absolute) instead of a name */
 	char *kernel_modules;	/* prebuilt: its lib/modules/RELEASE tree (absolute), or NULL */
-	char kernel_flavour[16];	/* 6.12/6.1: "" or a debug flavour (kernel: {debug: kmemleak}) */
+	char kernel_flavour[16];	/* 6.12/6.1: "" or a debug flavour (kernel: {debug: kmemleak}); mhlScenarioKernelFlavour() */
 	char *pin_policy;	/* "series" (default) or "baseline" */
 	bool kernel_from_axis;		/* kernel: "${axis}": a matrix axis chose it (its trial id says so) */
 	bool pin_policy_from_axis;	/* pin_policy: "${axis}" */
@@ -255,6 +255,14 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st);
 const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reason);
 /* The grid entry that applies to @s's pin_policy (the first), or NULL. */
 const mhlGridSpec *mhlScenarioGrid(const mhlScenario *s);
+/* MHL_KERNEL_FLAVOUR_RDMA where step @st needs the lab kernel's rdma flavour, else NULL. */
+const char *mhlStepLabFlavour(const mhlStep *st);
+/*
+ * The flavour of the lab's kernel @s runs on (after any override): the
+ * debug: one it names, else MHL_KERNEL_FLAVOUR_RDMA where a step needs it,
+ * else "" (the default kernel; also for every kernel not the lab's).
+ */
+const char *mhlScenarioKernelFlavour(const mhlScenario *s);
 
 /*
  * @buf (@len bytes of @path) as one YAML document into *@doc (the caller

@@ -655,6 +655,29 @@ const mhlGridSpec *mhlScenarioGrid(const mhlScenario *s)
 	return NULL;
 }
 
+const char *mhlStepLabFlavour(const mhlStep *st)
+{
+	int m = st->type == MHL_STEP_PIN ? mhlNameIndex(mhl_pin_modes, st->workload) : -1;
+	const struct mhl_pin_kconfig *k;
+
+	for (k = m >= 0 ? mhl_pin_modes[m].kconfig : NULL; k && k->opt; k++)
+		if (!strcmp(k->opt, MHL_KERNEL_FLAVOUR_RDMA_OPT))
+			return MHL_KERNEL_FLAVOUR_RDMA;
+	return NULL;
+}
+
+const char *mhlScenarioKernelFlavour(const mhlScenario *s)
+{
+	int i;
+
+	if (mhlNameIndex(mhlKernelForms, s->kernel) < 0 || s->kernel_flavour[0])
+		return s->kernel_flavour;
+	for (i = 0; i < s->nsteps; i++)
+		if (mhlStepLabFlavour(&s->steps[i]))
+			return MHL_KERNEL_FLAVOUR_RDMA;
+	return "";
+}
+
 /* host_labels: [a, b]: a fleet run puts the trial only on a host with every one (docs/fleet.md). */
 int mhlSecHostLabels(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {

@@ -786,6 +786,11 @@ static int pinModeValidate(const mhlStepsSoFar *sf, const mhlStep *st)
 			 m->devices_why);
 		return -1;
 	}
+	if (sf->s->kernel_flavour[0] && mhlStepLabFlavour(st)) {
+		mhlError("%s:%d:%d: pin: workload %s runs on the lab kernel's %s flavour, and kernel: {debug: %s} is built without it (drop debug:, or pin with another workload)",
+			 sf->s->path, st->line, st->col, m->name, mhlStepLabFlavour(st), sf->s->kernel_flavour);
+		return -1;
+	}
 	return 0;
 }
 

@@ -461,6 +461,37 @@ static bool packageOverride(void)
 }
 
 /* The trials of @path when there are @n of them, else NULL (freed by the caller). */
+static GPtrArray *loadAll(const char *path, int n);
+
+/*
+ * The lab kernel's flavour a trial boots: rdma where a pin needs RDMA
+ * (rdma, rdma-odp), the default build for the others; the debug: one named;
+ * none for a kernel that is not the lab's, even with an RDMA pin.
+ */
+static bool flavourChosen(void)
+{
+	g_autofree char *path = unitWriteTmp("f.yaml",
+		"matrix: {w: [gup, rdma, rdma-odp]}\nnodes:\n  - memory: 1G\n"
+		"steps:\n  - pin: {id: p, workload: \"${w}\", size: 2M, node: 0}\n");
+	g_autofree char *km = unitWriteTmp("k.yaml",
+		"kernel: {version: \"6.1\", debug: kmemleak}\nnodes:\n  - memory: 1G\n"
+		"steps:\n  - pin: {id: p, workload: io_uring, size: 2M, node: 0}\n");
+	g_autoptr(GPtrArray) t = loadAll(path, 3);
+	g_autoptr(mhlScenario) k = mhlScenarioLoad(km);
+	mhlScenario *r;
+
+	if (!unitExpect(t && k))
+		return false;
+	r = t->pdata[1];
+	if (!unitExpect(!strcmp(mhlScenarioKernelFlavour(t->pdata[0]), "") &&
+			!strcmp(mhlScenarioKernelFlavour(r), "rdma") &&
+			!strcmp(mhlScenarioKernelFlavour(t->pdata[2]), "rdma") &&
+			!strcmp(mhlScenarioKernelFlavour(k), "kmemleak")))
+		return false;
+	return unitExpect(mhlScenarioOverride(r, "package:linux-image-amd64", NULL) == 0 &&
+			  !strcmp(mhlScenarioKernelFlavour(r), ""));
+}
+
 static GPtrArray *loadAll(const char *path, int n)
 {
 	GPtrArray *all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
@@ -910,6 +941,8 @@ static const unitCase cases[] = {
 	{ "scenario: pin-policy-ab's expect steps parse, filtered by policy", policyExpects },
 	{ "scenario: --kernel/--pin-policy override, unknown kernel refused", policyOverride },
 	{ "scenario: --kernel package:NAME[=VERSION] makes it a Debian package kernel; shell in the name refused", packageOverride },
+	{ "scenario: an rdma or rdma-odp pin boots the lab kernel's rdma flavour, gup the default, debug: its own; a package none",
+	  flavourChosen },
 	{ "scenario: c4 parses: touch read, census_before all, expect filtered by kernel", conformance4 },
 	{ "scenario: c5 parses: 8 trials, split from the matrix, census thp >=32704", conformance5 },
 	{ "matrix: 2 x 2 minus one exclude -> 3 trials, last axis fastest, ids from the values", matrixExpands },
