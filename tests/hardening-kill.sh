@@ -3,7 +3,7 @@
 # guard, orchestrator/host/guard.c), and the cleanup of what dead runs left
 # touches only what is theirs (docs/security.md).
 
-plan 16
+plan 17
 echo "# hardening: kill -9 of memhp-lab at three moments of a -j 2 run leaves no QEMU 3 s later"
 cat >"$work/k9.yaml" <<'EOF'
 name: k9
@@ -40,7 +40,11 @@ for moment in start booted steps; do
 	lab_bg run -j 2 -o "$work/k9-$moment" "$work/k9.yaml" >"$k9out" 2>&1
 	k9_when $moment
 	reached=$?
+	[ $moment = booted ] && k9_booted_pid=$lab_pid
 	had=$(k9_guests "$lab_pid")
+	# each guest's QEMU daemonized, and memhp-lab (its child subreaper) is its parent
+	[ $moment = booted ] && k9_parents=$(pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-k9[^ ,]*-$lab_pid-[0-9]" |
+		xargs -r ps -o ppid= -p | tr -d ' ' | sort -u)
 	root=$(sed -n 's/.*qemu:\/\/\/embed?root=\([^,]*\),.*/\1/p' "$k9out" | head -n 1)
 	kill -9 "$lab_pid"
 	lab_wait >/dev/null 2>&1
@@ -52,6 +56,8 @@ for moment in start booted steps; do
 	fi
 done
 
+ok "the guests' QEMU processes are children of memhp-lab, not of pid 1 (host/reaper.c reaps them the moment they end)" \
+	test "$k9_parents" = "$k9_booted_pid"
 echo "# hardening: cleanup of dead runs' roots touches only this user's roots and their guests"
 dead=999999
 while kill -0 $dead 2>/dev/null; do dead=$((dead + 1)); done

@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 41
+plan 42
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -229,6 +229,8 @@ probe13 1 "$work/scn13a.yaml"; probe13 2 "$work/scn13a.yaml"; probe13 3 "$work/s
 ok "QEMU capabilities cache: a link planted in it is not written through but replaced by libvirt's own file, garbage replaced too, the host file untouched (that a seed reads no link: unit host)" \
 	sh -c 'for f in "$1/$2" "$1/$3"; do [ -f "$f" ] && [ ! -L "$f" ] && grep -q "<selfvers>" "$f" && ! grep -q "$4" "$f" || exit 1; done &&
 		[ "$(cat "$5")" = "$4" ] && ! grep -rq "$4" "$1"' _ "$caps13" "$caps_x86" "$caps_i386" "$secret" "$work/secret"
+ok "libvirt's capabilities probes (one QEMU -daemonize per binary, its cache replaced above) are reaped by memhp-lab: no 'Failed to terminate process' in the first run's libvirt.log" \
+	sh -c '[ -s "$1" ] && grep -q "qemu-system" "$2"/* && ! grep -q "Failed to terminate process" "$1"' _ "$work/probe13-1/libvirt.log" "$caps13"
 ok "KVM probe: probed on the first run, cached (one line, keyed on host kernel, QEMU and bzImage13a) for the second, whose record says so" \
 	sh -c 'grep -q "probing KVM with .*/bzImage13a" "$1/probe13-1.err" && ! grep -q "probing KVM" "$1/probe13-2.err" &&
 		grep -q "^tcg	host .*; emulator .*; kernel .*/bzImage13a " "$1/cache13/accel-probe" &&

@@ -19,6 +19,7 @@
 #include "host/capscache.h"
 #include "host/guard.h"
 #include "host/hugepages.h"
+#include "host/reaper.h"
 #include "util.h"
 
 static void *eventLoop(void *opaque)
@@ -241,6 +242,10 @@ static int sessionTarget(mhlSession *ses, const char *uri)
 	mhlStaleRootsClean();	/* what a run the guard could not finish left */
 	if (!(ses->root = mhlEmbedRootCreate()) || !(ses->guard = mhlGuardStart(ses->root)))
 		return -1;
+	if (mhlReaperStart(ses->root) < 0) {	/* pid 1 reaps QEMU then, as late as it does */
+		fprintf(stderr, "memhp-lab: warning: %s\n", mhlErrorLast());
+		mhlErrorReset();
+	}
 	ses->uri = g_strdup_printf("qemu:///embed?root=%s", ses->root);
 	return 0;
 }
