@@ -28,12 +28,13 @@ const mhlOpt mhlCmdCheckOpts[] = {
 static json_object *checkTrialJson(const mhlScenario *s)
 {
 	json_object *t = json_object_new_object(), *params = json_object_new_object();
+	const char *fl = mhlScenarioKernelFlavour(s);
 	int i;
 
 	json_object_object_add(t, "id", json_object_new_string(s->name));
 	json_object_object_add(t, "kernel", json_object_new_string(s->kernel));
-	if (*mhlScenarioKernelFlavour(s))	/* the lab kernel's build it boots (docs/kernel.md, "Flavours") */
-		json_object_object_add(t, "kernel_flavour", json_object_new_string(mhlScenarioKernelFlavour(s)));
+	if (*fl)	/* the lab kernel's build it boots (docs/kernel.md, "Flavours") */
+		json_object_object_add(t, "kernel_flavour", json_object_new_string(fl));
 	json_object_object_add(t, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
 	for (i = 0; i < s->nparams; i++)
 		json_object_object_add(params, s->param_key[i], json_object_new_string(s->param_val[i]));
@@ -220,6 +221,7 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 	g_autofree char *shown = mhlTextClean(path, -1, 0, false), *why = NULL;
 	json_object *f = files ? json_object_new_object() : NULL;
 	mhlScenario *s;
+	const char *fl;
 	uint64_t avail = mhlMemAvailable();
 	guint i;
 	int n;
@@ -242,10 +244,10 @@ static int checkOne(const char *path, const mhlCliPaths *paths, json_object *fil
 		g_ptr_array_add(before, all->pdata[i]);
 	g_ptr_array_set_free_func(all, NULL);
 	s = all->pdata[0];
+	fl = mhlScenarioKernelFlavour(s);
 	g_string_append_printf(text, "%s: ok: scenario '%s', kernel %s%s%s, %d node(s), %d step(s)", shown,
-			       s->scenario_name, s->kernel,
-			       *s->kernel_flavour ? " debug: " : *mhlScenarioKernelFlavour(s) ? " flavour " : "",
-			       mhlScenarioKernelFlavour(s), s->nnodes, s->nsteps);
+			       s->scenario_name, s->kernel, *s->kernel_flavour ? " debug: " : *fl ? " flavour " : "",
+			       fl, s->nnodes, s->nsteps);
 	if (n > 1 || s->nparams)
 		g_string_append_printf(text, ", %d trial(s) from its matrix", n);
 	g_string_append_c(text, '\n');

@@ -177,35 +177,35 @@ static void checkRdma(const char *kver, const char *cache)
 {
 	/* make demo builds the default 6.12 alone */
 	g_autofree char *hint = installed ? kernelHint(kver) : g_strdup_printf("make kernel KVERS=%s", kver);
-	g_autofree char *ptr = g_strdup_printf("%s/kernel/%s/%s", cache, kver, MHL_KERNEL_FLAVOUR_RDMA);
 	g_autofree char *what = g_strdup_printf("kernel %s %s", kver, MHL_KERNEL_FLAVOUR_RDMA);
-	g_autofree char *dir = NULL, *image = NULL;
+	g_autofree char *ptr = NULL, *image = NULL;
+	g_autofree char *dir = mhlKernelPointer(cache, kver, MHL_KERNEL_FLAVOUR_RDMA, &ptr);
+	bool readable;
 
-	if (!g_file_get_contents(ptr, &dir, NULL, NULL)) {
+	if (!dir) {
 		lineAt(LVL_WARN, what, "not built (%s missing); only RDMA pins boot it: %s", ptr, hint);
 		return;
 	}
-	g_strstrip(dir);
 	image = g_build_filename(dir, "bzImage", NULL);
-	line(access(image, R_OK) == 0, what, "%s%s", dir, access(image, R_OK) < 0 ? ": bzImage unreadable" : "");
+	readable = access(image, R_OK) == 0;
+	line(readable, what, "%s%s", dir, readable ? "" : ": bzImage unreadable");
 }
 
 static char *checkKernel(const char *kver, const char *cache, const char *datadir, bool asked)
 {
-	g_autofree char *hint = kernelHint(kver);
-	g_autofree char *cur = g_strdup_printf("%s/kernel/%s/current", cache, kver), *dir = NULL;
+	g_autofree char *hint = kernelHint(kver), *cur = NULL;
+	g_autofree char *dir = mhlKernelPointer(cache, kver, "current", &cur);
 	g_autofree char *config = NULL, *required = NULL, *missing = NULL, *cfgpath = NULL;
 	g_autofree char *reqpath = g_build_filename(datadir, "kernel", "required.list", NULL);
 	g_autofree char *what = g_strdup_printf("kernel %s", kver);
 	char *image;
 
-	if (!g_file_get_contents(cur, &dir, NULL, NULL)) {
+	if (!dir) {
 		/* one not asked for: a warning (a 6.12-only setup runs what it runs) */
 		lineAt(asked ? LVL_FAIL : LVL_WARN, what, "not built (%s missing)%s: %s", cur,
 		       asked ? "" : "; only its trials need it", hint);
 		return NULL;
 	}
-	g_strstrip(dir);
 	image = g_build_filename(dir, "bzImage", NULL);
 	cfgpath = g_build_filename(dir, "config", NULL);
 	if (access(image, R_OK) < 0 || !g_file_get_contents(cfgpath, &config, NULL, NULL) ||

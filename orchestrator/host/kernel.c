@@ -310,6 +310,18 @@ static int prebuiltModules(const mhlScenario *s, const char *srcdir, json_object
 	return 0;
 }
 
+char *mhlKernelPointer(const char *cache, const char *kver, const char *pointer, char **path)
+{
+	g_autofree char *ptr = g_strdup_printf("%s/kernel/%s/%s", cache, kver, pointer);
+	char *dir = NULL;
+
+	if (g_file_get_contents(ptr, &dir, NULL, NULL))
+		g_strstrip(dir);
+	if (path)
+		*path = g_steal_pointer(&ptr);
+	return dir;
+}
+
 /*
  * Where @s's kernel is: its artifact directory (*@dir; NULL for a prebuilt
  * bzImage), its image and its config. 0, or -1 + mhlError.
@@ -333,10 +345,9 @@ static int kernelLocate(const mhlScenario *s, const char *cache, const char *ker
 		*dir = g_strdup(kernel_dir);
 	} else {
 		const char *fl = mhlScenarioKernelFlavour(s);
-		g_autofree char *cur = g_strdup_printf("%s/kernel/%s/%s", cache, s->kernel,
-						       *fl ? fl : "current");
+		g_autofree char *cur = NULL;
 
-		if (!g_file_get_contents(cur, dir, NULL, NULL)) {
+		if (!(*dir = mhlKernelPointer(cache, s->kernel, *fl ? fl : "current", &cur))) {
 			if (!strcmp(fl, MHL_KERNEL_FLAVOUR_RDMA))
 				mhlError("no kernel %s in its %s flavour built yet (%s missing; the RDMA pins of %s run on it): run 'make kernel' (kernel/build.sh --flavour %s %s)",
 					 s->kernel, fl, cur, s->path, fl, s->kernel);
@@ -348,7 +359,6 @@ static int kernelLocate(const mhlScenario *s, const char *cache, const char *ker
 					 s->kernel, cur);
 			return -1;
 		}
-		g_strstrip(*dir);
 	}
 	*image = g_build_filename(*dir, "bzImage", NULL);
 	*config_path = g_build_filename(*dir, "config", NULL);

@@ -35,6 +35,14 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 		       const char *srcdir, json_object **identity, GPtrArray **skips);
 
 /*
+ * The artifact directory of the lab's kernel @kver that the pointer file
+ * $@cache/kernel/@kver/@pointer names ("current": the default build, or a
+ * flavour's name; kernel/build.sh writes them), stripped; NULL when the
+ * file cannot be read. *@path (when not NULL): the pointer file's path.
+ */
+char *mhlKernelPointer(const char *cache, const char *kver, const char *pointer, char **path);
+
+/*
  * The guest image a trial of @s boots with the kernel of @identity: @base
  * (the lab's initramfs), or for guest: debian initramfs-debian.cpio.gz
  * beside it; for a modular kernel (identity's modules_cpio_dir: a Debian

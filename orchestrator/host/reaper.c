@@ -14,10 +14,9 @@
  * guest's QEMU in run/qemu/, libvirt's capabilities probe in
  * lib/qemu/qmp-XXXXXX/, whose QEMU removes its file as it exits: the thread
  * reads them every tick and remembers) as soon as they are zombies: those
- * alone. Every other
- * child has a parent that waits for it itself (lib/spawn.c, libvirt's
- * virCommand and its daemonizing fork), and reaping one of those would take
- * its exit status from under it. A pid file naming anything else (memhp-lab
+ * alone. Every other child has a parent that waits for it itself
+ * (lib/spawn.c, libvirt's virCommand and its daemonizing fork), and reaping
+ * one of those would take its exit status from under it. A pid file naming anything else (memhp-lab
  * itself: driver.pid, owner.pid) is no child of ours: waitpid says ECHILD.
  */
 #include <glib.h>
