@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mhl-pin.h"
+#include "scenario/names.h"
 #include "scenario/scenario.h"
 #include "unit.h"
 #include "util.h"
@@ -55,9 +57,6 @@ static const struct scenarioError {
 	{ "kernel deb and package at once",
 	  "kernel: {deb: /x.deb, package: linux-image-x}\nnodes:\n  - memory: 1G\n",
 	  "kernel: one of 'package', 'deb', or 'bzimage' and 'config' (and 'modules')" },
-	{ "guest: an unknown userspace",
-	  "guest: ubuntu\nnodes:\n  - memory: 1G\n",
-	  "1:8: guest: unknown userspace 'ubuntu' (known: lab, debian)" },
 	{ "vfio pin without devices (run would fail after a boot with ENODEV)",
 	  "nodes:\n  - memory: 1G\n  - memory: 128M\nsteps:\n  - pin: {id: v, workload: vfio, size: 2M}\n",
 	  ":5:5: pin: workload vfio needs devices: {iommu: true, edu: true}" },
@@ -73,8 +72,6 @@ static const struct scenarioError {
 	{ "virtio_mem: a block below QEMU's 2 MiB",
 	  "nodes:\n  - memory: 1G\n    virtio_mem: {size: 1G, block: 1M, requested: 0}\n",
 	  "3:17: virtio_mem: block 1048576 bytes is below the 2 MiB QEMU accepts" },
-	{ "online: an unknown policy", "online: sometimes\nnodes:\n  - memory: 1G\n",
-	  "1:9: online: unknown policy 'sometimes' (known: movable, kernel, auto-movable, as-shipped)" },
 	{ "online: a ratio without auto-movable", "online: {policy: movable, ratio: 3}\nnodes:\n  - memory: 1G\n",
 	  "online: ratio needs policy: auto-movable" },
 	{ "prebuilt kernel without config", "kernel: {bzimage: /b}\nnodes:\n  - memory: 1G\n",
@@ -140,9 +137,6 @@ static const struct scenarioError {
 	{ "pin: split of less than a huge page",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0, backing: thp, split: munmap}\n",
 	  "a size in whole 2 MiB pages" },
-	{ "pin: unknown split",
-	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, backing: thp, split: madvise}\n",
-	  "4:58: unknown split 'madvise' (known: mprotect, munmap)" },
 	{ "expect: census of an unknown count",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {census_after: {Highmem: 0}}\n",
 	  "5:29: census_after: unknown count 'Highmem' (known: pages, not_present" },
@@ -570,6 +564,35 @@ static bool refusedWith(const char *name, const char *yaml, const char *want)
 	return unitExpect(n < 0 && strstr(mhlErrorLast(), path) && strstr(mhlErrorLast(), want));
 }
 
+/* The names a refusal lists after "(known: ", each from its table. */
+static char *guestsKnown(void) { return mhlNamesKnown(mhlGuestNames); }
+static char *onlineKnown(void) { return mhlNamesKnown(mhlOnlinePolicies); }
+static char *splitsKnown(void) { return mhlNamesKnown(mhl_pin_splits); }
+
+/* A scenario refused naming a table's names: @want ends in "(known: ", @known() and ")" follow. */
+static const struct scenarioKnown {
+	const char *desc, *yaml, *want;
+	char *(*known)(void);
+} knownErrors[] = {
+	{ "guest: an unknown userspace",
+	  "guest: ubuntu\nnodes:\n  - memory: 1G\n",
+	  "1:8: guest: unknown userspace 'ubuntu' (known: ", guestsKnown },
+	{ "online: an unknown policy", "online: sometimes\nnodes:\n  - memory: 1G\n",
+	  "1:9: online: unknown policy 'sometimes' (known: ", onlineKnown },
+	{ "pin: unknown split",
+	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, backing: thp, split: madvise}\n",
+	  "4:58: unknown split 'madvise' (known: ", splitsKnown },
+};
+
+static bool scenarioKnownJudge(const void *row, GString *desc)
+{
+	const struct scenarioKnown *c = row;
+	g_autofree char *known = c->known(), *want = g_strconcat(c->want, known, ")", NULL);
+
+	g_string_printf(desc, "scenario error: %s -> '%s'", c->desc, want);
+	return unitListing || refusedWith("s.yaml", c->yaml, want);
+}
+
 /* 8 axes of 10 values, all excluded: refused from the product, before walking 10^8 combinations. */
 static bool matrixProduct(void)
 {
@@ -961,6 +984,7 @@ static const unitCase cases[] = {
 
 static const unitTable tables[] = {
 	UNIT_TABLE(errors, scenarioErrorJudge),
+	UNIT_TABLE(knownErrors, scenarioKnownJudge),
 	UNIT_TABLE(holds, scenarioHoldsJudge),
 	UNIT_TABLE(manyErrors, scenarioErrorsJudge),
 	UNIT_CASES(cases),
