@@ -8,8 +8,10 @@
 # the medians and their ratio. Results: results/bench/{series,vanilla}/.
 #
 # Throughput: the demo trial four times (scenarios/bench-throughput.yaml)
-# with -j 1 and with -j 2, trials per hour and their ratio, and the
-# orchestrator's own CPU time and peak RSS per trial.
+# with -j 1 and with -j 2, trials per hour and their ratio, the machine's and
+# the orchestrator's CPU time per trial, the orchestrator's peak RSS; beside
+# it the same guest idle (scenarios/bench-throughput-idle.yaml), whose ratio
+# is the orchestrator's own, and the bound the machine's cores put on -j 2.
 #
 # Fleet: the same four trials over one libvirt host and over two
 # (tools/bench-fleet.sh), trials per hour and their ratio.
@@ -81,24 +83,55 @@ jq -rs 'sort_by(.parameters.kernel, .parameters.policy) | .[]
 	awk -F'\t' '{ printf "%-7s %-9s %16s %22s %6s %s\n", $1, $2, $3, $4, $5, $6 }'
 echo "Records: $out/rdma/trials.jsonl"
 
-for j in 1 2; do
-	echo "[bench] throughput: 4 demo trials with -j $j"
-	if ! $LAB run --json -q -j $j -o "$out/j$j" scenarios/bench-throughput.yaml >"$out/j$j.json" 2>"$out/j$j.err"; then
-		cat "$out/j$j.err" >&2
-		echo "Error: the -j $j throughput run failed; record: $out/j$j/trials.jsonl" >&2
-		exit 1
-	fi
+# The machine's busy CPU seconds (all of it: guests, libvirt, memhp-lab),
+# from /proc/stat's user..steal less idle and iowait, in USER_HZ ticks.
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+hz=$(getconf CLK_TCK)
+for sc in throughput throughput-idle; do
+	for j in 1 2; do
+		echo "[bench] $sc: 4 trials (scenarios/bench-$sc.yaml) with -j $j"
+		b0=$(busy)
+		if ! $LAB run --json -q -j $j -o "$out/$sc-j$j" "scenarios/bench-$sc.yaml" \
+			>"$out/$sc-j$j.json" 2>"$out/$sc-j$j.err"; then
+			cat "$out/$sc-j$j.err" >&2
+			echo "Error: the -j $j $sc run failed; record: $out/$sc-j$j/trials.jsonl" >&2
+			exit 1
+		fi
+		echo $(( $(busy) - b0 )) >"$out/$sc-j$j.busy"
+	done
 done
-tph() { jq -r '(.trials | length) * 3600 / .wall_seconds | floor' "$out/j$1.json"; }
-per() { jq -r "$2" "$out/j$1.json"; }
-printf '\n%-48s %10s %10s %7s\n' "demo trial throughput" "-j 1" "-j 2" ratio
-printf '%-48s %10s %10s %7s\n' "trials per hour" "$(tph 1)" "$(tph 2)" \
-	"$(awk -v a="$(tph 2)" -v b="$(tph 1)" 'BEGIN { printf "%.2f", a / b }')"
+tph() { jq -r '(.trials | length) * 3600 / .wall_seconds | floor' "$out/$1-j$2.json"; }
+per() { jq -r "$3" "$out/$1-j$2.json"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+# the machine's CPU seconds per trial, and at -j 2 the share of both cores kept busy
+cpu() { jq -r --argjson t "$(cat "$out/$1-j$2.busy")" --argjson hz "$hz" \
+	'$t / $hz / (.trials | length) | . * 100 | round / 100' "$out/$1-j$2.json"; }
+util() { jq -r --argjson t "$(cat "$out/$1-j2.busy")" --argjson hz "$hz" --argjson n "$(nproc)" \
+	'$t / $hz / $n / .wall_seconds * 100 | round' "$out/$1-j2.json"; }
+printf '\n%-48s %10s %10s %7s\n' "trials per hour" "-j 1" "-j 2" ratio
+for sc in throughput throughput-idle; do
+	label="demo trial"
+	[ $sc = throughput-idle ] && label="idle guest (boot, 8 s, unplug)"
+	printf '%-48s %10s %10s %7s\n' "$label" "$(tph $sc 1)" "$(tph $sc 2)" "$(ratio "$(tph $sc 2)" "$(tph $sc 1)")"
+done
+printf '%-48s %10s %10s\n' "demo trial: machine CPU per trial (s)" "$(cpu throughput 1)" "$(cpu throughput 2)"
+printf '%-48s %10s %10s\n' "demo trial: wall per trial (s)" \
+	"$(per throughput 1 '.wall_seconds / (.trials | length) | . * 100 | round / 100')" \
+	"$(per throughput 2 '.wall_seconds / (.trials | length) | . * 100 | round / 100')"
 printf '%-48s %10s %10s\n' "orchestrator CPU per trial (s)" \
-	"$(per 1 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')" \
-	"$(per 2 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')"
+	"$(per throughput 1 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')" \
+	"$(per throughput 2 '.orchestrator_cpu_seconds / (.trials | length) | . * 1000 | round / 1000')"
 printf '%-48s %10s %10s\n' "orchestrator peak RSS (MiB)" \
-	"$(per 1 '.orchestrator_peak_rss_kib / 1024 | floor')" "$(per 2 '.orchestrator_peak_rss_kib / 1024 | floor')"
+	"$(per throughput 1 '.orchestrator_peak_rss_kib / 1024 | floor')" \
+	"$(per throughput 2 '.orchestrator_peak_rss_kib / 1024 | floor')"
+# What -j 2 could reach if it kept all cores busy at its own CPU per trial.
+bound=$(jq -rn --argjson c "$(cpu throughput 2)" --argjson n "$(nproc)" '3600 * $n / $c | floor')
+echo
+echo "The demo trial at -j 2 kept $(util throughput)% of the machine's $(nproc) cores busy (the idle guest:" \
+	"$(util throughput-idle)%). At its CPU per trial, -j 2 cannot pass $bound trials per hour," \
+	"$(ratio "$bound" "$(tph throughput 1)") x -j 1; the idle guest's ratio is what memhp-lab itself allows" \
+	"(docs/host.md, \"Trials per hour\")."
+echo "Records: $out/throughput-j{1,2}/, $out/throughput-idle-j{1,2}/"
 
 # Fleet (issue 18): trials per hour over two libvirt hosts against one.
 echo
