@@ -1,7 +1,8 @@
 #!/bin/bash
 # kernel/export-posting.sh - what could be sent: per kernel version, the
 # upstream series and the lab-only series, `git format-patch` output with
-# cover letters (run as kernel/export.sh --posting; see its header).
+# cover letters, and each standalone fix the lab carries (posting/fixes.series)
+# as a patch of its own (run as kernel/export.sh --posting; see its header).
 #
 # Usage: kernel/export.sh --posting [-v N] [-o DIR] [KVER...]
 set -euo pipefail
@@ -76,8 +77,9 @@ for kver in $kvers; do
 	src=$(ls -d "$cache/kernel/$kver"/src-*/ 2>/dev/null | head -n 1)
 	[ -n "$src" ] || die "no extracted $kver tree in $cache/kernel/$kver: run kernel/build.sh $kver first"
 	src=${src%/}
-	for s in upstream lab-only; do
-		[ -f "$pdir/posting/$s.series" ] && [ -s "$pdir/posting/$s.cover" ] ||
+	for s in upstream lab-only fixes; do
+		[ $s = fixes ] && [ ! -e "$pdir/posting/$s.series" ] && continue
+		[ -f "$pdir/posting/$s.series" ] && { [ $s = fixes ] || [ -s "$pdir/posting/$s.cover" ]; } ||
 			die "$pdir/posting/$s.series or $s.cover missing"
 		for p in $(patches "$pdir/posting/$s.series"); do
 			[ -f "$pdir/$p" ] || die "$pdir/posting/$s.series names $p, which $pdir does not have"
@@ -116,22 +118,35 @@ for kver in $kvers; do
 	am "$pdir/posting/upstream.series"
 	g checkout -q -b lab-only upstream
 	am "$pdir/posting/lab-only.series"
-	g diff --quiet quilt lab-only ||
-		die "$kver: upstream + lab-only is not the tree of $pdir/series: $(g diff --stat quilt lab-only | tail -n 1)"
+	# fixes.series: standalone fixes of the Debian tree the lab carries,
+	# each posted on its own to its subsystem, not with the series
+	all=lab-only sets="upstream lab-only" parts="upstream + lab-only"
+	if [ -f "$pdir/posting/fixes.series" ]; then
+		g checkout -q -b fixes base
+		am "$pdir/posting/fixes.series"
+		g checkout -q -b all lab-only
+		am "$pdir/posting/fixes.series"
+		all=all sets="$sets fixes" parts="$parts + fixes"
+	fi
+	g diff --quiet quilt $all ||
+		die "$kver: $parts is not the tree of $pdir/series: $(g diff --stat quilt $all | tail -n 1)"
 	tag=${version:-$(sed -n 's/^Subject: \[PATCH v\([0-9]*\) .*/\1/p' "$pdir/0000-cover-letter.patch" | head -n 1)}
-	for s in upstream lab-only; do
+	for s in $sets; do
+		cover=(--cover-letter --cover-from-description=subject --numbered)
 		case $s in upstream) range=base..upstream; prefix="PATCH${tag:+ v$tag}";;
-		lab-only) range=upstream..lab-only; prefix="PATCH lab-only${tag:+ v$tag}";; esac
+		lab-only) range=upstream..lab-only; prefix="PATCH lab-only${tag:+ v$tag}";;
+		fixes) range=base..fixes; prefix=PATCH cover=();; esac
 		[ "$kver" = 6.1 ] && prefix="$prefix 6.1"
-		g config "branch.$s.description" "$(cat "$pdir/posting/$s.cover")"
+		[ $s = fixes ] || g config "branch.$s.description" "$(cat "$pdir/posting/$s.cover")"
 		g checkout -q "$s"
 		rm -rf "$out/$kver/$s"
 		mkdir -p "$out/$kver/$s"
-		g format-patch -q --cover-letter --cover-from-description=subject --zero-commit --notes \
-			--numbered --subject-prefix="$prefix" -o "$out/$kver/$s" "$range"
+		g format-patch -q "${cover[@]}" --zero-commit --notes \
+			--subject-prefix="$prefix" -o "$out/$kver/$s" "$range"
 		n=$(ls "$out/$kver/$s" | grep -vc '^0000-')
 		printf 'kernel/export.sh: %s %s: %d patch(es) and a cover letter in %s, From: %s\n' \
 			"$kver" "$s" "$n" "$out/$kver/$s" "$ident"
 	done
 done
 echo "next: git send-email --to linux-mm@kvack.org $out/6.12/upstream/*.patch (after scripts/get_maintainer.pl)"
+echo "      each of $out/KVER/fixes/*.patch on its own, to the maintainers scripts/get_maintainer.pl names"

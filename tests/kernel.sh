@@ -3,7 +3,7 @@
 # for each file the series adds, and
 # kernel/bisect-check.sh: every prefix of the series builds (cached per
 # series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
-plan 27
+plan 29
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -49,7 +49,7 @@ ok "gup_test.h: struct pin_longterm_test is 24 bytes, PIN_LONGTERM_TEST_START th
 	abi_same "$art612/include"
 series61=$(sed -e 's/#.*//' kernel/patches/6.1/series | awk 'NF { print $1 }' | jq -R . | jq -sc .)
 ok "identity.json names the series' patch files, in order (6.1: $(echo "$series61" | jq length))" \
-	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 5 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
+	jq -e --argjson want "$series61" '.source_package == "linux-source-6.1" and ($want | length) == 6 and .patch_files == $want and (.config_sha256 | length) == 16' "$art61/identity.json"
 
 echo "# kernel patches: checkpatch.pl --strict from the extracted tree, each patch in series order"
 # FILE_PATH_CHANGES ("added ... file(s), does MAINTAINERS need updating?")
@@ -90,7 +90,7 @@ done
 
 # kernel series v3, "Posting shape": kernel/export.sh --posting writes per
 # kernel two git format-patch series with cover letters, upstream and
-# lab-only, From: and sign-off the exporter's git config, trailers that
+# lab-only, and the standalone fixes (fixes.series) as patches of their own, From: and sign-off the exporter's git config, trailers that
 # git interpret-trailers --parse reads, the kind of patch a note below
 # "---", the upstream series without the test switch and with 6.12's fix
 # first and its Fixes: tag (about 10 s per kernel; no build).
@@ -98,8 +98,14 @@ posting_export() {
 	local k=$1 d=$work/posting/$1 ident f from msg s
 	ident="$(git config user.name) <$(git config user.email)>"
 	kernel/export.sh --posting -o "$work/posting" "$k" >"$work/posting-$k.out" 2>&1 || { cat "$work/posting-$k.out"; return 1; }
-	for s in upstream lab-only; do
-		[ -s "$d/$s/0000-cover-letter.patch" ] && ! grep -q '\*\*\*' "$d/$s/0000-cover-letter.patch" || { echo "$s: no cover letter, or its template"; return 1; }
+	for s in upstream lab-only fixes; do
+		if [ $s = fixes ]; then
+			# each standalone fix on its own: no cover letter, no n/m
+			[ ! -e "$d/$s/0000-cover-letter.patch" ] || { echo "fixes: a cover letter"; return 1; }
+			! grep -h '^Subject: ' "$d/$s"/0*.patch | grep -v '^Subject: \[PATCH\( 6\.1\)\?\] ' || { echo "fixes: a subject not [PATCH] or [PATCH 6.1]"; return 1; }
+		else
+			[ -s "$d/$s/0000-cover-letter.patch" ] && ! grep -q '\*\*\*' "$d/$s/0000-cover-letter.patch" || { echo "$s: no cover letter, or its template"; return 1; }
+		fi
 		[ "$(ls "$d/$s" | grep -vc '^0000-')" -gt 0 ] || { echo "$s: no patch"; return 1; }
 		for f in "$d/$s"/0*.patch; do
 			from=$(sed -n '/^From: /{N;s/\n\( \)/\1/;s/\n.*//;s/^From: //p;q}' "$f")
@@ -115,7 +121,7 @@ posting_export() {
 		{ echo "6.12 upstream 0001: no Fixes: c77369b437f9 trailer"; return 1; }
 }
 for k in 6.12 6.1; do
-	ok "$k: kernel/export.sh --posting: upstream and lab-only series with cover letters, From: git config, trailers parse, no test switch upstream" \
+	ok "$k: kernel/export.sh --posting: upstream and lab-only series with cover letters, the x86 fix on its own, From: git config, trailers parse, no test switch upstream" \
 		posting_export $k
 done
 
