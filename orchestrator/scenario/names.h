@@ -72,6 +72,14 @@ const mhlPinPolicy *mhlPinPolicyOf(const char *name);
 
 /* kernel: the lab's kernels by version (kernel/build.sh), in the order lists name them. */
 extern const char *const mhlKernelForms[2];
+/*
+ * Key tables a parser owns beside its enum (NULL-terminated): what a
+ * census_before/census_after may count (steps.c), an xfail entry's keys
+ * (sections.c, in the order of its XF_* enum). Here so that what a refusal
+ * lists can be taken from them (tests/unit/scenario.c).
+ */
+extern const char *const mhlCensusKeys[];
+extern const char *const mhlXfailKeys[];
 /* kernel: {debug: FLAVOUR}: kernel/config/flavours/. */
 extern const char *const mhlKernelFlavours[1];
 /*

@@ -426,7 +426,7 @@ static int soakPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
  * narrow where and how the trial is expected to fail.
  */
 enum { XF_KERNEL, XF_POLICY, XF_REASON, XF_MATCH };
-static const char *const xfailKeys[] = { "kernel", "policy", "reason", "match", NULL };
+const char *const mhlXfailKeys[] = { "kernel", "policy", "reason", "match", NULL };
 
 /* One line of printable text, 1 to MHL_MAX_XFAIL_TEXT bytes. */
 static int xfailText(mhlYaml *y, yaml_node_t *v, const char *what, char **out)
@@ -494,7 +494,7 @@ int mhlSecXfail(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 		d = &s->xfail[s->nxfail++];
 		d->line = (int)n->start_mark.line + 1;
 		d->col = (int)n->start_mark.column + 1;
-		if (mhlYForPairs(y, n, "an xfail entry", xfailKeys, xfailPair, d) < 0)
+		if (mhlYForPairs(y, n, "an xfail entry", mhlXfailKeys, xfailPair, d) < 0)
 			return -1;
 		if (!d->reason) {
 			mhlError("%s:%d:%d: an xfail entry needs 'reason' (why the trial is expected to fail)",

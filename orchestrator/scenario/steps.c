@@ -50,8 +50,8 @@ const char *const mhlStepTypeNames[MHL_STEP_LAST] = {
  */
 /* A pin's workload, backing, touch and split are rows of lib/mhl-pin.h (memhp-pin reads them too). */
 /* What census_before/census_after may count: zones, and the page kinds of census.h. */
-static const char *const censusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
-					  "DMA", "DMA32", "Normal", "Movable", "other", NULL };
+const char *const mhlCensusKeys[] = { "pages", "not_present", "unknown", "zero", "thp", "cma",
+				      "DMA", "DMA32", "Normal", "Movable", "other", NULL };
 /*
  * selftest: the only names a scenario can run (a fixed argv each, in
  * trial/step-selftest.c): never a command of the scenario's own.
@@ -133,8 +133,8 @@ static int parseCensus(mhlYaml *y, yaml_node_t *v, mhlStep *st, bool after)
 		if (mhlYWantKind(y, k, YAML_SCALAR_NODE, "a census count") < 0 ||
 		    mhlYWantKind(y, n, YAML_SCALAR_NODE, "a page count") < 0)
 			return -1;
-		if (mhlYOneOf(mhlYScalar(y, k), censusKeys) < 0) {
-			g_autofree char *known = g_strjoinv(", ", (char **)censusKeys);
+		if (mhlYOneOf(mhlYScalar(y, k), mhlCensusKeys) < 0) {
+			g_autofree char *known = g_strjoinv(", ", (char **)mhlCensusKeys);
 
 			mhlError("%s:%d:%d: %s: unknown count '%s' (known: %s)", AT(y, k), what,
 				 mhlYScalar(y, k), known);
