@@ -102,11 +102,13 @@ fleet_host_start() {
 fleet_host_kill() {
 	local dir=$1 pid
 	pid=$(cat "$dir/unshare.pid" 2>/dev/null) || return 0
-	kill -KILL "$pid" 2>/dev/null
+	# gone already, or the veth gone with its namespace, is not an error: a
+	# caller under set -e (tools/bench-fleet.sh's EXIT trap) must not fail here
+	kill -KILL "$pid" 2>/dev/null || :
 	for p in "$pid" $(cat "$dir/ns.pid" 2>/dev/null); do
 		for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 	done
-	[ -s "$dir/veth" ] && ip link del "$(cat "$dir/veth")" 2>/dev/null
+	if [ -s "$dir/veth" ]; then ip link del "$(cat "$dir/veth")" 2>/dev/null || :; fi
 	rm -f "$dir/unshare.pid" "$dir/ns.pid" "$dir/veth"
 	return 0
 }
