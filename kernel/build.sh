@@ -4,8 +4,9 @@
 # Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default) or 6.1)
 #        kernel/build.sh --vanilla KVER
 #            the same tree and config without our series (for make bench's
-#            with/without comparison); its path goes to <KVER>/vanilla, not
-#            <KVER>/current
+#            with/without comparison), with the standalone fixes the lab
+#            carries (patches/<KVER>/posting/fixes.series); its path goes to
+#            <KVER>/vanilla, not <KVER>/current
 #        kernel/build.sh --flavour NAME KVER
 #            the series with one more fragment, kernel/config/flavours/NAME.config
 #            (rdma: soft-RoCE for RDMA pins; kmemleak: the leak detector
@@ -79,10 +80,19 @@ pkg=linux-source-$kver
 tarball=/usr/src/$pkg.tar.xz
 patchdir=$here/patches/$kver
 if [ $pointer = vanilla ]; then
-	# An empty series of its own: the key, the identity and the tree say "no patches".
+	# A series of its own, the standalone fixes of the Debian tree the lab
+	# carries (posting/fixes.series: a guest must boot reliably) without the
+	# memhp-lab series: the key, the identity and the tree say so.
+	fixes=$patchdir/posting/fixes.series
 	patchdir=$(mktemp -d)
 	trap 'rm -rf "$patchdir"' EXIT
-	echo "# vanilla: $pkg without the memhp-lab series" >"$patchdir/series"
+	echo "# vanilla: $pkg without the memhp-lab series, with its standalone fixes" >"$patchdir/series"
+	if [ -f "$fixes" ]; then
+		for p in $(sed -e 's/#.*//' "$fixes"); do
+			cp "$(dirname "$fixes")/../$p" "$patchdir/" && echo "$p" >>"$patchdir/series" ||
+				{ echo "Error: $fixes names $p, which $(dirname "$(dirname "$fixes")") does not have" >&2; exit 1; }
+		done
+	fi
 fi
 t0=$(date +%s)
 

@@ -30,6 +30,9 @@ LAB=build/memhp-lab
 echo "[bench] kernel 6.12 without the series (kernel/build.sh --vanilla 6.12; cached after the first time)"
 kernel/build.sh --vanilla 6.12 >/dev/null
 vanilla=$(cat "$cache/kernel/6.12/vanilla")
+# --vanilla left the one 6.12 tree without the series, which kernel/repro/
+# and the selftest checks read: put the series back (cached: seconds)
+kernel/build.sh 6.12 >/dev/null
 rm -rf "$out"
 mkdir -p "$out"
 for k in series vanilla; do
