@@ -183,7 +183,7 @@ def check_scenario_keys():
     # the keys of the mappings under a top-level key: each written `KEY:` in the doc
     for lst, under in (("nodeKeys", "nodes"), ("vmemKeys", "virtio_mem"), ("prebuiltKeys", "kernel"),
                        ("deviceKeys", "devices"), ("backingKeys", "memory_backing"), ("onlineKeys", "online"),
-                       ("soakKeys", "soak"), ("mhlXfailKeys", "xfail"), ("gridKeys", "grid")):
+                       ("soakKeys", "soak"), ("mhlXfailKeys", "xfail"), ("mhlGridKeys", "grid")):
         for k in c_list(src, lst):
             if not re.search(r"(?<![\w-])%s:" % re.escape(k), md):
                 bad("%s: key '%s': the loader takes it (%s %s[]), docs/scenarios.md never writes '%s:'" % (under, k, sc, lst, k))

@@ -74,12 +74,14 @@ const mhlPinPolicy *mhlPinPolicyOf(const char *name);
 extern const char *const mhlKernelForms[2];
 /*
  * Key tables a parser owns beside its enum (NULL-terminated): what a
- * census_before/census_after may count (steps.c), an xfail entry's keys
- * (sections.c, in the order of its XF_* enum). Here so that what a refusal
- * lists can be taken from them (tests/unit/scenario.c).
+ * census_before/census_after may count (steps.c), an xfail entry's and a
+ * grid entry's keys (sections.c, in the order of their XF_* and GR_*
+ * enums). Here so that what a refusal lists can be taken from them
+ * (tests/unit/scenario.c).
  */
 extern const char *const mhlCensusKeys[];
 extern const char *const mhlXfailKeys[];
+extern const char *const mhlGridKeys[];
 /* kernel: {debug: FLAVOUR}: kernel/config/flavours/. */
 extern const char *const mhlKernelFlavours[1];
 /*

@@ -531,7 +531,7 @@ const mhlDeviation *mhlScenarioDeviation(const mhlScenario *s, const char *reaso
  * or a list of them (mhlGridSpec).
  */
 enum { GR_LABEL, GR_POLICY, GR_VMSTAT, GR_PATH, GR_RATIO };
-static const char *const gridKeys[] = { "label", "policy", "vmstat", "path", "ratio", NULL };
+const char *const mhlGridKeys[] = { "label", "policy", "vmstat", "path", "ratio", NULL };
 
 /* A record path: 1 to MHL_MAX_GRID_PATH bytes, components of [A-Za-z0-9_] between dots. */
 static int gridPath(mhlYaml *y, yaml_node_t *v, const char *what, char *out)
@@ -614,7 +614,7 @@ static int gridEntry(mhlYaml *y, mhlScenario *s, yaml_node_t *n)
 		return -1;
 	}
 	g = &s->grid[s->ngrid++];
-	if (mhlYForPairs(y, n, "a grid entry", gridKeys, gridPair, g) < 0)
+	if (mhlYForPairs(y, n, "a grid entry", mhlGridKeys, gridPair, g) < 0)
 		return -1;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const char *k = mhlYScalar(y, yaml_document_get_node(y->doc, p->key));
