@@ -43,14 +43,10 @@ say() { printf '[bisect %s] %s\n' "$kver" "$*" >&2; }
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
 
 case $kver in 6.12|6.1) ;; *) die "usage: kernel/bisect-check.sh 6.12|6.1";; esac
-[ -s "$kdir/current" ] || die "no kernel $kver built yet ($kdir/current): run kernel/build.sh $kver"
-art=$(cat "$kdir/current")
-id=$art/identity.json
-pkgver=$(jq -r .source_version "$id") && series_hash=$(jq -r .series_hash "$id") &&
-	key=$(jq -r .config_key "$id") || die "cannot read $id"
-src=$kdir/src-$pkgver
-[ "$(cat "$src/.memhp-series" 2>/dev/null)" = "$series_hash" ] ||
-	die "$src does not carry the series of $art: run kernel/build.sh $kver first"
+# shellcheck source=kernel/tree-lib.sh
+. "$here/tree-lib.sh"
+tree_current "$kdir" "$kver"
+tree_carries "$kver"
 
 cc=$(gcc --version 2>/dev/null | head -n 1) && [ -n "$cc" ] || die "no gcc to build with"
 cckey=$(printf '%s' "$cc" | sha256sum | cut -c1-8)
@@ -62,11 +58,7 @@ if [ -s "$result" ]; then
 	exit 0
 fi
 
-exec 9>"$kdir/.lock"
-if ! flock -n 9; then
-	say "waiting for a build of $kver to finish (lock $kdir/.lock)"
-	flock 9
-fi
+tree_lock "$kdir" "$kver"
 
 export QUILT_PATCHES=patches QUILT_PC=.pc
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/patches/series" | awk '{print $1}')

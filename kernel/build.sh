@@ -83,14 +83,14 @@ if [ $pointer = vanilla ]; then
 	# A series of its own, the standalone fixes of the Debian tree the lab
 	# carries (posting/fixes.series: a guest must boot reliably) without the
 	# memhp-lab series: the key, the identity and the tree say so.
-	fixes=$patchdir/posting/fixes.series
+	lab=$patchdir
 	patchdir=$(mktemp -d)
 	trap 'rm -rf "$patchdir"' EXIT
 	echo "# vanilla: $pkg without the memhp-lab series, with its standalone fixes" >"$patchdir/series"
-	if [ -f "$fixes" ]; then
-		for p in $(sed -e 's/#.*//' "$fixes"); do
-			cp "$(dirname "$fixes")/../$p" "$patchdir/" && echo "$p" >>"$patchdir/series" ||
-				{ echo "Error: $fixes names $p, which $(dirname "$(dirname "$fixes")") does not have" >&2; exit 1; }
+	if [ -f "$lab/posting/fixes.series" ]; then
+		for p in $(sed -e 's/#.*//' "$lab/posting/fixes.series"); do
+			cp "$lab/$p" "$patchdir/" && echo "$p" >>"$patchdir/series" ||
+				{ echo "Error: $lab/posting/fixes.series names $p, which $lab does not have" >&2; exit 1; }
 		done
 	fi
 fi

@@ -35,6 +35,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 die() { printf 'Error: %s\n' "$*" >&2; exit 2; }
+say() { printf '[repro %s] %s\n' "$kver" "$*"; }
 usage="usage: kernel/repro/pfn-mapped-race.sh [-n BOOTS] [6.12|6.1]"
 
 boots=20
@@ -51,19 +52,14 @@ case $kver in 6.12|6.1) ;; *) die "no kernel '$kver' ($usage)";; esac
 [ "$(id -u)" = 0 ] || die "needs root: overlay mounts in a mount namespace of its own"
 
 kdir=$cache/kernel/$kver
-art=$(cat "$kdir/current" 2>/dev/null) || die "no $kver kernel built ($kdir/current): run kernel/build.sh $kver"
-pkgver=$(jq -r .source_version "$art/identity.json") && series_hash=$(jq -r .series_hash "$art/identity.json") ||
-	die "cannot read $art/identity.json"
-src=$kdir/src-$pkgver obj=$kdir/obj-$pkgver
+# shellcheck source=kernel/tree-lib.sh
+. "$here/../tree-lib.sh"
+tree_current "$kdir" "$kver"
+obj=$kdir/obj-$pkgver
 # The trees are kernel/build.sh's and bisect-check.sh's: hold their lock
 # while the overlays read them.
-exec 9>"$kdir/.lock"
-if ! flock -n 9; then
-	echo "[repro $kver] waiting for a build of $kver to finish (lock $kdir/.lock)"
-	flock 9
-fi
-[ "$(cat "$src/.memhp-series" 2>/dev/null)" = "$series_hash" ] ||
-	die "$src does not carry the series of $art: run kernel/build.sh $kver"
+tree_lock "$kdir" "$kver"
+tree_carries "$kver"
 fix=$(sed -e 's/#.*//' "$here/../patches/$kver/posting/fixes.series" | awk '/x86-mm-keep-pfn_mapped/ { print $1 }')
 [ -n "$fix" ] && [ -f "$here/../patches/$kver/$fix" ] || die "no pfn_mapped fix in kernel/patches/$kver/posting/fixes.series"
 initrd=$(cd "$here/../.." && pwd)/build/initramfs.cpio
@@ -79,7 +75,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || :; done' EXIT
 build() {
 	local v=$1 d=$work/$1 t0=$SECONDS
 	mkdir -p "$d"/{su,sw,ou,ow}
-	echo "[repro $kver] build: $v (overlays over $src and $obj; log $d/build.log)"
+	say "build: $v (overlays over $src and $obj; log $d/build.log)"
 	# the paths go in as arguments, never into the script's text
 	# shellcheck disable=SC2016
 	if ! unshare -m -- bash -euc '
@@ -96,7 +92,7 @@ build() {
 		tail -n 20 "$d/build.log" >&2
 		die "the $v kernel did not build (log: $d/build.log)"
 	fi
-	echo "[repro $kver] build: $v done in $((SECONDS - t0)) s"
+	say "build: $v done in $((SECONDS - t0)) s"
 }
 
 # boot LOG KERNEL: one boot, until "Run /init", an Oops, or 60 s.
@@ -132,14 +128,14 @@ stamp() { awk -v re="$2" '$0 ~ re { gsub(/[][]/, "", $2); print $2; exit }' "$1"
 # as build.sh would for $art: nothing to do normally (seconds), once after a
 # --vanilla build (minutes); then each overlay compiles two files.
 t0=$SECONDS
-echo "[repro $kver] build: $obj up to date with $art (log $work/tree.log)"
+say "build: $obj up to date with $art (log $work/tree.log)"
 if ! { { cmp -s "$obj/.config" "$art/config" ||
 	 { cp "$art/config" "$obj/.config" && make -C "$src" O="$obj" ARCH=x86_64 olddefconfig; }; } &&
        make -s -C "$src" O="$obj" ARCH=x86_64 -j"${JOBS:-$(nproc)}" bzImage; } >"$work/tree.log" 2>&1; then
 	tail -n 20 "$work/tree.log" >&2
 	die "the cached tree $obj did not build (log: $work/tree.log)"
 fi
-echo "[repro $kver] build: $obj up to date after $((SECONDS - t0)) s"
+say "build: $obj up to date after $((SECONDS - t0)) s"
 build unfixed
 build fixed
 exec 9>&-	# the trees are not read from here on
@@ -147,7 +143,7 @@ exec 9>&-	# the trees are not read from here on
 rc=0
 for v in unfixed fixed; do
 	mkdir -p "$work/$v/logs"
-	echo "[repro $kver] boot: $v, $boots boots, two at a time"
+	say "boot: $v, $boots boots, two at a time"
 	for ((i = 1; i <= boots; i += 2)); do
 		boot "$work/$v/logs/$i.log" "$work/$v/bzImage" &
 		pids=($!)
@@ -171,9 +167,9 @@ for v in unfixed fixed; do
 	printf '%-8s %3d boots: %3d oopsed (%d in free_reserved_area), %d reached /init, %d plugged on past the free\n' \
 		"$v" "$boots" $oops $fra $init $past | tee -a "$work/summary"
 	case $v in
-	unfixed) [ $oops -gt 0 ] || { echo "[repro $kver] the unfixed kernel never oopsed: not reproduced (logs: $work/unfixed/logs)"; rc=1; };;
-	fixed) [ $oops = 0 ] || { echo "[repro $kver] the fixed kernel oopsed (logs: $work/fixed/logs)"; rc=1; };;
+	unfixed) [ $oops -gt 0 ] || { say "the unfixed kernel never oopsed: not reproduced (logs: $work/unfixed/logs)"; rc=1; };;
+	fixed) [ $oops = 0 ] || { say "the fixed kernel oopsed (logs: $work/fixed/logs)"; rc=1; };;
 	esac
 done
-echo "[repro $kver] logs: $work"
+say "logs: $work"
 exit $rc
