@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 36 full 42
+plan 40 full 46
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -55,6 +55,29 @@ echo "# orchestrator: output modes and bad -j/--only"
 lab run --json -q -o "$work/js" --only 'mx:*series' "$work/mx.yaml" >"$work/js.out" 2>"$work/js.err"
 ok "--json -q: stdout is one JSON object with the trial's verdict, nothing on stderr" \
 	sh -c "jq -e '.trials | length == 1 and .[0].verdict == \"pass\" and .[0].trial == \"mx:kernel=6.12,policy=series\"' '$work/js.out' >/dev/null && test ! -s '$work/js.err'"
+# A /dev/kvm that opens but hangs QEMU (kvm-pvm hosts: a -accel kvm QEMU
+# prints nothing, at 100 % of a core): the device is /dev/null (it opens),
+# the probe's QEMU a stand-in that never answers. The first run pays the
+# probe's 20 s once and caches "no answer" as tcg; -q keeps stderr empty;
+# the next look (doctor, which says so) pays nothing (issue 47).
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 600\n' "$work/hang-qemu.pid" >"$work/hang-qemu"
+chmod +x "$work/hang-qemu"
+hang_env=(env MEMHP_KVM_DEVICE=/dev/null MEMHP_KVM_PROBE_EMULATOR="$work/hang-qemu")
+timed "$run_timeout" "${hang_env[@]}" $LAB run --json -q -o "$work/hang" --only 'mx:*series' "$work/mx.yaml" >"$work/hang.out" 2>"$work/hang.err"
+rc=$?
+ok "a /dev/kvm that hangs QEMU: the trial passes under tcg, its record says the probe gave no answer within 20 s, nothing on stderr under -q" \
+	sh -c '[ "$1" = 0 ] && test ! -s "$2/hang.err" && jq -e ".trials[0].verdict == \"pass\"" "$2/hang.out" >/dev/null &&
+		jq -e ".domain.accel == \"tcg\" and (.domain.accel_reason | startswith(\"KVM probe gave no answer within 20 s\"))" "$2/hang/trials.jsonl" >/dev/null' _ "$rc" "$work"
+ok "the hanging probe's stand-in QEMU was started, and killed: no process of it outlives the run" \
+	sh -c 'p=$(cat "$1") && [ -n "$p" ] && ! kill -0 "$p" 2>/dev/null' _ "$work/hang-qemu.pid"
+hang_key=$(printf %s "$work/hang-qemu" | sed 's/[][\\.*^$]/\\&/g')
+ok "the timeout is cached as an answer for its key: tcg, the stand-in's key, today's date, reason timeout" \
+	sh -c 'grep -q "^tcg	host .*; emulator $1 .*; device /dev/null [0-9]*:[0-9]*	[0-9]*	timeout$" "$2/accel-probe" &&
+		d=$(grep "emulator $1 " "$2/accel-probe" | cut -f3) && [ $((d - $(date +%s))) -le 0 ] && [ $(($(date +%s) - d)) -lt 3600 ]' \
+	_ "$hang_key" "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}"
+timed "$run_timeout" "${hang_env[@]}" $LAB doctor >"$work/hang-doctor.out" 2>"$work/hang-doctor.err"
+ok "the next look probes no more: doctor prints no probe line, and its KVM line shows the cached timeout, its date and when it is probed again" \
+	sh -c '! grep -q "probing KVM" "$1/hang-doctor.err" && grep -q "^WARN KVM .*cached probe in .*: no answer within 20 s on 20[0-9-]* [0-9:]* UTC .*probed again after 20" "$1/hang-doctor.out"' _ "$work"
 expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"
 # the demo's guest can make 1792 MiB resident: 1 GiB + 128 MiB boot memory,
 # its 256 MiB pin + 128 MiB of the 1 GiB device, 256 MiB for QEMU

@@ -154,20 +154,20 @@ static void checkQemu(void)
 static void checkKvm(const char *image, const char *cache)
 {
 	g_autofree char *why = NULL;
-	const char *accel;
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	const char *accel, *dev = mhlAccelDevice();
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
-		lineAt(LVL_WARN, "KVM", "/dev/kvm: %s: guests run under TCG (slower, same results)",
+		lineAt(LVL_WARN, "KVM", "%s: %s: guests run under TCG (slower, same results)", dev,
 		       g_strerror(errno));
 		return;
 	}
 	close(fd);
 	if (!image) {
-		lineAt(LVL_WARN, "KVM", "/dev/kvm opens; no kernel built yet to probe a boot with");
+		lineAt(LVL_WARN, "KVM", "%s opens; no kernel built yet to probe a boot with", dev);
 		return;
 	}
-	accel = mhlAccelChoose(MHL_EMULATOR, image, cache, &why);
+	accel = mhlAccelChoose(MHL_EMULATOR, image, cache, false, &why);
 	lineAt(!strcmp(accel, "kvm") ? LVL_OK : LVL_WARN, "KVM", "%s: %s",
 	       !strcmp(accel, "kvm") ? "usable" : "not usable, TCG instead (slower, same results)", why);
 }

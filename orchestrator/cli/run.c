@@ -373,7 +373,7 @@ static int runConfig(const mhlRunOptions *o, GPtrArray *jobs, mhlRunConfig *cfg,
 	cfg->keep = o->keep;
 	cfg->initrd = o->initrd;
 	cfg->tmpl_path = o->tmpl;
-	cfg->accel = mhlAccelChoose(cfg->emulator, ((mhlJob *)jobs->pdata[0])->image, o->cache, why);
+	cfg->accel = mhlAccelChoose(cfg->emulator, ((mhlJob *)jobs->pdata[0])->image, o->cache, o->quiet, why);
 	cfg->accel_why = *why;
 	return 0;
 }

@@ -955,7 +955,7 @@ int mhlSoakRunOutcome(const mhlSoakOptions *o, mhlSoakOutcome *out)
 	memset(out, 0, sizeof(*out));
 	g_mutex_lock(&soakPlanLock);
 	if ((rc = planLoad(o, &p)) < 0)
-		accel = mhlAccelChoose(MHL_EMULATOR, p.image, o->cache, &why);
+		accel = mhlAccelChoose(MHL_EMULATOR, p.image, o->cache, o->quiet, &why);
 	g_mutex_unlock(&soakPlanLock);
 	out->outdir = g_strdup(p.outdir);
 	out->first_cycle = p.first_cycle = p.st.last_cycle + 1;

@@ -525,25 +525,55 @@ static bool probeKeyParts(void)
 /* A lookup matches a whole key, never a key that is its prefix; a store replaces the key's line, keeps the newest 32. */
 static bool probeCacheLines(void)
 {
+	const gint64 t = 1800000000;
 	g_autoptr(GString) many = g_string_new(NULL);
-	g_autofree char *one = mhlAccelCacheStore(NULL, "host A; kernel /k 1", "tcg");
-	g_autofree char *two = mhlAccelCacheStore(one, "host A; kernel /k 12", "kvm");
-	g_autofree char *again = mhlAccelCacheStore(two, "host A; kernel /k 1", "kvm");
-	g_autofree char *full = NULL;
+	g_autofree char *one = mhlAccelCacheStore(NULL, "host A; kernel /k 1", "tcg", t, "exited");
+	g_autofree char *two = mhlAccelCacheStore(one, "host A; kernel /k 12", "kvm", t, "booted");
+	g_autofree char *again = mhlAccelCacheStore(two, "host A; kernel /k 1", "kvm", t + 1, "booted");
+	g_autofree char *full = NULL, *tab = NULL;
 	int i;
 
 	for (i = 0; i < 40; i++)
 		g_string_append_printf(many, "tcg\tkey %d\n", i);
-	full = mhlAccelCacheStore(many->str, "key new", "kvm");
-	return unitExpect(!g_strcmp0(mhlAccelCacheLookup(one, "host A; kernel /k 1"), "tcg") &&
-			  !mhlAccelCacheLookup(one, "host A; kernel /k") && !mhlAccelCacheLookup(one, "host A; kernel /k 12") &&
-			  !g_strcmp0(mhlAccelCacheLookup(two, "host A; kernel /k 12"), "kvm") &&
-			  !g_strcmp0(mhlAccelCacheLookup(again, "host A; kernel /k 1"), "kvm") &&
-			  !strcmp(again, "kvm\thost A; kernel /k 12\nkvm\thost A; kernel /k 1\n") &&
-			  !mhlAccelCacheLookup("kvmx\tkey\n", "key") && !mhlAccelCacheLookup(NULL, "key") &&
-			  !mhlAccelCacheLookup(full, "key 8") && !g_strcmp0(mhlAccelCacheLookup(full, "key 9"), "tcg") &&
-			  !g_strcmp0(mhlAccelCacheLookup(full, "key new"), "kvm") && g_str_has_prefix(full, "tcg\tkey 9\n") &&
-			  g_str_has_suffix(full, "tcg\tkey 39\nkvm\tkey new\n"));
+	full = mhlAccelCacheStore(many->str, "key new", "kvm", t, "booted");
+	tab = mhlAccelCacheStore(NULL, "kernel /a\tb\nc", "tcg", t, "exited");
+	return unitExpect(!g_strcmp0(mhlAccelCacheLookup(one, "host A; kernel /k 1", t, NULL, NULL), "tcg") &&
+			  !mhlAccelCacheLookup(one, "host A; kernel /k", t, NULL, NULL) &&
+			  !mhlAccelCacheLookup(one, "host A; kernel /k 12", t, NULL, NULL) &&
+			  !g_strcmp0(mhlAccelCacheLookup(two, "host A; kernel /k 12", t, NULL, NULL), "kvm") &&
+			  !g_strcmp0(mhlAccelCacheLookup(again, "host A; kernel /k 1", t, NULL, NULL), "kvm") &&
+			  !strcmp(again, "kvm\thost A; kernel /k 12\t1800000000\tbooted\nkvm\thost A; kernel /k 1\t1800000001\tbooted\n") &&
+			  !mhlAccelCacheLookup("kvmx\tkey\n", "key", t, NULL, NULL) && !mhlAccelCacheLookup(NULL, "key", t, NULL, NULL) &&
+			  !mhlAccelCacheLookup(full, "key 8", t, NULL, NULL) &&
+			  !g_strcmp0(mhlAccelCacheLookup(full, "key 9", t, NULL, NULL), "tcg") &&
+			  !g_strcmp0(mhlAccelCacheLookup(full, "key new", t, NULL, NULL), "kvm") && g_str_has_prefix(full, "tcg\tkey 9\n") &&
+			  g_str_has_suffix(full, "tcg\tkey 39\nkvm\tkey new\t1800000000\tbooted\n") &&
+			  /* a tab or newline of a path stays inside its line */
+			  !strcmp(tab, "tcg\tkernel /a\\tb\\nc\t1800000000\texited\n") &&
+			  !g_strcmp0(mhlAccelCacheLookup(tab, "kernel /a\tb\nc", t, NULL, NULL), "tcg") &&
+			  !mhlAccelCacheLookup(tab, "kernel /a", t, NULL, NULL));
+}
+
+/*
+ * A probe that timed out is an answer (tcg) for MHL_ACCEL_TIMEOUT_TTL from its
+ * date, then none (probed again); a clear answer holds for good; a date from
+ * the future or no number holds nothing; the date and reason come back.
+ */
+static bool probeCacheTimeout(void)
+{
+	const gint64 t = 1800000000, ttl = MHL_ACCEL_TIMEOUT_TTL;
+	g_autofree char *c = mhlAccelCacheStore(NULL, "k", "tcg", t, MHL_ACCEL_REASON_TIMEOUT);
+	g_autofree char *x = mhlAccelCacheStore(NULL, "k", "tcg", t, "exited");
+	g_autofree char *reason = NULL;
+	gint64 when = 0;
+	bool ok = !g_strcmp0(mhlAccelCacheLookup(c, "k", t + ttl - 1, &when, &reason), "tcg") &&
+		  when == t && !g_strcmp0(reason, MHL_ACCEL_REASON_TIMEOUT);
+
+	return unitExpect(ok && ttl == 7 * 24 * 3600 && !g_strcmp0(mhlAccelCacheLookup(c, "k", t, NULL, NULL), "tcg") &&
+			  !mhlAccelCacheLookup(c, "k", t + ttl, NULL, NULL) && !mhlAccelCacheLookup(c, "k", t - 1, NULL, NULL) &&
+			  !g_strcmp0(mhlAccelCacheLookup(x, "k", t + 100 * ttl, NULL, NULL), "tcg") &&
+			  !mhlAccelCacheLookup("tcg\tk\tsoon\ttimeout\n", "k", t, NULL, NULL) &&
+			  !g_strcmp0(mhlAccelCacheLookup("tcg\tk\n", "k", t, &when, NULL), "tcg") && when == 0);
 }
 
 /* No cache, or nothing in it: nothing copied, nothing created, no error. */
@@ -578,8 +608,10 @@ static const unitCase cases[] = {
 	  fleetVolumesClean },
 	{ "KVM probe: the cache key changes with QEMU (size, mtime), the guest kernel and the device node (path, major:minor, or none), not without a change",
 	  probeKeyParts },
-	{ "KVM probe: a cached answer matches its whole key only (not a prefix), a store replaces the key's line and keeps the newest 32",
+	{ "KVM probe: a cached answer matches its whole key only (not a prefix), a store replaces the key's line and keeps the newest 32, a tab or newline of a path stays in its line",
 	  probeCacheLines },
+	{ "KVM probe: a timed-out probe's tcg holds 7 days from its date (not before it, not after), a clear answer for good, with its date and reason",
+	  probeCacheTimeout },
 };
 
 static const unitTable tables[] = {
