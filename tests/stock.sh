@@ -5,7 +5,7 @@
 # pinning trial on each, the online policy as shipped, and what such a
 # kernel cannot run refused before anything boots.
 
-plan 20 full 22
+plan 22 full 24
 echo "# stock kernels: kernel/package.sh refuses what is not a Debian kernel package name"
 expect_fail "package.sh: a name with shell in it" 1 "not a linux-image-\\* package name" \
 	kernel/package.sh 'linux-image-$(id)'
@@ -13,7 +13,7 @@ expect_fail "package.sh: a version that is not Debian's" 1 "is not a Debian vers
 	kernel/package.sh 'linux-image-cloud-amd64=;id'
 
 echo "# stock kernels: io_uring pins on Debian's 6.1 and 6.12 cloud kernels (scenarios/stock/pin-io-uring.yaml)"
-lab_run -o "$work/stock" scenarios/stock/pin-io-uring.yaml scenarios/stock/online-as-shipped.yaml >"$work/stock.out" 2>&1
+lab_run -o "$work/stock" scenarios/stock/pin-io-uring.yaml scenarios/stock/online-as-shipped.yaml scenarios/stock/pin-rt.yaml >"$work/stock.out" 2>&1
 [ $? = 0 ] || tail -n 8 "$work/stock.out" | sed 's/^/#   /'
 r=$work/stock/trials.jsonl
 for pkg in linux-image-cloud-amd64 linux-image-6.12-cloud-amd64; do
@@ -34,6 +34,17 @@ ok "online: as-shipped on Debian 6.1: plugged 512 MiB stays offline (plug.online
 	jq -se 'map(select(.trial == "stock-online-as-shipped"))[0] | .verdict == "pass" and
 		(.steps[0].plug | .online == false and .memtotal_after_bytes == .memtotal_before_bytes) and
 		.steps[1].guest.memory_blocks.offline == 4 and .summary.reached_bytes == 0' "$r"
+
+# Debian's PREEMPT_RT kernel has no THP (RT excludes it): once refused
+# wholesale before boot ("lacks option(s) the lab needs:
+# CONFIG_TRANSPARENT_HUGEPAGE"), now only the step that needs THPs skips.
+ok "PREEMPT_RT (linux-image-rt-amd64, no THP): the trial boots the package's -rt kernel and passes: io_uring and RDMA pins of 64 MiB each, 0 pages left in ZONE_MOVABLE, the unplug reached 0, the data intact" \
+	jq -se 'map(select(.trial == "stock-rt"))[0] | .verdict == "pass" and (.kernel.source_package | test("^linux-image-6\\.1\\.0-[0-9]+-rt-amd64$")) and
+		.summary.pinned_pages_movable_after == 0 and .summary.reached_bytes == 0 and .summary.pattern_ok_at_release and
+		([.steps[] | select(.step == "pin" and .ok and .skip_code == null) | .id] == ["ring", "mr0"])' "$r"
+ok "PREEMPT_RT: the THP-backed pin and its release SKIP (kernel-lacks: CONFIG_TRANSPARENT_HUGEPAGE, needs-skipped-step), nothing else skipped" \
+	jq -se 'map(select(.trial == "stock-rt"))[0] | [.steps[] | .skip_code] == [null, null, null, null, null, null, null, null, null, null, "kernel-lacks", "needs-skipped-step"] and
+		(.steps[10].skipped | test("CONFIG_TRANSPARENT_HUGEPAGE is not set"))' "$r"
 
 echo "# stock kernels: what a stock kernel cannot run is SKIP with its reason, listed by check --resolve before anything boots"
 sed -e 's/workload: io_uring/workload: gup/' -e 's/^  pkg: \[.*\]/  pkg: [linux-image-cloud-amd64]/' \

@@ -35,17 +35,36 @@ static bool moduleOk(const char *opt)
  */
 static const struct mhl_pin_kconfig *const benchNeeds = mhl_pin_modes[MHL_PIN_GUP].kconfig;
 static const char *const optional[] = { "CMA" };
+static const struct mhl_pin_kconfig none[] = { { NULL, 0, NULL } };
 
-/* The capabilities step @st needs, a list ending at a NULL opt. */
+/*
+ * What a pin's backing needs beyond its mode: transparent huge pages for
+ * backing: thp. A PREEMPT_RT kernel has none (RT excludes THP), and nothing
+ * else of a trial needs them: virtio-mem, io_uring, RDMA and VFIO pins run
+ * without (issue 47).
+ */
+static const struct mhl_pin_kconfig thpNeeds[] = {
+	{ "TRANSPARENT_HUGEPAGE", 0, "backing: thp maps its buffer with MADV_HUGEPAGE" },
+	{ NULL, 0, NULL }
+};
+
+/* The capabilities step @st needs through its kind and workload, a list ending at a NULL opt. */
 static const struct mhl_pin_kconfig *stepNeeds(const mhlStep *st)
 {
-	static const struct mhl_pin_kconfig none[] = { { NULL, 0, NULL } };
 	int m = mhlNameIndex(mhl_pin_modes, st->workload);
 
 	if (st->type == MHL_STEP_PIN && m >= 0)
 		return mhl_pin_modes[m].kconfig;
 	if (st->type == MHL_STEP_BENCH || st->type == MHL_STEP_SELFTEST)
 		return benchNeeds;
+	return none;
+}
+
+/* What step @st needs through its backing (a pin's), a list ending at a NULL opt. */
+static const struct mhl_pin_kconfig *backingNeeds(const mhlStep *st)
+{
+	if (st->type == MHL_STEP_PIN && mhlNameIndex(mhl_pin_backings, st->backing) == MHL_PIN_BACKING_THP)
+		return thpNeeds;
 	return none;
 }
 
@@ -58,6 +77,9 @@ static bool isCapability(const char *opt)
 		for (k = mhl_pin_modes[i].kconfig; k->opt; k++)
 			if (!strcmp(opt, k->opt))
 				return true;
+	for (k = thpNeeds; k->opt; k++)
+		if (!strcmp(opt, k->opt))
+			return true;
 	return mhlNameIndex(optional, opt) >= 0;
 }
 
@@ -89,16 +111,19 @@ static GPtrArray *kernelSkips(const mhlScenario *s, const char *config, const ch
 
 	for (i = 0; i < s->nsteps; i++) {
 		const mhlStep *st = &s->steps[i];
-		const struct mhl_pin_kconfig *need;
+		const struct mhl_pin_kconfig *lists[] = { stepNeeds(st), backingNeeds(st) }, *need;
 		char *why = NULL;
+		size_t l;
 
-		for (need = stepNeeds(st); need->opt && !why; need++) {
-			char v = mhlKconfigValue(config, need->opt);
+		for (l = 0; l < G_N_ELEMENTS(lists); l++) {
+			for (need = lists[l]; need->opt && !why; need++) {
+				char v = mhlKconfigValue(config, need->opt);
 
-			if (!v || (v == 'm' && (need->builtin || !modules)))
-				why = g_strdup_printf("kernel-lacks: CONFIG_%s is %s in %s (%s)", need->opt,
-						      v ? "a module the guest does not load" : "not set",
-						      config_path, need->why);
+				if (!v || (v == 'm' && (need->builtin || !modules)))
+					why = g_strdup_printf("kernel-lacks: CONFIG_%s is %s in %s (%s)", need->opt,
+							      v ? "a module the guest does not load" : "not set",
+							      config_path, need->why);
+			}
 		}
 		for (k = 0; k < st->nvmstat && !why && !series; k++)
 			if (g_str_has_prefix(st->vmstat_key[k], "gup_longterm"))
