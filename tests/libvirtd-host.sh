@@ -8,6 +8,9 @@
 # path (the orchestrator's build directory and kernel cache; its run
 # directories are under the hidden /tmp) is covered by an empty tmpfs, so the kernel and the guest image can reach it
 # only through libvirt's storage API and the console only as a stream.
+# Every path in DIR/show (NUL-separated: fleet_host_start --show) is bound
+# back at the same path over those tmpfs: a migration peer's view of the
+# guest's kernel and initramfs, wherever the checkout is (/tmp too).
 #
 # unix: the daemon listens on DIR/sock/libvirt-sock (qemu+unix:///system?socket=...).
 # ADDR: it waits for IFACE (the veth peer fleet_host_start moves in), puts
@@ -40,8 +43,28 @@ awk '$9 == "hugetlbfs" { print $5 }' /proc/self/mountinfo | while read -r m; do 
 # held at a place of its own first (mount(8) resolves /proc/self/fd to a path).
 stash=/var/cache/libvirt
 mount -t tmpfs tmpfs "$stash" && mkdir "$stash/host" && mount --bind "$dir" "$stash/host" || exit 2
+# the shown paths, held under the stash before /tmp and the HIDE paths are covered
+shown=()
+if [ -s "$dir/show" ]; then
+	mkdir "$stash/show" || exit 2
+	while IFS= read -r -d '' p; do
+		n=${#shown[@]}
+		if [ -d "$p" ]; then mkdir "$stash/show/$n"; else : >"$stash/show/$n"; fi
+		mount --bind "$p" "$stash/show/$n" || exit 2
+		shown+=("$p")
+	done <"$dir/show"
+fi
 for d in /tmp /run /var/lib/libvirt /var/log/libvirt "$@"; do
 	mkdir -p "$d" && mount -t tmpfs tmpfs "$d" || exit 2
+done
+for n in "${!shown[@]}"; do
+	p=${shown[$n]}
+	if [ -d "$stash/show/$n" ]; then
+		mkdir -p "$p"
+	else
+		mkdir -p "$(dirname "$p")" && { [ -e "$p" ] || : >"$p"; }
+	fi || exit 2
+	mount --bind "$stash/show/$n" "$p" || exit 2
 done
 mkdir -p /run/lock	# /var/lock: libvirt's lock files for the consoles it streams
 if [ ! -d "$dir/etc" ]; then

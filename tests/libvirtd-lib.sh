@@ -43,15 +43,24 @@ libvirtd_stop() {
 	pkill -KILL -f "libvirtd -d -p $dir/libvirtd.pid"
 }
 
-# fleet_host_start DIR unix|tcp HIDE...: a libvirt host of its own for the
-# fleet tests (tests/libvirtd-host.sh) in PID, mount and, for tcp, network
-# namespaces of its own; tcp: reached over a veth pair made here (10.213.N.1
-# here, .2 there, a /30 on this pair only). Prints its URI once it answers.
-# Its unshare's pid is in DIR/unshare.pid, the veth's name here in DIR/veth.
+# fleet_host_start DIR unix|tcp [--show PATH]... HIDE...: a libvirt host of
+# its own for the fleet tests (tests/libvirtd-host.sh) in PID, mount and, for
+# tcp, network namespaces of its own; tcp: reached over a veth pair made here
+# (10.213.N.1 here, .2 there, a /30 on this pair only). Each --show PATH (a
+# directory or file) stays visible there at the same path, even under the
+# host's own /tmp: what a migration peer must see of this machine (the
+# guest's kernel and initramfs, docs/lifecycle.md). Prints its URI once it
+# answers. Its unshare's pid is in DIR/unshare.pid, the veth's name here in
+# DIR/veth, the shown paths in DIR/show (NUL-separated).
 fleet_host_start() {
 	local dir=$1 mode=$2 ns=() addr=unix peer=- hostif= net= tag pid child= uri try
 	shift 2
 	mkdir -p "$dir"
+	: >"$dir/show"
+	while [ "${1-}" = --show ]; do
+		printf '%s\0' "$(realpath "$2")" >>"$dir/show"
+		shift 2
+	done
 	# Twice at most: once in six runs the namespace's first process was gone
 	# when its veth end was moved into it (RTNETLINK: No such process).
 	for try in 1 2; do
@@ -95,6 +104,19 @@ fleet_host_start() {
 	done
 	echo "host $dir did not answer at $uri (its log: $dir/libvirtd.log, $dir/host.out)" >&2
 	return 2
+}
+
+# What a migration peer (run --peer) or a daemon's host (run --uri) must see
+# of this machine, at the same paths: the guest image memhp-lab boots and the
+# kernel cache's artifacts (docs/lifecycle.md, "What the peer needs"). The
+# fleet's hosts see neither (uploads).
+peer_show=(--show "$B/initramfs.cpio" --show "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel")
+
+# peer_sees DIR PATH...: the host of DIR (fleet_host_start) can read every PATH.
+peer_sees() {
+	local dir=$1
+	shift
+	nsenter -t "$(cat "$dir/ns.pid")" -m -- sh -c 'for p; do test -r "$p" || { echo "peer cannot read $p" >&2; exit 1; }; done' _ "$@"
 }
 
 # fleet_host_kill DIR: the host dies at once (its unshare killed: with

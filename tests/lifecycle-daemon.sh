@@ -16,7 +16,7 @@ echo "# lifecycle-daemon: the run's libvirt daemon restarted under a guest with 
 ld_dir=$work/host
 # the host's namespace (its daemon and QEMU) goes with this part, however it ends
 trap 'ld_rc=$?; fleet_host_kill "$ld_dir"; (exit $ld_rc); mhl_on_exit' EXIT
-ld_uri=$(fleet_host_start "$ld_dir" unix)
+ld_uri=$(fleet_host_start "$ld_dir" unix "${peer_show[@]}")
 ld_restart="bash $top/tests/libvirtd-restart.sh $ld_dir"
 ld_daemon() { pgrep -P "$(cat "$ld_dir/ns.pid")" -x libvirtd; }
 

@@ -5,16 +5,31 @@
 # its own host UUID), then checked, unplugged and released there. Sourced by
 # tests/run.sh (ok/expect_fail, $LAB, $work).
 
-plan 10 full 19
+plan 11 full 20
 echo "# migrate: run --peer, a guest live-migrated to another libvirt daemon with pins held"
+# Run from a checkout under /tmp, as a `git clone` into /tmp makes one (issue
+# 47): the orchestrator, its guest image and data copied there. The peer's
+# own /tmp hides this machine's, so what it must see (docs/lifecycle.md) is
+# shown to it at the same paths: the guest image and the kernel cache.
+mg_co=$work/checkout
+mkdir -p "$mg_co/build" && cp "$LAB" "$B/initramfs.cpio" "$mg_co/build/" && cp -r domains kernel "$mg_co/" || exit 1
+LAB=$mg_co/build/memhp-lab B=$mg_co/build
+: >"$mg_co/not-shown"
 . tests/libvirtd-lib.sh
 mg_dir=$work/peer
 # the peer's namespace (its daemon and QEMU) goes with this part, however it ends
 trap 'mg_rc=$?; fleet_host_kill "$mg_dir"; (exit $mg_rc); mhl_on_exit' EXIT
-mg_uri=$(fleet_host_start "$mg_dir" unix)
+mg_uri=$(fleet_host_start "$mg_dir" unix "${peer_show[@]}")
 ok "the peer daemon answers, with the host UUID of its own libvirtd.conf (libvirt refuses a migration to the same host)" \
 	bash -c 'u=$(sed -n "s/^host_uuid = \"\(.*\)\"$/\1/p" "$2/etc/libvirtd.conf") && [ -n "$u" ] &&
 		virsh -c "$1" capabilities | grep -qF "<uuid>$u</uuid>"' _ "$mg_uri" "$mg_dir"
+mg_kernel=$(cat "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel/6.12/current")/bzImage
+mg_sees() {	# the checkout is under /tmp; the peer reads its image and the kernel there, not the marker beside them
+	case $2 in /tmp/*) ;; *) return 1;; esac
+	peer_sees "$1" "$2" "$3" && [ -e "$4" ] && ! nsenter -t "$(cat "$1/ns.pid")" -m -- test -e "$4"
+}
+ok "the peer sees the guest image of the checkout under /tmp and the kernel at this machine's paths, and not the rest of this machine's /tmp" \
+	mg_sees "$mg_dir" "$mg_co/build/initramfs.cpio" "$mg_kernel" "$mg_co/not-shown"
 
 # A small guest: 256 MiB of a 2 GiB device plugged, 64 MiB pinned through io_uring on it.
 mg_scn() {	# mg_scn NAME POLICY KERNEL FILE
