@@ -92,7 +92,8 @@ char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 		return NULL;
 	}
 	script = g_build_filename(dir, "plots.gp", NULL);
-	argv[1] = script;
+	/* relative to its own directory, where it runs: an -o relative to ours would not resolve there */
+	argv[1] = "plots.gp";
 	if (!g_file_set_contents(script, sc->str, sc->len, &err))
 		mhlError("report: %s: cannot write '%s': %s", what, script, err->message);
 	else if (mhlSpawnRun(&c) < 0)

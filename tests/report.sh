@@ -4,7 +4,7 @@
 # MHL_UPDATE_GOLDEN=1 tests/run.sh rewrites them from the current output, and
 # each golden check then fails ("# golden updated"): review the diff, run again.
 # tests/data/report/expected holds values checked by hand, which no update writes.
-plan 82 full 84
+plan 83 full 85
 echo "# reports: goldens from tests/data/report (pass, fail, error, interrupted), validity, bad input, browser"
 rd=$work/report
 rm -rf "$rd" && cp -r tests/data/report "$rd"
@@ -352,6 +352,13 @@ hrc=$?
 ok "history of 4 steady runs: exit 0, no regression, history.html and history.json in -o OUT_DIR" sh -c \
 	'[ "$2" = 0 ] && jq -e ".regressions == 0 and (.runs | length) == 4 and (.trials | length) == 7" "$1/out/history.json" >/dev/null &&
 	 grep -q "0 regression(s)" "$1/out/history.html"' _ "$H" "$hrc"
+# docs/reports.md's own nightly command, relative paths from the directory
+# above (issue 52: gnuplot ran in the plot directory with a script path
+# relative to ours, and from the second night on --history failed, exit 1).
+ok "history with the docs' relative paths ('report --history -o history-rel/out history' from the directory above): exit 0, plots drawn" \
+	sh -c 'cd "$1" && "$2" report --history -o history-rel/out history >history-rel.out 2>&1 &&
+		[ "$(grep -c "<figure class=plot" history-rel/out/history.html)" -ge 1 ] && ! grep -q "plot missing" history-rel/out/history.html' \
+	_ "$rd" "$(realpath "$LAB")"
 jq -c 'if .trial == "series-256" then .summary.reached_bytes = 268435456 | .verdict = "fail" | .reason = "injected" elif .trial == "soak:demo:seed=1" then .summary.cycles_per_hour = 600 else . end' \
 	"$H/2026-12-04/trials.jsonl" >"$H/t" && mv "$H/t" "$H/2026-12-04/trials.jsonl"
 lab report --history -o "$H/out" "$H/2026-12-01" "$H/2026-12-03" "$H/2026-12-02" "$H/2026-12-04" >"$H/out2" 2>&1
