@@ -101,15 +101,21 @@ char *mhlRunDashboard(const mhlRun *run);
 /* ---- a run's exit status from its verdicts (exit.c) ---- */
 
 /*
- * The exit status so far, @rc, with one more trial's verdict @v
- * (MHL_VERDICT_LAST: no record, or an unknown verdict); @first: it is the
- * first trial (@rc is ignored). MHL_EXIT_FAILED once a verdict that fails a
- * run came (mhlVerdictOk), MHL_EXIT_SKIP while every trial was a skip,
- * MHL_EXIT_PASS otherwise. `run`'s runEnd folds its trials with it.
+ * One trial's status (lib/mhl-exit.h): pass and xfail 0, skip 4, fail and
+ * xpass 1, error 1 when its cause was the guest (@guest_error: the record's
+ * error_source "guest") and 3 when it was the lab or the host, interrupted 5,
+ * lost or no record (MHL_VERDICT_LAST) 3.
  */
-int mhlExitStatusAdd(int rc, bool first, mhlVerdict v);
-/* The same over @n verdicts at once; MHL_EXIT_PASS for none. */
-int mhlExitStatusOf(const mhlVerdict *v, size_t n);
+int mhlExitStatusOfTrial(mhlVerdict v, bool guest_error);
+/*
+ * The exit status so far, @rc, with one more trial (@v, @guest_error as
+ * above); @first: it is the first trial (@rc is ignored). Skips leave the
+ * status as it was (every trial a skip: 4); otherwise the worse of the two,
+ * in the order 1, 5, 3, 0. `run`'s runEnd folds its trials with it.
+ */
+int mhlExitStatusAdd(int rc, bool first, mhlVerdict v, bool guest_error);
+/* The same over @n trials at once (@guest_error may be NULL: none); MHL_EXIT_PASS for none. */
+int mhlExitStatusOf(const mhlVerdict *v, const bool *guest_error, size_t n);
 
 /* ---- plot colours (palette.c): one table for every plot ---- */
 

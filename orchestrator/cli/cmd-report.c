@@ -143,7 +143,7 @@ static int reportHistory(int n, char **dirs, const char *outdir)
 	if (!(runs = mhlHistoryLoad(dirs, n)))
 		return MHL_EXIT_USAGE;
 	if (mhlReportHistory(runs, outdir, &regressions) < 0)
-		return MHL_EXIT_FAILED;
+		return MHL_EXIT_HARNESS;	/* the lab could not write it (gnuplot, the disk): no verdict on the kernel */
 	newest = runs->pdata[runs->len - 1];
 	printf("history of %u run(s), the newest %s: %s/history.html %s/history.json\n", runs->len, newest->dir, outdir,
 	       outdir);
@@ -246,7 +246,7 @@ int mhlCmdReport(int argc, char **argv)
 	opts.compare = other;
 	reportBadLines(run, other);
 	if (mhlReportWrite(run, &opts) < 0)
-		return MHL_EXIT_FAILED;
+		return MHL_EXIT_HARNESS;
 	if (g_hash_table_contains(vals, "json")) {
 		regressions = reportJson(run, other, &opts);
 		if (regressions)
@@ -258,6 +258,12 @@ int mhlCmdReport(int argc, char **argv)
 		lost += mhlVerdictOf(run->trials->pdata[i]) == MHL_VERDICT_LOST;
 	if (lost)
 		fprintf(stderr, "report: %u trial(s) lost (started, never recorded: %s/started.jsonl)\n", lost, run->dir);
-	/* like a test runner: a regression, or a record that never came, is a failure a CI job must see */
-	return run->bad->len || (other && other->bad->len) || regressions || lost ? MHL_EXIT_FAILED : MHL_EXIT_PASS;
+	/*
+	 * like a test runner: a regression is the kernel's failure (1); a record
+	 * unreadable or one that never came is the lab's or the host's (3); a
+	 * CI job must see both, and tell them apart (lib/mhl-exit.h)
+	 */
+	if (regressions)
+		return MHL_EXIT_FAILED;
+	return run->bad->len || (other && other->bad->len) || lost ? MHL_EXIT_HARNESS : MHL_EXIT_PASS;
 }

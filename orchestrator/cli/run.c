@@ -673,8 +673,16 @@ static int runEnd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir, d
 	for (k = 0; k < jobs->len; k++) {
 		mhlJob *j = jobs->pdata[k];
 
-		/* xfail and skip do not fail a run; all skipped is 4, as kselftest's skip (reports/exit.c) */
-		rc = mhlExitStatusAdd(rc, k == 0, j->rec ? j->verdict : MHL_VERDICT_LAST);
+		/*
+		 * xfail and skip do not fail a run; all skipped is 4, as kselftest's
+		 * skip; an error is the kernel's (1) when its cause was the guest,
+		 * else the lab's or the host's (3); a trial a signal kept from
+		 * starting was interrupted (reports/exit.c)
+		 */
+		mhlVerdict v = j->rec ? j->verdict : mhlInterrupted ? MHL_VERDICT_INTERRUPTED : MHL_VERDICT_LAST;
+		bool guest = j->rec && !g_strcmp0(mhlJStr(j->rec, MHL_K_ERROR_SOURCE, NULL), MHL_ERROR_SOURCE_GUEST);
+
+		rc = mhlExitStatusAdd(rc, k == 0, v, guest);
 	}
 	mhlSysinfoSave(outdir, "post");
 	runPrint(o, jobs, records, t0);

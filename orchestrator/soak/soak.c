@@ -882,26 +882,26 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 	if (mhlInterrupted) {
 		fprintf(stderr, "memhp-lab: soak%s%s interrupted after cycle %d; continue with: memhp-lab soak --resume %s\n",
 			p->tag ? " " : "", p->tag ? p->tag : "", p->st.last_cycle, p->outdir);
-		return MHL_EXIT_FAILED;
+		return MHL_EXIT_INTERRUPTED;
 	}
 	if (p->lost) {
 		mhlErrorReset();
 		fprintf(stderr, "memhp-lab: soak%s%s: %s; it stops at its last checkpoint, cycle %d (%s)\n",
 			p->tag ? " " : "", p->tag ? p->tag : "", p->lost, p->st.last_cycle, p->cppath);
-		return MHL_EXIT_FAILED;
+		return MHL_EXIT_HARNESS;
 	}
 	if (rc == MHL_EXIT_USAGE) {
 		if (!p->ran)
 			fprintf(stderr, "memhp-lab: soak: no cycle ran in this segment; console %s; continue with: memhp-lab soak --resume %s\n",
 				console, p->outdir);
-		return MHL_EXIT_FAILED;
+		return MHL_EXIT_HARNESS;
 	}
 	if (mhlSoakRecord(&(mhlSoakRecordFacts){
 			.outdir = p->outdir, .s = p->s, .meta = p->meta, .identity = p->identity,
 			.host = p->host_facts, .accel = accel, .st = &p->st, .first_finding = p->first_finding,
 			.kernel_reports = p->kernel_reports, .soak = p->soak, .cycles_run_now = p->ran,
 			.seg_seconds = seg }) < 0)
-		return MHL_EXIT_USAGE;
+		return MHL_EXIT_HARNESS;
 	p->recorded = true;
 	printf("soak %s: %s: %d cycles in %.0f s (%d segment(s)), %d finding(s); %.0f cycles/hour in this segment\n  checkpoints: %s\n",
 	       mhlJStr(p->meta, MHL_K_TRIAL, ""), p->st.findings ? "fail" : "pass", p->st.last_cycle,

@@ -34,6 +34,7 @@ typedef struct {
 	mhlVerdict verdict;
 	char *reason;
 	bool infra;		/* a failed step could not be carried out (agent, guest gone) */
+	bool guest;		/* an error's cause was the guest: its kernel crashed or hung, the guest went away */
 	bool requeued;		/* its fleet host went away: it runs once more on another */
 } mhlTrialEnd;
 
@@ -207,8 +208,12 @@ static int trialStep(mhlTrial *t, const mhlRunConfig *cfg, int i, double t_start
 	/* Could the step not be carried out, rather than its outcome being wrong? */
 	t->infra = false;
 	rc = mhlStepRun(t, st, res);
-	if (rc < 0 && (mhlAgentFailedReset() || !mhlGuestAlive(t->g) || t->infra))
+	if (rc < 0 && (mhlAgentFailedReset() || !mhlGuestAlive(t->g))) {
 		end->infra = true;
+		end->guest = true;	/* the guest stopped answering, or is gone */
+	} else if (rc < 0 && t->infra) {
+		end->infra = true;	/* libvirt or the host could not carry the step out */
+	}
 	json_object_object_add(res, MHL_K_SECONDS, json_object_new_double(mhlNow() - t0));
 	json_object_object_add(res, MHL_K_OK, json_object_new_boolean(rc == 0));
 	if (rc < 0) {
@@ -390,11 +395,13 @@ static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findin
 	if (g->fatal) {
 		endSet(end, MHL_VERDICT_ERROR,
 		       g_strdup_printf("the guest kernel crashed: %s; the trial ended there", g->fatal));
+		end->guest = true;
 		return;
 	}
 	if (g->gone) {
 		endSet(end, MHL_VERDICT_ERROR, g_strdup_printf("%s; console: %s, libvirt log: %s/libvirt.log",
 							       g->gone, g->console, cfg->outdir));
+		end->guest = true;
 		return;
 	}
 	if (end->verdict == MHL_VERDICT_PASS && json_object_array_length(findings) > 0)
@@ -470,6 +477,9 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_start));
 	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[end->verdict]));
 	json_object_object_add(rec, MHL_K_REASON, end->reason ? json_object_new_string(end->reason) : NULL);
+	if (end->verdict == MHL_VERDICT_ERROR)
+		json_object_object_add(rec, MHL_K_ERROR_SOURCE,
+				       json_object_new_string(end->guest ? MHL_ERROR_SOURCE_GUEST : MHL_ERROR_SOURCE_LAB));
 	if (end->requeued)
 		json_object_object_add(rec, MHL_K_REQUEUED, json_object_new_boolean(true));
 	if (mhlRecordAppend(records, rec) < 0) {
@@ -553,6 +563,21 @@ void mhlTrialNotRun(const mhlRunConfig *cfg, const mhlScenario *s, const char *w
 	}
 }
 
+/* Whether the guest's kernel got as far as its banner on the console. */
+static bool trialKernelStarted(const mhlGuest *g)
+{
+	g_autofree char *head = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GMappedFile) f = g->console ? g_mapped_file_new(g->console, FALSE, &err) : NULL;
+	gsize len;
+
+	if (!f)
+		return false;
+	len = MIN(g_mapped_file_get_length(f), (gsize)1 << 20);
+	head = g_strndup(g_mapped_file_get_contents(f), len);
+	return strstr(head, "Linux version ") != NULL;
+}
+
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
 		       json_object **recp)
 {
@@ -570,8 +595,11 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	json_object_object_add(rec, MHL_K_HOST_IDENTITY,
 			       mhlHostIdentityConn(conn, !cfg->host && mhlUriLocal(cfg->uri)));
 	trialStarted(cfg, rec);
-	if (mhlTrialHugePool(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0)
+	if (mhlTrialHugePool(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0) {
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
+		/* QEMU runs our kernel, which never brought the agent up: the guest's failure, not the lab's */
+		end.guest = trialKernelStarted(g);
+	}
 	else
 		trialSteps(&t, cfg, rec, t_start, &end);
 	mhlErrorReset();

@@ -429,23 +429,31 @@ static bool benchRepeats(void)
 static const struct exitRow {
 	const char *what;
 	mhlVerdict v[4];
+	bool guest[4];		/* an error's cause was the guest (error_source "guest") */
 	size_t n;
 	int want;
 } exitRows[] = {
-	{ "every trial passed: 0", { V(PASS), V(PASS) }, 2, MHL_EXIT_PASS },
-	{ "a pass and a skip: 0", { V(SKIP), V(PASS) }, 2, MHL_EXIT_PASS },
-	{ "a skip after a pass: 0", { V(PASS), V(SKIP), V(SKIP) }, 3, MHL_EXIT_PASS },
-	{ "every trial skipped: 4 (kselftest's KSFT_SKIP)", { V(SKIP), V(SKIP), V(SKIP) }, 3, MHL_EXIT_SKIP },
-	{ "one trial, skipped: 4", { V(SKIP) }, 1, MHL_EXIT_SKIP },
-	{ "skips and an expected failure: 0 (the xfail ran)", { V(SKIP), V(XFAIL), V(SKIP) }, 3, MHL_EXIT_PASS },
-	{ "skips and a failure: 1", { V(SKIP), V(FAIL), V(SKIP) }, 3, MHL_EXIT_FAILED },
-	{ "a failure, then passes: 1", { V(FAIL), V(PASS), V(PASS) }, 3, MHL_EXIT_FAILED },
-	{ "an unexpected pass: 1", { V(PASS), V(XPASS) }, 2, MHL_EXIT_FAILED },
-	{ "an error: 1", { V(ERROR) }, 1, MHL_EXIT_FAILED },
-	{ "an interrupted trial: 1", { V(SKIP), V(INTERRUPTED) }, 2, MHL_EXIT_FAILED },
-	{ "a lost trial: 1", { V(PASS), V(LOST) }, 2, MHL_EXIT_FAILED },
-	{ "a trial without a record (MHL_VERDICT_LAST): 1", { V(SKIP), V(LAST) }, 2, MHL_EXIT_FAILED },
-	{ "no trial: 0", { V(PASS) }, 0, MHL_EXIT_PASS },
+	{ "every trial passed: 0", { V(PASS), V(PASS) }, { 0 }, 2, 0 },
+	{ "a pass and a skip: 0", { V(SKIP), V(PASS) }, { 0 }, 2, 0 },
+	{ "a skip after a pass: 0", { V(PASS), V(SKIP), V(SKIP) }, { 0 }, 3, 0 },
+	{ "every trial skipped: 4 (kselftest's KSFT_SKIP)", { V(SKIP), V(SKIP), V(SKIP) }, { 0 }, 3, 4 },
+	{ "one trial, skipped: 4", { V(SKIP) }, { 0 }, 1, 4 },
+	{ "skips and an expected failure: 0 (the xfail ran)", { V(SKIP), V(XFAIL), V(SKIP) }, { 0 }, 3, 0 },
+	{ "skips and a failure: 1", { V(SKIP), V(FAIL), V(SKIP) }, { 0 }, 3, 1 },
+	{ "a failure, then passes: 1", { V(FAIL), V(PASS), V(PASS) }, { 0 }, 3, 1 },
+	{ "an unexpected pass: 1", { V(PASS), V(XPASS) }, { 0 }, 2, 1 },
+	{ "an error whose cause was the guest (crash, hang): 1, the kernel's", { V(ERROR) }, { 1 }, 1, 1 },
+	{ "an error of the lab or the host: 3, the harness's", { V(ERROR) }, { 0 }, 1, 3 },
+	{ "a pass, then the lab's error: 3", { V(PASS), V(ERROR) }, { 0, 0 }, 2, 3 },
+	{ "the lab's error and a failure, in either order: 1 (the kernel's first)", { V(ERROR), V(FAIL), V(ERROR) }, { 0 }, 3, 1 },
+	{ "a failure, then the lab's error: 1", { V(FAIL), V(ERROR) }, { 0 }, 2, 1 },
+	{ "an interrupted trial after a skip: 5", { V(SKIP), V(INTERRUPTED) }, { 0 }, 2, 5 },
+	{ "interrupted and the lab's error: 5", { V(ERROR), V(INTERRUPTED) }, { 0 }, 2, 5 },
+	{ "interrupted and a failure: 1", { V(INTERRUPTED), V(FAIL) }, { 0 }, 2, 1 },
+	{ "a lost trial: 3 (memhp-lab was killed)", { V(PASS), V(LOST) }, { 0 }, 2, 3 },
+	{ "a trial without a record (MHL_VERDICT_LAST): 3", { V(SKIP), V(LAST) }, { 0 }, 2, 3 },
+	{ "skips after the lab's error: 3, not 4", { V(ERROR), V(SKIP), V(SKIP) }, { 0 }, 3, 3 },
+	{ "no trial: 0", { V(PASS) }, { 0 }, 0, 0 },
 };
 #undef V
 
@@ -457,7 +465,7 @@ static bool exitJudge(const void *row, GString *desc)
 	g_string_printf(desc, "report: mhlExitStatusOf: %s", r->what);
 	if (unitListing)
 		return true;
-	got = mhlExitStatusOf(r->v, r->n);
+	got = mhlExitStatusOf(r->v, r->guest, r->n);
 	if (got != r->want)
 		unitDiag("got %d, want %d", got, r->want);
 	return unitExpect(got == r->want);
