@@ -1,7 +1,8 @@
 # tests/unit.sh - the unit tests (build/unit-tests: one KTAP line per row of
 # tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
-# the tables' lists. No guest.
-plan 13
+# the tables' lists, and that every mutant (tests/mutants/*.patch) still
+# applies (full: make mutants whole). No guest.
+plan 14 full 15
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 sed 's/^/  /' "$work/unit.ktap"
@@ -10,6 +11,29 @@ plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/unit.ktap")
 ok "unit tests: $up passed, $uf failed of plan $plan" test "$uf" = 0 -a "$up" = "$plan"
 ok "unit rows per module as tests/unit/counts says (a deleted row fails; added rows update the file)" \
 	$UNIT --check-counts tests/unit/counts
+
+echo "# mutants: each tests/mutants/*.patch applies to the tree as it is (docs/testing.md, Mutants)"
+# git apply --check alone: the tree is read, never written. A patch the code
+# moved away from is named here, not months later by make mutants.
+mutants_apply() {
+	local p bad=0
+	for p in tests/mutants/*.patch; do
+		if ! git apply --check "$p" >"$work/mutant-apply.err" 2>&1; then
+			echo "$p does not apply (make it again against the code as it is): $(head -n 1 "$work/mutant-apply.err")"
+			bad=$((bad + 1))
+		fi
+	done
+	echo "$bad of $(ls tests/mutants/*.patch | wc -l) mutant(s) do not apply"
+	[ $bad = 0 ]
+}
+ok "mutants: every tests/mutants/*.patch applies to the tree (git apply --check; a failure names the patch)" mutants_apply
+if full; then
+	# every mutant applied, built and run against its Catch: filters (about 3 minutes)
+	timed 900 tools/mutants.sh >"$work/mutants.out" 2>/dev/null
+	sed -n 's/^/  /p' "$work/mutants.out"
+	ok "make mutants: every mutant killed ($(tail -n 1 "$work/mutants.out"))" \
+		grep -qE '^([0-9]+) mutants: \1 killed, 0 survived, 0 invalid$' "$work/mutants.out"
+fi
 
 echo "# layers (docs/architecture.md, Layers: main.c > cli > soak > trial > fleet > guest > host > scenario > record > lib; reports beside)"
 # tests/layers.py reads the order from the docs and what still breaks it from
