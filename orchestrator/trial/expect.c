@@ -12,6 +12,7 @@
 
 #include "guest/guest.h"
 #include "util.h"
+#include "mhl-size.h"
 
 /* The result of the most recent step of kind @type, or NULL. */
 static json_object *lastResult(mhlTrial *t, const char *type)
@@ -44,34 +45,110 @@ static int expectCheck(json_object *checks, const mhlStep *st, const char *what,
 	return -1;
 }
 
-/* unplug: reached | short, of the last resize. */
-static int checkUnplug(mhlTrial *t, const mhlStep *st, json_object *checks)
+/* @bytes as "260MiB" into @buf. */
+static const char *sz(gint64 bytes, char *buf, unsigned int len)
 {
-	json_object *r = lastResult(t, "resize");
-	bool reached = mhlJBool(r, MHL_K_CONVERGED, false);
-	g_autofree char *actual = g_strdup_printf("%s (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes)",
-						  reached ? "reached" : "short",
-						  mhlJInt(r, MHL_K_REACHED_BYTES, 0), mhlJInt(r, MHL_K_REQUESTED_BYTES, 0));
-
-	return expectCheck(checks, st, "unplug", st->unplug == MHL_UNPLUG_REACHED ? "reached" : "short",
-			   actual, reached == (st->unplug == MHL_UNPLUG_REACHED));
+	return mhl_size_format((uint64_t)MAX(bytes, 0), buf, len);
 }
 
-/* hugepages: reached | short, of the last hugepages step's pool. */
+mhlResizeOutcome mhlResizeJudge(json_object *r, char **how)
+{
+	char s[32], e[32], q[32], p[32], d[32];
+	gint64 req = mhlJInt(r, MHL_K_REQUESTED_BYTES, -1), end = mhlJInt(r, MHL_K_REACHED_BYTES, -1);
+	gint64 start = mhlJInt(r, MHL_K_PLUGGED_BEFORE_BYTES, -1);
+	gint64 pinned = mhlJInt(r, MHL_K_PINNED_IN_DEVICE_BYTES, -1);
+	const char *note = mhlJStr(r, MHL_K_NOTE, "");
+	g_autofree char *why = NULL;
+
+	if (!r || req < 0 || end < 0) {
+		*how = g_strdup("no resize on record");
+		return MHL_RESIZE_NEITHER;
+	}
+	if (start < 0)	/* a record of before 2026-12-07: its host side has it */
+		start = mhlJInt(r, MHL_PATH(MHL_K_HOST, MHL_K_PLUGGED_BEFORE_BYTES), -1);
+	sz(end, e, sizeof(e));
+	sz(req, q, sizeof(q));
+	if (mhlJBool(r, MHL_K_CONVERGED, false)) {
+		*how = g_strdup_printf("reached (%s of %s requested)", e, q);
+		return MHL_RESIZE_REACHED;
+	}
+	if (start < 0) {
+		*how = g_strdup_printf("not converged at %s of %s requested, from a plugged size not on record", e, q);
+		return MHL_RESIZE_NEITHER;
+	}
+	sz(start, s, sizeof(s));
+	if (end >= start) {
+		*how = end > start ?
+		       g_strdup_printf("no unplug: the plugged size grew from %s to %s (%s requested)", s, e, q) :
+		       g_strdup_printf("no unplug: the plugged size stayed at %s (%s requested)", s, q);
+		return MHL_RESIZE_NEITHER;
+	}
+	if (end <= req) {
+		*how = g_strdup_printf("not converged, yet the plugged size went from %s to %s, %s requested", s, e, q);
+		return MHL_RESIZE_NEITHER;
+	}
+	if (pinned >= 0 && end < pinned) {
+		*how = g_strdup_printf("from %s to %s of %s requested: below the %s pinned in the device", s, e, q,
+				       sz(pinned, p, sizeof(p)));
+		return MHL_RESIZE_NEITHER;
+	}
+	why = pinned >= 0 ? g_strdup_printf("%s pinned in the device", sz(pinned, p, sizeof(p))) :
+			    g_strdup("what is pinned in the device not known");
+	*how = g_strdup_printf("short: from %s to %s of %s requested (%s unplugged), stopped at the %.0f s deadline with %s%s%s",
+			       s, e, q, sz(start - end, d, sizeof(d)), mhlJDbl(r, MHL_K_DEADLINE_S, 0), why,
+			       *note ? ": " : "", note);
+	return MHL_RESIZE_SHORT;
+}
+
+/*
+ * unplug: reached | short, of the last resize. short: it got somewhere and
+ * stopped for a reason (mhlResizeJudge): a resize that unplugged nothing is
+ * neither.
+ */
+static int checkUnplug(mhlTrial *t, const mhlStep *st, json_object *checks)
+{
+	g_autofree char *actual = NULL;
+	mhlResizeOutcome o = mhlResizeJudge(lastResult(t, "resize"), &actual);
+	bool want_reached = st->unplug == MHL_UNPLUG_REACHED;
+
+	return expectCheck(checks, st, "unplug", want_reached ? "reached" :
+			   "short (unplugged some, stopped above the request, at or above what is pinned in the device)",
+			   actual, o == (want_reached ? MHL_RESIZE_REACHED : MHL_RESIZE_SHORT));
+}
+
+/*
+ * hugepages: reached | short, of the last hugepages step's pool. The pool's
+ * write is one call the kernel answers at once (it allocates, compacting and
+ * migrating, or not), so a pool left where it was is an answer too (no 1 GiB
+ * page from ZONE_MOVABLE): short is a pool read back after the write (no
+ * refusal, allocated_pages on record) that ended short of count, on the way
+ * from where it was: at or past pool_before_pages, before count.
+ */
 static int checkHugepages(mhlTrial *t, const mhlStep *st, json_object *checks)
 {
-	json_object *e = NULL, *r = lastResult(t, "hugepages");
-	bool reached;
+	json_object *r = lastResult(t, "hugepages"), *e = mhlJObj(r, MHL_K_ELASTIC);
+	gint64 want = mhlJInt(e, MHL_K_REQUESTED_PAGES, -1), got = mhlJInt(e, MHL_K_ALLOCATED_PAGES, -1);
+	gint64 was = mhlJInt(e, MHL_K_POOL_BEFORE_PAGES, -1);
+	bool reached = mhlJBool(e, MHL_K_OK, false) && got >= 0 && got == want;
+	bool shrink = was > want, short_ = false;
 	g_autofree char *actual = NULL;
 
-	if (r)
-		json_object_object_get_ex(r, MHL_K_ELASTIC, &e);
-	reached = mhlJBool(e, MHL_K_OK, false);
-	actual = g_strdup_printf("%s (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " pages)",
-				 reached ? "reached" : "short", mhlJInt(e, MHL_K_ALLOCATED_PAGES, 0),
-				 mhlJInt(e, MHL_K_REQUESTED_PAGES, 0));
+	if (!e || want < 0 || got < 0 || was < 0 || mhlJ(e, MHL_K_REFUSED))
+		actual = g_strdup_printf("no pool read back (%s)", !e ? "no hugepages step on record" :
+					 mhlJStr(e, MHL_K_REFUSED, "the step ended before it"));
+	else if (reached)
+		actual = g_strdup_printf("reached (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " pages)", got, want);
+	else if (shrink ? got > was || got < want : got < was || got > want)
+		actual = g_strdup_printf("%" G_GINT64_FORMAT " pages, not between the %" G_GINT64_FORMAT
+					 " before and the %" G_GINT64_FORMAT " asked", got, was, want);
+	else {
+		short_ = true;
+		actual = g_strdup_printf("short (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " pages, %"
+					 G_GINT64_FORMAT " before: the kernel %s no more in %.1f s)", got, want, was,
+					 shrink ? "freed" : "allocated", mhlJDbl(e, MHL_K_SECONDS, 0));
+	}
 	return expectCheck(checks, st, "hugepages", st->hugepages == MHL_UNPLUG_REACHED ? "reached" : "short",
-			   actual, reached == (st->hugepages == MHL_UNPLUG_REACHED));
+			   actual, st->hugepages == MHL_UNPLUG_REACHED ? reached : short_);
 }
 
 /* movable_after_pin: N or all of the last pin's pages still in ZONE_MOVABLE. */
@@ -263,7 +340,7 @@ static int checkDimm(mhlTrial *t, const mhlStep *st, json_object *checks)
 	size_t i = json_object_array_length(t->steps);
 	json_object *el = NULL, *pinned;
 	g_autofree char *actual = NULL;
-	bool removed;
+	bool removed, stuck;
 
 	while (i-- > 0 && !el) {
 		json_object *r = json_object_array_get_idx(t->steps, i);
@@ -273,12 +350,21 @@ static int checkDimm(mhlTrial *t, const mhlStep *st, json_object *checks)
 			el = mhlJ(r, MHL_K_ELASTIC);
 	}
 	removed = mhlJBool(el, MHL_K_REMOVED, false);
+	/* stuck: a detach libvirt took that did not complete (refused: it never began) */
+	stuck = el && !removed && !mhlJ(el, MHL_K_REFUSED);
 	pinned = mhlJ(el, MHL_K_PINNED_BLOCKS);
-	actual = g_strdup_printf("%s after %.1f s%s%s", removed ? "removed" : "stuck",
-				 mhlJDbl(el, MHL_K_SECONDS, 0), pinned ? ", blocks not offline: " : "",
-				 pinned ? json_object_to_json_string(pinned) : "");
+	if (!el)
+		actual = g_strdup("no dimm detach on record");
+	else if (!removed && !stuck)
+		actual = g_strdup_printf("not begun: libvirt refused the detach (%s)", mhlJStr(el, MHL_K_REFUSED, ""));
+	else
+		actual = g_strdup_printf("%s after %.1f s%s%s%s", removed ? "removed" : "stuck",
+					 mhlJDbl(el, MHL_K_SECONDS, 0),
+					 mhlJBool(el, MHL_K_REMOVAL_FAILED, false) ? " (the guest reported the removal failed)" : "",
+					 pinned ? ", blocks not offline: " : "",
+					 pinned ? json_object_to_json_string(pinned) : "");
 	return expectCheck(checks, st, "dimm", st->dimm == MHL_DIMM_REMOVED ? "removed" : "stuck", actual,
-			   removed == (st->dimm == MHL_DIMM_REMOVED));
+			   st->dimm == MHL_DIMM_REMOVED ? removed : stuck);
 }
 
 /* The checks, in the order their rows appear in checks[]. */

@@ -129,6 +129,7 @@ static void plugPath(mhlTrial *t, double t_req, double secs, unsigned long long 
 int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	unsigned long long reached = 0, plugged_before = 0, req_before;
+	gint64 pinned;
 	mhlHostSample before;
 	guint64 mt0 = 0;
 	int on0 = 0;
@@ -145,6 +146,8 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	host = !t->bare_resize && mhlGuestHostSample(t->g, &before) == 0;
 	if (!grow && st->requested < plugged_before)
 		mhlTrialHeldAtShrink(t);
+	/* what an unplug cannot take back, for expect unplug: short (a soak's cycle: no census on record) */
+	pinned = inScenario(t->s, st) ? mhlTrialPinnedInDevice(t, st->node) : -1;
 	t_req = mhlNow();
 	secs = mhlGuestResize(t->g, st->node, st->requested, st->deadline, &reached);
 	if (secs < -1)
@@ -154,6 +157,9 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 	if (host && !mhlInterrupted)
 		hostSide(t, st, &before, t_req, plugged_before, reached, res);
 	json_object_object_add(res, MHL_K_REQUESTED_BYTES, json_object_new_int64((int64_t)st->requested));
+	json_object_object_add(res, MHL_K_PLUGGED_BEFORE_BYTES, json_object_new_int64((int64_t)plugged_before));
+	if (pinned >= 0)
+		json_object_object_add(res, MHL_K_PINNED_IN_DEVICE_BYTES, json_object_new_int64(pinned));
 	json_object_object_add(res, MHL_K_REACHED_BYTES, json_object_new_int64((int64_t)reached));
 	json_object_object_add(res, MHL_K_CONVERGED, json_object_new_boolean(secs >= 0));
 	json_object_object_add(res, MHL_K_DEADLINE_S, json_object_new_double(st->deadline));

@@ -86,6 +86,70 @@ void mhlTrialHeld(mhlTrial *t, const char *id, gint64 bytes)
 		t->sum.pinned_bytes = MAX(t->sum.pinned_bytes, heldTotal(t));
 }
 
+/* The last census of pin @id on record: its pin's census_after, or a later check's or io's census. */
+static json_object *lastCensus(json_object *steps, const char *id)
+{
+	size_t i = json_object_array_length(steps);
+
+	while (i-- > 0) {
+		json_object *r = json_object_array_get_idx(steps, i), *c = NULL;
+		const char *type = mhlJStr(r, MHL_K_STEP, "");
+
+		if (strcmp(mhlJStr(r, MHL_K_ID, ""), id))
+			continue;
+		if (!strcmp(type, "pin"))
+			c = mhlJObj(r, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_CENSUS_AFTER));
+		else if (!strcmp(type, "check") || !strcmp(type, "io"))
+			c = mhlJObj(r, MHL_PATH(MHL_K_WORKLOAD, MHL_PIN_K_CENSUS));
+		if (c)
+			return c;
+	}
+	return NULL;
+}
+
+gint64 mhlPinnedInDevice(json_object *steps, const char *const *ids, int nids, int node, guint64 boot_bytes)
+{
+	char key[16];
+	gint64 pages = 0, movable = 0, beyond;
+	size_t i;
+	int k;
+
+	/* a DIMM or a hot-added virtio-mem device may share the node and its ZONE_MOVABLE */
+	for (i = 0; i < json_object_array_length(steps); i++) {
+		json_object *r = json_object_array_get_idx(steps, i);
+		const char *type = mhlJStr(r, MHL_K_STEP, "");
+
+		if ((!strcmp(type, "dimm") || !strcmp(type, "vmem")) &&
+		    !strcmp(mhlJStr(r, MHL_PATH(MHL_K_ELASTIC, MHL_K_ACTION), ""), "attach"))
+			return -1;
+	}
+	g_snprintf(key, sizeof(key), "%d", node);
+	for (k = 0; k < nids; k++) {
+		json_object *c = lastCensus(steps, ids[k]), *bn = NULL, *n = NULL;
+
+		if (!c)
+			return -1;
+		if (json_object_object_get_ex(c, MHL_PIN_K_BY_NODE, &bn) &&
+		    json_object_object_get_ex(bn, key, &n)) {
+			pages += mhlJInt(n, MHL_PIN_K_PAGES, 0);
+			movable += mhlJInt(n, MHL_PIN_ZONE_MOVABLE, 0);
+		}
+	}
+	beyond = pages - (gint64)(boot_bytes / MHL_CENSUS_PAGE_BYTES);
+	return MAX(movable, beyond) * MHL_CENSUS_PAGE_BYTES;
+}
+
+gint64 mhlTrialPinnedInDevice(const mhlTrial *t, int node)
+{
+	const char *ids[G_N_ELEMENTS(t->held)];
+	int i, n = 0;
+
+	for (i = 0; i < t->nheld; i++)
+		if (t->held[i].bytes > 0)
+			ids[n++] = t->held[i].id;
+	return mhlPinnedInDevice(t->steps, ids, n, node, t->s->nodes[node].memory);
+}
+
 void mhlTrialHeldAtShrink(mhlTrial *t)
 {
 	/* the last shrink's: what held the unplug back, or did not (a trial with no pin has none) */

@@ -57,6 +57,35 @@ typedef struct {
 void mhlTrialHeld(mhlTrial *t, const char *id, gint64 bytes);
 void mhlTrialHeldAtShrink(mhlTrial *t);
 
+/*
+ * What the pins held now keep in node @node's boot-time virtio-mem device,
+ * at least, in bytes (a resize's pinned_in_device_bytes): from each held
+ * pin's last census on record (the pin's census_after, a later check's or
+ * io's census), its pages on the node in ZONE_MOVABLE (the device is the
+ * node's only movable memory), or, if more, its pages on the node beyond
+ * the node's boot memory @boot_bytes (onlined to a kernel zone, the device
+ * shares it with the boot memory). -1 when not known: a held pin without a
+ * census, or a DIMM or virtio-mem device hot-added by a step before (the
+ * node's movable memory is then not the device's alone). @ids: the held
+ * pins' ids. mhlTrialPinnedInDevice: of @t's held pins and scenario.
+ */
+#define MHL_CENSUS_PAGE_BYTES 4096	/* the census counts the guest's base pages (x86-64) */
+gint64 mhlPinnedInDevice(json_object *steps, const char *const *ids, int nids, int node, guint64 boot_bytes);
+gint64 mhlTrialPinnedInDevice(const mhlTrial *t, int node);
+
+/*
+ * The last resize's record @r against expect unplug: MHL_RESIZE_REACHED
+ * (converged), MHL_RESIZE_SHORT (it did not converge, and the plugged size
+ * ended below where it started, above the request and at or above what is
+ * pinned in the device when that is known), or MHL_RESIZE_NEITHER (no
+ * resize, a resize that did nothing or grew, one that started where the
+ * record does not say, or one below its pins: nothing an unplug stopped by
+ * pins leaves). *how (g_free it): what happened, how far it got and why it
+ * stopped, as the expect's actual value.
+ */
+typedef enum { MHL_RESIZE_NEITHER, MHL_RESIZE_REACHED, MHL_RESIZE_SHORT } mhlResizeOutcome;
+mhlResizeOutcome mhlResizeJudge(json_object *r, char **how);
+
 /* A step kind: fills @res, returns 0 if its outcome is what the step requires. */
 typedef int (*mhlStepFn)(mhlTrial *t, const mhlStep *st, json_object *res);
 
