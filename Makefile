@@ -66,7 +66,7 @@ ORCH_HDR := $(foreach d,$(ORCH_DIRS),$(wildcard $(d)/*.h)) $(wildcard lib/*.h)
 ORCH_CMDLINE := orchestrator/main.c orchestrator/cli/cmd-%.c $(addprefix orchestrator/cli/,registry.c dispatch.c opts.c usage.c man.c)
 ORCH_LIB := $(filter-out $(ORCH_CMDLINE),$(ORCH_SRC))
 ORCH_INC := -I. -Iorchestrator -Ilib
-PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/rdma.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c lib/mhl-size.c
+PIN_SRC  := workloads/memhp-pin.c workloads/holder.c workloads/uring.c workloads/leak.c workloads/vfio.c workloads/rdma.c workloads/kmem.c workloads/bench.c workloads/buffer.c workloads/census.c workloads/retry.c lib/mhl-size.c
 # rdma: libibverbs with its soft-RoCE provider, statically (rdma.c asks for rxe
 # with RDMA_STATIC_PROVIDERS); libibverbs finds devices over netlink (libnl).
 # static glibc warns about the NSS lookups libnl-3 carries but memhp-pin never calls.
@@ -220,7 +220,7 @@ demo-stock:
 # Compiled one object per source into $(B)/unit-obj/, so that a change to
 # one file (make mutants: one mutant at a time) recompiles that file alone.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-UNIT_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(UNIT_SRC) $(ORCH_LIB) workloads/census.c)
+UNIT_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(UNIT_SRC) $(ORCH_LIB) workloads/census.c workloads/buffer.c workloads/retry.c)
 
 $(B)/unit-obj/%.o: %.c tests/unit/unit.h tests/tap.h $(ORCH_HDR) $(wildcard workloads/*.h) | $(B)
 	@mkdir -p $(@D)

@@ -69,33 +69,58 @@ static long scatter_pick(int pm, const char *va, uint64_t per, uint64_t *ent, ui
 	return -1;
 }
 
-int buffer_scatter(char **buf, uint64_t *size, uint64_t block, struct buffer_scatter *out)
+long buffer_scatter_layout(int pm, const char *va, uint64_t nblk, uint64_t block, long *pick)
 {
-	uint64_t per = block / PAGE_4K, nblk = *size / block, cap = 16, b, kept = 0;
+	uint64_t per = block / PAGE_4K, cap = 16, b;
 	uint64_t *ent = calloc(per, sizeof(*ent)), *set;
-	char *dst, *src = *buf;
-	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), err = 0;
+	long kept = 0;
+	int err = 0;
 
 	while (cap < 2 * nblk)
 		cap *= 2;
 	set = calloc(cap, sizeof(*set));
+	if (!ent || !set) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (b = 0; b < nblk; b++) {
+		pick[b] = scatter_pick(pm, va + b * block, per, ent, set, cap);
+		if (pick[b] == -2) {
+			err = errno;
+			goto out;
+		}
+		kept += pick[b] >= 0;
+	}
+out:
+	free(ent);
+	free(set);
+	errno = err;
+	return err ? -1 : kept;
+}
+
+int buffer_scatter(char **buf, uint64_t *size, uint64_t block, struct buffer_scatter *out)
+{
+	uint64_t nblk = *size / block, b, kept = 0;
+	long *pick = calloc(nblk ? nblk : 1, sizeof(*pick));
+	char *dst, *src = *buf;
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), err = 0;
+
 	dst = mmap(NULL, nblk * PAGE_4K, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!ent || !set || pm < 0 || dst == MAP_FAILED) {
+	if (!pick || pm < 0 || dst == MAP_FAILED) {
 		err = errno ? errno : ENOMEM;
+		goto out;
+	}
+	if (buffer_scatter_layout(pm, src, nblk, block, pick) < 0) {
+		err = errno;
 		goto out;
 	}
 	for (b = 0; b < nblk; b++) {
 		char *va = src + b * block;
-		long i = scatter_pick(pm, va, per, ent, set, cap);
 
-		if (i == -2) {
-			err = errno;
-			goto out;
-		}
-		if (i < 0)
+		if (pick[b] < 0)
 			continue;
 		/* the same physical page, moved: mremap carries the PTE */
-		if (mremap(va + i * PAGE_4K, PAGE_4K, PAGE_4K, MREMAP_MAYMOVE | MREMAP_FIXED,
+		if (mremap(va + pick[b] * PAGE_4K, PAGE_4K, PAGE_4K, MREMAP_MAYMOVE | MREMAP_FIXED,
 			   dst + kept * PAGE_4K) == MAP_FAILED) {
 			err = errno;
 			goto out;
@@ -117,8 +142,7 @@ out:
 		munmap(dst, nblk * PAGE_4K);
 	if (pm >= 0)
 		close(pm);
-	free(ent);
-	free(set);
+	free(pick);
 	errno = err;
 	return err ? -1 : 0;
 }

@@ -23,6 +23,17 @@ struct buffer_scatter {
 };
 
 /*
+ * The layout of a scatter (buffer_scatter), read from @pm, a pagemap
+ * (/proc/self/pagemap, or a file of its format: one 64-bit entry per 4 KiB
+ * page of the address space, bit 63 present, bits 0-54 the PFN): for each of
+ * the @nblk blocks of @block bytes at @va, pick[b] the index of the page of
+ * it to keep, the first present one with a PFN whose physical @block-sized
+ * block no page kept before is in; -1 when it has none. @va is only an
+ * address here: nothing is read there. The pages kept, or -1 with errno set.
+ */
+long buffer_scatter_layout(int pm, const char *va, uint64_t nblk, uint64_t block, long *pick);
+
+/*
  * Scatter: of the faulted-in buffer [*@buf, *@buf + *@size), keep one 4 KiB
  * page in each @block-sized block of it, chosen so that no two kept pages
  * share a physical @block-sized block (PFNs from /proc/self/pagemap, which

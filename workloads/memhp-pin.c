@@ -60,7 +60,7 @@
  *	          is tried once more if it failed while the twin held pins
  *	retry     if the pin fails with ENOMEM while gup_longterm_migrate_fail
  *	          rose (a page it had to move out of ZONE_MOVABLE could not
- *	          be migrated), try it again, at most RETRY_MAX more times,
+ *	          be migrated), try it again, at most PIN_RETRY_MAX more times,
  *	          100 ms apart: a migration can fail on a transient reference
  *	          (a partly mapped THP that could not be split); every failed
  *	          attempt is reported, so a retry never hides a failure
@@ -82,6 +82,7 @@
 
 #include "bench.h"
 #include "holder.h"
+#include "retry.h"
 #include "mhl-pin-keys.h"
 #include "gup_test.h"	/* the kernel's own, copied from the built tree */
 
@@ -90,7 +91,6 @@
 #define SWITCH_PATH	"/sys/kernel/debug/gup_longterm/pin_in_place"
 #define FLIP_AFTER_MS	20
 #define FLIP_MAX_RETRIES 5
-#define RETRY_MAX	2
 
 static int gup_fd = -1;
 
@@ -111,9 +111,8 @@ static struct {
 	/* twin */
 	int twin_errno;		/* 0: the twin's START succeeded */
 	int attempts;		/* of the primary pin */
-	/* retry: gup_longterm_migrate_fail during each failed attempt */
-	long long migrate_fail[RETRY_MAX];
-	int retried;
+	/* retry: gup_longterm_migrate_fail during each failed attempt (retry.c) */
+	struct pin_retry rt;
 } gt = { .retries = -1, .attempts = 0 };
 
 static double ms_now(void)
@@ -288,6 +287,18 @@ static void *twin_pin(void *arg)
 	return NULL;
 }
 
+/* One attempt of the pin (pin_retry): the gup_test START of @ctx, a struct pin_longterm_test. */
+static int gup_attempt(void *ctx)
+{
+	return ioctl(gup_fd, PIN_LONGTERM_TEST_START, ctx);
+}
+
+static long long migrate_fail_read(void *ctx)
+{
+	(void)ctx;
+	return vmstat_read("gup_longterm_migrate_fail");
+}
+
 static int gup_pin(struct holder *h)
 {
 	struct pin_longterm_test pin = {
@@ -300,7 +311,6 @@ static int gup_pin(struct holder *h)
 	pthread_barrier_t go;
 	struct twin_arg ta;
 	long long r0 = -1;
-	long long mf0, mf1;
 	int rc, err = 0;
 
 	gup_options();
@@ -330,17 +340,8 @@ static int gup_pin(struct holder *h)
 		}
 	}
 	gt.attempts = 1;
-	mf0 = vmstat_read("gup_longterm_migrate_fail");
-	rc = ioctl(gup_fd, PIN_LONGTERM_TEST_START, &pin);
-	err = errno;
-	while (gt.retry && rc < 0 && err == ENOMEM && gt.retried < RETRY_MAX && mf0 >= 0 &&
-	       (mf1 = vmstat_read("gup_longterm_migrate_fail")) > mf0) {
-		gt.migrate_fail[gt.retried++] = mf1 - mf0;
-		usleep(100 * 1000);
-		mf0 = mf1;
-		rc = ioctl(gup_fd, PIN_LONGTERM_TEST_START, &pin);
-		err = errno;
-	}
+	rc = pin_retry(gup_attempt, migrate_fail_read, &pin, gt.retry ? PIN_RETRY_MAX : 0, 100 * 1000,
+		       &gt.rt, &err);
 	if (gt.twin) {
 		pthread_join(twin_thread, NULL);
 		pthread_barrier_destroy(&go);
@@ -399,9 +400,9 @@ static void gup_json(struct holder *h, FILE *f)
 			gt.switch_before ? gt.switch_before : '?', gt.flipped ? "true" : "false",
 			gt.flipped_at_ms, gt.retries, gt.unwedged ? "true" : "false");
 	if (gt.retry) {
-		fprintf(f, ",\"retry\":{\"attempts\":%d,\"migrate_fail\":[", 1 + gt.retried);
-		for (i = 0; i < gt.retried; i++)
-			fprintf(f, "%s%lld", i ? "," : "", gt.migrate_fail[i]);
+		fprintf(f, ",\"retry\":{\"attempts\":%d,\"migrate_fail\":[", 1 + gt.rt.retried);
+		for (i = 0; i < gt.rt.retried; i++)
+			fprintf(f, "%s%lld", i ? "," : "", gt.rt.migrate_fail[i]);
 		fputs("]}", f);
 	}
 	if (gt.twin) {

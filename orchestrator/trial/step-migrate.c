@@ -33,23 +33,12 @@ static void statAdd(json_object *o, const char *key, virTypedParameterPtr p, int
 		json_object_object_add(o, key, json_object_new_int64((int64_t)v));
 }
 
-/*
- * The completed job's statistics as the destination keeps them (libvirt
- * hands them over in the migration cookie), into @lc's "migration" object;
- * migrated_bytes: every page QEMU sent, as data or as a zero-page marker.
- */
-static void jobStats(virDomainPtr dom, json_object *lc)
+void mhlMigrateStatsJSON(virTypedParameterPtr p, int n, json_object *lc)
 {
-	virTypedParameterPtr p = NULL;
 	unsigned long long zero = 0, normal = 0, page = 0, down_ms = 0;
 	json_object *m = json_object_new_object();
-	int n = 0, type;
 
 	json_object_object_add(lc, MHL_K_MIGRATION, m);
-	if (virDomainGetJobStats(dom, &type, &p, &n, VIR_DOMAIN_JOB_STATS_COMPLETED) < 0) {
-		json_object_object_add(m, MHL_K_ERROR, json_object_new_string(virGetLastErrorMessage()));
-		return;
-	}
 	statAdd(m, MHL_K_DATA_TRANSFERRED_BYTES, p, n, VIR_DOMAIN_JOB_DATA_PROCESSED);
 	statAdd(m, MHL_K_MEMORY_TOTAL_BYTES, p, n, VIR_DOMAIN_JOB_MEMORY_TOTAL);
 	statAdd(m, MHL_K_MEMORY_TRANSFERRED_BYTES, p, n, VIR_DOMAIN_JOB_MEMORY_PROCESSED);
@@ -65,6 +54,25 @@ static void jobStats(virDomainPtr dom, json_object *lc)
 	    virTypedParamsGetULLong(p, n, VIR_DOMAIN_JOB_MEMORY_PAGE_SIZE, &page) == 1)
 		json_object_object_add(m, MHL_K_MIGRATED_BYTES,
 				       json_object_new_int64((int64_t)((zero + normal) * page)));
+}
+
+/*
+ * The completed job's statistics as the destination keeps them (libvirt
+ * hands them over in the migration cookie), into @lc (mhlMigrateStatsJSON).
+ */
+static void jobStats(virDomainPtr dom, json_object *lc)
+{
+	virTypedParameterPtr p = NULL;
+	int n = 0, type;
+
+	if (virDomainGetJobStats(dom, &type, &p, &n, VIR_DOMAIN_JOB_STATS_COMPLETED) < 0) {
+		json_object *m = json_object_new_object();
+
+		json_object_object_add(lc, MHL_K_MIGRATION, m);
+		json_object_object_add(m, MHL_K_ERROR, json_object_new_string(virGetLastErrorMessage()));
+		return;
+	}
+	mhlMigrateStatsJSON(p, n, lc);
 	virTypedParamsFree(p, n);
 }
 

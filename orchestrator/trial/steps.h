@@ -124,6 +124,14 @@ json_object *mhlHotplugBegin(mhlTrial *t, const mhlStep *st, json_object *res, c
 			     int64_t requested, guint64 *mt0);
 int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char *alias, const char *xml);
 int mhlHotplugDetach(mhlTrial *t, const mhlStep *st, json_object *el, const char *alias);
+/*
+ * A completed migration job's statistics @p (@n of them, libvirt's typed
+ * parameters) into @lc: lc.migration {data_transferred_bytes, ...,
+ * downtime_ms, zero_pages, normal_pages, migrated_bytes: every page QEMU
+ * sent, as data or as a zero-page marker, (zero + normal) x page size}
+ * and lc.down_s, the downtime in seconds (step-migrate.c).
+ */
+void mhlMigrateStatsJSON(virTypedParameterPtr p, int n, json_object *lc);
 /* At the trial's end: each daemon-restart's size_events_after, from the record's timeline. */
 void mhlDaemonRestartEventsAfter(json_object *steps, json_object *timeline);
 

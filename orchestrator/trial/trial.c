@@ -420,12 +420,7 @@ static bool gridNumber(json_object *o, double *v)
 	return isfinite(*v);
 }
 
-/*
- * The number the scenario's grid: entry that applies names, from the
- * finished record (docs/scenarios.md, "grid"): "grid": {label, value, of},
- * value null where the record lacks it (a trial that ended early).
- */
-static void trialGrid(const mhlScenario *s, json_object *rec)
+void mhlTrialGrid(const mhlScenario *s, json_object *rec)
 {
 	const mhlGridSpec *g = mhlScenarioGrid(s);
 	g_autofree char *before = NULL, *after = NULL, *of = NULL;
@@ -473,7 +468,7 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	json_object_object_add(rec, MHL_K_TIMELINE, mhlGuestTimelineTake(t->g));
 	mhlDaemonRestartEventsAfter(t->steps, mhlJ(rec, MHL_K_TIMELINE));
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&t->sum));
-	trialGrid(t->s, rec);
+	mhlTrialGrid(t->s, rec);
 	json_object_object_add(rec, MHL_K_SECONDS, json_object_new_double(mhlNow() - t_start));
 	json_object_object_add(rec, MHL_K_VERDICT, json_object_new_string(mhlVerdictNames[end->verdict]));
 	json_object_object_add(rec, MHL_K_REASON, end->reason ? json_object_new_string(end->reason) : NULL);

@@ -54,6 +54,16 @@ void mhlTrialNotRun(const mhlRunConfig *cfg, const mhlScenario *s, const char *w
  * + mhlError. Any other backing: 0 and an empty *pool.
  */
 int mhlTrialHugePool(const mhlScenario *s, mhlHugePool *pool);
+
+/*
+ * The number the scenario's grid: entry that applies names, from the
+ * finished record @rec (docs/scenarios.md, "grid"): rec.grid = {label,
+ * value, of}, value null where the record lacks it (a trial that ended
+ * early); vmstat: the counter's change, guest_after's less guest_before's.
+ * Nothing when no entry applies.
+ */
+void mhlTrialGrid(const mhlScenario *s, json_object *rec);
+
 /* A record's "host": how the host side was read (@g's) and the backing of @s, the pool @pool grew. */
 json_object *mhlTrialHostFacts(const mhlGuest *g, const mhlScenario *s, const mhlHugePool *pool);
 
