@@ -938,8 +938,73 @@ static const unitCase expectCases[] = {
 	{ "expect: pattern_ok \"false\" (a string) is no intact pattern", expectStringPattern },
 };
 
+/* ---- lifecycle steps: the figures they derive (step-migrate.c, step-daemon.c, steps.c) ---- */
+
+/* A completed migration's job statistics: 850 ms of downtime, 1000 zero pages and 3000 of data of 4 KiB. */
+static bool lifecycleMigrateStats(void)
+{
+	virTypedParameterPtr p = NULL;
+	int n = 0, max = 0;
+	g_autoptr(json_object) lc = json_object_new_object();
+	json_object *m;
+	bool ok = virInitialize() == 0 &&	/* libvirt's calls reset its thread's error first */
+		  virTypedParamsAddULLong(&p, &n, &max, VIR_DOMAIN_JOB_DOWNTIME, 850) == 0 &&
+		  virTypedParamsAddULLong(&p, &n, &max, VIR_DOMAIN_JOB_MEMORY_CONSTANT, 1000) == 0 &&
+		  virTypedParamsAddULLong(&p, &n, &max, VIR_DOMAIN_JOB_MEMORY_NORMAL, 3000) == 0 &&
+		  virTypedParamsAddULLong(&p, &n, &max, VIR_DOMAIN_JOB_MEMORY_PAGE_SIZE, 4096) == 0 &&
+		  virTypedParamsAddULLong(&p, &n, &max, VIR_DOMAIN_JOB_MEMORY_PROCESSED, 12345678) == 0;
+
+	if (ok)
+		mhlMigrateStatsJSON(p, n, lc);
+	virTypedParamsFree(p, n);
+	m = mhlJObj(lc, MHL_K_MIGRATION);
+	unitDiag("%s", json_object_to_json_string(lc));
+	return unitExpect(ok && mhlJDbl(lc, MHL_K_DOWN_S, -1) == 0.85 && mhlJInt(m, MHL_K_DOWNTIME_MS, -1) == 850 &&
+			  mhlJInt(m, MHL_K_MIGRATED_BYTES, -1) == 4000LL * 4096 &&
+			  mhlJInt(m, MHL_K_MEMORY_TRANSFERRED_BYTES, -1) == 12345678 && mhlJInt(m, MHL_K_ZERO_PAGES, -1) == 1000 &&
+			  !mhlJ(m, MHL_K_TIME_ELAPSED_MS));
+}
+
+/*
+ * daemon-restart's size_events_after: the timeline's size events (source
+ * "event") at or after the moment the new daemon took over (events_from_t
+ * 10.0), not the requests, QMP reads or host samples; a step with no
+ * events_from_t gets none.
+ */
+static bool lifecycleDaemonEvents(void)
+{
+	g_autoptr(json_object) steps = json_tokener_parse(
+		"[{\"step\":\"daemon-restart\",\"lifecycle\":{\"event\":\"daemon-restart\",\"events_from_t\":10.0}},"
+		"{\"step\":\"save\",\"lifecycle\":{\"event\":\"save\"}}]");
+	g_autoptr(json_object) timeline = json_tokener_parse(
+		"[{\"t\":9.9,\"source\":\"event\"},{\"t\":10.0,\"source\":\"event\"},{\"t\":11,\"source\":\"request\"},"
+		"{\"t\":12,\"source\":\"event\"},{\"t\":13,\"source\":\"qmp\"},{\"t\":14,\"source\":\"host\"}]");
+
+	mhlDaemonRestartEventsAfter(steps, timeline);
+	unitDiag("%s", json_object_to_json_string(steps));
+	return unitExpect(mhlJInt(steps, "0.lifecycle.size_events_after", -1) == 2 &&
+			  !mhlJ(steps, "1.lifecycle.size_events_after"));
+}
+
+/* The end of a lifecycle step: ok only when it returned 0, its seconds in every case. */
+static bool lifecycleEnd(void)
+{
+	g_autoptr(json_object) good = json_object_new_object(), bad = json_object_new_object();
+	int a = mhlLifecycleEnd(good, mhlNow() - 2, 0), b = mhlLifecycleEnd(bad, mhlNow() - 2, -1);
+
+	return unitExpect(a == 0 && b == -1 && mhlJBool(good, MHL_K_OK, false) && !mhlJBool(bad, MHL_K_OK, true) &&
+			  mhlJDbl(good, MHL_K_SECONDS, 0) >= 2 && mhlJDbl(bad, MHL_K_SECONDS, 0) >= 2);
+}
+
+static const unitCase lifecycleCases[] = {
+	{ "lifecycle: migrate's statistics: down_s 0.85 from 850 ms, migrated_bytes (zero + normal pages) x page size", lifecycleMigrateStats },
+	{ "lifecycle: daemon-restart's size_events_after: the size events at or after the takeover, nothing else", lifecycleDaemonEvents },
+	{ "lifecycle: the end of a step that failed is ok: false, one that returned 0 ok: true, both timed", lifecycleEnd },
+};
+
 static const unitTable tables[] = {
 	UNIT_CASES(cases),
+	UNIT_CASES(lifecycleCases),
 	UNIT_TABLE(jsonChecks, jsonCheckJudge),
 	UNIT_TABLE(consoleRows, consoleJudge),
 	UNIT_CASES(expectCases),

@@ -8,6 +8,8 @@
 
 #include <json-c/json.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "guest/domain.h"
 #include "guest/guest.h"
@@ -389,6 +391,51 @@ static bool hotSampleJSON(void)
 			  json_object_get_int64(json_object_object_get(hot, "d0")) == 0);
 }
 
+/*
+ * A sample of this very process (source proc, our own /proc/self/smaps):
+ * a hot-added device whose mapping the attach did not find (start 0) is not
+ * known (-1), one whose mapping is gone is freed (0), one mapped its
+ * resident bytes.
+ */
+static bool hotSampleMapping(void)
+{
+	mhlHostMem hm = { .source = "proc", .pid = getpid() };
+	mhlHostSample hs;
+	size_t len = 4 << 20;
+	char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool ok;
+
+	if (map == MAP_FAILED)
+		return unitExpect(false);
+	memset(map, 1, len);
+	mhlHostMemHotAdd(&hm, "v0", 1, true, 0);			/* no mapping found at the attach */
+	mhlHostMemHotAdd(&hm, "v1", 1, true, (uint64_t)(uintptr_t)map);
+	mhlHostMemHotAdd(&hm, "v2", 1, true, 0x1000);	/* unmapped since (below mmap_min_addr: never mapped) */
+	ok = mhlHostMemSample(&hm, &hs) == 0;
+	unitDiag("hot_bytes: %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT,
+		 hs.hot_bytes[0], hs.hot_bytes[1], hs.hot_bytes[2]);
+	munmap(map, len);
+	return unitExpect(ok && hs.hot_bytes[0] == -1 && hs.hot_bytes[1] >= (int64_t)len && hs.hot_bytes[2] == 0 &&
+			  hs.qemu_rss > 0);
+}
+
+/* The bytes of a hot-added device's node: its own backend's, 0 once QEMU freed it; unknown: QEMU's RSS. */
+static bool hotBytesBy(void)
+{
+	mhlHostSample hs = { .qemu_rss = 300 << 20 };
+	const char *by = NULL, *by2 = NULL, *by3 = NULL;
+	int64_t freed, known, unknown;
+
+	hs.hot_bytes[0] = 0;
+	hs.hot_bytes[1] = 64 << 20;
+	hs.hot_bytes[2] = -1;
+	freed = mhlHostSampleHotBytes(&hs, 0, &by);
+	known = mhlHostSampleHotBytes(&hs, 1, &by2);
+	unknown = mhlHostSampleHotBytes(&hs, 2, &by3);
+	return unitExpect(freed == 0 && !strcmp(by, "backend") && known == 64 << 20 && !strcmp(by2, "backend") &&
+			  unknown == 300 << 20 && !strcmp(by3, "qemu_rss"));
+}
+
 static const unitCase cases[] = {
 	{ "hostmem: /proc/PID/smaps parsed: addresses, Rss, permissions, paths", smapsParsed },
 	{ "hostmem: a torn smaps ends at the first bad header, what came before kept", smapsTorn },
@@ -400,6 +447,8 @@ static const unitCase cases[] = {
 	{ "hostmem: no QEMU process for an unknown domain", qemuPidNone },
 	{ "hostmem: hot-added devices: one entry per step id, the node's latest vmem, at most MHL_HOT_MAX", hotTable },
 	{ "hostmem: a sample's hot_backend_bytes by step id, only the known ones", hotSampleJSON },
+	{ "hostmem: a hot-added device with no mapping yet samples as not known (-1); one unmapped since as freed (0); a mapped one its RSS", hotSampleMapping },
+	{ "hostmem: a hot-added backend freed by QEMU reads 0 by its backend; one not known, QEMU's RSS", hotBytesBy },
 	{ "plug path: 'memtotal KIB', 'online N' from the guest parsed", memOnline },
 	{ "plug path: extra lines, negative or huge numbers, nothing: refused", memOnlineHostile },
 	{ "memory_backing anonymous: no <memoryBacking>", backingAnonymous },

@@ -25,7 +25,7 @@
 
 /* In the order they run: parsers first, then what is built on them. */
 static const unitModule *const modules[] = {
-	&unitSize, &unitCensus, &unitAgent, &unitGuest, &unitDomain, &unitUtil, &unitRecord,
+	&unitSize, &unitCensus, &unitPin, &unitAgent, &unitGuest, &unitDomain, &unitUtil, &unitRecord,
 	&unitScenario, &unitRun, &unitKernel, &unitSoak, &unitHost, &unitHostMem, &unitExpectModule, &unitCapacity,
 	&unitTrend, &unitShard, &unitReport,
 };

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "record/record.h"
+#include "trial/trial.h"
 #include "scenario/scenario.h"
 #include "unit.h"
 #include "util.h"
@@ -61,6 +63,19 @@ static const struct fitRow {
 	{ "a virtio-mem device attached by a step counts like one from boot: 128 MiB + its pin",
 	  "nodes:\n  - memory: 1GiB\n  - memory: 128MiB\nsteps:\n  - vmem: {id: v, node: 1, size: 32GiB, requested: 1GiB, action: attach}\n"
 	  "  - pin: {id: a, size: 256MiB, node: 1}\n", false, 1152 + 384 + 256, "node 1's hotplug memory 384 of 32768 MiB" },
+	{ "a DIMM attached by a step counts like a device: 128 MiB of its 256 with nothing touched",
+	  "nodes:\n  - memory: 1GiB\n  - memory: 128MiB\nsteps:\n  - dimm: {id: d, node: 1, size: 256MiB, action: attach}\n",
+	  false, 1152 + 128 + 256, "node 1's hotplug memory 128 of 256 MiB" },
+	{ "a DIMM attached, pinned, released and detached counts once: 256 MiB, not 512",
+	  "nodes:\n  - memory: 1GiB\n  - memory: 128MiB\nsteps:\n  - dimm: {id: d, node: 1, size: 256MiB, action: attach}\n"
+	  "  - pin: {id: a, size: 256MiB, node: 1}\n  - release: {id: a}\n  - dimm: {id: d, action: detach}\n",
+	  false, 1152 + 256 + 256, "node 1's hotplug memory 256 of 256 MiB (its steps touch 256 MiB" },
+	{ "a selftest step may touch anything: the device in full, the step's line named", FIT_NODES("1GiB", "64GiB")
+	  "steps:\n  - selftest: {name: gup_longterm_counters}\n", false, 1152 + 65536 + 256,
+	  "in full (the selftest step at line 6 may touch anything)" },
+	{ "an exec then a selftest: the first one (line 6) named", FIT_NODES("1GiB", "64GiB")
+	  "steps:\n  - exec: {argv: [/bin/true]}\n  - selftest: {name: gup_longterm_counters}\n", false,
+	  1152 + 65536 + 256, "in full (the exec step at line 6 may touch anything)" },
 	{ "two preallocated devices of 16 EiB less 1 TiB saturate, they do not wrap", FIT_NODES("1GiB", "16777215TiB")
 	  "  - memory: 128MiB\n    virtio_mem: {size: 16777215TiB, requested: 0}\n"
 	  "memory_backing: {source: anonymous, prealloc: true}\n", false, UINT64_MAX >> 20, "in full (preallocated)" },
@@ -90,8 +105,70 @@ static bool fitJudge(const void *row, GString *desc)
 			  mhlScenarioGuestBytes(s, c->whole) == f.total);
 }
 
+/* ---- grid: the number a matrix grid's cell shows, from the finished record (mhlTrialGrid) ---- */
+
+#define GRID_NODES "nodes:\n  - memory: 512MiB\n  - memory: 128MiB\n    virtio_mem: {size: 512MiB, requested: 0}\n" \
+	"steps:\n  - resize: {node: 1, requested: 256MiB}\n"
+
+/* rec.grid of a record @rec (JSON) under the scenario's grid: @grid (YAML); "" when none was written. */
+static char *gridOf(const char *grid, const char *rec)
+{
+	g_autofree char *yaml = g_strdup_printf("name: g\ngrid: %s\n%s", grid, GRID_NODES);
+	g_autofree char *path = unitWriteTmp("grid.yaml", yaml);
+	g_autoptr(mhlScenario) s = mhlScenarioLoad(path);
+	g_autoptr(json_object) r = json_tokener_parse(rec);
+	json_object *g = NULL;
+	char *out;
+
+	if (!s || !r) {
+		unitDiag("%s", s ? "the record does not parse" : mhlErrorLast());
+		mhlErrorReset();
+		return g_strdup("");
+	}
+	mhlTrialGrid(s, r);
+	out = g_strdup(json_object_object_get_ex(r, "grid", &g) ?
+		       json_object_to_json_string_ext(g, JSON_C_TO_STRING_PLAIN) : "");
+	unitDiag("grid: %s", out);
+	return out;
+}
+
+#define GRID_VMSTAT "{label: migrated, vmstat: gup_longterm_migrate_success}"
+
+/* vmstat: the counter's change over the trial, after less before. */
+static bool gridVmstat(void)
+{
+	g_autofree char *g = gridOf(GRID_VMSTAT, "{\"guest_before\":{\"vmstat\":{\"gup_longterm_migrate_success\":100}},"
+				    "\"guest_after\":{\"vmstat\":{\"gup_longterm_migrate_success\":65636}}}");
+
+	return unitExpect(!strcmp(g, "{\"label\":\"migrated\",\"value\":65536,"
+				  "\"of\":\"the change of \\/proc\\/vmstat gup_longterm_migrate_success over the trial\"}"));
+}
+
+/* A snapshot without the counter (a trial that ended early): no number, not the other alone. */
+static bool gridVmstatMissing(void)
+{
+	g_autofree char *a = gridOf(GRID_VMSTAT, "{\"guest_after\":{\"vmstat\":{\"gup_longterm_migrate_success\":65636}}}");
+	g_autofree char *b = gridOf(GRID_VMSTAT, "{\"guest_before\":{\"vmstat\":{\"gup_longterm_migrate_success\":100}}}");
+
+	return unitExpect(strstr(a, "\"value\":null") && strstr(b, "\"value\":null"));
+}
+
+/* ratio: the first over the second; over 0 there is no number. */
+static bool gridRatio(void)
+{
+	const char *grid = "{label: x, ratio: [steps.0.a, steps.0.b]}";
+	g_autofree char *r = gridOf(grid, "{\"steps\":[{\"a\":30,\"b\":4}]}");
+	g_autofree char *z = gridOf(grid, "{\"steps\":[{\"a\":30,\"b\":0}]}");
+
+	return unitExpect(strstr(r, "\"value\":7.5,\"of\":\"steps.0.a \\/ steps.0.b\"") &&
+			  strstr(z, "\"value\":null"));
+}
+
 static const unitCase cases[] = {
 	{ "-j default: min(cores, guests that fit in MemAvailable): 2, 2, 0", jobsDefault },
+	{ "grid: vmstat: the counter's change over the trial, after less before (65636 - 100)", gridVmstat },
+	{ "grid: a counter missing from the snapshot before or after: value null", gridVmstatMissing },
+	{ "grid: a ratio is the first over the second (30 / 4); a ratio over 0: value null", gridRatio },
 };
 
 static const unitTable tables[] = { UNIT_CASES(cases), UNIT_TABLE(fits, fitJudge) };

@@ -147,6 +147,7 @@ static bool noDeviceRefused(void)
  */
 static double rssPerCycle;	/* with it, QEMU's RSS grows this much per cycle from 300 MB */
 static int orchKibPerCycle;	/* with it, the orchestrator's RSS grows this many KiB per cycle */
+static double freePerCycle;	/* with it, the guest's MemFree moves this much per cycle from 1 GB */
 
 static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise, json_object *findings,
 		     json_object *table)
@@ -164,7 +165,7 @@ static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise
 		json_object_object_add(cn, "slab_unreclaimable_bytes", json_object_new_int64(
 			(int64_t)(20e6 + per_cycle * c + (c % 2 ? noise : -noise))));
 		json_object_object_add(cn, "mem_free_bytes", json_object_new_int64(
-			(int64_t)(1e9 + (c % 4) * 30e6)));
+			(int64_t)(1e9 + (c % 4) * 30e6 + freePerCycle * c)));
 		json_object_object_add(cn, "orchestrator_rss_kib",
 				       json_object_new_int64(20000 + 8 * (c % 3) + orchKibPerCycle * c));
 		if (rssPerCycle)
@@ -261,6 +262,32 @@ static bool seriesQemuRssBounded(void)
 	if (quiet != 0 || loud != 1 || strcmp(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_SERIES, ""), "qemu_rss_bytes") ||
 	    !strstr(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_TEXT, ""), "beyond the guest's RAM")) {
 		unitDiag("quiet %d: %s; loud %d: %s", quiet, json_object_to_json_string(f), loud,
+			 json_object_to_json_string(g));
+		return unitExpect(false);
+	}
+	return unitExpect(true);
+}
+
+/*
+ * A series whose harm is a decline (MemFree after drop_caches, budget 256
+ * MiB a day): falling 8 MB a cycle is significant on its harmful side and
+ * projects 11 GB lost in 24 h, a finding that says it falls; rising as
+ * fast is significant too, on the harmless side: no finding.
+ */
+static bool seriesFreeFalling(void)
+{
+	g_autoptr(json_object) f = json_object_new_array(), g = json_object_new_array();
+	int falling, rising;
+
+	freePerCycle = -8e6;
+	falling = seriesRun(withDevices, 30, 0, 0, f, NULL);
+	freePerCycle = 8e6;
+	rising = seriesRun(withDevices, 30, 0, 0, g, NULL);
+	freePerCycle = 0;
+	if (falling != 1 || rising != 0 ||
+	    strcmp(mhlJStr(json_object_array_get_idx(f, 0), MHL_K_SERIES, ""), "mem_free_bytes") ||
+	    !strstr(mhlJStr(json_object_array_get_idx(f, 0), MHL_K_TEXT, ""), "guest free memory after drop_caches (MemFree) falls 8000000 bytes/cycle")) {
+		unitDiag("falling %d: %s; rising %d: %s", falling, json_object_to_json_string(f), rising,
 			 json_object_to_json_string(g));
 		return unitExpect(false);
 	}
@@ -403,6 +430,8 @@ static const unitCase cases[] = {
 	  seriesQemuRssBounded },
 	{ "series: the orchestrator's RSS growing 4 KiB/cycle (5.6 MiB in 24 h, under its 64 MiB budget) is a finding all the same at cycle 15",
 	  seriesOrchestratorAnyGrowth },
+	{ "series: guest free memory falling 8 MB/cycle is a finding on its harmful side; rising as fast is none",
+	  seriesFreeFalling },
 	{ "series: 60000 checkpoints keep no point per cycle (Theil-Sen's at most MHL_SOAK_SEN_KEEP) and fit the same slopes",
 	  seriesBounded },
 	{ "soak: an unknown leak, every 0, an unknown series, a budget that is no size or judge_after 0 is refused", soakKeysRefused },

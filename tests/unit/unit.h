@@ -69,7 +69,7 @@ typedef struct {
 /* The modules (one file each under tests/unit/). */
 extern const unitModule unitSize, unitCensus, unitAgent, unitGuest, unitDomain, unitUtil, unitRecord,
 	unitScenario, unitRun, unitKernel, unitSoak, unitHost, unitHostMem, unitCapacity, unitTrend,
-	unitShard, unitReport, unitExpectModule;
+	unitShard, unitReport, unitExpectModule, unitPin;
 
 /*
  * A case's judgement: @cond, or false after a "# failed at FILE:LINE"
