@@ -220,7 +220,9 @@ demo-stock:
 # Compiled one object per source into $(B)/unit-obj/, so that a change to
 # one file (make mutants: one mutant at a time) recompiles that file alone.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-UNIT_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(UNIT_SRC) $(ORCH_LIB) workloads/census.c workloads/buffer.c workloads/retry.c)
+# the workloads' files the unit tests link (memhp-pin's census, scatter layout and retry)
+UNIT_WORKLOADS := workloads/census.c workloads/buffer.c workloads/retry.c
+UNIT_OBJS := $(patsubst %.c,$(B)/unit-obj/%.o,$(UNIT_SRC) $(ORCH_LIB) $(UNIT_WORKLOADS))
 
 $(B)/unit-obj/%.o: %.c tests/unit/unit.h tests/tap.h $(ORCH_HDR) $(wildcard workloads/*.h) | $(B)
 	@mkdir -p $(@D)
@@ -319,10 +321,11 @@ $(COV)/memhp-lab: $(COV_OBJS)
 	@echo "[cc] $@ (coverage)"
 	@$(CC) --coverage -fprofile-update=atomic -o $@ $^ $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
-$(COV)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(COV_LIB) $(COV)/obj/workloads/census.o
+COV_WORKLOADS := $(patsubst %.c,$(COV)/obj/%.o,$(UNIT_WORKLOADS))
+$(COV)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(COV_LIB) $(COV_WORKLOADS)
 	@echo "[cc] $@ (coverage)"
 	@$(CC) $(WARN) $(COV_FLAGS) $(ORCH_INC) -Iworkloads -Itests $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $(UNIT_SRC) $(COV_LIB) $(COV)/obj/workloads/census.o $$(pkg-config --libs $(PKGS)) -lpthread -lm
+		-o $@ $(UNIT_SRC) $(COV_LIB) $(COV_WORKLOADS) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 # kernel/package.sh's helper too (host/kmod.c is its code).
 $(COV)/memhp-kmod: $(COV)/obj/kernel/memhp-kmod.o $(COV)/obj/orchestrator/host/kmod.o $(COV)/obj/lib/util.o
