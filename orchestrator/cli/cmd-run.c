@@ -24,7 +24,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "hosts", 1, MHL_LONG_ONLY + 'F', "FILE", "the fleet's hosts from a YAML file: hosts: [{uri, slots, labels, pool}] (docs/fleet.md)" },
 	{ "peer", 1, MHL_LONG_ONLY + 'P', "NAME=URI...", "a libvirt daemon that a scenario's migrate: {to: NAME} steps send the guest to (repeatable; the guest's kernel and image must be at the same paths there: docs/lifecycle.md)" },
 	{ "daemon-restart", 1, MHL_LONG_ONLY + 'D', "ARGV", "the command that restarts --uri's libvirt daemon, for a scenario's daemon-restart steps: one string split as a shell would split words (quotes, backslashes), never run by a shell, e.g. 'systemctl restart virtqemud' (docs/lifecycle.md)" },
-	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, {kernels}, or package:linux-image-NAME[=VERSION], a Debian kernel package (overrides the scenario's kernel:; where a matrix axis gives it, runs only that value's trials)" },
+	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, {kernels}, package:linux-image-NAME[=VERSION], a Debian kernel package, deb:FILE, a linux-image .deb, or build:DIR, a kernel you built (DIR/bzImage and DIR/config, or a build tree's arch/x86/boot/bzImage and .config) (overrides the scenario's kernel:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "{pin policies} (overrides the scenario's pin_policy:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
 	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio: build/ of the checkout, or PREFIX/share/memhp-lab)" },

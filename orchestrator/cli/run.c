@@ -257,7 +257,7 @@ static bool axisOther(const mhlRunOptions *o, const mhlScenario *s)
 {
 	if (o->pin_policy && s->pin_policy_from_axis && g_strcmp0(s->pin_policy, o->pin_policy))
 		return true;
-	return o->kernel && !g_str_has_prefix(o->kernel, "package:") && s->kernel_from_axis &&
+	return o->kernel && !strchr(o->kernel, ':') && s->kernel_from_axis &&
 	       g_strcmp0(s->kernel, o->kernel);
 }
 

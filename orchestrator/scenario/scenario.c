@@ -89,9 +89,54 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st)
 	       (!st->kernel[0] || !strcmp(st->kernel, s->kernel));
 }
 
+/*
+ * --kernel deb:FILE, a linux-image .deb a team built (as kernel: {deb:});
+ * --kernel build:DIR, a kernel a team built: DIR/bzImage and DIR/config (the
+ * lab's artifact layout) or a build tree's DIR/arch/x86/boot/bzImage and
+ * DIR/.config (as kernel: {bzimage:, config:}). Paths made absolute; what
+ * they hold is checked where any kernel's is (host/kernel.c).
+ */
+static int scenarioKernelFile(mhlScenario *s, const char *kernel)
+{
+	bool deb = g_str_has_prefix(kernel, "deb:");
+	const char *path = strchr(kernel, ':') + 1;
+	g_autofree char *abs = NULL;
+
+	if (!*path || strlen(path) >= PATH_MAX) {
+		mhlError("--kernel '%s': expected %s", kernel, deb ? "deb:FILE (a linux-image .deb)" :
+			 "build:DIR (DIR/bzImage and DIR/config, or a build tree's arch/x86/boot/bzImage and .config)");
+		return -1;
+	}
+	abs = g_canonicalize_filename(path, NULL);
+	g_clear_pointer(&s->kernel_image, g_free);
+	g_clear_pointer(&s->kernel_config, g_free);
+	g_clear_pointer(&s->kernel_modules, g_free);
+	g_clear_pointer(&s->kernel_deb, g_free);
+	g_clear_pointer(&s->kernel_package, g_free);
+	s->kernel_flavour[0] = '\0';
+	g_free(s->kernel);
+	if (deb) {
+		s->kernel_deb = g_steal_pointer(&abs);
+		s->kernel = g_strdup("package");
+		return 0;
+	}
+	s->kernel_image = g_build_filename(abs, "bzImage", NULL);
+	s->kernel_config = g_build_filename(abs, "config", NULL);
+	if (!g_file_test(s->kernel_image, G_FILE_TEST_EXISTS)) {
+		g_free(s->kernel_image);
+		g_free(s->kernel_config);
+		s->kernel_image = g_build_filename(abs, "arch", "x86", "boot", "bzImage", NULL);
+		s->kernel_config = g_build_filename(abs, ".config", NULL);
+	}
+	s->kernel = g_strdup("prebuilt");
+	return 0;
+}
+
 /* Override the scenario's kernel or pin_policy (memhp-lab run --kernel, --pin-policy). */
 int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 {
+	if (kernel && (g_str_has_prefix(kernel, "deb:") || g_str_has_prefix(kernel, "build:")))
+		return scenarioKernelFile(s, kernel) < 0 || mhlScenarioOverride(s, NULL, policy) < 0 ? -1 : 0;
 	if (kernel && g_str_has_prefix(kernel, "package:")) {
 		/* --kernel package:NAME[=VERSION]: a Debian kernel package, as kernel: {package:} */
 		if (!mhlPackageNameOk(kernel + 8)) {
@@ -112,7 +157,7 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 		if (mhlNameIndex(mhlKernelForms, kernel) < 0) {
 			g_autofree char *known = mhlNamesKnown(mhlKernelForms);
 
-			mhlError("unknown kernel '%s' (known: %s, package:linux-image-NAME[=VERSION])", kernel, known);
+			mhlError("unknown kernel '%s' (known: %s, package:linux-image-NAME[=VERSION], deb:FILE, build:DIR)", kernel, known);
 			return -1;
 		}
 		g_free(s->kernel);
