@@ -20,6 +20,10 @@
 
 #include "util.h"
 
+#ifndef MHL_VERSION
+#define MHL_VERSION "unknown"	/* the Makefile passes git describe */
+#endif
+
 /* A JSON string from a format (json-c has none). */
 static json_object *jstrf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static json_object *jstrf(const char *fmt, ...)
@@ -212,7 +216,7 @@ int mhlSoakScenarioTrusted(const char *rundir, const char *metadir, const char *
 }
 
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
-			       guint64 seed, double duration, int cycles)
+			       guint64 seed, double duration, int cycles, const char *kernel)
 {
 	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
 	g_autofree char *abs = mhlRealPath(scenario);	/* what --resume accepts */
@@ -239,6 +243,8 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	json_object_object_add(meta, MHL_K_DURATION_S, json_object_new_double(duration));
 	json_object_object_add(meta, MHL_K_CYCLES, json_object_new_int(cycles));
 	json_object_object_add(meta, MHL_K_STARTED, json_object_new_string(started));
+	if (kernel)
+		json_object_object_add(meta, MHL_K_KERNEL_OPTION, json_object_new_string(kernel));
 	/*
 	 * Written whole to a temporary file, then linked to soak.json: link()
 	 * fails if another soak created one meanwhile, where a rename would
@@ -278,6 +284,9 @@ int mhlSoakRecord(const mhlSoakRecordFacts *r)
 	json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(mhlJStr(r->meta, MHL_K_TRIAL, "soak")));
 	json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(r->s->path));
 	json_object_object_add(rec, MHL_K_STARTED, json_object_get(mhlJ(r->meta, MHL_K_STARTED)));
+	json_object_object_add(rec, MHL_K_HARNESS_VERSION, json_object_new_string(MHL_VERSION));
+	if (r->host_identity)
+		json_object_object_add(rec, MHL_K_HOST_IDENTITY, json_object_get(r->host_identity));
 	json_object_object_add(params, MHL_K_SEED, json_object_new_string(mhlJStr(r->meta, MHL_K_SEED, "")));
 	if (mhlJDbl(r->meta, MHL_K_DURATION_S, 0) > 0) {	/* a number in soak.json; parameters are text */
 		snprintf(dur, sizeof(dur), "%g", mhlJDbl(r->meta, MHL_K_DURATION_S, 0));

@@ -37,7 +37,7 @@ json_object *mhlSoakMetaLoad(const char *outdir);
 int mhlSoakScenarioTrusted(const char *rundir, const char *metadir, const char *scenario);
 /* Create OUTDIR and its soak.json for a new soak; NULL + mhlError (one is there already, ...). */
 json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const char *scenario,
-			       guint64 seed, double duration, int cycles);
+			       guint64 seed, double duration, int cycles, const char *kernel);
 
 /* What the soak's own record is made of (mhlSoakRecord). */
 typedef struct {
@@ -45,6 +45,7 @@ typedef struct {
 	const mhlScenario *s;
 	json_object *meta;	/* soak.json */
 	json_object *identity;	/* the kernel's */
+	json_object *host_identity;	/* its host_identity (mhlHostIdentityConn); NULL: none */
 	json_object *host;	/* its "host": the memory backing and the hugepage pool grown (mhlTrialHostFacts); NULL: none */
 	const char *accel;
 	const mhlSoakState *st;	/* where the soak stands after this segment */

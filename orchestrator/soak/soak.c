@@ -25,6 +25,7 @@
 #include "guest/guest.h"
 #include "guest/session.h"
 #include "host/accel.h"
+#include "host/identity.h"
 #include "host/kernel.h"
 #include "host/session.h"
 #include "mhl-exit.h"
@@ -487,6 +488,7 @@ typedef struct {
 	json_object *kernel_reports;
 	json_object *soak;	/* the record's soak: {trends, slab_growth, end, findings} (soakEnd) */
 	json_object *host_facts;	/* the record's host: the backing, the pool grown (mhlTrialHostFacts) */
+	json_object *host_identity;	/* the record's host_identity: libvirt, QEMU, the host kernel */
 	int ran;		/* cycles run in this segment */
 	int lock_fd;		/* soak.json, flock'ed for the whole soak (mhlSoakLock); -1 */
 	bool recorded;		/* the soak's record is in trials.jsonl */
@@ -508,6 +510,7 @@ static void planClear(mhlSoakPlan *p)
 	json_object_put(p->kernel_reports);
 	json_object_put(p->soak);
 	json_object_put(p->host_facts);
+	json_object_put(p->host_identity);
 	g_free(p->image);
 	g_free(p->initrd);
 	g_free(p->outdir);
@@ -556,7 +559,7 @@ static char *soakDir(const mhlSoakOptions *o, const mhlScenario *s)
  */
 static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 {
-	const char *scenario = o->scenario;
+	const char *scenario = o->scenario, *kernel = o->kernel;
 	mhlSoakCycle probe;
 
 	p->seed = o->seed;
@@ -573,8 +576,11 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		p->seed = g_ascii_strtoull(mhlJStr(p->meta, MHL_K_SEED, "0"), NULL, 10);
 		p->duration = mhlJDbl(p->meta, MHL_K_DURATION_S, 0);
 		p->cycles_max = (int)mhlJInt(p->meta, MHL_K_CYCLES, 0);
+		kernel = mhlJStr(p->meta, MHL_K_KERNEL_OPTION, NULL);
 	}
 	if (!scenario || !(p->s = mhlScenarioLoad(scenario)))
+		return MHL_EXIT_USAGE;
+	if (kernel && mhlScenarioOverride(p->s, kernel, NULL) < 0)
 		return MHL_EXIT_USAGE;
 	if (o->print_schedule)
 		return printSchedule(p->s, p->seed, p->cycles_max);
@@ -583,7 +589,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		return MHL_EXIT_USAGE;
 	if (!o->resume && (!(p->outdir = soakDir(o, p->s)) ||
 			   !(p->meta = mhlSoakMetaCreate(p->outdir, p->s, scenario, p->seed, p->duration,
-							 p->cycles_max)) ||
+							 p->cycles_max, o->kernel)) ||
 			   (p->lock_fd = mhlSoakLock(p->outdir)) < 0))
 		return MHL_EXIT_USAGE;
 	if (!o->print_schedule && !(p->initrd = mhlInitrdFor(p->s, p->identity, o->initrd, p->outdir)))
@@ -899,7 +905,7 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 	if (mhlSoakRecord(&(mhlSoakRecordFacts){
 			.outdir = p->outdir, .s = p->s, .meta = p->meta, .identity = p->identity,
 			.host = p->host_facts, .accel = accel, .st = &p->st, .first_finding = p->first_finding,
-			.kernel_reports = p->kernel_reports, .soak = p->soak, .cycles_run_now = p->ran,
+			.kernel_reports = p->kernel_reports, .host_identity = p->host_identity, .soak = p->soak, .cycles_run_now = p->ran,
 			.seg_seconds = seg }) < 0)
 		return MHL_EXIT_HARNESS;
 	p->recorded = true;
@@ -921,9 +927,11 @@ static int soakConnect(const mhlSoakOptions *o, mhlSoakPlan *p, mhlSession *ses,
 		if (mhlSessionOpen(ses, o->uri, p->outdir, o->cache) < 0)
 			return -1;
 		*conn = ses->conn;
+		p->host_identity = mhlHostIdentityConn(*conn, mhlUriLocal(o->uri));
 		return 0;
 	}
 	*conn = p->host->conn;
+	p->host_identity = mhlHostIdentityConn(*conn, false);
 	if ((p->guest_kernel = mhlFleetUpload(p->host, p->image)) &&
 	    (p->guest_initrd = mhlFleetUpload(p->host, p->initrd)))
 		return 0;

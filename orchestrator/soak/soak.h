@@ -26,6 +26,8 @@ typedef struct {
 	bool print_schedule;	/* --print-schedule: the first `cycles` cycles as JSON, no guest */
 	bool quiet;
 	const char *uri, *initrd, *tmpl, *srcdir, *cache;
+	/* --kernel: the scenario's kernel overridden as run --kernel does; kept in soak.json for --resume */
+	const char *kernel;
 	double agent_deadline;
 	/*
 	 * A fleet host (soak/fleet-soak.c, docs/fleet.md): the guest runs there,
