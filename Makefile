@@ -419,6 +419,9 @@ install: $(B)/memhp-lab $(B)/memhp-kmod $(B)/memhp-lab.1 $(B)/memhp-lab.bash-com
 		install -D -m 0644 $(call sq,$(B))/"$$f" $(call INST,$(DATADIR))/"$$f" || exit 1; done
 	@install -D -m 0755 kernel/package.sh $(call INST,$(DATADIR)/kernel/package.sh)
 	@install -D -m 0755 kernel/apt-download.sh $(call INST,$(DATADIR)/kernel/apt-download.sh)
+	@install -D -m 0755 tools/nightly/memhp-nightly $(call INST,$(DATADIR)/nightly/memhp-nightly)
+	@for f in memhp-nightly.service memhp-nightly.timer gitlab-ci.yml; do \
+		install -D -m 0644 tools/nightly/"$$f" $(call INST,$(DATADIR))/nightly/"$$f" || exit 1; done
 	@find domains/*.xml kernel/required.list kernel/patches scenarios docs README.md -type f -print0 | \
 		xargs -0 -r -n 1 sh -c 'install -D -m 0644 "$$1" "$$0/$$1"' $(call INST,$(DATADIR))
 	@find docs README.md -type f -print0 | \

@@ -61,6 +61,7 @@ parts=(
 	hugepages	# the hugepages step and the scattered pin: check's and memhp-pin's refusals, a scattered io_uring pin on this host (full: claim 10 on both kernels and policies, a short pool, a 1 GiB page)
 	capacity	# capacity sweeps: a small grid's frontier is monotone; the report's sentences
 	image		# the guest image without a kernel build: an empty kernel cache, the header from linux-source (full: from nothing, make demo's stock result on it)
+	nightly		# the nightly gate: three nights on a kernel handed over as build:DIR, pass, pass, a regression, a broken gnuplot; the recipe installed
 	unit		# build/unit-tests: every row of tests/unit/*.c
 )
 # Sourced or run by the parts, never run as a part.
