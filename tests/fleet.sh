@@ -172,8 +172,8 @@ expect_fail "--hosts: an unknown key is refused with file:line:col and the keys 
 printf 'hosts:\n  - uri: "%s"\n    pool: no-such-pool\n' "$fl_a" >"$work/hosts-nopool.yaml"
 lab_run -j 2 -o "$work/fl-nopool" --hosts "$work/hosts-nopool.yaml" "$work/fleet.yaml" >"$work/fl-nopool.out" 2>&1
 fl_np=$?
-ok "a fleet run whose only host drops out before any trial (its pool does not exist): exit 1, not a crash; all 3 trials recorded as error, not_run, the reason naming the host and its pool; the table says 3 not run" \
-	bash -c '[ "$2" = 1 ] && jq -se "length == 3 and all(.verdict == \"error\" and .not_run == true and
+ok "a fleet run whose only host drops out before any trial (its pool does not exist): exit 3 (the lab or the host failed, not the kernel), not a crash; all 3 trials recorded as error, not_run, the reason naming the host and its pool; the table says 3 not run" \
+	bash -c '[ "$2" = 3 ] && jq -se "length == 3 and all(.verdict == \"error\" and .not_run == true and
 		(.reason | startswith(\"not run: no host was left to take it\") and contains(\$a) and contains(\"no-such-pool\")))" \
 		--arg a "$3" "$1/trials.jsonl" >/dev/null && grep -q "0 passed, 0 failed, 0 error, 0 interrupted, 3 not run" "$4"' \
 	_ "$work/fl-nopool" "$fl_np" "$fl_a" "$work/fl-nopool.out"

@@ -50,8 +50,8 @@ mkdir -p "$d"
 } >"$d/trials.jsonl"
 lab report "$d" >"$d.out" 2>"$d.err"
 rc=$?
-ok "report: 9 records of the wrong shape are named, not a SIGABRT: exit 1, a report" \
-	test "$rc" = 1 -a -s "$d/report/junit.xml" -a -s "$d/report/kcidb.json" -a -s "$d/report/index.html"
+ok "report: 9 records of the wrong shape are named, not a SIGABRT: exit 3 (unreadable records: the lab's failure, not the kernel's), a report" \
+	test "$rc" = 3 -a -s "$d/report/junit.xml" -a -s "$d/report/kcidb.json" -a -s "$d/report/index.html"
 ok "report: each named as FILE:LINE: trial 'ID': a record of the wrong shape: FIELD is X, not Y" sh -c '
 	test "$(grep -c "a record of the wrong shape" "$1")" = 9 &&
 	grep -q "trials.jsonl:2: trial .x.: a record of the wrong shape: steps is an object, not an array" "$1" &&
@@ -67,8 +67,8 @@ ok "report: the record of the right shape rendered, the 9 others as unreadable l
 cp -r "$d" "$hr/shape-after" && rec series-256 . >"$hr/shape-after/trials.jsonl"
 lab report "$hr/shape-after" --compare "$d" >"$d.cmp.out" 2>"$d.cmp.err"
 rc=$?
-ok "report --compare: a run of the wrong shape as OTHER_RUN is named too (in --compare), exit 1" \
-	sh -c 'test "$1" = 1 && grep -q "trials.jsonl:2: trial .x.: .*(in --compare)" "$2"' _ "$rc" "$d.cmp.err"
+ok "report --compare: a run of the wrong shape as OTHER_RUN is named too (in --compare), exit 3" \
+	sh -c 'test "$1" = 3 && grep -q "trials.jsonl:2: trial .x.: .*(in --compare)" "$2"' _ "$rc" "$d.cmp.err"
 
 # Guest text in a record: an escape, a BEL, a byte that is not UTF-8; and a
 # console excerpt longer than KCIDB's 16384 bytes, of 3-byte characters.

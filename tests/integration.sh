@@ -126,7 +126,7 @@ for _ in $(seq 1 600); do grep -q 'step 1/' "$work/int.out" 2>/dev/null && break
 kill -TERM $lab_pid
 lab_wait
 rc=$?
-ok "interrupted run exits 1" test "$rc" = 1
+ok "interrupted run exits 5 (interrupted: neither the kernel nor the lab failed)" test "$rc" = 5
 ok "interrupted trial is recorded" jq -e '.verdict == "interrupted"' "$work/int/trials.jsonl"
 ok "the interrupted run's report shows it interrupted" grep -q "^not ok 1 demo # ERROR interrupted" "$work/int/report/results.ktap"
 ok "no QEMU process outlives the interrupted run" no_qemu
@@ -141,7 +141,7 @@ sed -e 's/^name: demo/name: panic/' -e 's/^kernel: "6.12"/kernel: "6.12"\ncmdlin
 lab_run -o "$work/panic" --agent-timeout 60 "$work/panic.yaml" >"$work/panic.out" 2>&1
 rc=$?
 prec=$work/panic/trials.jsonl
-ok "panicking guest: exit 1" test "$rc" = 1
+ok "panicking guest: exit 1 (the kernel failed), the record's error_source guest" sh -c '[ "$1" = 1 ] && jq -e ".error_source == \"guest\"" "$2" >/dev/null' _ "$rc" "$prec"
 ok "panicking guest: verdict error, reason names the console log" \
 	jq -e '(.verdict == "error") and (.reason | test("(stopped.*console: |Kernel panic.*\\().*panic.console.log"))' "$prec"
 ok "panicking guest: the panic is a console finding" jq -e '[.console_findings[].kind] | index("panic") != null' "$prec"

@@ -110,7 +110,7 @@ fleet_host_start() {
 # of this machine, at the same paths: the guest image memhp-lab boots and the
 # kernel cache's artifacts (docs/lifecycle.md, "What the peer needs"). The
 # fleet's hosts see neither (uploads).
-peer_show=(--show "$B/initramfs.cpio" --show "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel")
+peer_show=(--show "${B:-build}/initramfs.cpio" --show "${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel")
 
 # peer_sees DIR PATH...: the host of DIR (fleet_host_start) can read every PATH.
 peer_sees() {

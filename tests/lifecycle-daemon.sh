@@ -61,14 +61,14 @@ if full; then
 		$LAB run -o "$work/dr-j2" --uri "$ld_uri" -j 2 --daemon-restart "$ld_restart" --only '*kernel=6.12,*' scenarios/lifecycle/daemon-restart.yaml
 	# A command that fails: the daemon never went, the guest goes on where it was; the trial is an error naming the step.
 	lab_run -o "$work/d2" --uri "$ld_uri" --daemon-restart "sh -c 'echo no restart here >&2; exit 3'" "$work/dr.yaml" >"$work/d2.out" 2>&1
-	ok "a restart command that exits 3: the trial is an error naming the step's line, the command's status and its stderr; restart_exit 3, ok false" \
-		bash -c '[ "$1" = 1 ] && jq -e ".verdict == \"error\" and (.reason | test(\"dr.yaml:21: daemon-restart: .sh. exited with status 3: no restart here\")) and
+	ok "a restart command that exits 3: the trial is an error of the lab (run exits 3, error_source lab) naming the step's line, the command's status and its stderr; restart_exit 3, ok false" \
+		bash -c '[ "$1" = 3 ] && jq -e ".error_source == \"lab\"" "$2" >/dev/null && jq -e ".verdict == \"error\" and (.reason | test(\"dr.yaml:21: daemon-restart: .sh. exited with status 3: no restart here\")) and
 			($3 | .ok == false and .restart_exit == 3)" "$2" >/dev/null' _ "$?" "$work/d2/trials.jsonl" "$lcd"
 	# A command that never returns: killed at the step's deadline (5 s here).
 	sed 's/daemon-restart: {deadline: 60}/daemon-restart: {deadline: 5}/' "$work/dr.yaml" >"$work/dr5.yaml"
 	lab_run -o "$work/d3" --uri "$ld_uri" --daemon-restart "sleep 600" "$work/dr5.yaml" >"$work/d3.out" 2>&1
-	ok "a restart command that never returns: killed at the 5 s deadline; the trial is an error naming the step and the deadline, within 15 s of the step's start" \
-		bash -c '[ "$1" = 1 ] && jq -e ".verdict == \"error\" and (.reason | test(\"dr5.yaml:21: daemon-restart: .*sleep.*deadline\")) and
+	ok "a restart command that never returns: killed at the 5 s deadline; the trial is an error of the lab (run exits 3) naming the step and the deadline, within 15 s of the step's start" \
+		bash -c '[ "$1" = 3 ] && jq -e ".verdict == \"error\" and (.reason | test(\"dr5.yaml:21: daemon-restart: .*sleep.*deadline\")) and
 			($3 | .ok == false and .restart_exit == null and .seconds < 15)" "$2" >/dev/null' _ "$?" "$work/d3/trials.jsonl" "$lcd"
 	ok "nothing of the full tier's runs is left on the daemon, no QEMU of this part's runs" \
 		bash -c 'l=$(virsh -q -c "$1" list --all --name) && [ -z "$(sed "/^$/d" <<<"$l")" ] && ! pgrep -f "guest=memhp-daemon-[r]estart" >/dev/null' _ "$ld_uri"

@@ -154,8 +154,8 @@ for _ in $(seq 1 600); do [ "$(grep -c 'step 1/5' "$work/sigint.out" 2>/dev/null
 kill -INT $lab_pid
 lab_wait
 rc=$?
-ok "SIGINT: exit 1, every line of trials.jsonl parses, both trials interrupted" \
-	sh -c "[ $rc = 1 ] && jq -se 'length == 2 and all(.[]; .verdict == \"interrupted\")' '$work/sigint/trials.jsonl' >/dev/null"
+ok "SIGINT: exit 5 (interrupted), every line of trials.jsonl parses, both trials interrupted" \
+	sh -c "[ $rc = 5 ] && jq -se 'length == 2 and all(.[]; .verdict == \"interrupted\")' '$work/sigint/trials.jsonl' >/dev/null"
 ok "SIGINT: no QEMU of the run remains" test -z "$(qemu_of memhp-mx)"
 
 echo "# orchestrator: a run killed with SIGKILL leaves no QEMU behind (its guard); the next run passes"
