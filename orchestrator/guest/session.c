@@ -86,8 +86,14 @@ static void onLifecycle(void *opaque, int event, int detail)
 	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
 		return;
 	pthread_mutex_lock(&g->lock);
+	/*
+	 * Leaving: saved or migrated away is what we asked for; failed is the
+	 * peer's incoming domain of the same name (events are routed by name)
+	 * ending an aborted or refused migration: this guest runs on here.
+	 */
 	if (g->leaving && event == VIR_DOMAIN_EVENT_STOPPED &&
-	    (detail == VIR_DOMAIN_EVENT_STOPPED_SAVED || detail == VIR_DOMAIN_EVENT_STOPPED_MIGRATED)) {
+	    (detail == VIR_DOMAIN_EVENT_STOPPED_SAVED || detail == VIR_DOMAIN_EVENT_STOPPED_MIGRATED ||
+	     detail == VIR_DOMAIN_EVENT_STOPPED_FAILED)) {
 		pthread_mutex_unlock(&g->lock);
 		return;
 	}

@@ -84,7 +84,7 @@ typedef struct {
 	uint64_t size;		/* pin: bytes */
 	int node;		/* pin, resize */
 	uint64_t requested;	/* resize: bytes */
-	double deadline;	/* resize: seconds; save, managedsave: each of save, restore, agent */
+	double deadline;	/* resize: seconds; save, managedsave: each of save, restore, agent; migrate: the migration */
 	int repeat;		/* bench: repetitions */
 	bool fresh;		/* bench: a new buffer for every repetition */
 	bool measure;		/* pin, resize: record the outcome, a failed pin or a short

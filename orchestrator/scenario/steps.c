@@ -287,15 +287,19 @@ static int selftestParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *s
 }
 
 /*
- * migrate: {to: NAME, node: N, requested: SIZE}: a peer's name, never its
- * URI (the scenario says which host, the operator where it is: run --peer
- * NAME=URI, checked at plan time); requested: a resize of node's device
- * asked while the migration runs (what libvirt answers is recorded).
+ * migrate: {to: NAME, node: N, requested: SIZE, deadline: S}: a peer's name,
+ * never its URI (the scenario says which host, the operator where it is: run
+ * --peer NAME=URI, checked at plan time); requested: a resize of node's
+ * device asked while the migration runs (what libvirt answers is recorded);
+ * deadline: the migration is aborted past it (default
+ * MHL_MIGRATE_DEADLINE_S), and the guest goes on here.
  */
 static int migrateParse(mhlYaml *y, const char *key, yaml_node_t *v, mhlStep *st)
 {
 	size_t i;
 
+	if (!strcmp(key, "deadline"))
+		return mhlYSeconds(y, v, "deadline", &st->deadline);
 	if (!strcmp(key, "node"))
 		return readNode(y, v, st);
 	if (!strcmp(key, "requested")) {
@@ -1197,7 +1201,7 @@ static const mhlStepKind stepKinds[MHL_STEP_LAST] = {
 	[MHL_STEP_REBOOT] = { "reboot", NO_KEYS, KEYS("how", "deadline"), rebootParse, rebootValidate },
 	[MHL_STEP_SUSPEND] = { "suspend", KEYS("seconds"), KEYS("node", "requested", "deadline"),
 			       suspendParse, suspendValidate },
-	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), KEYS("node", "requested"), migrateParse, migrateValidate },
+	[MHL_STEP_MIGRATE] = { "migrate", KEYS("to"), KEYS("node", "requested", "deadline"), migrateParse, migrateValidate },
 	[MHL_STEP_SAVE] = { "save", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 	[MHL_STEP_MANAGEDSAVE] = { "managedsave", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },
 	[MHL_STEP_DAEMON_RESTART] = { "daemon-restart", NO_KEYS, KEYS("deadline"), lifecycleParse, NULL },

@@ -127,6 +127,34 @@ static int resizeDuringStart(mhlTrial *t, const mhlStep *st, const char *xml, mh
 	return 0;
 }
 
+/*
+ * The migration's deadline: past it, its job is aborted (virDomainAbortJob:
+ * QEMU cancels the outgoing migration, the guest runs on here), so a peer
+ * that stalls the copy cannot hang a nightly until its timer's own timeout.
+ */
+typedef struct {
+	virDomainPtr dom;
+	double deadline;	/* seconds */
+	gint done;		/* the migration returned */
+	gint aborted;		/* the deadline came first, and the job was asked to abort */
+	pthread_t thread;
+	bool started;
+} mhlMigrateWatch;
+
+static void *watchRun(void *opaque)
+{
+	mhlMigrateWatch *w = opaque;
+	double until = mhlNow() + w->deadline;
+
+	while (!g_atomic_int_get(&w->done) && mhlNow() < until)
+		g_usleep(100000);
+	if (!g_atomic_int_get(&w->done)) {
+		g_atomic_int_set(&w->aborted, 1);
+		virDomainAbortJob(w->dom);
+	}
+	return NULL;
+}
+
 /* After the migration returned: libvirt's answer, as {requested_bytes, accepted, refused, seconds}. */
 static void resizeDuringEnd(const mhlStep *st, mhlResizeDuring *rd, json_object *lc)
 {
@@ -156,6 +184,7 @@ static void resizeDuringEnd(const mhlStep *st, mhlResizeDuring *rd, json_object 
 static int migrate(mhlTrial *t, const mhlStep *st, const mhlPeer *peer, json_object *lc)
 {
 	g_autofree char *xml = virDomainGetXMLDesc(t->g->dom, VIR_DOMAIN_XML_MIGRATABLE), *dxml = NULL;
+	mhlMigrateWatch w = { .dom = t->g->dom, .deadline = st->deadline > 0 ? st->deadline : MHL_MIGRATE_DEADLINE_S };
 	mhlResizeDuring rd = { 0 };
 	virTypedParameterPtr p = NULL;
 	int n = 0, max = 0, rc;
@@ -170,11 +199,24 @@ static int migrate(mhlTrial *t, const mhlStep *st, const mhlPeer *peer, json_obj
 		virTypedParamsFree(p, n);
 		return -1;
 	}
+	w.started = pthread_create(&w.thread, NULL, watchRun, &w) == 0;
 	rc = virDomainMigrateToURI3(t->g->dom, peer->uri, p, n, VIR_MIGRATE_LIVE | VIR_MIGRATE_PEER2PEER);
 	if (rc < 0)
 		json_object_object_add(lc, MHL_K_REFUSED, json_object_new_string(virGetLastErrorMessage()));
+	g_atomic_int_set(&w.done, 1);
+	if (w.started)
+		pthread_join(w.thread, NULL);
+	json_object_object_add(lc, MHL_K_DEADLINE_S, json_object_new_double(w.deadline));
+	if (g_atomic_int_get(&w.aborted))
+		json_object_object_add(lc, MHL_K_ABORTED, json_object_new_boolean(true));
 	resizeDuringEnd(st, &rd, lc);
 	virTypedParamsFree(p, n);
+	if (rc < 0 && g_atomic_int_get(&w.aborted)) {
+		mhlError("%s:%d: migrate: domain '%s' to peer '%s' (%s) did not finish within its deadline of %g s: aborted, the guest goes on here (%s)",
+			 t->s->path, st->line, t->g->name, peer->name, peer->uri, w.deadline,
+			 json_object_get_string(mhlJ(lc, MHL_K_REFUSED)));
+		return -1;
+	}
 	if (rc < 0) {
 		mhlError("migrate: domain '%s' to peer '%s' (%s) failed: %s", t->g->name, peer->name, peer->uri,
 			 json_object_get_string(mhlJ(lc, MHL_K_REFUSED)));
@@ -237,6 +279,7 @@ int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res)
 	addBytes(lc, MHL_K_EXPECTED_TRANSFER_BYTES, memory);
 	mhlGuestLeave(t->g);
 	if (migrate(t, st, peer, lc) < 0) {
+		t->infra = true;	/* libvirt or the peer could not carry it out: the lab's failure, not the kernel's */
 		stayHere(t);
 		return mhlLifecycleEnd(lc, t0, -1);
 	}

@@ -12,6 +12,9 @@
 #include "record/record.h"
 #include "scenario/scenario.h"
 
+/* migrate: the migration's deadline when the step gives none (aborted past it). */
+#define MHL_MIGRATE_DEADLINE_S 300
+
 /*
  * A peer libvirt daemon a migrate step can send the guest to: run --peer
  * NAME=URI, connected once per run with its domain events registered
