@@ -240,3 +240,28 @@ fixture() {
 	) 9>"$dir.lock" >&2
 	echo "$dir"
 }
+
+# no_lines EXCLUDE GREP_ARG...: grep GREP_ARG... read what it was given (exit
+# 0 or 1; an error, exit 2: a missing file, a glob that matched nothing, a
+# bad pattern, is a failure here, never "no line") and found no line that
+# the ERE EXCLUDE ('' for none) does not match. The lines left are printed.
+# What `! grep ... | grep -v ...` meant: there, a grep that fails to read
+# prints nothing, and the pipeline passes.
+no_lines() {
+	local ex=$1 out rc; shift
+	out=$(grep "$@")
+	rc=$?
+	[ $rc -le 1 ] || { echo "no_lines: grep $* exited $rc (an error, not 'no line')" >&2; return 1; }
+	[ -z "$ex" ] || out=$(printf '%s\n' "$out" | grep -vE -- "$ex")
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+
+# lacks FILE GREP_ARG...: FILE is a non-empty file and grep GREP_ARG... finds
+# no line in it (exit 1): `! grep -q X FILE` passes on a FILE never written.
+lacks() {
+	local f=$1 rc; shift
+	[ -s "$f" ] || { echo "lacks: $f is missing or empty" >&2; return 1; }
+	grep "$@" -- "$f"
+	rc=$?
+	[ $rc = 1 ] || { [ $rc -gt 1 ] && echo "lacks: grep $* $f exited $rc" >&2; return 1; }
+}
