@@ -50,12 +50,13 @@ ok "index.html: the refused vmem attach and the short hugetlb alloc (100 of 128 
 	grep -qF "<td>2</td><td>vmem v1</td><td>virtio-mem</td><td>attach</td><td>67.00</td><td>+256</td><td>1536 → 1536 (0)</td><td>–</td><td>0.05</td><td class=fail>✗ refused: &lt;script&gt;" "$1" &&
 	grep -qF "<td class=fail>✗: allocated 100 of 128 hugepages</td><td>asked +256 MiB, MemTotal 1024 → 1024 MiB (0), page 2 MiB, pages asked 128, allocated 100, compact stall 12, compact fail 3, compact success 9</td></tr>" "$1"' _ "$R/index.html"
 ok "index.html: the record's planted markup never reaches the page as markup (no <script, no <b>bold)" \
-	sh -c '! grep -q "<script\|<b>bold" "$1"' _ "$R/index.html"
+	lacks "$R/index.html" -q "<script\|<b>bold"
 ok "index.html: the host table labels the other paths' rows by mechanism and action (dimm detach: 512 → 32 MiB backend, 480 back) under its own heading" sh -c '
 	grep -qF "<td>2</td><td>dimm d0 (dimm detach)</td><td>proc, backend</td><td>node 1: 512 → 32</td>" "$1" &&
 	grep -qF "<td>1</td><td>balloon (balloon target)</td>" "$1" &&
 	test "$(grep -c "<h4>Host side of the resizes and the other paths</h4>" "$1")" = 5' _ "$R/index.html"
 svg_bands() {	# the el-dimm-yes timeline: labels 'dimm attach ✓', 'dimm detach ✗', a green band (#66bb6a) and a red one (#e53935)
+	[ -s "$1" ] || { echo "no $1"; return 1; }	# perl -n on a missing file runs no line: exit 0
 	perl -0ne 'my ($t) = grep { /el-dimm-yes: virtio-mem size over time/ } /<svg\b.*?<\/svg>/gs; $t //= "";
 		my $n = () = $t =~ /<text>(dimm attach ✓|dimm detach ✗)<\/text>/g;
 		my $g = () = $t =~ /fill = .rgb\(102, 187, 106\)/g; my $r = () = $t =~ /fill = .rgb\(229,  57,  53\)/g;
@@ -97,9 +98,10 @@ mkdir -p "$ed/planted"
 jq -c --arg m "$ed/PWNED" '(.steps[] | select(.elastic) | .elastic.mechanism) |= "x'"'"'; system(\"touch " + $m + "\"); print '"'"'y"' \
 	tests/data/report/elastic/trials.jsonl >"$ed/planted/trials.jsonl"
 lab report --format html "$ed/planted" >/dev/null 2>&1
-ok "report: a mechanism planted with gnuplot quotes and system() is a label's text: no file made, every plot drawn" \
-	sh -c 'test ! -e "$1/PWNED" && test "$(grep -c "<svg" "$1/planted/report/index.html")" = 7 &&
-		grep -qF "system(&quot;touch" "$1/planted/report/index.html"' _ "$ed"
+prc=$?
+ok "report: a mechanism planted with gnuplot quotes and system() is a label's text: exit 0, no file made, every plot drawn" \
+	sh -c 'test "$2" = 0 && test ! -e "$1/PWNED" && test "$(grep -c "<svg" "$1/planted/report/index.html")" = 7 &&
+		grep -qF "system(&quot;touch" "$1/planted/report/index.html"' _ "$ed" "$prc"
 
 # Objects of the wrong shape (records come from elsewhere; the loader checks steps[].host, not these): read as far as they fit, never a crash.
 mkdir -p "$ed/shape"
@@ -120,6 +122,12 @@ ok "report: elastic objects of the wrong shape (a string, ok \"yes\", numbers as
 # Reports of runs without such a step keep their shape (tests/report.sh's goldens, byte for byte).
 mkdir -p "$ed/plain" && cp tests/data/report/run/trials.jsonl "$ed/plain/"
 lab report --format html,ktap,junit "$ed/plain" >/dev/null 2>&1
-ok "a run without such steps: no 'other paths' column or table, no elasticity table, no diagnostic or JUnit line" \
-	sh -c '! grep -qi "other paths\|elasticity\|class=elastic" "$1/plain/report/index.html" && ! grep -q "elastic: " "$1/plain/report/junit.xml" &&
-		! grep -q "^  # [a-z0-9 ]*: [a-z-]* [a-z]* \(ok\|FAILED\)" "$1/plain/report/results.ktap"' _ "$ed"
+prc=$?
+# lacks (tests/lib.sh): each file must be there; `! grep` passed on a report never written.
+el_none() {
+	[ "$prc" = 0 ] || { echo "report exited $prc"; return 1; }
+	lacks "$ed/plain/report/index.html" -qi "other paths\|elasticity\|class=elastic" &&
+		lacks "$ed/plain/report/junit.xml" -q "elastic: " &&
+		lacks "$ed/plain/report/results.ktap" -q "^  # [a-z0-9 ]*: [a-z-]* [a-z]* \(ok\|FAILED\)"
+}
+ok "a run without such steps: report exits 0 and writes all three; no 'other paths' column or table, no elasticity table, no diagnostic or JUnit line" el_none
