@@ -41,10 +41,24 @@ ok "save: the unplug after the restore reached 0" \
 # (after the restore) is in the bytes appended after the save.
 log=$(jq -r .console_log "$r")
 off=$(jq -r "$(lcs save) | \$s.console_bytes_at_save" "$r")
+# console_after LOG OFF: OFF is a byte count inside LOG and the unplug's
+# message is after it. A null OFF (no save step, no such field) was read as
+# 0 by $((...)), and the whole log searched.
+console_after() {
+	case $2 in ''|*[!0-9]*|0) echo "console_bytes_at_save '$2': no byte count above 0"; return 1;; esac
+	[ "$(stat -c %s "$1")" -gt "$2" ] || { echo "console log '$1' holds no byte after $2"; return 1; }
+	tail -c +$(($2 + 1)) "$1" | grep -q "virtio_mem virtio[0-9]*: requested size: 0x0"
+}
 ok "save: the console log continues after the restore (virtio_mem's 'requested size: 0x0' of the unplug after byte $off)" \
-	sh -c 'tail -c +$(($2 + 1)) "$1" | grep -q "virtio_mem virtio[0-9]*: requested size: 0x0"' _ "$log" "$off"
+	console_after "$log" "$off"
 # lc_gone DIR IMAGE REC: no *.save in DIR, IMAGE gone, REC's console clean.
-lc_gone() { ! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ] && console_clean "$3"; }
+# IMAGE must be a path the record gave: `[ ! -e null ]` (jq -r of a missing
+# image_path) and `[ ! -e "" ]` hold whatever happened to the image.
+lc_gone() {
+	[ -d "$1" ] || { echo "no run directory $1"; return 1; }
+	case $2 in /*.save) ;; *) echo "image_path '$2': no absolute path of a .save image"; return 1;; esac
+	! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ] && console_clean "$3"
+}
 ok "save: no save image left in the run directory, the recorded image path gone; the console clean" \
 	lc_gone "$work/save" "$(jq -r "$(lcs save) | \$s.image_path" "$r")" "$r"
 ok "save: no QEMU of the run left" no_qemu
@@ -73,7 +87,7 @@ if full; then
 			([.steps[] | select(.step == "check")][0].workload | .pattern_ok and .census.by_zone.Movable == 65536) and
 			(.steps[] | select(.step == "resize") | .converged == false and .reached_bytes >= 268435456))' "$r"
 	ok "save-restore: no image left in the run directory" \
-		sh -c '! ls "$1"/*.save 2>/dev/null | grep -q .' _ "$work/sr"
+		sh -c '[ -d "$1" ] && ! ls "$1"/*.save 2>/dev/null | grep -q .' _ "$work/sr"
 	ok "save-restore: no QEMU of the run left" no_qemu
 
 	echo "# lifecycle-save (full): scenarios/lifecycle/managedsave.yaml, both kernels, both policies"
@@ -99,7 +113,7 @@ if full; then
 	ok "save past its deadline: the lifecycle is not ok; the guest ran on (its agent answered the snapshot after the steps, nothing 'stopped on its own')" \
 		jq -e '(.steps[] | select(.step == "save") | .lifecycle.ok == false) and (.guest_after.vmstat | type) == "object" and (.reason | test("on its own") | not)' "$r"
 	ok "save past its deadline: no save image left in the run directory" \
-		sh -c '! ls "$1"/*.save 2>/dev/null | grep -q .' _ "$work/short"
+		sh -c '[ -d "$1" ] && ! ls "$1"/*.save 2>/dev/null | grep -q .' _ "$work/short"
 
 	echo "# lifecycle-save (full): a VFIO pin (vIOMMU + edu) across a save: the declared deviation"
 	lab_run -o "$work/vfio" scenarios/lifecycle/save-vfio.yaml >"$work/vfio.out" 2>&1
