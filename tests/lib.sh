@@ -188,8 +188,11 @@ lab_run() {
 # No QEMU of this part's runs is still running. Domains are named
 # memhp-<trial>-<orchestrator pid>-<n> (libvirt passes -name guest=...), so the
 # runs started through lab_run are told apart from other guests on the machine.
+# With no pid in $lab_pids (runs started with `lab run`, not lab_run) there is
+# nothing to look for, so it fails instead of passing for want of a name.
 no_qemu() {
 	local p
+	[ -n "${lab_pids// /}" ] || { echo "no_qemu: no memhp-lab pid recorded (lab_pids empty): use lab_run" >&2; return 1; }
 	for p in $lab_pids; do
 		pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=memhp-[^ ,]*-$p-[0-9]" >/dev/null && return 1
 	done
