@@ -27,7 +27,9 @@
 # Prints per kernel the boots, the Oopses (and how many of them in
 # free_reserved_area, the CI's signature), and the boots whose plugging
 # went on past the free. Exit 0 when the unfixed kernel oopsed at least
-# once and the fixed one never; 1 otherwise; 2 on a usage or setup error.
+# once and every boot of the fixed one reached /init without an Oops (a
+# boot that hung, or ended before /init, shows no Oops and proves
+# nothing); 1 otherwise; 2 on a usage or setup error.
 # Needs root (mount namespaces, overlayfs). Logs and kernels stay in
 # $MEMHP_CACHE/repro/pfn-mapped-<KVER>/ until the next run.
 set -euo pipefail
@@ -168,7 +170,9 @@ for v in unfixed fixed; do
 		"$v" "$boots" $oops $fra $init $past | tee -a "$work/summary"
 	case $v in
 	unfixed) [ $oops -gt 0 ] || { say "the unfixed kernel never oopsed: not reproduced (logs: $work/unfixed/logs)"; rc=1; };;
-	fixed) [ $oops = 0 ] || { say "the fixed kernel oopsed (logs: $work/fixed/logs)"; rc=1; };;
+	fixed) [ $oops = 0 ] || { say "the fixed kernel oopsed (logs: $work/fixed/logs)"; rc=1; }
+	       # no Oops is evidence only from a boot that got past the free to /init
+	       [ $init = "$boots" ] || { say "$((boots - init)) boot(s) of the fixed kernel never reached /init: no evidence (logs: $work/fixed/logs)"; rc=1; };;
 	esac
 done
 say "logs: $work"
