@@ -13,6 +13,7 @@ meaning says "only", as "a soak's record only"), "ok" and exit 0 when there
 is none, else exit 1.
 """
 import json
+import os
 import re
 import sys
 
@@ -56,6 +57,10 @@ def main():
     top, optional, summary, common, kinds = doc_fields(args[0])
     bad, seen_top = [], set()
     for path in args[1:]:
+        # a record file named but never written (a run that made none) is no pass
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            bad.append("%s: no record there (missing or empty)" % path)
+            continue
         for n, line in enumerate(open(path, encoding="utf-8"), 1):
             rec = json.loads(line)
             where = "%s:%d (%s)" % (path, n, rec.get("trial"))
