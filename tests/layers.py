@@ -2,6 +2,7 @@
 """tests/layers.py - the folders' layers of docs/architecture.md, checked.
 
 Usage: layers.py [--root DIR] [--objs DIR] CHECK
+       layers.py selftest
 
 The order is read from docs/architecture.md's "## Layers" section (its
 indented lines: "a > b > ... > lib", then "FOLDER: used by X..., uses Y...").
@@ -18,6 +19,13 @@ only what its line says, and only the folders its line names may use it.
             reports/, lib/, workloads/
   list      every current violation, one per line, as tests/layers.allow
             spells them
+  selftest  the checks themselves, on a tree of small synthetic C files
+            (compiled with $CC, default cc) in a scratch folder: each
+            kind's planted violations must be found, exactly, and nothing
+            else (an upward include and call, two folders calling each
+            other, functions of 81+ lines with their { alone or at the end
+            of the signature, beside ones of 80 lines, a long initializer,
+            braces in strings and comments); exit 1 naming what differs
 
 tests/layers.allow names the violations left, one per line ("# " comments):
   include FILE HEADER / use FILE SYMBOL DEFINING_FILE / mutual FOLDER FOLDER /
@@ -139,20 +147,94 @@ def symbols():
     return [(f, s, defs[s], folder(f), folder(defs[s])) for f, s in undef if s in defs]
 
 
-def functions(path):
-    """(name, lines) of each function of @path: a { alone at column 0 to the next } at column 0."""
-    lines = rd(path).split("\n")
-    out = []
-    for i, line in enumerate(lines):
-        if line.rstrip() != "{":
+def strip_c(text):
+    """TEXT with comments, string and character literals and preprocessor
+    lines blanked to spaces (newlines kept, so line numbers hold)."""
+    blank = lambda t: re.sub(r"[^\n]", " ", t)
+    out, i, n, bol = [], 0, len(text), True
+    while i < n:
+        c = text[i]
+        if bol and c == "#":	# a directive, with its continuation lines
+            j = i
+            while True:
+                k = text.find("\n", j)
+                k = n if k < 0 else k
+                if k < n and text[j:k].rstrip().endswith("\\"):
+                    j = k + 1
+                    continue
+                break
+            out.append(blank(text[i:k]))
+            i, bol = k, False
             continue
-        j = i - 1
-        while j > 0 and not re.match(r"^[A-Za-z_]", lines[j]):
-            j -= 1
-        head = " ".join(lines[j:i])
-        names = [n for n in re.findall(r"(\w+)\s*\(", head) if not re.match(r"^(G_[A-Z_]+|__\w+)$", n)]
-        end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("}")), len(lines) - 1)
-        out.append((names[0] if names else "?%d" % (i + 1), end - i + 1))
+        if text.startswith("/*", i):
+            k = text.find("*/", i + 2)
+            k = n if k < 0 else k + 2
+            out.append(blank(text[i:k]))
+            i = k
+            continue
+        if text.startswith("//", i):
+            k = text.find("\n", i)
+            k = n if k < 0 else k
+            out.append(blank(text[i:k]))
+            i = k
+            continue
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] not in (c, "\n"):
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(c + blank(text[i + 1:j - 1]) + c)
+            i, bol = j, False
+            continue
+        out.append(c)
+        bol = c == "\n" or (bol and c in " \t")
+        i += 1
+    return "".join(out)
+
+
+def param_list_name(head):
+    """The name before the parameter list that ends HEAD: the identifier
+    before the ( that matches its last ) (not an __attribute__'s)."""
+    h = head.rstrip()
+    d = 0
+    for i in range(len(h) - 1, -1, -1):
+        if h[i] == ")":
+            d += 1
+        elif h[i] == "(":
+            d -= 1
+            if d == 0:
+                m = re.search(r"(\w+)\s*$", h[:i])
+                return m.group(1) if m else None
+    return None
+
+
+def functions(path=None, text=None):
+    """(name, lines) of each function defined in @path (or @text): from the
+    line of its body's { to the line of the matching }, wherever the { is (a
+    line of its own, or the end of the signature's line). A body is a { at
+    file level whose head (the code since the last ; or } at file level)
+    ends with the ) of a parameter list and assigns nothing."""
+    code_ = strip_c(rd(path) if text is None else text)
+    out, depth, head_start = [], 0, 0
+    for m in re.finditer(r"[{};]", code_):
+        ch, at = m.group(), m.start()
+        if ch == "{":
+            if depth == 0:
+                head = code_[head_start:at]
+                opened = (at, head) if head.rstrip().endswith(")") and "=" not in head else None
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                if opened:
+                    start, head = opened
+                    name = param_list_name(head)
+                    first = code_.count("\n", 0, start) + 1
+                    out.append((name or "?%d" % first, code_.count("\n", start, at) + 1))
+                    opened = None
+                head_start = at + 1
+        elif depth == 0:
+            head_start = at + 1
     return out
 
 
@@ -183,6 +265,76 @@ def allowed():
         return [l.strip() for l in f if l.strip() and not l.startswith("#")]
 
 
+def body(n, indent="\t"):
+    """N lines of a function's body between its { line and its } line."""
+    return "".join("%sx += %d;\n" % (indent, i) for i in range(n))
+
+
+# selftest's tree: path -> text. Layers: main.c > cli > trial > lib.
+SELFTEST_TREE = {
+    "docs/architecture.md": "# t\n\n## Layers\n\n    main.c > cli > trial > lib\n\n## The folders\n",
+    "orchestrator/cli/cli.h": "int cliRun(int x);\n",
+    "orchestrator/cli/cli.c": '#include "cli/cli.h"\n#include "trial/trial.h"\n'
+                              "int cliRun(int x)\n{\n\treturn trialRun(x);\n}\n",
+    "orchestrator/trial/trial.h": "int trialRun(int x);\n",
+    # (a) an include of the folder above; (b) a call into it, which with cli's call down is (c)
+    "orchestrator/trial/trial.c": '#include "trial/trial.h"\n#include "cli/cli.h"\n'
+                                  "int trialRun(int x)\n{\n\treturn x ? cliRun(x - 1) : 0;\n}\n",
+    # (d): long ones with their { at the end of the signature (the case the
+    # old parser never measured) and alone, one of exactly 81 lines; short
+    # ones of 80 lines; a 100-line initializer; braces in strings and comments
+    "lib/long.c": "#define OPEN {\n"
+                  "static const int table[] = {\n" + "".join("\t%d,\n" % i for i in range(100)) + "};\n"
+                  "int longSig(int x) {\n" + body(90) + "\treturn x;\n}\n"
+                  "static int __attribute__((unused))\nlongAlone(int x)\n{\n" + body(78) + "\treturn x;\n}\n"
+                  "int shortSig(int x) {\n" + body(77) + "\treturn x; /* } */\n}\n"
+                  "int shortAlone(int x)\n{\n\tconst char *s = \"}\\n}\";\n" + body(76) + "\treturn x + s[0];\n}\n"
+                  "int oneLine(int x) { return x; }\n",
+}
+SELFTEST_WANT = {
+    "include": ["include orchestrator/trial/trial.c orchestrator/cli/cli.h"],
+    "use": ["use orchestrator/trial/trial.c cliRun orchestrator/cli/cli.c"],
+    "mutual": ["mutual cli trial"],
+    "long": ["long lib/long.c longAlone", "long lib/long.c longSig"],
+}
+
+
+def selftest():
+    """Run each kind on SELFTEST_TREE; 0 when each finds exactly SELFTEST_WANT."""
+    global ROOT, OBJS, ORDER, SIDE
+    import tempfile
+    cc = os.environ.get("CC", "cc").split()
+    bad = []
+    with tempfile.TemporaryDirectory(prefix="layers-selftest-") as tmp:
+        ROOT, OBJS = os.path.join(tmp, "src"), os.path.join(tmp, "obj")
+        for path, text in SELFTEST_TREE.items():
+            os.makedirs(os.path.dirname(os.path.join(ROOT, path)), exist_ok=True)
+            with open(os.path.join(ROOT, path), "w", encoding="utf-8") as f:
+                f.write(text)
+        for path in SELFTEST_TREE:
+            if path.endswith(".c"):
+                o = os.path.join(OBJS, path[:-2] + ".o")
+                os.makedirs(os.path.dirname(o), exist_ok=True)
+                r = subprocess.run(cc + ["-c", "-I" + ROOT, "-I" + os.path.join(ROOT, "orchestrator"),
+                                         "-o", o, os.path.join(ROOT, path)], capture_output=True, text=True)
+                if r.returncode:
+                    sys.exit("layers.py selftest: %s does not compile:\n%s" % (path, r.stderr))
+        ORDER, SIDE = layers()
+        lines = {name: n for name, n in functions(os.path.join("lib", "long.c"))}
+        want_lines = {"longSig": 93, "longAlone": 81, "shortSig": 80, "shortAlone": 80, "oneLine": 1}
+        if lines != want_lines:
+            bad.append("functions(lib/long.c): %s, expected %s" % (sorted(lines.items()), sorted(want_lines.items())))
+        for kind, want in sorted(SELFTEST_WANT.items()):
+            got = violations(kind)
+            if got != sorted(want):
+                bad.append("%s: found %s, expected %s" % (kind, got, sorted(want)))
+    for b in bad:
+        print(b, file=sys.stderr)
+    if not bad:
+        print("ok: %s found as planted" % ", ".join(sorted(SELFTEST_WANT)))
+    return 1 if bad else 0
+
+
 KINDS = {"includes": "include", "uses": "use", "mutual": "mutual", "long": "long"}
 WHY = {
     "include": "includes a header of a folder it may not use (docs/architecture.md, Layers)",
@@ -200,8 +352,10 @@ def main(argv):
         else:
             OBJS = argv[1]
         argv = argv[2:]
-    if len(argv) != 1 or argv[0] not in list(KINDS) + ["list"]:
+    if len(argv) != 1 or argv[0] not in list(KINDS) + ["list", "selftest"]:
         sys.exit(__doc__.split("\n\n")[1])
+    if argv[0] == "selftest":
+        return selftest()
     ORDER, SIDE = layers()
     if argv[0] == "list":
         print("\n".join(violations()))

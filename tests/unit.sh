@@ -2,7 +2,7 @@
 # tests/unit/*.c), the layers of docs/architecture.md (tests/layers.py) and
 # the tables' lists, and that every mutant (tests/mutants/*.patch) still
 # applies (full: make mutants whole). No guest.
-plan 14 full 15
+plan 15 full 16
 echo "# unit tests (build/unit-tests)"
 timed "$ok_timeout" $UNIT >"$work/unit.ktap"
 urc=$?
@@ -44,6 +44,11 @@ ok "layers: no file includes a header of a folder above it (or of reports/, but 
 ok "layers: no object (build/unit-obj/) uses a function or variable defined in a folder above it or beside it" layers uses
 ok "layers: no two folders use each other" layers mutual
 ok "layers: no function over 80 lines in orchestrator/, reports/, lib/, workloads/" layers long
+# The checks on a synthetic tree (compiled here, under a second): each kind
+# finds what is planted and nothing else, a function's { on its signature
+# line included (the parser once measured only a { alone on its line).
+ok "layers: selftest: a synthetic tree's upward include and call, two folders using each other, 81- and 93-line functions (their { alone and on the signature line) are each found, exactly" \
+	layers selftest
 # The guard on a copy of the sources with one new upward include, and with a
 # line in the allow-list that no longer occurs: both must fail, naming it.
 lc=$work/layers-copy
