@@ -76,8 +76,9 @@ extern const char *const mhlKernelForms[2];
  * Key tables a parser owns beside its enum (NULL-terminated): what a
  * census_before/census_after may count (steps.c), an xfail entry's and a
  * grid entry's keys (sections.c, in the order of their XF_* and GR_*
- * enums). Here so that what a refusal lists can be taken from them
- * (tests/unit/scenario.c).
+ * enums). tests/doc-tables.py reads them against docs/scenarios.md;
+ * tests/unit/scenario.c writes the lists a refusal must give out by hand,
+ * so that a name dropped from a table is seen.
  */
 extern const char *const mhlCensusKeys[];
 extern const char *const mhlXfailKeys[];

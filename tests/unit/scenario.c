@@ -551,51 +551,44 @@ static bool refusedWith(const char *name, const char *yaml, const char *want)
 	return unitExpect(n < 0 && strstr(mhlErrorLast(), path) && strstr(mhlErrorLast(), want));
 }
 
-/* The names a refusal lists after "(known: ", each from its table. */
-static char *guestsKnown(void) { return mhlNamesKnown(mhlGuestNames); }
-static char *onlineKnown(void) { return mhlNamesKnown(mhlOnlinePolicies); }
-static char *splitsKnown(void) { return mhlNamesKnown(mhl_pin_splits); }
-static char *kernelsKnown(void) { return mhlNamesKnown(mhlKernelForms); }
-static char *policiesKnown(void) { return mhlNamesKnown(mhlPinPolicies); }
-static char *censusKnown(void) { return g_strjoinv(", ", (char **)mhlCensusKeys); }
-static char *xfailKeysKnown(void) { return g_strjoinv(", ", (char **)mhlXfailKeys); }
-static char *gridKeysKnown(void) { return g_strjoinv(", ", (char **)mhlGridKeys); }
-
-/* A scenario refused naming a table's names: @want ends in "(known: ", @known() and ")" follow. */
+/*
+ * A scenario refused naming a table's names, the names written out here:
+ * an expectation built from the table the code reads (mhlNamesKnown of
+ * it) moves with the table, so a row dropped from it, or a lister that
+ * skips one, went unseen. Adding a name to a table changes these lines.
+ */
 static const struct scenarioKnown {
 	const char *desc, *yaml, *want;
-	char *(*known)(void);
 } knownErrors[] = {
 	{ "guest: an unknown userspace",
 	  "guest: ubuntu\nnodes:\n  - memory: 1G\n",
-	  "1:8: guest: unknown userspace 'ubuntu' (known: ", guestsKnown },
+	  "1:8: guest: unknown userspace 'ubuntu' (known: lab, debian)" },
 	{ "online: an unknown policy", "online: sometimes\nnodes:\n  - memory: 1G\n",
-	  "1:9: online: unknown policy 'sometimes' (known: ", onlineKnown },
+	  "1:9: online: unknown policy 'sometimes' (known: movable, kernel, auto-movable, as-shipped)" },
 	{ "pin: unknown split",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 2M, node: 0, backing: thp, split: madvise}\n",
-	  "4:58: unknown split 'madvise' (known: ", splitsKnown },
+	  "4:58: unknown split 'madvise' (known: mprotect, munmap)" },
 	{ "expect: census of an unknown count",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - pin: {id: a, size: 1M, node: 0}\n  - expect: {census_after: {Highmem: 0}}\n",
-	  "5:29: census_after: unknown count 'Highmem' (known: ", censusKnown },
+	  "5:29: census_after: unknown count 'Highmem' (known: pages, not_present, unknown, zero, thp, cma, DMA, DMA32, Normal, Movable, other)" },
 	{ "xfail: an unknown key", "xfail:\n  - {reason: x, when: always}\nnodes:\n  - memory: 1G\n",
-	  "2:17: unknown key 'when' in an xfail entry (known: ", xfailKeysKnown },
+	  "2:17: unknown key 'when' in an xfail entry (known: kernel, policy, reason, match)" },
 	{ "xfail: an unknown kernel", "xfail:\n  - {reason: x, kernel: '5.4'}\nnodes:\n  - memory: 1G\n",
-	  "2:25: unknown xfail kernel '5.4' (known: ", kernelsKnown },
+	  "2:25: unknown xfail kernel '5.4' (known: 6.12, 6.1)" },
 	{ "xfail: an unknown policy", "xfail:\n  - {reason: x, policy: never}\nnodes:\n  - memory: 1G\n",
-	  "2:25: unknown xfail policy 'never' (known: ", policiesKnown },
+	  "2:25: unknown xfail policy 'never' (known: series, baseline)" },
 	{ "grid: an unknown policy", "grid: [{label: x, vmstat: pgfault, policy: never}]\nnodes:\n  - memory: 1G\n",
-	  "1:44: unknown grid policy 'never' (known: ", policiesKnown },
+	  "1:44: unknown grid policy 'never' (known: series, baseline)" },
 	{ "grid: an unknown key", "grid: {label: x, sum: [a, b]}\nnodes:\n  - memory: 1G\n",
-	  "1:18: unknown key 'sum' in a grid entry (known: ", gridKeysKnown },
+	  "1:18: unknown key 'sum' in a grid entry (known: label, policy, vmstat, path, ratio)" },
 };
 
 static bool scenarioKnownJudge(const void *row, GString *desc)
 {
 	const struct scenarioKnown *c = row;
-	g_autofree char *known = c->known(), *want = g_strconcat(c->want, known, ")", NULL);
 
-	g_string_printf(desc, "scenario error: %s -> '%s'", c->desc, want);
-	return unitListing || refusedWith("s.yaml", c->yaml, want);
+	g_string_printf(desc, "scenario error: %s -> '%s'", c->desc, c->want);
+	return unitListing || refusedWith("s.yaml", c->yaml, c->want);
 }
 
 /* 8 axes of 10 values, all excluded: refused from the product, before walking 10^8 combinations. */
@@ -927,9 +920,8 @@ static bool loadAllCounts(void)
 	g_autofree char *path = unitWriteTmp("s.yaml", "pin_policy: sometimes\nnodes:\n  - memory: 1G\n    cpus: 0\n"
 					     "steps:\n  - dance: {}\n");
 	g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify)mhlScenarioFree);
-	g_autofree char *policies = mhlNamesKnown(mhlPinPolicies);
-	g_autofree char *want = g_strdup_printf("%s:1:13: unknown pin_policy 'sometimes' (known: %s) (and 2 more error(s) in the file: memhp-lab check %s lists every one)",
-						path, policies, path);
+	g_autofree char *want = g_strdup_printf("%s:1:13: unknown pin_policy 'sometimes' (known: series, baseline) (and 2 more error(s) in the file: memhp-lab check %s lists every one)",
+						path, path);
 	bool ok;
 
 	mhlErrorReset();
