@@ -19,7 +19,7 @@ rdma_split() {
 	local k a r o
 	for k in 6.12 6.1; do
 		a=$(art "$k") r=$(cat "$cache/kernel/$k/rdma") || return 1
-		! grep -qE '^CONFIG_(INFINIBAND|INET)=y' "$a/config" || { echo "# $a/config has RDMA"; return 1; }
+		lacks "$a/config" -qE '^CONFIG_(INFINIBAND|INET)=y' || { echo "# $a/config has RDMA (or is missing)"; return 1; }
 		for o in INET INFINIBAND INFINIBAND_USER_ACCESS RDMA_RXE DUMMY; do
 			grep -qx "CONFIG_$o=y" "$r/config" || { echo "# $r/config: CONFIG_$o not =y"; return 1; }
 		done
@@ -102,7 +102,7 @@ posting_export() {
 		if [ $s = fixes ]; then
 			# each standalone fix on its own: no cover letter, no n/m
 			[ ! -e "$d/$s/0000-cover-letter.patch" ] || { echo "fixes: a cover letter"; return 1; }
-			! grep -h '^Subject: ' "$d/$s"/0*.patch | grep -v '^Subject: \[PATCH\( 6\.1\)\?\] ' || { echo "fixes: a subject not [PATCH] or [PATCH 6.1]"; return 1; }
+			no_lines '^Subject: \[PATCH( 6\.1)?\] ' -h '^Subject: ' "$d/$s"/0*.patch || { echo "fixes: a subject not [PATCH] or [PATCH 6.1], or no patch"; return 1; }
 		else
 			[ -s "$d/$s/0000-cover-letter.patch" ] && ! grep -q '\*\*\*' "$d/$s/0000-cover-letter.patch" || { echo "$s: no cover letter, or its template"; return 1; }
 		fi
