@@ -142,6 +142,7 @@ struct mhlLineReader {
 	bool eof;
 	GString *line;
 	bool cut;
+	bool newline;	/* the last line returned ended with a '\n' */
 	guint64 lineno;
 };
 
@@ -169,6 +170,7 @@ bool mhlLineReaderNext(mhlLineReader *r, const char **line, gsize *len, bool *cu
 {
 	g_string_truncate(r->line, 0);
 	r->cut = false;
+	r->newline = false;
 	for (;;) {
 		const char *nl;
 		ssize_t n;
@@ -178,6 +180,7 @@ bool mhlLineReaderNext(mhlLineReader *r, const char **line, gsize *len, bool *cu
 			if (nl) {
 				lineKeep(r, r->buf + r->pos, (gsize)(nl - (r->buf + r->pos)));
 				r->pos = (gsize)(nl - r->buf) + 1;
+				r->newline = true;
 				break;
 			}
 			lineKeep(r, r->buf + r->pos, r->fill - r->pos);
@@ -204,6 +207,11 @@ bool mhlLineReaderNext(mhlLineReader *r, const char **line, gsize *len, bool *cu
 		*cut = r->cut;
 	*lineno = ++r->lineno;
 	return true;
+}
+
+bool mhlLineReaderNewline(const mhlLineReader *r)
+{
+	return r->newline;
 }
 
 void mhlLineReaderFree(mhlLineReader *r)
@@ -251,6 +259,264 @@ char *mhlTemplateExpand(const char *tmpl, const char *const *pairs, const char *
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
+void mhlFdClose(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+int mhlDirOpen(const char *path)
+{
+	char *real = realpath(path, NULL);
+	int fd, e;
+
+	if (!real)
+		return -1;
+	fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	free(real);
+	errno = e;
+	return fd;
+}
+
+/* One component below @at as a directory: no link followed, made first with @create. */
+static int dirStep(int at, const char *name, bool create)
+{
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct stat sb;
+	int fd;
+
+	if (create && mkdirat(at, name, 0755) < 0 && errno != EEXIST)
+		return -1;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* a link is said as one (O_DIRECTORY answers ENOTDIR before O_NOFOLLOW's ELOOP) */
+	if (fd < 0 && errno == ENOTDIR && fstatat(at, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
+		errno = ELOOP;
+	return fd;
+}
+
+/*
+ * The directory of @rel's last component below @dirfd (a new descriptor),
+ * *@last pointing at that component in @parts. -1 + errno.
+ */
+static int walkParent(int dirfd, char **parts, bool create, const char **last)
+{
+	int cur = dirfd, next;
+	guint i, n = g_strv_length(parts);
+
+	if (!n || !*parts[n - 1] || !strcmp(parts[n - 1], ".") || !strcmp(parts[n - 1], "..")) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		next = dirStep(cur, parts[i], create);
+		if (cur != dirfd) {
+			int e = errno;
+
+			close(cur);
+			errno = e;
+		}
+		if (next < 0)
+			return -1;
+		cur = next;
+	}
+	*last = parts[n - 1];
+	return cur == dirfd ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : cur;
+}
+
+int mhlDirOpenAt(int dirfd, const char *rel, bool create)
+{
+	g_auto(GStrv) parts = g_strsplit(rel, "/", -1);
+	const char *last = NULL;
+	int at = walkParent(dirfd, parts, create, &last), fd, e;
+
+	if (at < 0)
+		return -1;
+	fd = dirStep(at, last, create);
+	e = errno;
+	close(at);
+	errno = e;
+	return fd;
+}
+
+int mhlOpenAt(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	g_auto(GStrv) parts = g_strsplit(rel, "/", -1);
+	bool trunc = flags & O_TRUNC, writing = (flags & O_ACCMODE) != O_RDONLY;
+	const char *last = NULL;
+	struct stat sb;
+	int at = walkParent(dirfd, parts, flags & O_CREAT, &last), fd, e;
+
+	if (at < 0)
+		return -1;
+	/* O_TRUNC only once the file is judged: a hard link is refused, not emptied */
+	fd = openat(at, last, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+	e = errno;
+	close(at);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0)
+		e = errno;
+	else if (!S_ISREG(sb.st_mode))
+		e = EINVAL;
+	else if (writing && sb.st_nlink > 1)
+		e = EMLINK;
+	else if (trunc && ftruncate(fd, 0) < 0)
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int mhlOpenIn(const char *dir, const char *rel, int flags, mode_t mode)
+{
+	int dfd = mhlDirOpen(dir), fd, e;
+
+	if (dfd < 0)
+		return -1;
+	fd = mhlOpenAt(dfd, rel, flags, mode);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return fd;
+}
+
+/* errno as a reason, the errors of mhlOpenAt said in words */
+static const char *openWhy(int e)
+{
+	switch (e) {
+	case ELOOP:
+		return "a symbolic link (never followed in a run directory)";
+	case EINVAL:
+		return "not a regular file";
+	case EMLINK:
+		return "a file with more than one link (a hard link is never written through)";
+	default:
+		return g_strerror(e);
+	}
+}
+
+int mhlFileWriteAt(int dirfd, const char *rel, const char *where, const char *data, gssize len)
+{
+	g_auto(GStrv) parts = g_strsplit(rel, "/", -1);
+	g_autofree char *tmp = NULL;
+	const char *last = NULL;
+	size_t n = len < 0 ? strlen(data) : (size_t)len, off = 0;
+	int at = walkParent(dirfd, parts, true, &last), fd = -1, e = 0;
+
+	if (at < 0) {
+		mhlError("cannot write '%s': %s", where, openWhy(errno));
+		return -1;
+	}
+	tmp = g_strdup_printf(".%s.%d-%08x", last, (int)getpid(), g_random_int());
+	fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		e = errno;
+	while (!e && off < n) {
+		ssize_t w = write(fd, data + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			e = w < 0 ? errno : ENOSPC;
+		else
+			off += (size_t)w;
+	}
+	if (fd >= 0 && close(fd) < 0 && !e)
+		e = errno;
+	/* renamed over the name: a link there is replaced, never followed */
+	if (!e && renameat(at, tmp, at, last) < 0)
+		e = errno;
+	if (e) {
+		if (fd >= 0)
+			unlinkat(at, tmp, 0);
+		close(at);
+		mhlError("cannot write '%s': %s", where, g_strerror(e));
+		return -1;
+	}
+	close(at);
+	return 0;
+}
+
+char *mhlFileReadAt(int dirfd, const char *rel, const char *where, gsize max, gsize *len, bool *missing)
+{
+	g_autofree char *buf = NULL;
+	struct stat sb;
+	gsize got = 0;
+	int fd = mhlOpenAt(dirfd, rel, O_RDONLY, 0);
+
+	if (missing)
+		*missing = fd < 0 && errno == ENOENT;
+	if (fd < 0) {
+		if (!missing || !*missing)
+			mhlError("cannot read '%s': %s", where, openWhy(errno));
+		return NULL;
+	}
+	if (fstat(fd, &sb) < 0) {
+		mhlError("cannot read '%s': %s", where, g_strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if ((guint64)sb.st_size > max) {
+		mhlError("cannot read '%s': %lld bytes, more than the %" G_GSIZE_FORMAT " memhp-lab reads of such a file",
+			 where, (long long)sb.st_size, max);
+		close(fd);
+		return NULL;
+	}
+	buf = g_malloc((gsize)sb.st_size + 1);
+	while (got < (gsize)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (gsize)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			mhlError("cannot read '%s': %s", where, g_strerror(errno));
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		got += (gsize)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (len)
+		*len = got;
+	return g_steal_pointer(&buf);
+}
+
+int mhlRunDirTrusted(int fd, const char *path, const char *what)
+{
+	const char *sudo = getuid() == 0 && geteuid() == 0 ? g_getenv("SUDO_UID") : NULL;
+	uid_t me = geteuid();
+	struct stat sb;
+	char *end;
+	unsigned long su = sudo ? strtoul(sudo, &end, 10) : 0;
+
+	if (fstat(fd, &sb) < 0) {
+		mhlError("%s: run directory '%s': %s", what, path, g_strerror(errno));
+		return -1;
+	}
+	if (sb.st_uid != me && !(sudo && *sudo && !*end && sb.st_uid == (uid_t)su)) {
+		mhlError("%s: run directory '%s' is owned by uid %u, not by you (uid %u)%s: its owner could put links and files into it between two of memhp-lab's writes; copy it into a directory of your own (cp -r) and give that",
+			 what, path, (unsigned)sb.st_uid, (unsigned)me, sudo ? " or SUDO_UID" : "");
+		return -1;
+	}
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		mhlError("%s: run directory '%s' is writable by %s (mode %04o): another user could put links and files into it between two of memhp-lab's writes; chmod go-w it, or copy it into a directory of your own",
+			 what, path, sb.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(sb.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 static int mhlRemoveEntry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb; (void)flag; (void)ftw;
@@ -273,6 +539,62 @@ char *mhlRealPath(const char *p)
 	out = g_strdup(real);
 	free(real);
 	return out;
+}
+
+/* Whether @uid is this user, root, or (as root under sudo) SUDO_UID: who may change what a resumed run loads. */
+static bool uidTrusted(uid_t uid)
+{
+	const char *sudo = geteuid() == 0 ? g_getenv("SUDO_UID") : NULL;
+	char *end;
+	unsigned long su;
+
+	if (uid == 0 || uid == geteuid())
+		return true;
+	if (!sudo || !*sudo)
+		return false;
+	su = strtoul(sudo, &end, 10);
+	return !*end && uid == (uid_t)su;
+}
+
+/*
+ * @real (a real path) and every directory above it can be changed by no one
+ * but root and this user: owned by them, writable by no group or other user
+ * (a directory with the sticky bit, as /tmp, keeps others from replacing
+ * what they do not own: the entry below it is judged on its own). A
+ * scenario beside a run directory from elsewhere (an unpacked CI artifact)
+ * is refused here, wherever it lies. -1 + mhlError.
+ */
+static int pathTrusted(const char *real, const char *what, const char *q)
+{
+	g_autofree char *p = g_strdup(real);
+	struct stat st;
+	bool leaf = true;
+
+	for (;;) {
+		if (lstat(p, &st) < 0) {
+			mhlError("%s '%s': '%s': %s", what, q, p, g_strerror(errno));
+			return -1;
+		}
+		if (!uidTrusted(st.st_uid)) {
+			mhlError("%s '%s': '%s' is owned by uid %u, another user: a resumed run loads only files that no one but root and you can change (a file beside a run directory from elsewhere is data too)",
+				 what, q, p, (unsigned)st.st_uid);
+			return -1;
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (leaf || !(st.st_mode & S_ISVTX) || st.st_uid != 0)) {
+			mhlError("%s '%s': '%s' is writable by %s (mode %04o): a resumed run loads only files that no one but root and you can change",
+				 what, q, p, st.st_mode & S_IWOTH ? "every user" : "its group", (unsigned)(st.st_mode & 07777));
+			return -1;
+		}
+		if (!strcmp(p, "/"))
+			return 0;
+		{
+			char *up = g_path_get_dirname(p);
+
+			g_free(p);
+			p = up;
+		}
+		leaf = false;
+	}
 }
 
 int mhlRunDirPath(const char *rundir, const char *what, const char *path, bool dir, bool yaml)
@@ -309,6 +631,8 @@ int mhlRunDirPath(const char *rundir, const char *what, const char *path, bool d
 		mhlError("%s '%s': not a scenario file (.yaml or .yml)", what, q);
 		return -1;
 	}
+	if (pathTrusted(real, what, q) < 0)
+		return -1;
 	if (rundir && (root = realpath(rundir, NULL)) && g_str_has_prefix(real, root) &&
 	    ((n = strlen(root)) == 1 || real[n] == '/' || !real[n])) {
 		mhlError("%s '%s': inside the run directory '%s' that names it; a run directory is data, never a scenario, kernel or hosts file that a resumed run loads",

@@ -34,6 +34,10 @@ void mhlErrorRestore(char *saved);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
 
+/* A descriptor closed when it goes out of scope (GLib's g_autofd is 2.76; Debian 12 has 2.74). */
+void mhlFdClose(int *fd);
+#define mhl_autofd __attribute__((cleanup(mhlFdClose)))
+
 /* Monotonic seconds. */
 double mhlNow(void);
 
@@ -68,8 +72,58 @@ mhlLineReader *mhlLineReaderNew(int fd, gsize max);
  * a read error.
  */
 bool mhlLineReaderNext(mhlLineReader *r, const char **line, gsize *len, bool *cut, guint64 *lineno);
+/* Whether the line mhlLineReaderNext returned last ended with a '\n' (false: the file's end cut it). */
+bool mhlLineReaderNewline(const mhlLineReader *r);
 void mhlLineReaderFree(mhlLineReader *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlLineReader, mhlLineReaderFree)
+
+/*
+ * Files of a run directory (docs/security.md, "Run directories: every file
+ * through one descriptor"): the directory is opened once, without following
+ * a link at its last component, and everything in it is opened relative to
+ * that descriptor, one component at a time, never through a link.
+ */
+/*
+ * @path's directory: its real path (the user named it; results/latest is a
+ * link) opened O_DIRECTORY | O_NOFOLLOW. A descriptor, or -1 with errno.
+ */
+int mhlDirOpen(const char *path);
+/*
+ * @rel (components separated by '/', none '.' or '..' or empty) below
+ * @dirfd: every directory on the way opened O_DIRECTORY | O_NOFOLLOW (with
+ * O_CREAT in @flags, made 0755 when missing), the last component with
+ * @flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC (a FIFO never
+ * waits for a peer) and then judged on the descriptor: a regular file, and,
+ * opened for writing, one with a single link (a hard link planted there
+ * would have memhp-lab write another file). A descriptor, or -1 with errno
+ * (ELOOP: a link on the way; EINVAL: not a regular file; EMLINK: more than
+ * one link).
+ */
+int mhlOpenAt(int dirfd, const char *rel, int flags, mode_t mode);
+/* @rel below @dirfd as a directory (O_DIRECTORY | O_NOFOLLOW at each component; with @create, made 0755). -1 + errno. */
+int mhlDirOpenAt(int dirfd, const char *rel, bool create);
+/* mhlOpenAt below mhlDirOpen(@dir): for a file of a run directory named by its path. -1 + errno. */
+int mhlOpenIn(const char *dir, const char *rel, int flags, mode_t mode);
+/*
+ * @rel below @dirfd replaced by @len bytes of @data: written to a new file
+ * beside it (O_EXCL) and renamed over it (a link there is replaced, never
+ * followed). 0, or -1 + mhlError naming @where (the path, for the message).
+ */
+int mhlFileWriteAt(int dirfd, const char *rel, const char *where, const char *data, gssize len);
+/*
+ * A whole file of at most @max bytes below @dirfd (mhlOpenAt: a regular
+ * file, no link followed), NUL-terminated. NULL + mhlError naming @where,
+ * or with *@missing set (when not NULL) and no error when it does not exist.
+ */
+char *mhlFileReadAt(int dirfd, const char *rel, const char *where, gsize max, gsize *len, bool *missing);
+/*
+ * A run directory memhp-lab writes into (run, run --resume, soak): owned by
+ * this user (or, as root under sudo, by SUDO_UID, who ran it) and writable
+ * by no group or other user, who could otherwise put links and files into
+ * it between two of its writes. @fd is the directory's descriptor, @path
+ * for the message. 0, or -1 + mhlError.
+ */
+int mhlRunDirTrusted(int fd, const char *path, const char *what);
 
 /* Remove a directory tree we created (no links followed). 0 or -1 + errno. */
 int mhlRemoveTree(const char *path);

@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 42
+plan 48
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -144,6 +144,54 @@ printf '{"trial": "soak:trust:seed=1", "scenario": "%s", "seed": "1", "duration_
 	"$work/s5/evil.yaml" >"$work/s5/soak.json"
 expect_fail "soak --resume: soak.json naming a scenario inside the run directory: refused before it is loaded" 2 \
 	"soak.json': scenario '.*/s5/evil.yaml': inside the run directory" $LAB soak --resume "$work/s5"
+
+echo "# trust: every file of a run directory through the directory's descriptor, never a link (issue 48)"
+# A resumed run (or one given -o) writes started.jsonl, trials.jsonl,
+# libvirt.log and sysinfo/pre-resume/ into a directory that may come from
+# elsewhere: each planted as a link to a host file or directory here. The
+# trial's kernel is no kernel: it fails at once, after its start was
+# appended (MEMHP_ACCEL=tcg: no KVM probe).
+echo untouched >"$work/victim48"; mkdir -p "$work/victim48d"
+sed 's/=m$/=y/' "$work/config" >"$work/config48"	# a kernel without modules: no package.sh
+trust_scn "{bzimage: $work/bzImage, config: $work/config48}" >"$work/scn48.yaml"
+resume48() {	# DIR: run --resume DIR of the scn6 scenario, stdout and stderr in DIR.out
+	printf '{"scenarios": ["%s"]}\n' "$work/scn48.yaml" >"$1/run.json"
+	MEMHP_ACCEL=tcg timeout 120 $LAB run -q --initrd "$work/bzImage" --resume "$1" >"$1.out" 2>&1
+}
+mkdir -p "$work/r48a" "$work/r48b" "$work/r48c" "$work/r48d"
+ln -s "$work/victim48" "$work/r48a/libvirt.log" && ln -s "$work/victim48d" "$work/r48a/sysinfo"
+resume48 "$work/r48a"; rc48a=$?
+ok "run --resume: libvirt.log a link to a host file, sysinfo/ a link to a host directory: exit 2 naming libvirt.log as a link, before any trial started (no started.jsonl); neither written through (file untouched, directory empty)" \
+	sh -c '[ "$1" = 2 ] && grep -q "libvirt.log.: a symbolic link" "$2.out" && [ ! -e "$2/started.jsonl" ] &&
+		[ "$(cat "$3")" = untouched ] && [ -z "$(ls -A "$4")" ]' _ "$rc48a" "$work/r48a" "$work/victim48" "$work/victim48d"
+ln -s "$work/victim48" "$work/r48b/started.jsonl"
+resume48 "$work/r48b"
+ok "run --resume: started.jsonl a link to a host file: the trial's start not appended through it (refused, naming it as a link), the host file untouched; its record written to trials.jsonl" \
+	sh -c 'grep -q "started.jsonl.: a symbolic link" "$1.out" && [ "$(cat "$2")" = untouched ] &&
+		[ -f "$1/trials.jsonl" ] && [ ! -L "$1/trials.jsonl" ] && grep -q "\"trial\":\"trust\"" "$1/trials.jsonl"' \
+	_ "$work/r48b" "$work/victim48"
+mkdir -p "$work/r48e" && ln -s "$work/victim48" "$work/r48e/trials.jsonl"
+resume48 "$work/r48e"; rc48e=$?
+ok "run --resume: trials.jsonl a link to a host file: refused before any trial started (exit 2, naming it as a link; no started.jsonl), the host file untouched" \
+	sh -c '[ "$1" = 2 ] && grep -q "trials.jsonl.: a symbolic link" "$2.out" && [ ! -e "$2/started.jsonl" ] && [ "$(cat "$3")" = untouched ]' \
+	_ "$rc48e" "$work/r48e" "$work/victim48"
+printf '{"scenarios": ["%s"]}\n' "$work/scn48.yaml" >"$work/r48c/run.json"
+chown -R nobody "$work/r48c"
+expect_fail "run --resume of a run directory another user owns (nobody): refused before anything is read, naming its owner" 2 \
+	"run directory '.*/r48c' is owned by uid [0-9]+, not by you" env MEMHP_ACCEL=tcg $LAB run --initrd "$work/bzImage" --resume "$work/r48c"
+chmod 0777 "$work/r48d"
+expect_fail "run -o DIR of an empty directory every user may write (0777): refused, naming its mode; nothing written into it" 2 \
+	"run directory '.*/r48d' is writable by every user \(mode 0777\)" \
+	sh -c 'MEMHP_ACCEL=tcg $1 run --initrd "$2/bzImage" -o "$2/r48d" "$2/scn48.yaml"; rc=$?; [ -z "$(ls -A "$2/r48d")" ] || exit 99; exit $rc' \
+	_ "$LAB" "$work"
+# An artifact unpacked by another user: its run directory is root's (copied),
+# the scenario its run.json names lies beside it, in the other user's directory.
+mkdir -p "$work/art48/run"
+trust_scn "{bzimage: $work/bzImage, config: $work/config, modules: $work/tree1/$trel}" >"$work/art48/evil.yaml"
+printf '{"scenarios": ["%s"]}\n' "$work/art48/evil.yaml" >"$work/art48/run/run.json"
+chown nobody "$work/art48"
+expect_fail "run --resume: run.json naming a scenario beside the run directory, in a directory another user owns: refused before it is loaded, naming that directory" 2 \
+	"scenarios\[0\] '.*/art48/evil.yaml': '.*/art48' is owned by uid [0-9]+, another user" $LAB run --resume "$work/art48/run"
 
 echo "# trust: fleet hosts: the transports and query parameters a fleet needs, no other (finding 6); a hosts file's key twice (10)"
 printf '#!/bin/sh\ntouch %s\n' "$MHL_TRUST_MARKER" >"$work/evil-ext.sh"

@@ -39,19 +39,36 @@ void mhlResultsLatest(const char *outdir)
 	}
 }
 
-/* The /proc files and host identity a reader compares across runs. */
+/* A file of sysinfo/ that cannot be written is a warning, never the run's error. */
+static void sysinfoWrite(int fd, const char *name, const char *path, const char *text, gssize len)
+{
+	char *saved = mhlErrorSteal();
+
+	if (mhlFileWriteAt(fd, name, path, text, len) < 0)
+		fprintf(stderr, "memhp-lab: warning: %s\n", mhlErrorLast());
+	mhlErrorRestore(saved);
+}
+
+/*
+ * The /proc files and host identity a reader compares across runs, into
+ * RUN_DIR/sysinfo/WHEN/: made below the run directory's descriptor, every
+ * directory on the way and every file opened without following a link (a
+ * resumed run directory's sysinfo/ is data), each file replaced by a rename.
+ */
 void mhlSysinfoSave(const char *outdir, const char *when)
 {
 	static const char *const files[] = { "/proc/meminfo", "/proc/cpuinfo", "/proc/cmdline", "/proc/loadavg",
 					     "/proc/vmstat", "/proc/buddyinfo", "/proc/sys/kernel/osrelease",
 					     "/proc/version" };
-	g_autofree char *dir = g_build_filename(outdir, "sysinfo", when, NULL);
-	g_autofree char *idpath = g_build_filename(dir, "host_identity.json", NULL);
+	g_autofree char *rel = g_build_filename("sysinfo", when, NULL), *dir = g_build_filename(outdir, rel, NULL);
 	g_autoptr(json_object) id = mhlHostIdentityLocal();
+	mhl_autofd int runfd = mhlDirOpen(outdir), fd = -1;
 	size_t i;
 
-	if (g_mkdir_with_parents(dir, 0755) < 0) {
-		fprintf(stderr, "memhp-lab: warning: cannot create '%s': %s\n", dir, g_strerror(errno));
+	if (runfd < 0 || (fd = mhlDirOpenAt(runfd, rel, true)) < 0) {
+		fprintf(stderr, "memhp-lab: warning: cannot create '%s': %s\n", dir,
+			errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a directory (never followed in a run directory)" :
+			g_strerror(errno));
 		return;
 	}
 	for (i = 0; i < G_N_ELEMENTS(files); i++) {
@@ -60,7 +77,11 @@ void mhlSysinfoSave(const char *outdir, const char *when)
 		gsize len;
 
 		if (g_file_get_contents(files[i], &text, &len, NULL))
-			g_file_set_contents(to, text, (gssize)len, NULL);
+			sysinfoWrite(fd, name, to, text, (gssize)len);
 	}
-	g_file_set_contents(idpath, json_object_to_json_string_ext(id, JSON_C_TO_STRING_PRETTY), -1, NULL);
+	{
+		g_autofree char *to = g_build_filename(dir, "host_identity.json", NULL);
+
+		sysinfoWrite(fd, "host_identity.json", to, json_object_to_json_string_ext(id, JSON_C_TO_STRING_PRETTY), -1);
+	}
 }

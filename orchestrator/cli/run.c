@@ -10,6 +10,8 @@
 #include "cli/run.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <string.h>
@@ -26,6 +28,9 @@
 #include "scenario/scenario.h"
 #include "trial/queue.h"
 #include "util.h"
+
+/* run.json is written by run (scenarios, options, host identity: a few KiB); a larger one is not ours */
+#define MHL_RUN_JSON_MAX (1024 * 1024)
 
 int mhlJobsDefault(const mhlHostFit *h)
 {
@@ -394,6 +399,8 @@ static bool dirHasEntries(const char *dir)
 static char *runDir(const mhlRunOptions *o, GPtrArray *jobs)
 {
 	g_autofree char *outdir = NULL;
+	mhl_autofd int fd = -1;
+	bool made;
 
 	if (o->outdir) {
 		outdir = g_canonicalize_filename(o->outdir, NULL);
@@ -411,10 +418,26 @@ static char *runDir(const mhlRunOptions *o, GPtrArray *jobs)
 			 outdir, outdir);
 		return NULL;
 	}
+	made = !g_file_test(outdir, G_FILE_TEST_EXISTS);
 	if (g_mkdir_with_parents(outdir, 0755) < 0) {
 		mhlError("run: cannot create run directory '%s': %s", outdir, g_strerror(errno));
 		return NULL;
 	}
+	/*
+	 * Every file of it is opened below its descriptor, never through a
+	 * link (mhlOpenAt); and it is ours, writable by no one else, so that
+	 * nothing is put into it between two writes (docs/security.md). One we
+	 * made has our mode whatever the umask.
+	 */
+	if ((fd = mhlDirOpen(outdir)) < 0) {
+		mhlError("run: run directory '%s': %s", outdir,
+			 errno == ELOOP || errno == ENOTDIR ? "not a directory (a link?)" : g_strerror(errno));
+		return NULL;
+	}
+	if (made)
+		(void)fchmod(fd, 0755);
+	if (mhlRunDirTrusted(fd, outdir, "run") < 0)
+		return NULL;
 	if (!o->outdir)
 		mhlResultsLatest(outdir);	/* results/latest: the newest of the run directories named here */
 	return g_steal_pointer(&outdir);
@@ -449,7 +472,7 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 {
 	g_autofree char *path = g_build_filename(outdir, "run.json", NULL);
 	g_autoptr(json_object) run = json_object_new_object();
-	g_autoptr(GError) err = NULL;
+	mhl_autofd int dfd = -1;
 	json_object *list = json_object_new_array();
 	g_autofree char *hosts_file = mhlRealPath(o->hosts_file), *kernel_dir = mhlRealPath(o->kernel_dir);
 	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only", "hosts", "hosts_file" };
@@ -483,11 +506,11 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	for (k = 0; k < G_N_ELEMENTS(keys); k++)
 		if (vals[k])
 			json_object_object_add(run, keys[k], json_object_new_string(vals[k]));
-	if (!g_file_set_contents(path, json_object_to_json_string_ext(run, JSON_C_TO_STRING_PRETTY), -1, &err)) {
-		mhlError("run: cannot write '%s': %s", path, err->message);
+	if ((dfd = mhlDirOpen(outdir)) < 0) {
+		mhlError("run: cannot write '%s': %s", path, g_strerror(errno));
 		return -1;
 	}
-	return 0;
+	return mhlFileWriteAt(dfd, "run.json", path, json_object_to_json_string_ext(run, JSON_C_TO_STRING_PRETTY), -1);
 }
 
 /*
@@ -500,10 +523,18 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **keep)
 {
 	g_autofree char *path = g_build_filename(o->resume, "run.json", NULL), *text = NULL;
+	mhl_autofd int dfd = mhlDirOpen(o->resume);
 	json_object *run, *list;
 	size_t i;
 
-	if (!(text = mhlFileRead(path, NULL)))
+	/* a run directory we write into again: ours alone; run.json a regular file of bounded size */
+	if (dfd < 0) {
+		mhlError("run: --resume: run directory '%s': %s", o->resume,
+			 errno == ELOOP || errno == ENOTDIR ? "not a directory" : g_strerror(errno));
+		return -1;
+	}
+	if (mhlRunDirTrusted(dfd, o->resume, "run: --resume") < 0 ||
+	    !(text = mhlFileReadAt(dfd, "run.json", path, MHL_RUN_JSON_MAX, NULL, NULL)))
 		return -1;
 	run = *keep = json_tokener_parse(text);
 	list = mhlJ(run, "scenarios");
@@ -563,7 +594,16 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	g_autoptr(mhlRun) run = NULL;
 	guint i, total = jobs->len;
 
-	if (g_file_test(records, G_FILE_TEST_EXISTS) && !(run = mhlRunLoad(o->resume)))
+	mhl_autofd int fd = mhlOpenIn(o->resume, "trials.jsonl", O_RDONLY, 0);
+
+	/* a link, FIFO or other file at the name is refused: its trials would be appended to it */
+	if (fd < 0 && errno != ENOENT) {
+		mhlError("run: --resume: '%s': %s", records,
+			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
+			 errno == EINVAL ? "not a regular file" : g_strerror(errno));
+		return -1;
+	}
+	if (fd >= 0 && !(run = mhlRunLoad(o->resume)))
 		mhlErrorReset();	/* an empty trials.jsonl: nothing finished */
 	for (i = 0; run && i < run->trials->len; i++)
 		/* a fleet trial whose host went away ran (or runs) again: its error is not its outcome */

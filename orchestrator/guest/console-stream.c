@@ -65,7 +65,12 @@ int mhlConsoleLogOpen(mhlConsoleLog *log, const char *path, mhlConsoleLogMode mo
 		return -1;
 	log->tail_cap = (size_t)MIN(log->max / 4, (guint64)MHL_CONSOLE_TAIL_MAX);
 	log->head = log->max - log->tail_cap;
-	log->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | how[mode], 0644);
+	{
+		g_autofree char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+
+		/* below the run directory's descriptor, no link followed (mhlOpenAt: a regular file of one link) */
+		log->fd = mhlOpenIn(dir, base, O_WRONLY | O_CREAT | O_APPEND | how[mode], 0644);
+	}
 	if (log->fd < 0 && mode == MHL_CONSOLE_LOG_NEW && errno == EEXIST) {
 		mhlError("console log '%s' exists already: another trial's (two trial ids that name one log are refused by check and run) or an earlier run's; it is not overwritten",
 			 path);

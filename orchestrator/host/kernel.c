@@ -500,10 +500,17 @@ char *mhlKernelResolve(const mhlScenario *s, const char *cache, const char *kern
 	return g_steal_pointer(&image);
 }
 
+/* The guest images with modules this process wrote into run directories (mhlInitrdFor). */
+static GHashTable *initrdWritten;
+G_LOCK_DEFINE_STATIC(initrdWritten);
+
 char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base, const char *outdir)
 {
 	g_autofree char *imgdir = g_path_get_dirname(base), *image = g_strdup(base);
 	g_autofree char *dir = NULL, *mods = NULL, *bytes = NULL, *add = NULL, *name = NULL, *rel = NULL;
+	g_autofree char *base_name = NULL;
+	mhl_autofd int dfd = -1;
+	bool done;
 	const char *cpio_dir = identity ? mhlJStr(identity, MHL_K_MODULES_CPIO_DIR, NULL) : NULL;
 	bool debian = !strcmp(s->guest, "debian");
 	g_autoptr(GError) err = NULL;
@@ -525,8 +532,21 @@ char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base
 	mods = g_build_filename(dir, "modules.cpio.gz", NULL);
 	/* the cache directory's name: one per package version, .deb, modules tree or artifact */
 	rel = g_strcanon(g_path_get_basename(dir), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-", '_');
-	name = g_strdup_printf("%s/initrd-%s%s.cpio", outdir, debian ? "debian-" : "", rel);
-	if (g_file_test(name, G_FILE_TEST_EXISTS))
+	base_name = g_strdup_printf("initrd-%s%s.cpio", debian ? "debian-" : "", rel);
+	name = g_build_filename(outdir, base_name, NULL);
+	/*
+	 * Reused only when this process wrote it (the trials of one run share
+	 * it): a file of that name already in a resumed run directory is data
+	 * that anyone could have put there, never a guest image to boot; it is
+	 * replaced (a rename below the directory's descriptor: a link there is
+	 * replaced, not followed).
+	 */
+	G_LOCK(initrdWritten);
+	if (!initrdWritten)
+		initrdWritten = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	done = g_hash_table_contains(initrdWritten, name);
+	G_UNLOCK(initrdWritten);
+	if (done)
 		return g_steal_pointer(&name);
 	if (!g_file_get_contents(image, &bytes, &nb, &err) || !g_file_get_contents(mods, &add, &na, &err)) {
 		mhlError("cannot read the guest image or the kernel's modules: %s", err->message);
@@ -534,9 +554,14 @@ char *mhlInitrdFor(const mhlScenario *s, json_object *identity, const char *base
 	}
 	bytes = g_realloc(bytes, nb + na);
 	memcpy(bytes + nb, add, na);
-	if (!g_file_set_contents(name, bytes, (gssize)(nb + na), &err)) {
-		mhlError("cannot write the guest image '%s': %s", name, err->message);
+	if ((dfd = mhlDirOpen(outdir)) < 0) {
+		mhlError("cannot write the guest image '%s': %s", name, g_strerror(errno));
 		return NULL;
 	}
+	if (mhlFileWriteAt(dfd, base_name, name, bytes, (gssize)(nb + na)) < 0)
+		return NULL;
+	G_LOCK(initrdWritten);
+	g_hash_table_add(initrdWritten, g_strdup(name));
+	G_UNLOCK(initrdWritten);
 	return g_steal_pointer(&name);
 }

@@ -8,6 +8,7 @@
 #include "host/session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,8 +40,24 @@ static void libvirtQuiet(void *opaque, virErrorPtr e)
 int mhlLibvirtStart(const char *outdir)
 {
 	g_autofree char *out = g_strdup_printf("3:file:%s/libvirt.log", outdir);
+	mhl_autofd int fd = mhlOpenIn(outdir, "libvirt.log", O_WRONLY | O_APPEND | O_CREAT, 0644);
 	pthread_t loop;
 
+	/*
+	 * libvirt opens its log by name, following links: the file is made (or
+	 * found) here first, below the run directory's descriptor, and refused
+	 * if it is a link, not a regular file or hard-linked; the directory is
+	 * ours alone (mhlRunDirTrusted), so nothing replaces it before libvirt
+	 * opens it.
+	 */
+	if (fd < 0) {
+		mhlError("cannot open libvirt's log '%s/libvirt.log': %s", outdir,
+			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
+			 errno == EINVAL ? "not a regular file" :
+			 errno == EMLINK ? "it has more than one link (a hard link is never written through)" :
+			 g_strerror(errno));
+		return -1;
+	}
 	/* libvirt's own log (embedded driver included) goes to the run directory. */
 	g_setenv("LIBVIRT_LOG_OUTPUTS", out, FALSE);
 	virSetErrorFunc(NULL, libvirtQuiet);

@@ -40,10 +40,21 @@ static int recordAppend(const char *path, json_object *rec)
 	char last = '\n';
 	size_t len;
 	ssize_t n;
-	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644), err;
+	g_autofree char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+	/*
+	 * A run directory's file, opened below the directory's own descriptor:
+	 * a link planted at the name (or the directory a link) is refused,
+	 * never written through, and so is anything but a regular file of one
+	 * link (docs/security.md, "Run directories").
+	 */
+	int fd = mhlOpenIn(dir, base, O_RDWR | O_APPEND | O_CREAT, 0644), err;
 
 	if (fd < 0) {
-		mhlError("cannot open record file '%s': %s", path, g_strerror(errno));
+		mhlError("cannot open record file '%s': %s", path,
+			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
+			 errno == EINVAL ? "not a regular file" :
+			 errno == EMLINK ? "it has more than one link (a hard link is never written through)" :
+			 g_strerror(errno));
 		return -1;
 	}
 	/*

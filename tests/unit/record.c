@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,43 @@ static bool unwritableNamed(void)
 	return unitExpect(mhlRecordAppend("/nonexistent/dir/trials.jsonl", a) < 0 &&
 			  strstr(mhlErrorLast(), "/nonexistent/dir/trials.jsonl"));
 }
+
+/*
+ * Issue 48: a run directory's record files are opened below the directory's
+ * descriptor and never through a link: started.jsonl planted as a symbolic
+ * link to another file, or as a hard link to one, is refused and that file
+ * is left as it was (append.c opened the name with O_CREAT | O_APPEND and
+ * wrote through both); a FIFO is refused without waiting for a reader.
+ */
+static bool appendPlanted(const char *kind)
+{
+	g_autofree char *dir = g_build_filename(unitTmpdir, kind, NULL);
+	g_autofree char *victim = g_build_filename(unitTmpdir, kind, "victim", NULL), *after = NULL;
+	g_autofree char *path = g_build_filename(dir, "started.jsonl", NULL);
+	g_autoptr(json_object) a = json_tokener_parse("{\"trial\":\"a\"}");
+	bool refused;
+	int made;
+
+	g_mkdir_with_parents(dir, 0755);
+	g_file_set_contents(victim, "untouched\n", -1, NULL);
+	made = !strcmp(kind, "symlink") ? symlink(victim, path) : !strcmp(kind, "hardlink") ? link(victim, path) :
+	       mkfifo(path, 0644);
+	mhlErrorReset();
+	refused = mhlRecordAppend(path, a) < 0;
+	g_file_get_contents(victim, &after, NULL, NULL);
+	if (!refused || g_strcmp0(after, "untouched\n"))
+		unitDiag("append %s, the other file now '%s'", refused ? "refused" : "done", after ? after : "(none)");
+	else
+		unitDiag("%s", mhlErrorLast());
+	return unitExpect(made == 0 && refused && !g_strcmp0(after, "untouched\n") &&
+			  strstr(mhlErrorLast(), path) &&
+			  strstr(mhlErrorLast(), !strcmp(kind, "symlink") ? "a symbolic link" :
+				 !strcmp(kind, "hardlink") ? "more than one link" : "not a regular file"));
+}
+
+static bool appendSymlink(void) { return appendPlanted("symlink"); }
+static bool appendHardlink(void) { return appendPlanted("hardlink"); }
+static bool appendFifo(void) { return appendPlanted("fifo"); }
 
 /*
  * A short write - here a file size limit 100 bytes past the file's end, in a
@@ -701,6 +739,10 @@ static const unitCase appendCases[] = {
 	{ "record: a short write (file size limit) is taken back: the file is as it was, the next record whole",
 	  appendShortWrite },
 	{ "record: after a torn last line the record starts a line of its own", appendAfterTorn },
+	{ "record: started.jsonl a symbolic link to another file: refused, naming it; that file untouched (issue 48)",
+	  appendSymlink },
+	{ "record: started.jsonl a hard link to another file: refused, naming it; that file untouched", appendHardlink },
+	{ "record: started.jsonl a FIFO: refused as not a regular file, no wait for a reader", appendFifo },
 	{ "soak: --resume drops a torn last checkpoint (no newline, not JSON) and truncates it away",
 	  checkpointTorn },
 	{ "soak: a torn checkpoint before others is refused, naming its line", checkpointTornMiddle },
