@@ -513,6 +513,7 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 	g_autofree char *dir = NULL;
 	const char *json;
 	guint i, total = 0, nplots = 0;
+	mhl_autofd int fd = -1;
 
 	*regressions = 0;
 	/* the document owns them from here: an early return frees them */
@@ -567,8 +568,12 @@ int mhlReportHistory(GPtrArray *runs, const char *outdir, guint *regressions)
 	g_string_append(html, table->str);
 	g_string_append(html, "</body>\n</html>\n");
 	json = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (mhlReportFileWrite(outdir, "history.json", json, (gssize)strlen(json)) < 0 ||
-	    mhlReportFileWrite(outdir, "history.html", html->str, (gssize)html->len) < 0)
+	if ((fd = mhlDirOpen(outdir)) < 0) {
+		mhlError("report --history: cannot open '%s': %s", outdir, g_strerror(errno));
+		return -1;
+	}
+	if (mhlReportFileWrite(fd, outdir, "history.json", json, (gssize)strlen(json)) < 0 ||
+	    mhlReportFileWrite(fd, outdir, "history.html", html->str, (gssize)html->len) < 0)
 		return -1;
 	return 0;
 }

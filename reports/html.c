@@ -1339,18 +1339,14 @@ static void htmlElastic(GString *out, json_object *rec)
 	g_string_append(out, "</table>\n");
 }
 
-static int htmlRecordWrite(const char *outdir, guint idx, json_object *rec, char **href)
+static int htmlRecordWrite(const char *outdir, int outfd, guint idx, json_object *rec, char **href)
 {
-	g_autofree char *dir = g_build_filename(outdir, "records", NULL);
 	g_autofree char *id = mhlReportIdent(mhlJStr(rec, MHL_K_TRIAL, ""));
 	g_autofree char *file = g_strdup_printf("%u-%s.json", idx, id);
 
-	if (g_mkdir_with_parents(dir, 0755) < 0) {
-		mhlError("report: html: cannot create '%s': %s", dir, g_strerror(errno));
-		return -1;
-	}
+	/* records/ made and opened below report/'s descriptor, no link followed (mhlFileWriteAt) */
 	*href = g_strdup_printf("records/%s", file);
-	return mhlReportFileWrite(dir, file, json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PRETTY |
+	return mhlReportFileWrite(outfd, outdir, *href, json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PRETTY |
 					JSON_C_TO_STRING_NOSLASHESCAPE), -1);
 }
 
@@ -1565,19 +1561,19 @@ static void htmlFindings(GString *out, const mhlRun *run, json_object *rec)
  * Trial @idx (from 1): its raw record written to records/, then its section
  * with the timeline and census plots @tl and @cen (NULL when not drawn).
  */
-static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *outdir, guint idx,
+static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *outdir, int outfd, guint idx,
 		     const char *tl, const char *cen)
 {
 	json_object *rec = run->trials->pdata[idx - 1];
 	g_autofree char *href = NULL;
 
-	if (htmlRecordWrite(outdir, idx, rec, &href) < 0)
+	if (htmlRecordWrite(outdir, outfd, idx, rec, &href) < 0)
 		return -1;
 	htmlTrialHeader(out, run, idx, rec, href);
 	if (json_object_is_type(mhlJ(rec, MHL_K_SOAK), json_type_object)) {
 		/* a soak: its cycles, findings and trends (soak-page.c), not a trial's steps */
 		htmlFindings(out, run, rec);
-		if (mhlSoakPage(out, run, rec, outdir) < 0)
+		if (mhlSoakPage(out, run, rec, outdir, outfd) < 0)
 			return -1;
 		g_string_append(out, "</section>\n");
 		return 0;
@@ -1594,7 +1590,7 @@ static int htmlTrial(GString *out, htmlPlots *p, const mhlRun *run, const char *
 	htmlElastic(out, rec);
 	htmlSteps(out, rec);
 	htmlFindings(out, run, rec);
-	if (mhlSoakPage(out, run, rec, outdir) < 0)
+	if (mhlSoakPage(out, run, rec, outdir, outfd) < 0)
 		return -1;
 	g_string_append(out, "</section>\n");
 	return 0;
@@ -1645,8 +1641,8 @@ int mhlReportHtml(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 	if (scale)
 		mhlHtmlScale(out, sc, p.dir, scale);
 	for (i = 0; i < run->trials->len; i++)
-		if (htmlTrial(out, &p, run, outdir, i + 1, tl[i], cen[i]) < 0)
+		if (htmlTrial(out, &p, run, outdir, opts->outfd, i + 1, tl[i], cen[i]) < 0)
 			return -1;
 	g_string_append(out, "</body>\n</html>\n");
-	return mhlReportFileWrite(outdir, mhlReportFormats[MHL_REPORT_HTML].file, out->str, out->len);
+	return mhlReportFileWrite(opts->outfd, outdir, mhlReportFormats[MHL_REPORT_HTML].file, out->str, out->len);
 }

@@ -272,6 +272,6 @@ int mhlReportJunit(const mhlRun *run, const mhlReportOpts *opts, const char *out
 		return -1;
 	}
 	g_clear_pointer(&w, xmlFreeTextWriter);	/* flushes into buf */
-	return mhlReportFileWrite(outdir, mhlReportFormats[MHL_REPORT_JUNIT].file,
+	return mhlReportFileWrite(opts->outfd, outdir, mhlReportFormats[MHL_REPORT_JUNIT].file,
 				  (const char *)xmlBufferContent(buf), xmlBufferLength(buf));
 }

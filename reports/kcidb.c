@@ -426,5 +426,5 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
 	}
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	return mhlReportFileWrite(outdir, mhlReportFormats[MHL_REPORT_KCIDB].file, text, -1);
+	return mhlReportFileWrite(opts->outfd, outdir, mhlReportFormats[MHL_REPORT_KCIDB].file, text, -1);
 }

@@ -217,5 +217,5 @@ int mhlReportKtap(const mhlRun *run, const mhlReportOpts *opts, const char *outd
 
 		g_string_append_printf(out, "not ok %u trials.jsonl line %d # ERROR %s\n", ++n, b->line, why);
 	}
-	return mhlReportFileWrite(outdir, mhlReportFormats[MHL_REPORT_KTAP].file, out->str, out->len);
+	return mhlReportFileWrite(opts->outfd, outdir, mhlReportFormats[MHL_REPORT_KTAP].file, out->str, out->len);
 }

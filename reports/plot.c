@@ -79,7 +79,11 @@ void mhlPlotData(GString *sc, const char *name, const char *rows)
 char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 {
 	const char *gnuplot = g_getenv("MEMHP_GNUPLOT") ? g_getenv("MEMHP_GNUPLOT") : "gnuplot";
-	g_autofree char *dir = g_build_filename(outdir, ".plots-XXXXXX", NULL);
+	/*
+	 * A private directory of its own (mkdtemp, 0700), never one under the
+	 * report's: RUN_DIR may be another user's, and gnuplot opens by name.
+	 */
+	g_autofree char *dir = g_build_filename(g_get_tmp_dir(), "memhp-plots-XXXXXX", NULL);
 	g_autofree char *script = NULL, *words = NULL;
 	g_autoptr(GError) err = NULL;
 	const char *argv[] = { gnuplot, NULL, NULL };
@@ -87,8 +91,8 @@ char *mhlPlotsRender(const char *outdir, GString *sc, const char *what)
 	g_auto(mhlSpawn) c = { .argv = argv, .dir = dir, .err = MHL_SPAWN_CAPTURE };
 
 	if (!g_mkdtemp(dir)) {
-		mhlError("report: %s: cannot create a plot directory under '%s': %s", what, outdir,
-			 g_strerror(errno));
+		mhlError("report: %s: cannot create a plot directory for '%s' under '%s': %s", what, outdir,
+			 g_get_tmp_dir(), g_strerror(errno));
 		return NULL;
 	}
 	script = g_build_filename(dir, "plots.gp", NULL);

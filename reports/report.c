@@ -10,6 +10,7 @@
 #include "reports/report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -70,21 +71,24 @@ int mhlReportFormatsParse(const char *list, unsigned *formats)
 int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 {
 	g_autofree char *outdir = g_build_filename(run->dir, "report", NULL);
-	struct stat st;
+	mhlReportOpts o = *opts;
+	mhl_autofd int fd = -1;
 	int f, rc = 0;
 
-	/* A run directory from elsewhere: its report/ is written only if it is a real directory in it. */
-	if (lstat(outdir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		mhlError("report: '%s' is not a directory (a link?): the report is written only into RUN_DIR/report itself",
-			 outdir);
+	/*
+	 * A run directory from elsewhere (another user's, even): its report/
+	 * is made and opened below RUN_DIR's descriptor, without following a
+	 * link, and every file of it written below that one (records/ too).
+	 */
+	if ((fd = mhlDirOpenAt(run->dirfd, "report", true)) < 0) {
+		mhlError("report: cannot create '%s': %s", outdir,
+			 errno == ELOOP || errno == ENOTDIR ? "not a directory (a link?): the report is written only into RUN_DIR/report itself" :
+			 g_strerror(errno));
 		return -1;
 	}
-	if (g_mkdir_with_parents(outdir, 0755) < 0) {
-		mhlError("report: cannot create '%s': %s", outdir, g_strerror(errno));
-		return -1;
-	}
+	o.outfd = fd;
 	for (f = 0; f < MHL_REPORT_LAST; f++)
-		if ((opts->formats & (1u << f)) && mhlReportFormats[f].write(run, opts, outdir) < 0)
+		if ((o.formats & (1u << f)) && mhlReportFormats[f].write(run, &o, outdir) < 0)
 			rc = -1;
 	return rc;
 }
@@ -256,27 +260,26 @@ char *mhlTrialConsolePath(const mhlRun *run, json_object *rec)
 
 char *mhlRunFilePath(const mhlRun *run, const char *base)
 {
-	g_autofree char *here = NULL, *real = NULL, *dir = NULL;
 	struct stat sb;
-	size_t n;
 
-	if (!strcmp(base, ".") || !strcmp(base, "..") || strchr(base, G_DIR_SEPARATOR))
+	/* a name directly in RUN_DIR, judged below the run directory's descriptor: a regular file, no link */
+	if (!strcmp(base, ".") || !strcmp(base, "..") || strchr(base, G_DIR_SEPARATOR) ||
+	    fstatat(run->dirfd, base, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode))
 		return NULL;
-	here = g_build_filename(run->dir, base, NULL);
-	if (!(real = realpath(here, NULL)) || !(dir = realpath(run->dir, NULL)))
-		return NULL;
-	n = strlen(dir);
-	if (strncmp(real, dir, n) || (real[n] != G_DIR_SEPARATOR && n > 1) ||
-	    stat(real, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return NULL;
-	return g_steal_pointer(&here);
+	return g_build_filename(run->dir, base, NULL);
 }
 
 int mhlTrialConsoleOpen(const mhlRun *run, json_object *rec)
 {
-	g_autofree char *path = mhlTrialConsolePath(run, rec);
+	const char *p = mhlJStr(rec, MHL_K_CONSOLE_LOG, NULL);
+	g_autofree char *base = p ? g_path_get_basename(p) : NULL;
 
-	return path ? mhlFileOpenRegular(path) : -1;
+	/* opened below RUN_DIR's descriptor, never through a link, a regular file only (no FIFO waited on) */
+	if (!base || !strcmp(base, ".") || !strcmp(base, "..") || strchr(base, G_DIR_SEPARATOR)) {
+		errno = ENOENT;
+		return -1;
+	}
+	return mhlOpenAt(run->dirfd, base, O_RDONLY, 0);
 }
 
 /* The number of lines of @rec's console log (as the scanner numbers them), read a line at a time; -1 without one. */
@@ -358,15 +361,20 @@ char *mhlReportIdent(const char *s)
 	return r;
 }
 
-int mhlReportFileWrite(const char *dir, const char *name, const char *data, gssize len)
+int mhlReportFileWrite(int dirfd, const char *dir, const char *name, const char *data, gssize len)
 {
 	g_autofree char *path = g_build_filename(dir, name, NULL);
-	g_autoptr(GError) err = NULL;
+	char *saved = mhlErrorSteal();
+	int rc = mhlFileWriteAt(dirfd, name, path, data, len);
 
-	if (!g_file_set_contents(path, data, len, &err)) {
-		mhlError("report: cannot write '%s': %s", path, err->message);
+	if (rc < 0) {
+		g_autofree char *why = g_strdup(mhlErrorLast());
+
+		mhlErrorRestore(saved);
+		mhlError("report: %s", why);
 		return -1;
 	}
+	mhlErrorRestore(saved);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ typedef struct {
 	const char *datadir;	/* holds kernel/patches/ (KCIDB's patchset); NULL: next to the binary */
 	const char *artifact_url;	/* --artifact-url / MEMHP_ARTIFACT_URL: where CI publishes RUN_DIR, or NULL */
 	mhlPlannedStepsFn planned;	/* the scenario's steps, for those a trial did not run; NULL: none listed */
+	int outfd;		/* set by mhlReportWrite: RUN_DIR/report/, opened below RUN_DIR's descriptor */
 } mhlReportOpts;
 
 /*
@@ -369,8 +370,13 @@ int mhlTrialConsoleOpen(const mhlRun *run, json_object *rec);
 char *mhlTrialConsoleExcerpt(const mhlRun *run, json_object *rec, int context);
 /* Replace characters outside [A-Za-z0-9_-] with '_'. */
 char *mhlReportIdent(const char *s);
-/* Write @data to @dir/@name atomically. -1 + mhlError. */
-int mhlReportFileWrite(const char *dir, const char *name, const char *data, gssize len);
+/*
+ * Write @data to @name (a file, or records/FILE) below the directory
+ * descriptor @dirfd (@dir: its path, for messages) atomically: a new file
+ * renamed over the name, no link followed on the way (mhlFileWriteAt).
+ * -1 + mhlError.
+ */
+int mhlReportFileWrite(int dirfd, const char *dir, const char *name, const char *data, gssize len);
 
 /* One row of --compare: a trial id seen in either run. */
 typedef struct {
@@ -399,7 +405,7 @@ int mhlReportKcidb(const mhlRun *run, const mhlReportOpts *opts, const char *out
  * and append the findings and a link to it to @out, the trial's section of
  * index.html. 0 (nothing done) for any other record; -1 + mhlError.
  */
-int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir);
+int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir, int outfd);
 
 /* ---- the capacity frontier (report-capacity.c, docs/capacity.md) ---- */
 

@@ -12,6 +12,8 @@
 #include <glib.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,9 +129,13 @@ static void soakCheckpointTake(soakCheckpoints *c, json_object *cp)
 
 static void soakCheckpointsRead(const mhlRun *run, soakCheckpoints *c)
 {
-	g_autofree char *path = g_build_filename(run->dir, "checkpoints.jsonl", NULL);
 	g_autofree char *line = NULL;
-	FILE *f = fopen(path, "re");
+	/* below RUN_DIR's descriptor: a regular file, never a link or a FIFO */
+	int fd = mhlOpenAt(run->dirfd, "checkpoints.jsonl", O_RDONLY, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+
+	if (!f && fd >= 0)
+		close(fd);
 	size_t cap = 0, lines = 0;
 	gint64 seg = -1;
 	ssize_t len;
@@ -415,7 +421,7 @@ static const char soakCss[] =
 	"td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;text-align:left}tr.fail td{background:#fde2e2}"
 	"figure.plot{margin:.5em 0}.note{color:#666}";
 
-int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir)
+int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *outdir, int outfd)
 {
 	g_autoptr(GPtrArray) names = NULL;
 	g_autoptr(GString) page = NULL, sc = NULL;
@@ -454,7 +460,7 @@ int mhlSoakPage(GString *out, const mhlRun *run, json_object *rec, const char *o
 	g_string_append(page, "</body>\n</html>\n");
 	if (dir)
 		mhlRemoveTree(dir);
-	rc = mhlReportFileWrite(outdir, SOAK_PAGE, page->str, page->len);
+	rc = mhlReportFileWrite(outfd, outdir, SOAK_PAGE, page->str, page->len);
 	/* in the trial's section of index.html: what the soak did, its findings and verdicts, the link */
 	g_string_append(out, "<h4>Soak</h4>\n");
 	soakOutline(out, rec);

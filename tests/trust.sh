@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 48
+plan 52
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -192,6 +192,31 @@ printf '{"scenarios": ["%s"]}\n' "$work/art48/evil.yaml" >"$work/art48/run/run.j
 chown nobody "$work/art48"
 expect_fail "run --resume: run.json naming a scenario beside the run directory, in a directory another user owns: refused before it is loaded, naming that directory" 2 \
 	"scenarios\[0\] '.*/art48/evil.yaml': '.*/art48' is owned by uid [0-9]+, another user" $LAB run --resume "$work/art48/run"
+
+echo "# trust: report of a run directory from elsewhere: opened once, its files regular, read a line at a time (issue 48)"
+mkdir -p "$work/rep48fifo" "$work/res48fifo"
+mkfifo "$work/rep48fifo/trials.jsonl" "$work/res48fifo/trials.jsonl"
+printf '{"scenarios": ["%s"]}\n' "$work/scn48.yaml" >"$work/res48fifo/run.json"
+expect_fail "report of a run directory whose trials.jsonl is a FIFO: refused as not a regular file within 20 s (it waited for a writer forever)" 2 \
+	"trials.jsonl': not a regular file" timeout 20 $LAB report "$work/rep48fifo"
+expect_fail "run --resume of a run directory whose trials.jsonl is a FIFO: refused as not a regular file within 20 s, nothing run" 2 \
+	"trials.jsonl': not a regular file" env MEMHP_ACCEL=tcg timeout 20 $LAB run --initrd "$work/bzImage" --resume "$work/res48fifo"
+rm -rf "$work/rep48big" && cp -r tests/data/report/run "$work/rep48big"
+truncate -s +1G "$work/rep48big/trials.jsonl"	# 1 GiB more, sparse: NUL bytes, no newline
+/usr/bin/python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=open(sys.argv[1] + ".err", "w")).returncode
+open(sys.argv[1], "w").write("%d %d\n" % (rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' \
+	"$work/rep48big.rss" timeout 120 $LAB report "$work/rep48big"
+echo "#   report of a 1 GiB sparse trials.jsonl: exit and peak RSS (KiB) $(cat "$work/rep48big.rss")"
+ok "report of a run directory whose trials.jsonl ends in a 1 GiB line (sparse): peak RSS under 64 MiB, the line named as too long, the records before it reported" \
+	sh -c 'read rc rss <"$1.rss" && [ "$rss" -lt 65536 ] && grep -q "a line longer than 16 MiB" "$1.rss.err" && [ -s "$1/report/index.html" ]' _ "$work/rep48big"
+# Another user's run directory whose report/records is a link to a host directory
+rm -rf "$work/rep48link" && cp -r tests/data/report/run "$work/rep48link" && mkdir -p "$work/rep48link/report" "$work/victim48r"
+ln -s "$work/victim48r" "$work/rep48link/report/records" && chown -R nobody "$work/rep48link"
+$LAB report "$work/rep48link" >"$work/rep48link.out" 2>&1
+ok "report of another user's run directory whose report/records is a link to a host directory: refused naming it, nothing written through it" \
+	sh -c 'grep -q "report/records/[^ ]*: a symbolic link\|records.*: Too many levels of symbolic links" "$1.out" && [ -z "$(ls -A "$2")" ]' \
+	_ "$work/rep48link" "$work/victim48r"
 
 echo "# trust: fleet hosts: the transports and query parameters a fleet needs, no other (finding 6); a hosts file's key twice (10)"
 printf '#!/bin/sh\ntouch %s\n' "$MHL_TRUST_MARKER" >"$work/evil-ext.sh"

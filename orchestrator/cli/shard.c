@@ -113,10 +113,16 @@ static void shardDirClear(shardDir *d)
 static int shardLoad(shardDir *d, const shardDir *first)
 {
 	g_autofree char *path = g_build_filename(d->dir, "run.json", NULL), *text = NULL;
+	mhl_autofd int dfd = mhlDirOpen(d->dir);
 	json_object *sh;
 	size_t i;
 
-	if (!(text = mhlFileRead(path, NULL)))
+	/* a shard is data: run.json a regular file below its directory's descriptor, of bounded size */
+	if (dfd < 0) {
+		mhlError("report --merge: cannot open '%s': %s", d->dir, g_strerror(errno));
+		return -1;
+	}
+	if (!(text = mhlFileReadAt(dfd, "run.json", path, 16 * 1024 * 1024, NULL, NULL)))
 		return -1;
 	d->run = json_tokener_parse(text);
 	sh = mhlJ(d->run, "shard");

@@ -8,7 +8,11 @@
 
 #include "record/record.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -232,6 +236,8 @@ void mhlRunFree(mhlRun *run)
 {
 	if (!run)
 		return;
+	if (run->dirfd >= 0)
+		close(run->dirfd);
 	g_free(run->dir);
 	g_free(run->records);
 	g_ptr_array_unref(run->trials);
@@ -310,19 +316,25 @@ static json_object *runLineParse(mhlRun *run, int lineno, const char *text, size
  */
 static void runLostAdd(mhlRun *run)
 {
-	g_autofree char *path = g_build_filename(run->dir, "started.jsonl", NULL), *data = NULL;
+	g_autofree char *path = g_build_filename(run->dir, "started.jsonl", NULL);
 	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-	g_auto(GStrv) lines = NULL;
+	g_autoptr(mhlLineReader) lr = NULL;
+	const char *text;
+	gsize len;
+	guint64 lineno;
+	bool cut;
+	int fd = mhlOpenAt(run->dirfd, "started.jsonl", O_RDONLY, 0);
 	guint i;
 
-	if (!g_file_get_contents(path, &data, NULL, NULL))
+	if (fd < 0)
 		return;
+	/* one line per start, a few hundred bytes: a longer one is no start of ours */
+	lr = mhlLineReaderNew(fd, 64 * 1024);
 	for (i = 0; i < run->trials->len; i++)	/* a requeued fleet trial's error is not its outcome */
 		if (!mhlJBool(run->trials->pdata[i], MHL_K_REQUEUED, false))
 			g_hash_table_add(seen, (char *)mhlJStr(run->trials->pdata[i], MHL_K_TRIAL, ""));
-	lines = g_strsplit(data, "\n", -1);
-	for (i = 0; lines[i]; i++) {
-		g_autoptr(json_object) st = json_tokener_parse(lines[i]);
+	while (mhlLineReaderNext(lr, &text, &len, &cut, &lineno)) {
+		g_autoptr(json_object) st = cut ? NULL : json_tokener_parse(text);
 		json_object *rec;
 		g_autofree char *reason = NULL;
 		const char *id;
@@ -331,8 +343,8 @@ static void runLostAdd(mhlRun *run)
 		    g_hash_table_contains(seen, id))
 			continue;	/* a torn or foreign line names no trial to report */
 		rec = json_object_new_object();
-		reason = g_strdup_printf("the trial started (%s:%u) and never recorded its outcome: memhp-lab was killed while it ran; 'memhp-lab run --resume %s' runs it again",
-					 path, i + 1, run->dir);
+		reason = g_strdup_printf("the trial started (%s:%" G_GUINT64_FORMAT ") and never recorded its outcome: memhp-lab was killed while it ran; 'memhp-lab run --resume %s' runs it again",
+					 path, lineno, run->dir);
 		json_object_object_add(rec, MHL_K_TRIAL, json_object_new_string(id));
 		json_object_object_add(rec, MHL_K_SCENARIO, json_object_new_string(mhlJStr(st, MHL_K_SCENARIO, "")));
 		json_object_object_add(rec, MHL_K_STARTED, json_object_new_string(mhlJStr(st, MHL_K_STARTED, "")));
@@ -345,52 +357,68 @@ static void runLostAdd(mhlRun *run)
 	}
 }
 
+/* errno of mhlOpenAt/mhlDirOpen in words */
+static const char *loadWhy(int e)
+{
+	return e == ELOOP ? "a symbolic link (a run directory's files are never read through one)" :
+	       e == EINVAL ? "not a regular file" : g_strerror(e);
+}
+
 mhlRun *mhlRunLoad(const char *dir)
 {
 	g_autoptr(mhlRun) run = g_new0(mhlRun, 1);
-	g_autoptr(GError) err = NULL;
-	g_autofree char *data = NULL;
-	gsize len = 0, pos = 0;
-	int lineno = 0;
+	g_autoptr(mhlLineReader) lr = NULL;
+	const char *text;
+	gsize n;
+	guint64 at;
+	bool cut;
+	int lineno = 0, fd;
 
 	run->dir = g_strdup(dir);
+	run->dirfd = -1;
 	run->records = g_build_filename(dir, "trials.jsonl", NULL);
 	run->trials = g_ptr_array_new_with_free_func(recordFree);
 	run->lines = g_array_new(FALSE, FALSE, sizeof(int));
 	run->bad = g_ptr_array_new_with_free_func(runBadFree);
-	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+	/* opened once: every file below is read through this descriptor, whatever the names do meanwhile */
+	if ((run->dirfd = mhlDirOpen(dir)) < 0) {
 		mhlError("report: run directory '%s' %s", dir,
-			 g_file_test(dir, G_FILE_TEST_EXISTS) ? "is not a directory" : "does not exist");
+			 errno == ENOENT ? "does not exist" : errno == ENOTDIR || errno == ELOOP ? "is not a directory" :
+			 g_strerror(errno));
 		return NULL;
 	}
-	if (!g_file_get_contents(run->records, &data, &len, &err)) {
-		g_autofree char *started = g_build_filename(dir, "started.jsonl", NULL);
+	if ((fd = mhlOpenAt(run->dirfd, "trials.jsonl", O_RDONLY, 0)) < 0) {
+		struct stat sb;
+		int e = errno;
 
 		/* killed in its first trial: no record yet, but what started is lost */
-		if (!g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
-		    !g_file_test(started, G_FILE_TEST_IS_REGULAR)) {
-			mhlError("report: cannot read '%s': %s", run->records, err->message);
+		if (e != ENOENT || fstatat(run->dirfd, "started.jsonl", &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sb.st_mode)) {
+			mhlError("report: cannot read '%s': %s", run->records, loadWhy(e));
 			return NULL;
 		}
 	}
-	while (pos < len) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
+	/* a line at a time, by length (a NUL is a byte of the line), each of bounded size */
+	lr = fd >= 0 ? mhlLineReaderNew(fd, MHL_RECORD_LINE_MAX) : NULL;
+	while (lr && mhlLineReaderNext(lr, &text, &n, &cut, &at)) {
 		json_object *rec;
 
-		lineno++;
-		if (!nl) {
+		lineno = (int)MIN(at, (guint64)G_MAXINT);
+		if (cut) {
+			runBadAdd(run, lineno, "a line longer than %d MiB: not read", MHL_RECORD_LINE_MAX >> 20);
+			continue;
+		}
+		if (!mhlLineReaderNewline(lr)) {
 			runBadAdd(run, lineno, "truncated last line (%zu bytes, no newline): "
 				  "the run stopped while writing this record", n);
 			break;
 		}
 		if (n == 0) {
 			runBadAdd(run, lineno, "empty line");
-		} else if ((rec = runLineParse(run, lineno, data + pos, n))) {
+		} else if ((rec = runLineParse(run, lineno, text, n))) {
 			g_ptr_array_add(run->trials, rec);
 			g_array_append_val(run->lines, lineno);
 		}
-		pos += n + 1;
 	}
 	runLostAdd(run);
 	if (lineno == 0 && !run->trials->len) {

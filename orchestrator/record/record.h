@@ -610,6 +610,7 @@ typedef struct {
 
 typedef struct {
 	char *dir;		/* RUN_DIR as given */
+	int dirfd;		/* RUN_DIR opened once (O_DIRECTORY | O_NOFOLLOW): every file of it is read below it */
 	char *records;		/* RUN_DIR/trials.jsonl */
 	GPtrArray *trials;	/* json_object *, file order */
 	GArray *lines;		/* int: line of each trial in trials.jsonl */
@@ -628,8 +629,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlRun, mhlRunFree)
  * truncated write) and the rest are kept, every string in them made valid
  * UTF-8 without control characters (mhlJSONClean, newlines kept). NULL +
  * mhlError when RUN_DIR or the file cannot be read or holds no lines at all
- * (an empty run).
+ * (an empty run). RUN_DIR may come from elsewhere (docs/security.md): it is
+ * opened once, and trials.jsonl and started.jsonl below it only as regular
+ * files (never a link; a FIFO is refused, not waited on), read a line at a
+ * time: a line longer than MHL_RECORD_LINE_MAX is named and skipped, so a
+ * file of any size costs bounded memory.
  */
+#define MHL_RECORD_LINE_MAX (16 * 1024 * 1024)
 mhlRun *mhlRunLoad(const char *dir);
 
 #endif

@@ -8,11 +8,14 @@
  */
 #include <glib.h>
 
+#include <unistd.h>
+
 #include <json-c/json.h>
 #include <string.h>
 
 #include "reports/report.h"
 #include "unit.h"
+#include "util.h"
 
 /*
  * A plug-ratio record: boot memory 192 + 64 MiB, @plugged asked, the plug
@@ -54,6 +57,7 @@ static mhlRun *runOf(json_object **recs)
 	mhlRun *run = g_new0(mhlRun, 1);
 
 	run->dir = g_strdup(unitTmpdir);
+	run->dirfd = mhlDirOpen(unitTmpdir);
 	run->trials = g_ptr_array_new_with_free_func(recPut);
 	for (; *recs; recs++)
 		g_ptr_array_add(run->trials, *recs);
@@ -63,6 +67,8 @@ static mhlRun *runOf(json_object **recs)
 static void runFree(mhlRun *run)
 {
 	g_ptr_array_unref(run->trials);
+	if (run->dirfd >= 0)
+		close(run->dirfd);
 	g_free(run->dir);
 	g_free(run);
 }
