@@ -51,15 +51,17 @@ console_after() {
 }
 ok "save: the console log continues after the restore (virtio_mem's 'requested size: 0x0' of the unplug after byte $off)" \
 	console_after "$log" "$off"
-# lc_gone DIR IMAGE REC: no *.save in DIR, IMAGE gone, REC's console clean.
-# IMAGE must be a path the record gave: `[ ! -e null ]` (jq -r of a missing
-# image_path) and `[ ! -e "" ]` hold whatever happened to the image.
+# lc_gone DIR IMAGE REC: no *.save in DIR, IMAGE gone and never in DIR (issue
+# 48: the image lives in a private directory, never the run's), REC's console
+# clean. IMAGE must be a path the record gave: `[ ! -e null ]` (jq -r of a
+# missing image_path) and `[ ! -e "" ]` hold whatever happened to the image.
 lc_gone() {
 	[ -d "$1" ] || { echo "no run directory $1"; return 1; }
 	case $2 in /*.save) ;; *) echo "image_path '$2': no absolute path of a .save image"; return 1;; esac
-	! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ] && console_clean "$3"
+	case $2 in "$1"/*) echo "image_path '$2' is in the run directory"; return 1;; esac
+	! ls "$1"/*.save 2>/dev/null | grep -q . && [ ! -e "$2" ] && [ ! -e "$(dirname "$2")" ] && console_clean "$3"
 }
-ok "save: no save image left in the run directory, the recorded image path gone; the console clean" \
+ok "save: the image was not in the run directory but in a private one (issue 48), both gone; no save image left in the run directory; the console clean" \
 	lc_gone "$work/save" "$(jq -r "$(lcs save) | \$s.image_path" "$r")" "$r"
 ok "save: no QEMU of the run left" no_qemu
 ok "save: every field of the record is in docs/record.md (the save step's lifecycle among them)" \

@@ -34,6 +34,7 @@ typedef struct {
 	virConnectPtr conn;
 	virDomainPtr dom;	/* save, managed save, start */
 	char *path;		/* save, restore */
+	char *dxml;		/* restore: the domain's own XML, captured before the save */
 	int rc;
 	char *err;		/* libvirt's message when rc < 0 */
 	gint done;
@@ -46,6 +47,7 @@ static void jobClear(lvJob *j)
 	if (j->conn)
 		virConnectClose(j->conn);
 	g_free(j->path);
+	g_free(j->dxml);
 	g_free(j->err);
 }
 
@@ -60,7 +62,11 @@ static gpointer jobThread(gpointer data)
 		j->rc = virDomainSaveFlags(j->dom, j->path, NULL, 0);
 		break;
 	case JOB_RESTORE:
-		j->rc = virDomainRestoreFlags(j->conn, j->path, NULL, VIR_DOMAIN_SAVE_PAUSED);
+		/*
+		 * The image's own XML is never trusted: the domain comes back from
+		 * the XML memhp-lab read from the live domain before the save.
+		 */
+		j->rc = virDomainRestoreFlags(j->conn, j->path, j->dxml, VIR_DOMAIN_SAVE_PAUSED);
 		break;
 	case JOB_MANAGEDSAVE:
 		j->rc = virDomainManagedSave(j->dom, 0);
@@ -103,7 +109,8 @@ static bool jobWait(lvJob *j, double until)
  * failed (*err: its message, the caller reports); -2 + mhlError: past the
  * deadline or interrupted (aborted as jobAbort says).
  */
-static int jobRun(mhlGuest *g, jobOp op, const char *path, double deadline, char **err, double *secs)
+static int jobRun(mhlGuest *g, jobOp op, const char *path, const char *dxml, double deadline, char **err,
+		  double *secs)
 {
 	lvJob *j = g_atomic_rc_box_new0(lvJob);
 	double t0 = mhlNow();
@@ -116,6 +123,7 @@ static int jobRun(mhlGuest *g, jobOp op, const char *path, double deadline, char
 	if (op != JOB_RESTORE && virDomainRef(g->dom) == 0)
 		j->dom = g->dom;
 	j->path = g_strdup(path);
+	j->dxml = g_strdup(dxml);
 	g_atomic_rc_box_acquire(j);
 	th = g_thread_new("mhl-lifecycle", jobThread, j);
 	if (!jobWait(j, t0 + deadline)) {
@@ -184,7 +192,7 @@ static int lcRefused(lcStep *l, const char *what, const char *err)
  * NULL: a managed save, which the start does); else it is gone. The
  * step's error stays the save's.
  */
-static void lcStayed(lcStep *l, const char *path)
+static void lcStayed(lcStep *l, const char *path, const char *dxml)
 {
 	mhlGuest *g = l->t->g;
 	char *keep = mhlErrorSteal(), *err = NULL;
@@ -193,7 +201,7 @@ static void lcStayed(lcStep *l, const char *path)
 
 	if (virDomainIsActive(g->dom) == 1)
 		mhlGuestReattach(g, g->dom, l->t->s, g->cfg.host_local, g->cfg.remote);
-	else if (path && jobRun(g, JOB_RESTORE, path, l->st->deadline, &err, &secs) == 0 &&
+	else if (path && jobRun(g, JOB_RESTORE, path, dxml, l->st->deadline, &err, &secs) == 0 &&
 		 (d = virDomainLookupByName(virDomainGetConnect(g->dom), g->name)))
 		mhlGuestReattach(g, d, l->t->s, g->cfg.host_local, g->cfg.remote);
 	else if (path)
@@ -239,54 +247,91 @@ static void lcImage(lcStep *l, const char *path)
 		json_object_object_add(l->lc, MHL_K_IMAGE_BYTES, json_object_new_int64(sb.st_size));
 }
 
-/*
- * The save image: in the run directory (the console log's), named after the
- * domain (ours, never guest text); an existing file is refused, and the
- * name is taken (O_EXCL) before libvirt writes it.
- */
-static char *saveImagePath(mhlGuest *g)
+char *mhlSaveImageBase(const char *uri)
 {
-	g_autofree char *dir = g_path_get_dirname(g->console);
-	g_autofree char *base = g_strdup_printf("%s.save", g->name);
-	char *path = g_build_filename(dir, base, NULL);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (uri && g_str_has_prefix(uri, "qemu:///embed?root=") && uri[strlen("qemu:///embed?root=")] == '/')
+		return g_strdup(uri + strlen("qemu:///embed?root="));
+	return g_strdup(g_get_tmp_dir());
+}
 
-	if (fd < 0) {
-		mhlError("cannot create save image '%s': %s%s", path, g_strerror(errno),
-			 errno == EEXIST ? " (refusing to overwrite it)" : "");
+/*
+ * The save image: never in the run directory (data, maybe another user's:
+ * a link or a planted image there would be written through or restored),
+ * but in a directory of its own that only root can write, made for this
+ * save (mkdtemp: 0700) under the embedded driver's root (ours, 0700) or,
+ * for a daemon on this host, under /tmp; named after the domain (ours,
+ * never guest text) and taken (O_EXCL) before libvirt writes it. *@dir:
+ * that directory, removed with the image.
+ */
+static char *saveImagePath(mhlGuest *g, char **dir)
+{
+	g_autofree char *uri = virConnectGetURI(virDomainGetConnect(g->dom));
+	g_autofree char *base = mhlSaveImageBase(uri);
+	g_autofree char *tmpl = g_build_filename(base, "memhp-save-XXXXXX", NULL);
+	g_autofree char *name = g_strdup_printf("%s.save", g->name);
+	char *path;
+	int fd;
+
+	if (!g_mkdtemp_full(tmpl, 0700)) {
+		mhlError("cannot create a directory for the save image under '%s': %s", base, g_strerror(errno));
+		return NULL;
+	}
+	path = g_build_filename(tmpl, name, NULL);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
+		mhlError("cannot create save image '%s': %s", path, g_strerror(errno));
+		rmdir(tmpl);
 		g_free(path);
 		return NULL;
 	}
 	close(fd);
+	*dir = g_steal_pointer(&tmpl);
 	return path;
+}
+
+/* The image and its directory gone (a save that ended, or left nothing worth keeping). */
+static int saveImageRemove(const char *path, const char *dir)
+{
+	if (unlink(path) < 0 && errno != ENOENT) {
+		mhlError("cannot remove save image '%s': %s", path, g_strerror(errno));
+		return -1;
+	}
+	rmdir(dir);
+	return 0;
 }
 
 int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	mhlGuest *g = t->g;
-	g_autofree char *path = NULL, *err = NULL;
+	g_autofree char *path = NULL, *err = NULL, *dir = NULL, *dxml = NULL;
 	virDomainPtr dom;
 	struct stat sb;
 	lcStep l;
 	double secs = 0;
 	int rc;
 
-	if (lcBegin(&l, t, st, res) < 0 || !(path = saveImagePath(g)))
+	if (lcBegin(&l, t, st, res) < 0)
+		return -1;
+	/* what the restore brings back: the live domain's XML, read now (migratable: what an image holds) */
+	if (!(dxml = virDomainGetXMLDesc(g->dom, VIR_DOMAIN_XML_SECURE | VIR_DOMAIN_XML_MIGRATABLE))) {
+		mhlErrorVirt("cannot read the live XML of domain '%s' before its save", g->name);
+		return -1;
+	}
+	if (!(path = saveImagePath(g, &dir)))
 		return -1;
 	mhlGuestLeave(g);
 	l.t_down = mhlNow();
-	if ((rc = jobRun(g, JOB_SAVE, path, st->deadline, &err, &secs)) < 0) {
+	if ((rc = jobRun(g, JOB_SAVE, path, NULL, st->deadline, &err, &secs)) < 0) {
 		if (rc == -1)
 			lcRefused(&l, "save", err);
-		lcStayed(&l, path);
+		lcStayed(&l, path, dxml);
 		/* ours when empty (nothing saved) or the guest runs again; else kept, to restore by hand */
 		if (mhlGuestAlive(g) || stat(path, &sb) < 0 || sb.st_size == 0)
-			unlink(path);
+			saveImageRemove(path, dir);
 		return -1;
 	}
 	lcDouble(&l, MHL_K_SAVE_S, secs);
 	lcImage(&l, path);
-	if ((rc = jobRun(g, JOB_RESTORE, path, st->deadline, &err, &secs)) < 0) {
+	if ((rc = jobRun(g, JOB_RESTORE, path, dxml, st->deadline, &err, &secs)) < 0) {
 		if (rc == -1)
 			mhlError("restore of domain '%s' from '%s' failed (the image is kept): %s",
 				 g->name, path, err);
@@ -299,11 +344,7 @@ int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res)
 	lcDouble(&l, MHL_K_RESTORE_S, secs);
 	if (lcBack(&l, dom) < 0)
 		return -1;
-	if (unlink(path) < 0) {
-		mhlError("cannot remove save image '%s' after the restore: %s", path, g_strerror(errno));
-		return -1;
-	}
-	return 0;
+	return saveImageRemove(path, dir);
 }
 
 /*
@@ -349,7 +390,7 @@ static int startLate(lcStep *l)
 	double secs;
 	int rc = -1;
 
-	if (jobRun(g, JOB_START, NULL, l->st->deadline, &err, &secs) == 0 &&
+	if (jobRun(g, JOB_START, NULL, NULL, l->st->deadline, &err, &secs) == 0 &&
 	    (d = virDomainLookupByName(virDomainGetConnect(g->dom), g->name)))
 		rc = mhlGuestReattach(g, d, l->t->s, g->cfg.host_local, g->cfg.remote);
 	g_free(err);
@@ -371,11 +412,11 @@ static int managedSaveAndStart(lcStep *l)
 
 	mhlGuestLeave(g);
 	l->t_down = mhlNow();
-	if ((rc = jobRun(g, JOB_MANAGEDSAVE, NULL, l->st->deadline, &err, &secs)) < 0) {
+	if ((rc = jobRun(g, JOB_MANAGEDSAVE, NULL, NULL, l->st->deadline, &err, &secs)) < 0) {
 		if (rc == -1)
 			lcRefused(l, "managed save", err);
 		if (virDomainIsActive(g->dom) == 1)
-			lcStayed(l, NULL);
+			lcStayed(l, NULL, NULL);
 		else if (startLate(l) < 0)
 			mhlGuestStop(g);
 		return -1;
@@ -383,7 +424,7 @@ static int managedSaveAndStart(lcStep *l)
 	lcDouble(l, MHL_K_SAVE_S, secs);
 	if (image)
 		lcImage(l, image);
-	if ((rc = jobRun(g, JOB_START, NULL, l->st->deadline, &err, &secs)) < 0) {
+	if ((rc = jobRun(g, JOB_START, NULL, NULL, l->st->deadline, &err, &secs)) < 0) {
 		if (rc == -1)
 			mhlError("start of domain '%s' from its managed save failed: %s", g->name, err);
 		return -1;

@@ -109,6 +109,13 @@ int mhlStepReboot(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSuspend(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepMigrate(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepSave(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-save.c */
+/*
+ * Where a save step's private image directory is made (step-save.c): the
+ * embedded driver's root (qemu:///embed?root=DIR: DIR, memhp-lab's own 0700
+ * directory), else the temporary directory (a daemon on this host); never
+ * the run directory. Newly allocated.
+ */
+char *mhlSaveImageBase(const char *uri);
 int mhlStepManagedSave(mhlTrial *t, const mhlStep *st, json_object *res);
 int mhlStepDaemonRestart(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-daemon.c */
 int mhlStepHugepages(mhlTrial *t, const mhlStep *st, json_object *res);	/* step-hugepages.c */

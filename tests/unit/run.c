@@ -12,6 +12,7 @@
 #include "record/record.h"
 #include "trial/trial.h"
 #include "scenario/scenario.h"
+#include "trial/steps.h"
 #include "unit.h"
 #include "util.h"
 
@@ -162,6 +163,25 @@ static bool gridRatio(void)
 
 	return unitExpect(strstr(r, "\"value\":7.5,\"of\":\"steps.0.a \\/ steps.0.b\"") &&
 			  strstr(z, "\"value\":null"));
+
+/*
+ * Issue 48: a save step's image went to RUN_DIR/<domain>.save, a name in a
+ * directory that may be data from elsewhere. Its directory is now made
+ * under the embedded driver's own root, or the temporary directory for a
+ * daemon, never from the run directory.
+ */
+static bool saveImageBase(void)
+{
+	g_autofree char *emb = mhlSaveImageBase("qemu:///embed?root=/tmp/mhl-AbC123");
+	g_autofree char *sys = mhlSaveImageBase("qemu:///system");
+	g_autofree char *unix_ = mhlSaveImageBase("qemu+unix:///system?socket=/run/x.sock");
+	g_autofree char *rel = mhlSaveImageBase("qemu:///embed?root=results/run");
+
+	if (g_strcmp0(emb, "/tmp/mhl-AbC123") || g_strcmp0(sys, g_get_tmp_dir()) || g_strcmp0(unix_, g_get_tmp_dir()) ||
+	    g_strcmp0(rel, g_get_tmp_dir()))
+		unitDiag("embed %s, system %s, unix %s, relative root %s", emb, sys, unix_, rel);
+	return unitExpect(!g_strcmp0(emb, "/tmp/mhl-AbC123") && !g_strcmp0(sys, g_get_tmp_dir()) &&
+			  !g_strcmp0(unix_, g_get_tmp_dir()) && !g_strcmp0(rel, g_get_tmp_dir()));
 }
 
 static const unitCase cases[] = {
@@ -169,6 +189,8 @@ static const unitCase cases[] = {
 	{ "grid: vmstat: the counter's change over the trial, after less before (65636 - 100)", gridVmstat },
 	{ "grid: a counter missing from the snapshot before or after: value null", gridVmstatMissing },
 	{ "grid: a ratio is the first over the second (30 / 4); a ratio over 0: value null", gridRatio },
+	{ "save: the image's directory is made under the embedded driver's root, or /tmp for a daemon; never from the run directory (issue 48)",
+	  saveImageBase },
 };
 
 static const unitTable tables[] = { UNIT_CASES(cases), UNIT_TABLE(fits, fitJudge) };
