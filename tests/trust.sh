@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 52
+plan 53
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -361,6 +361,17 @@ expect_fail "check: a scenario file with a second document ('---') is refused at
 printf 'hosts:\n  - uri: "qemu+unix:///system?socket=%s/a"\n---\nhosts: []\n' "$work" >"$work/hosts-2doc.yaml"
 expect_fail "--hosts: a hosts file with a second document is refused at its line" 2 \
 	"hosts-2doc.yaml:3:1: a second YAML document" trust_fleet --hosts "$work/hosts-2doc.yaml"
+
+echo "# trust: bash completion: soak --seeds is a list of seeds, not of report formats (issue 48, Low)"
+$LAB --bash-completion >"$work/compl48"
+compl48() {	# WORDS...: what the completion offers for the last word, one line
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+		$(complete -p memhp-lab | sed -n "s/.*-F \([^ ]*\) .*/\1/p") memhp-lab "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$work/compl48" "$@" 2>/dev/null | xargs
+}
+ok "completion: 'soak --seeds <TAB>' offers nothing (it offered html junit ktap kcidb); 'report -f <TAB>' still the formats" \
+	sh -c '[ -z "$1" ] && [ "$2" = "html junit ktap kcidb html,junit,ktap,kcidb" ]' _ \
+	"$(compl48 memhp-lab soak --seeds '')" "$(compl48 memhp-lab report -f '')"
 
 ok "no reproducer ran a command: the marker file does not exist" test ! -e "$MHL_TRUST_MARKER"
 unset trel secret

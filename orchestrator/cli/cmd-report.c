@@ -12,7 +12,7 @@
 #include "util.h"
 
 const mhlOpt mhlCmdReportOpts[] = {
-	{ "format", 1, 'f', "LIST", "formats, comma-separated: {formats} (default: all)" },
+	{ "format", 1, 'f', "FORMATS", "formats, comma-separated: {formats} (default: all)" },
 	{ "compare", 1, 'b', "OTHER_RUN", "HTML: what changed per trial since OTHER_RUN (the baseline), regressions first; -c is every command's libvirt URI (memhp-lab -c URI)" },
 	{ "origin", 1, MHL_LONG_ONLY + 'O', "NAME", "KCIDB origin ([a-z0-9_]+, default memhp)" },
 	{ "artifact-url", 1, MHL_LONG_ONLY + 'U', "URL", "where CI publishes RUN_DIR: KCIDB log_url and JUnit's console-log lines point under URL instead of file:// (default: MEMHP_ARTIFACT_URL)" },

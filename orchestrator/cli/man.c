@@ -78,7 +78,8 @@ static const struct {
 	{ "FILE", "-f", NULL },
 	{ "KVER", NULL, complKernels },
 	{ "POLICY", NULL, complPolicies },
-	{ "LIST", NULL, complFormats },
+	/* report --format's own name: soak --seeds' LIST is no list of formats (issue 48) */
+	{ "FORMATS", NULL, complFormats },
 	{ NULL, NULL, NULL }
 };
 
