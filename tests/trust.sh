@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 53
+plan 54
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -192,6 +192,19 @@ printf '{"scenarios": ["%s"]}\n' "$work/art48/evil.yaml" >"$work/art48/run/run.j
 chown nobody "$work/art48"
 expect_fail "run --resume: run.json naming a scenario beside the run directory, in a directory another user owns: refused before it is loaded, naming that directory" 2 \
 	"scenarios\[0\] '.*/art48/evil.yaml': '.*/art48' is owned by uid [0-9]+, another user" $LAB run --resume "$work/art48/run"
+
+# A guest image with modules (initrd-*.cpio) in a resumed run directory was
+# booted as it was: plant a link to a host file at its name, then resume.
+trust_scn "{bzimage: $work/bzImage, config: $work/config, modules: $work/good-tree/$trel}" >"$work/scn48i.yaml"
+echo planted-initrd >"$work/victim48i"
+MEMHP_ACCEL=tcg timeout 120 $LAB run -q --initrd "$work/bzImage" -o "$work/r48i" "$work/scn48i.yaml" >"$work/r48i-1.out" 2>&1
+for f in "$work"/r48i/initrd-*.cpio; do rm -f "$f" && ln -s "$work/victim48i" "$f"; done
+rm -f "$work/r48i/trials.jsonl" "$work"/r48i/*.console.log
+MEMHP_ACCEL=tcg timeout 120 $LAB run -q --initrd "$work/bzImage" --resume "$work/r48i" >"$work/r48i-2.out" 2>&1
+ok "run --resume: a guest image with modules planted in the run directory (a link to a host file at initrd-*.cpio) is not booted: replaced by the lab's image + modules, the host file untouched" \
+	sh -c 'set -- "$1" "$2" "$1"/initrd-*.cpio; [ -f "$3" ] && [ ! -L "$3" ] && [ "$(head -c 8 "$3")" = bzimage ] &&
+		[ "$(cat "$2")" = planted-initrd ] && [ "$(grep -c "\"trial\":\"trust\"" "$1/started.jsonl")" = 2 ]' \
+	_ "$work/r48i" "$work/victim48i"
 
 echo "# trust: report of a run directory from elsewhere: opened once, its files regular, read a line at a time (issue 48)"
 mkdir -p "$work/rep48fifo" "$work/res48fifo"
