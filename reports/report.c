@@ -81,9 +81,11 @@ int mhlReportWrite(const mhlRun *run, const mhlReportOpts *opts)
 	 * link, and every file of it written below that one (records/ too).
 	 */
 	if ((fd = mhlDirOpenAt(run->dirfd, "report", true)) < 0) {
-		mhlError("report: cannot create '%s': %s", outdir,
-			 errno == ELOOP || errno == ENOTDIR ? "not a directory (a link?): the report is written only into RUN_DIR/report itself" :
-			 g_strerror(errno));
+		if (errno == ELOOP || errno == ENOTDIR)
+			mhlError("report: '%s' is not a directory (a link?): the report is written only into RUN_DIR/report itself",
+				 outdir);
+		else
+			mhlError("report: cannot create '%s': %s", outdir, g_strerror(errno));
 		return -1;
 	}
 	o.outfd = fd;
