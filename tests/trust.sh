@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 54
+plan 55
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -184,6 +184,12 @@ expect_fail "run -o DIR of an empty directory every user may write (0777): refus
 	"run directory '.*/r48d' is writable by every user \(mode 0777\)" \
 	sh -c 'MEMHP_ACCEL=tcg $1 run --initrd "$2/bzImage" -o "$2/r48d" "$2/scn48.yaml"; rc=$?; [ -z "$(ls -A "$2/r48d")" ] || exit 99; exit $rc' \
 	_ "$LAB" "$work"
+mkdir -p "$work/s48"
+printf '{"trial": "soak:trust:seed=1", "scenario": "%s", "seed": "1", "duration_s": 0, "cycles": 1, "started": "2026-01-01T00:00:00Z"}\n' \
+	"$work/scn48.yaml" >"$work/s48/soak.json"
+chown -R nobody "$work/s48"
+expect_fail "soak --resume of a soak directory another user owns (nobody): refused before anything is read or locked, naming its owner" 2 \
+	"soak: run directory '.*/s48' is owned by uid [0-9]+, not by you" env MEMHP_ACCEL=tcg timeout 60 $LAB soak --resume "$work/s48"
 # An artifact unpacked by another user: its run directory is root's (copied),
 # the scenario its run.json names lies beside it, in the other user's directory.
 mkdir -p "$work/art48/run"

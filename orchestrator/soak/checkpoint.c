@@ -75,9 +75,20 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 	gsize len = 0, pos = 0;
 	int lineno = 0;
 
+	g_autofree char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+	int fd;
+
 	memset(st, 0, sizeof(*st));
-	if (!g_file_test(path, G_FILE_TEST_EXISTS))
-		return 0;
+	/* a regular file, never a link or a FIFO (it would wait for a writer) */
+	if ((fd = mhlOpenIn(dir, base, O_RDONLY, 0)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		mhlError("soak: cannot read '%s': %s", path,
+			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
+			 errno == EINVAL ? "not a regular file" : g_strerror(errno));
+		return -1;
+	}
+	close(fd);
 	if (!(text = mhlFileRead(path, &len)))
 		return -1;
 	for (; pos < len; pos++) {
@@ -172,10 +183,13 @@ int mhlSoakLock(const char *dir)
 {
 	g_autofree char *path = g_build_filename(dir, "soak.json", NULL);
 	g_autofree char *holder = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	/* below the directory's descriptor: a regular file, never a link or a FIFO (docs/security.md) */
+	int fd = mhlOpenIn(dir, "soak.json", O_RDONLY, 0), err;
 
 	if (fd < 0) {
-		mhlError("soak: cannot open '%s': %s", path, g_strerror(errno));
+		mhlError("soak: cannot open '%s': %s", path,
+			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
+			 errno == EINVAL ? "not a regular file" : g_strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
@@ -194,10 +208,15 @@ int mhlSoakLock(const char *dir)
 
 json_object *mhlSoakMetaLoad(const char *outdir)
 {
-	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL);
-	g_autofree char *text = mhlFileRead(path, NULL);
+	g_autofree char *path = g_build_filename(outdir, "soak.json", NULL), *text = NULL;
+	mhl_autofd int dfd = mhlDirOpen(outdir);
 	json_object *meta;
 
+	/* data from elsewhere: a regular file below the directory's descriptor, a few KiB at most */
+	if (dfd < 0)
+		mhlError("soak: cannot open '%s': %s", outdir, g_strerror(errno));
+	else
+		text = mhlFileReadAt(dfd, "soak.json", path, 1024 * 1024, NULL, NULL);
 	if (!text)
 		return NULL;
 	if (!(meta = json_tokener_parse(text)) || !json_object_is_type(meta, json_type_object)) {

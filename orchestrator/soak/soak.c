@@ -542,6 +542,23 @@ static int printSchedule(const mhlScenario *s, guint64 seed, int cycles)
 	return MHL_EXIT_PASS;
 }
 
+/*
+ * A soak's directory is written into as a run's is: ours alone, or a link
+ * or file could be put into it between two writes (mhlRunDirTrusted). -1 +
+ * mhlError.
+ */
+static int soakDirTrusted(const char *dir)
+{
+	mhl_autofd int fd = mhlDirOpen(dir);
+
+	if (fd < 0) {
+		mhlError("soak: directory '%s': %s", dir,
+			 errno == ELOOP || errno == ENOTDIR ? "not a directory" : g_strerror(errno));
+		return -1;
+	}
+	return mhlRunDirTrusted(fd, dir, "soak");
+}
+
 /* -o DIR, or results/soak-<scenario>-<time>, absolute. */
 static char *soakDir(const mhlSoakOptions *o, const mhlScenario *s)
 {
@@ -567,7 +584,8 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 	p->cycles_max = o->cycles;
 	if (o->resume) {
 		p->outdir = g_canonicalize_filename(o->resume, NULL);
-		if ((!o->print_schedule && (p->lock_fd = mhlSoakLock(p->outdir)) < 0) ||
+		if ((!o->print_schedule && soakDirTrusted(p->outdir) < 0) ||
+		    (!o->print_schedule && (p->lock_fd = mhlSoakLock(p->outdir)) < 0) ||
 		    !(p->meta = mhlSoakMetaLoad(p->outdir)))
 			return MHL_EXIT_USAGE;
 		scenario = mhlJStr(p->meta, MHL_K_SCENARIO, NULL);
@@ -589,7 +607,7 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		return MHL_EXIT_USAGE;
 	if (!o->resume && (!(p->outdir = soakDir(o, p->s)) ||
 			   !(p->meta = mhlSoakMetaCreate(p->outdir, p->s, scenario, p->seed, p->duration,
-							 p->cycles_max, o->kernel)) ||
+							 p->cycles_max, o->kernel)) || soakDirTrusted(p->outdir) < 0 ||
 			   (p->lock_fd = mhlSoakLock(p->outdir)) < 0))
 		return MHL_EXIT_USAGE;
 	if (!o->print_schedule && !(p->initrd = mhlInitrdFor(p->s, p->identity, o->initrd, p->outdir)))
