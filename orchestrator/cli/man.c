@@ -35,6 +35,7 @@ static const struct {
 	{ "SLURM_ARRAY_TASK_COUNT", "run --shard auto in a Slurm job array: the number of shards" },
 	{ "JOB_COMPLETION_INDEX", "run --shard auto in a Kubernetes Indexed Job: this pod's shard, from 0" },
 	{ "MEMHP_SHARDS", "run --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)" },
+	{ "SUDO_UID", "as root: the user sudo ran memhp-lab for, who may own the run or soak directory and what a resumed run loads besides root" },
 	{ NULL, NULL }
 };
 
