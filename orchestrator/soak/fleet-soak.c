@@ -358,6 +358,18 @@ static int fleetBackingCheck(const mhlSoakFleetPlan *p)
 	return -1;
 }
 
+/* @dir held to mhlRunDirTrusted (the invoking user's, writable by no one else). -1 + mhlError. */
+static int fleetDirTrusted(const char *dir)
+{
+	mhl_autofd int fd = mhlDirOpen(dir);
+
+	if (fd < 0) {
+		mhlError("soak: directory '%s': %s", dir, g_strerror(errno));
+		return -1;
+	}
+	return mhlRunDirTrusted(fd, dir, "soak");
+}
+
 /* Connect to the hosts, each one's slots for the soak's guest; a host where none fits is left out, saying so. */
 static int fleetConnect(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p, GPtrArray *hosts)
 {
@@ -371,6 +383,9 @@ static int fleetConnect(const mhlSoakFleetOptions *o, mhlSoakFleetPlan *p, GPtrA
 		mhlError("soak: cannot create '%s': %s", p->dir, g_strerror(errno));
 		return -1;
 	}
+	/* written into as a run directory is: ours alone (docs/security.md), the segments' too */
+	if (fleetDirTrusted(p->dir) < 0 || (p->segdir && strcmp(p->segdir, p->dir) && fleetDirTrusted(p->segdir) < 0))
+		return -1;
 	if (mhlLibvirtStart(p->dir) < 0 || mhlFleetConnect(hosts) < 0)
 		return -1;
 	for (i = 0; i < hosts->len; i++) {
