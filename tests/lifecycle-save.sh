@@ -1,13 +1,15 @@
 # tests/lifecycle-save.sh - save and managedsave with memory plugged and a
 # pin held (issue 34, docs/lifecycle.md), sourced by tests/run.sh. Fast tier:
 # one save/restore trial (6.12, series, smaller than the shipped scenario),
-# judged from its record and its console log. Full tier: the shipped
+# judged from its record and its console log; the same trial under gdb, its
+# save image's XML tampered before the restore (issue 48: the restore runs the
+# domain's own XML, not the image's). Full tier: the shipped
 # scenarios' matrices (both kernels, both policies), and a save past its
 # deadline (aborted: the guest runs on, the step fails naming its line), a
 # VFIO pin across a save (scenarios/lifecycle/save-vfio.yaml's xfail), and
 # a run on a libvirt daemon killed inside a managedsave step (the domain then
 # defined): `cleanup --uri` leaves nothing defined.
-plan 10 full 26
+plan 11 full 27
 
 # lc_small SRC DST: the shipped scenario with smaller sizes (a 128 MiB pin,
 # 256 MiB plugged), for the fast tier's time.
@@ -71,6 +73,37 @@ ok "save: report of this run (a real record): the HTML summary's lifecycle colum
 	bash -c 'mib=$(jq -r "[.steps[] | select(.step == \"save\")][0].lifecycle.image_bytes / 1048576 | round" "$1/trials.jsonl") &&
 		grep -qE "<td>save ✓ [0-9.]+ s \($mib(\.[0-9])? MiB image\)</td>" "$1/report/index.html" &&
 		grep -qE "^  # save: save ok [0-9.]+ s \($mib(\.[0-9])? MiB image\)" "$1/report/results.ktap"' _ "$work/save"
+
+echo "# lifecycle-save: the save image's XML is not trusted (issue 48): tampered between the save and the restore"
+# gdb stops memhp-lab at virDomainRestoreFlags, and the image it is about to
+# restore gets, in its header's XML, an emulator of the same length: a wrapper
+# that marks a guest start (-name guest=...) and runs the real QEMU. A restore
+# that trusts the image's XML starts the wrapper; one given the domain's own
+# XML (dxml) starts /usr/bin/qemu-system-x86_64. (libvirt's capabilities
+# probe of the wrapper runs it without -name: no mark.)
+evil=$(mktemp -d /tmp/mhl48-XXXXXX) && wrap=$evil/qemu-evil	# 27 characters, as /usr/bin/qemu-system-x86_64
+printf '#!/bin/sh\ncase " $* " in *" -name "*) echo "$*" >%s/marker;; esac\nexec /usr/bin/qemu-system-x86_64 "$@"\n' "$evil" >"$wrap"
+chmod 755 "$wrap"
+printf '%s\n' 'import sys' \
+	'path, wrapper = sys.argv[1], sys.argv[2].encode()' \
+	'real, evil = b"<emulator>/usr/bin/qemu-system-x86_64</emulator>", b"<emulator>" + wrapper + b"</emulator>"' \
+	'assert len(evil) == len(real)' \
+	'f = open(path, "r+b")' \
+	'at = f.read(1 << 20).find(real)' \
+	'if at < 0: sys.exit("tamper: no emulator in the header of " + path)' \
+	'f.seek(at); f.write(evil); f.close()' \
+	'print("tamper: %s: emulator %s" % (path, sys.argv[2]))' >"$work/tamper.py"
+printf '%s\n' 'set pagination off' 'set confirm off' 'handle all nostop noprint pass' 'set breakpoint pending on' \
+	'break virDomainRestoreFlags' 'commands' 'silent' 'printf "restore: dxml %s\n", $rdx ? "given" : "NULL"' \
+	"eval \"shell python3 $work/tamper.py '%s' $wrap\", (char *)\$rsi" 'continue' 'end' 'run' >"$work/restore.gdb"
+timed "$run_timeout" gdb -q -batch -x "$work/restore.gdb" --args $LAB run -q -o "$work/tamper" \
+	--only '*kernel=6.12,policy=series' "$work/save-small.yaml" >"$work/tamper.out" 2>&1
+ok "save: its image's XML given another emulator before the restore (gdb at virDomainRestoreFlags): the restore got the domain's own XML (dxml), the emulator the image named never ran a guest, the trial passed" \
+	sh -c 'grep -q "^tamper: .*: emulator $2" "$1.out" && grep -q "^restore: dxml given" "$1.out" && [ ! -e "$3/marker" ] &&
+		jq -e ".verdict == \"pass\" and ([.steps[] | select(.step == \"save\")][0].lifecycle.ok)" "$1/trials.jsonl" >/dev/null' \
+	_ "$work/tamper" "$wrap" "$evil"
+[ ! -e "$evil/marker" ] || echo "#   the tampered image's emulator ran a guest: $(head -c 200 "$evil/marker")"
+rm -rf "$evil"
 
 if full; then
 	echo "# lifecycle-save (full): scenarios/lifecycle/save-restore.yaml, both kernels, both policies"
