@@ -282,13 +282,13 @@ int mhlDirOpen(const char *path)
 /* One component below @at as a directory: no link followed, made first with @create. */
 static int dirStep(int at, const char *name, bool create)
 {
+	struct stat sb;
+	int fd;
+
 	if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
 		errno = EINVAL;
 		return -1;
 	}
-	struct stat sb;
-	int fd;
-
 	if (create && mkdirat(at, name, 0755) < 0 && errno != EEXIST)
 		return -1;
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

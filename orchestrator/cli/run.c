@@ -593,7 +593,6 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	g_autoptr(GHashTable) done = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(mhlRun) run = NULL;
 	guint i, total = jobs->len;
-
 	mhl_autofd int fd = mhlOpenIn(o->resume, "trials.jsonl", O_RDONLY, 0);
 
 	/* a link, FIFO or other file at the name is refused: its trials would be appended to it */
