@@ -163,6 +163,7 @@ static bool gridRatio(void)
 
 	return unitExpect(strstr(r, "\"value\":7.5,\"of\":\"steps.0.a \\/ steps.0.b\"") &&
 			  strstr(z, "\"value\":null"));
+}
 
 /*
  * Issue 48: a save step's image went to RUN_DIR/<domain>.save, a name in a
