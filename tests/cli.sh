@@ -10,7 +10,7 @@
 # directory's files, the schemas, the source tree, the full tier's parts:
 # tests/doc-tables.py) checked against what the code does.
 
-plan 60
+plan 61
 cli=$work/cli
 mkdir -p "$cli"
 # schema FILE NAME: FILE validates against docs/schemas/NAME.schema.json.
@@ -69,6 +69,39 @@ thirty_text() {
 		[ "$(tail -n 2 "$cli/thirty.err")" = "error: $f: and 10 more error(s) (check --json lists every one)
 check: $f: 30 errors" ]
 }
+# Five independent mistakes of different kinds (issue 52 item 7: it took four
+# rounds): a policy, a size of a device that is no multiple of its block, a
+# size that is no size, a step naming a node the guest lacks (a cross-step
+# check, once run only on a file with no other error), an expect's value.
+cat >"$cli/five.yaml" <<'YAML'
+name: five
+kernel: "6.12"
+pin_policy: colour
+nodes:
+  - memory: 1GiB
+    cpus: 1
+  - memory: 128MiB
+    cpus: 1
+    virtio_mem: {size: 2GB, block: 2MiB, requested: lots}
+steps:
+  - pin: {id: p, workload: io_uring, size: 64MiB, node: 2}
+  - resize: {node: 1, requested: 0, deadline: 10}
+  - expect: {integrity: maybe}
+  - release: {id: p}
+YAML
+five_text() {
+	local f=$cli/five.yaml
+	$LAB check "$f" >/dev/null 2>"$cli/five.err"
+	[ $? = 1 ] && diff - "$cli/five.err" <<-EOF
+		error: $f:3:13: unknown pin_policy 'colour' (known: series, baseline)
+		error: $f:9:17: virtio_mem: size (2000000000) must be a non-zero multiple of block (2097152, a power of two)
+		error: $f:9:53: virtio_mem.requested: 'lots' is not a size (unparsable; expected e.g. 256MiB, 1GiB, 0)
+		error: $f:11:5: step 'pin' names node 2, but the guest has 2 node(s)
+		error: $f:13:25: integrity: only 'true' is meaningful here, not 'maybe'
+		check: $f: 5 errors
+		EOF
+}
+ok "check of a file with five independent mistakes (a policy, a device size and its requested size, a step's node, an expect's value): all five in one pass, at their lines" five_text
 ok "check of a file with 30 errors prints the first 20 at their lines, in order, then 'and 10 more' and the count; exit 1" thirty_text
 many_json() {
 	[ "$rcj" = 1 ] && schema "$cli/many.json" check &&

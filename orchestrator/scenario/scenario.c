@@ -176,6 +176,30 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 	return 0;
 }
 
+/* topPair, counting a top-level section that failed whole as a failure of the file's shape. */
+static int topPairShape(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	int rc = topPair(y, key, v, opaque);
+
+	if (rc < 0 && (key == TOP_NODES || key == TOP_STEPS || key == TOP_DEVICES || key == TOP_BACKING ||
+		       key == TOP_KERNEL || key == TOP_MATRIX))
+		y->failed_shape++;
+	return rc;
+}
+
+/*
+ * After errors in leaves only (issue 52 item 7: a policy, a size, a flag),
+ * the cross-step checks still say what else is wrong (a step naming a node
+ * the guest lacks), so that one pass names every independent mistake: their
+ * error kept beside the others. Returns nonzero: the trial is refused either way.
+ */
+static int trialValidateAfterErrors(mhlYaml *y, mhlScenario *s)
+{
+	if (mhlStepsValidate(s) < 0)
+		mhlYErrorKeep(y);
+	return 1;
+}
+
 /* Parse one trial of the document under the parameters in @bind. */
 static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m,
 			       GHashTable *bind)
@@ -195,8 +219,10 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 	 * cross-step checks only when every part was read: after a broken part
 	 * they would report what follows from it.
 	 */
+	y->failed_shape = 0;
 	if (mhlMatrixExpand(y, bind) < 0 ||
-	    mhlYForPairsEach(y, root, "the scenario", topKeys, topPair, s, true) < 0 || y->failed ||
+	    mhlYForPairsEach(y, root, "the scenario", topKeys, topPairShape, s, true) < 0 ||
+	    (y->failed && (y->failed_shape || trialValidateAfterErrors(y, s))) ||
 	    mhlStepsValidate(s) < 0) {
 		y->expanded = NULL;
 		y->matrix = NULL;

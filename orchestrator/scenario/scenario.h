@@ -124,6 +124,7 @@ typedef struct {
 	int hugepages;		/* expect: MHL_UNPLUG_*: the last hugepages step's pool reached its count or not */
 	uint64_t target;	/* balloon: the guest's memory as the balloon leaves it, bytes */
 	bool other_trial;	/* only: the matrix values it names are not this trial's: dropped */
+	bool broken;		/* its own error was reported: the cross-step checks pass it by */
 	int action;		/* dimm, vmem: MHL_ACTION_* (attach or detach) */
 	uint64_t block;		/* vmem: the device's block size (default 2 MiB) */
 	int dimm;		/* expect: MHL_DIMM_*: the last dimm detach removed it or not */

@@ -22,15 +22,26 @@
 enum { VM_SIZE, VM_BLOCK, VM_REQUESTED };
 static const char *const vmemKeys[] = { "size", "block", "requested", NULL };
 
+/* A node's virtio_mem as read: which of its keys failed (bit per VM_*). */
+typedef struct {
+	mhlNode *n;
+	unsigned bad;
+} mhlVmemRead;
+
 static int vmemPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 {
-	mhlNode *n = opaque;
+	mhlVmemRead *r = opaque;
+	mhlNode *n = r->n;
+	int rc;
 
 	switch (key) {
-	case VM_SIZE: return mhlYSize(y, v, "virtio_mem.size", &n->vmem_size);
-	case VM_BLOCK: return mhlYSize(y, v, "virtio_mem.block", &n->vmem_block);
-	default: return mhlYSize(y, v, "virtio_mem.requested", &n->vmem_requested);
+	case VM_SIZE: rc = mhlYSize(y, v, "virtio_mem.size", &n->vmem_size); break;
+	case VM_BLOCK: rc = mhlYSize(y, v, "virtio_mem.block", &n->vmem_block); break;
+	default: rc = mhlYSize(y, v, "virtio_mem.requested", &n->vmem_requested); break;
 	}
+	if (rc < 0)
+		r->bad |= 1u << key;
+	return rc;
 }
 
 enum { ND_MEMORY, ND_CPUS, ND_VMEM };
@@ -56,13 +67,28 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			return -1;
 		n->cpus = (int)l;
 		return 0;
-	default:
+	default: {
+		mhlVmemRead r = { .n = n };
+
 		n->vmem_block = 2 << 20;
-		if (mhlYForPairs(y, v, "virtio_mem", vmemKeys, vmemPair, n) < 0)
+		/* each key's error kept, then the sizes checked together as far as they were read */
+		if (mhlYForPairsEach(y, v, "virtio_mem", vmemKeys, vmemPair, &r, true) < 0)
 			return -1;
-		if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
-		    n->vmem_size % n->vmem_block || n->vmem_requested % n->vmem_block ||
-		    n->vmem_requested > n->vmem_size) {
+		if (r.bad & (1u << VM_SIZE | 1u << VM_BLOCK)) {
+			y->failed_shape++;
+			return 0;
+		}
+		if (r.bad) {	/* requested not read: size and block checked alone */
+			n->vmem_requested = 0;
+			if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
+			    n->vmem_size % n->vmem_block) {
+				mhlError("%s:%d:%d: virtio_mem: size (%" G_GUINT64_FORMAT ") must be a non-zero multiple of block (%" G_GUINT64_FORMAT ", a power of two)",
+					 AT(y, v), n->vmem_size, n->vmem_block);
+				return -1;
+			}
+		} else if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
+			   n->vmem_size % n->vmem_block || n->vmem_requested % n->vmem_block ||
+			   n->vmem_requested > n->vmem_size) {
 			mhlError("%s:%d:%d: virtio_mem: size (%" G_GUINT64_FORMAT ") must be a non-zero multiple of block (%" G_GUINT64_FORMAT ", a power of two), requested (%" G_GUINT64_FORMAT ") a multiple of block and at most size",
 				 AT(y, v), n->vmem_size, n->vmem_block, n->vmem_requested);
 			return -1;
@@ -74,6 +100,7 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			return -1;
 		}
 		return 0;
+	}
 	}
 }
 /* A path in a scenario is relative to the scenario file's directory. */

@@ -1483,7 +1483,8 @@ static int parseStep(mhlYaml *y, mhlScenario *s, yaml_node_t *item)
 /*
  * steps: [...], in order. A step that fails is kept (mhlYErrorKeep) and the next
  * one read: each step's error is reported in one pass. It still counts
- * towards MHL_MAX_STEPS, and validate() then never sees the steps.
+ * towards MHL_MAX_STEPS, marked broken: the cross-step checks (validate())
+ * pass it by, and the steps naming its id.
  */
 int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {
@@ -1498,15 +1499,29 @@ int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 			mhlError("%s:%d:%d: more than %d steps", AT(y, item), MHL_MAX_STEPS);
 			return -1;
 		}
-		if (parseStep(y, s, item) < 0)
+		if (parseStep(y, s, item) < 0) {
 			mhlYErrorKeep(y);
-		else if (s->steps[s->nsteps].other_trial)
+			s->steps[s->nsteps].broken = true;
+		} else if (s->steps[s->nsteps].other_trial)
 			continue;	/* only: another trial's step */
 		s->nsteps++;
 	}
 	return 0;
 }
 
+
+/* Whether @st is broken, or names the id of a broken step (what it says of that id is unknown). */
+static bool stepFollowsBroken(const mhlScenario *s, const mhlStep *st)
+{
+	int i;
+
+	if (st->broken)
+		return true;
+	for (i = 0; st->id[0] && i < s->nsteps; i++)
+		if (s->steps[i].broken && !strcmp(s->steps[i].id, st->id))
+			return true;
+	return false;
+}
 
 /* Cross-step checks, each kind's own (stepKinds[]): nodes exist, ids refer to started workloads. */
 int mhlStepsValidate(mhlScenario *s)
@@ -1526,6 +1541,9 @@ int mhlStepsValidate(mhlScenario *s)
 	for (i = 0; i < s->nsteps; i++) {
 		mhlStep *st = &s->steps[i];
 
+		/* after errors in leaves (a step's own): the other steps' checks, not what follows from it */
+		if (stepFollowsBroken(s, st))
+			continue;
 		if (stepKinds[st->type].validate && stepKinds[st->type].validate(&sf, st) < 0)
 			return -1;
 	}

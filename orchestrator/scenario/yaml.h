@@ -27,6 +27,13 @@ typedef struct {
 	GPtrArray *errors;
 	GHashTable *seen;	/* their text: the trials of a matrix repeat an error */
 	int failed;		/* errors kept while parsing the trial at hand */
+	/*
+	 * Of those, the ones the cross-step checks cannot see past: a part
+	 * whose shape is unknown (a top-level section that failed whole, a
+	 * virtio_mem size or block not read). Errors in leaves only (a policy,
+	 * a size, a flag) leave the checks of the rest meaningful.
+	 */
+	int failed_shape;
 	/* The trial at hand's matrix (its axes and values) and its value per axis: a step's only:. NULL: no matrix. */
 	const struct mhlMatrix *matrix;
 	GHashTable *bind;	/* axis -> value */
