@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 40 full 46
+plan 41 full 47
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -78,6 +78,17 @@ ok "the timeout is cached as an answer for its key: tcg, the stand-in's key, tod
 timed "$run_timeout" "${hang_env[@]}" $LAB doctor >"$work/hang-doctor.out" 2>"$work/hang-doctor.err"
 ok "the next look probes no more: doctor prints no probe line, and its KVM line shows the cached timeout, its date and when it is probed again" \
 	sh -c '! grep -q "probing KVM" "$1/hang-doctor.err" && grep -q "^WARN KVM .*cached probe in .*: no answer within 20 s on 20[0-9-]* [0-9:]* UTC .*probed again after 20" "$1/hang-doctor.out"' _ "$work"
+# init_on_free=1 writes every page the guest frees, and onlining frees every
+# plugged page: the whole device is resident (issue 48 item 5: counted as 128
+# MiB, a 64 GiB device was accepted on a 22 GiB host; by hand here it reached
+# 23.2 GiB of RSS before the OOM killer took its QEMU). Refused before boot;
+# the device is twice what this host has available, whatever the host.
+iof_mib=$(( $(awk '/^MemAvailable:/ {print int($2 / 1048576) * 2 + 2}' /proc/meminfo) * 1024 ))
+printf 'name: iof\nkernel: "6.12"\ncmdline: "init_on_free=1"\nnodes:\n  - memory: 1GiB\n  - memory: 128MiB\n    virtio_mem: {size: %dMiB, block: 2MiB, requested: %dMiB}\nsteps:\n  - resize: {node: 1, requested: 0, deadline: 10}\n' \
+	"$iof_mib" "$iof_mib" >"$work/iof.yaml"
+expect_fail "init_on_free=1 and a device of twice the host's available memory plugged: the whole device counts, the guest that does not fit is refused before anything boots, saying why" 2 \
+	"a guest that can make $((iof_mib + 1152 + 256)) MiB resident \(boot memory 1152 MiB \+ node 1's hotplug memory $iof_mib MiB in full \(init_on_free=1 writes every page the guest frees, onlining included\) \+ 256 MiB for QEMU\) does not fit" \
+	$LAB run -j 1 -o "$work/iof" "$work/iof.yaml"
 expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"
 # the demo's guest can make 1792 MiB resident: 1 GiB + 128 MiB boot memory,
 # its 256 MiB pin + 128 MiB of the 1 GiB device, 256 MiB for QEMU

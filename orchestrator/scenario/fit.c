@@ -21,6 +21,20 @@ static uint64_t mulSat(uint64_t a, uint64_t b)
 	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
+/* Whether the kernel command line @cmdline has the word @arg (or @arg=1, y, on). */
+static bool cmdlineOn(const char *cmdline, const char *arg)
+{
+	g_auto(GStrv) words = g_strsplit_set(cmdline ? cmdline : "", " \t", -1);
+	size_t n = strlen(arg);
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strncmp(words[i], arg, n) && words[i][n] == '=' &&
+		    (!strcmp(words[i] + n + 1, "1") || !strcmp(words[i] + n + 1, "y") || !strcmp(words[i] + n + 1, "on")))
+			return true;
+	return false;
+}
+
 /* Why every device of @s counts in full into @why ("" when nothing makes it so). */
 static void fitWhole(const mhlScenario *s, bool whole, char *why, size_t len)
 {
@@ -29,6 +43,18 @@ static void fitWhole(const mhlScenario *s, bool whole, char *why, size_t len)
 	why[0] = '\0';
 	if (whole)
 		g_strlcpy(why, "a soak plugs, touches and pins anywhere in it", len);
+	/*
+	 * A guest that writes every page it frees makes all it onlines resident:
+	 * onlining frees each page into the buddy allocator (issue 48 item 5:
+	 * 4,841 MiB resident where 1,024 were counted). A kernel the lab did not
+	 * build may do so by default (CONFIG_INIT_ON_FREE_DEFAULT_ON).
+	 */
+	else if (cmdlineOn(s->cmdline, "init_on_free"))
+		g_strlcpy(why, "init_on_free=1 writes every page the guest frees, onlining included", len);
+	else if (cmdlineOn(s->cmdline, "page_poison"))
+		g_strlcpy(why, "page_poison=1 writes every page the guest frees, onlining included", len);
+	else if (s->kernel && (!strcmp(s->kernel, "package") || !strcmp(s->kernel, "prebuilt")))
+		g_strlcpy(why, "a kernel the lab did not build may zero every page it frees (CONFIG_INIT_ON_FREE_DEFAULT_ON)", len);
 	else if (s->prealloc)
 		g_strlcpy(why, "preallocated", len);
 	else if (mhlMemBackingOf(s->backing)->hugetlb)

@@ -295,7 +295,7 @@ typedef struct {
 	uint64_t dev[MHL_MAX_NODES];	/* each node's virtio-mem at boot + what vmem/dimm steps attach (0: none) */
 	uint64_t touch[MHL_MAX_NODES];	/* what the steps ask on that node: pin and bench sizes, hugepages count x size */
 	uint64_t counted[MHL_MAX_NODES];	/* of dev: all of it (whole) or touch + MHL_GUEST_SLACK, at most dev */
-	char whole[64];			/* why every device counts in full ("": it does not) */
+	char whole[128];		/* why every device counts in full ("": it does not) */
 	uint64_t qemu;			/* MHL_QEMU_OVERHEAD */
 	uint64_t total;			/* boot + counted + qemu, saturated at UINT64_MAX */
 } mhlGuestFit;

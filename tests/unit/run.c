@@ -52,6 +52,17 @@ static const struct fitRow {
 	  "steps:\n  - pin: {id: a, size: 4GiB, node: 1, measure: true}\n", false, 1152 + 1024 + 256, "1024 of 1024 MiB (its steps touch 4096 MiB" },
 	{ "a huge page pool of 512 x 2 MiB on node 1 counts 1 GiB", FIT_NODES("1GiB", "64GiB")
 	  "steps:\n  - hugepages: {node: 1, count: 512, size: 2MiB}\n", false, 1152 + 1024 + 128 + 256, "(its steps touch 1024 MiB" },
+	{ "init_on_free=1 on the command line: the 64 GiB device in full (onlining frees, and so writes, every page)",
+	  "cmdline: \"quiet init_on_free=1\"\n" FIT_NODES("1GiB", "64GiB") FIT_PLUG, false, 1152 + 65536 + 256,
+	  "node 1's hotplug memory 65536 MiB in full (init_on_free=1 writes every page the guest frees, onlining included)" },
+	{ "page_poison=on: the device in full as well", "cmdline: \"page_poison=on\"\n"
+	  FIT_NODES("1GiB", "64GiB") FIT_PLUG, false, 1152 + 65536 + 256, "in full (page_poison=1 writes every page" },
+	{ "init_on_free=0 (and xinit_on_free=1): 128 MiB of the device, as without it",
+	  "cmdline: \"init_on_free=0 xinit_on_free=1\"\n" FIT_NODES("1GiB", "64GiB") FIT_PLUG, false, 1152 + 128 + 256,
+	  "128 of 65536 MiB (its steps touch 0 MiB" },
+	{ "a kernel the lab did not build (a .deb): the device in full, its defaults unknown",
+	  "kernel: {deb: /nonexistent/linux-image.deb}\n" FIT_NODES("1GiB", "64GiB") FIT_PLUG, false, 1152 + 65536 + 256,
+	  "in full (a kernel the lab did not build may zero every page it frees (CONFIG_INIT_ON_FREE_DEFAULT_ON))" },
 	{ "a preallocated 64 GiB device counts in full", FIT_NODES("1GiB", "64GiB") FIT_PLUG
 	  "memory_backing: {source: anonymous, prealloc: true}\n", false, 1152 + 65536 + 256,
 	  "node 1's hotplug memory 65536 MiB in full (preallocated)" },
