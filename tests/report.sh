@@ -401,20 +401,20 @@ expect_fail "report with an unknown --format" 2 "unknown format 'pdf'" $LAB repo
 expect_fail "report with a bad --origin" 2 "--origin 'Bad Origin' is not a KCIDB origin" $LAB report --origin 'Bad Origin' "$rd/run"
 mkdir -p "$rd/crash" && cp "$rd/run/"*.log "$rd/crash/"
 { head -n 2 "$rd/run/trials.jsonl"; echo '{"trial": "x", "verdict": '; sed -n '3,6p' "$rd/run/trials.jsonl"; head -c 300 "$rd/run/trials.jsonl"; } >"$rd/crash/trials.jsonl"
-expect_fail "a malformed line is named by file:line" 1 "crash/trials.jsonl:3: not JSON" $LAB report "$rd/crash"
+expect_fail "a malformed line is named by file:line (exit 3: the record unreadable, the lab's failure)" 3 "crash/trials.jsonl:3: not JSON" $LAB report "$rd/crash"
 ok "a truncated last line (crashed run) is named as such" grep -q "crash/trials.jsonl:8: truncated last line (300 bytes, no newline)" "$work/err"
 ok "the other 6 records still render, the 2 bad lines are KTAP errors" sh -c \
 	'test "$(grep -cE "^(not )?ok [0-9]" "$1")" = 8 && grep -q "^not ok 8 trials.jsonl line 8 # ERROR truncated" "$1" && awk -f tests/ktap-check.awk "$1"' _ "$rd/crash/report/results.ktap"
 ok "the HTML report warns about the 2 unreadable lines" grep -q "2 line(s) of trials.jsonl could not be read" "$rd/crash/report/index.html"
 rm -rf "$rd/run/report"
-expect_fail "gnuplot missing: the HTML fails, saying which program" 1 "cannot run '/nonexistent/gnuplot'" \
+expect_fail "gnuplot missing: the HTML fails, saying which program (exit 3: the lab's failure)" 3 "cannot run '/nonexistent/gnuplot'" \
 	env MEMHP_GNUPLOT=/nonexistent/gnuplot $LAB report "$rd/run"
 ok "gnuplot missing: the other formats are still written" test -s "$rd/run/report/results.ktap" -a -s "$rd/run/report/kcidb.json" -a ! -e "$rd/run/report/index.html"
 rm -rf "$rd/run/report"
-expect_fail "gnuplot not in PATH: the HTML fails, saying so" 1 "cannot run 'memhp-no-gnuplot': not found in PATH" \
+expect_fail "gnuplot not in PATH: the HTML fails, saying so (exit 3)" 3 "cannot run 'memhp-no-gnuplot': not found in PATH" \
 	env MEMHP_GNUPLOT=memhp-no-gnuplot $LAB report "$rd/run"
 rm -rf "$rd/run/report"
-expect_fail "gnuplot failing: its exit status in words, then its complaint" 1 \
+expect_fail "gnuplot failing: its exit status in words, then its complaint (exit 3)" 3 \
 	"'/bin/false [^']*/plots\\.gp' failed \\(exited with status 1\\): no message" env MEMHP_GNUPLOT=/bin/false $LAB report "$rd/run"
 rm -rf "$rd/run/report"
 lab report --format ktap "$rd/run" >/dev/null 2>&1

@@ -6,6 +6,8 @@
 
 #include "host/hostmem.h"
 
+#include <pwd.h>
+#include <sys/stat.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -185,6 +187,27 @@ int mhlBackendsMatch(const mhlBackend *b, int nb, GArray *maps, int *which)
 	return found;
 }
 
+/*
+ * Whether process @pid may be a QEMU of libvirt's: its executable a
+ * qemu-system-* binary, and run by root, by us, or by the user libvirt's
+ * system daemon runs QEMU as (Debian: libvirt-qemu). Anyone can start a
+ * process with "-name guest=NAME" on its command line (issue 48): measured
+ * in its place, it made "the host got back 0 MiB".
+ */
+static bool qemuProcessOk(pid_t pid)
+{
+	g_autofree char *dir = g_strdup_printf("/proc/%d", (int)pid);
+	g_autofree char *exe_link = g_strdup_printf("/proc/%d/exe", (int)pid);
+	g_autofree char *exe = g_file_read_link(exe_link, NULL);
+	g_autofree char *base = exe ? g_path_get_basename(exe) : NULL;
+	const struct passwd *qemu_user = getpwnam("libvirt-qemu");
+	struct stat st;
+
+	if (!base || !g_str_has_prefix(base, "qemu-system-") || stat(dir, &st) < 0)
+		return false;
+	return st.st_uid == 0 || st.st_uid == geteuid() || (qemu_user && st.st_uid == qemu_user->pw_uid);
+}
+
 pid_t mhlQemuPidFind(const char *name)
 {
 	g_autofree char *want = g_strdup_printf("guest=%s,", name);
@@ -192,10 +215,11 @@ pid_t mhlQemuPidFind(const char *name)
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 	pid_t found = 0;
+	int n = 0;
 
 	if (!d)
 		return 0;
-	while (!found && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		g_autofree char *path = NULL, *argv = NULL;
 		gsize len = 0, i;
 		bool name_next = false;
@@ -210,14 +234,17 @@ pid_t mhlQemuPidFind(const char *name)
 			const char *a = argv + i;
 
 			if (name_next && (g_str_has_prefix(a, want) || !strcmp(a, want_end))) {
-				found = (pid_t)atoi(de->d_name);
+				if (qemuProcessOk((pid_t)atoi(de->d_name))) {
+					found = (pid_t)atoi(de->d_name);
+					n++;
+				}
 				break;
 			}
 			name_next = !strcmp(a, "-name");
 		}
 	}
 	closedir(d);
-	return found;
+	return n == 1 ? found : 0;	/* two QEMUs of one name: neither is known to be ours */
 }
 
 /* The backends of @s as libvirt creates them: each cell's boot memory, then each virtio-mem device. */

@@ -148,7 +148,11 @@ GArray *mhlHostMemMaps(const mhlHostMem *hm);
 int mhlSmapsNewMapping(GArray *before, GArray *after, uint64_t size);
 int64_t mhlSmapsRssAt(GArray *maps, uint64_t start);
 
-/* The process of domain @name on this host: scans /proc/ * /cmdline for "-name guest=NAME,". 0: none. */
+/*
+ * The process of domain @name on this host: scans /proc/ * /cmdline for
+ * "-name guest=NAME," among qemu-system-* processes of root, of ours or of
+ * libvirt-qemu. 0: none, or more than one.
+ */
 pid_t mhlQemuPidFind(const char *name);
 
 #endif

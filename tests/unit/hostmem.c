@@ -8,7 +8,9 @@
 
 #include <json-c/json.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "guest/domain.h"
@@ -138,6 +140,66 @@ static bool matchByMemPath(void)
 static bool qemuPidNone(void)
 {
 	return unitExpect(mhlQemuPidFind("memhp-no-such-guest-0-0") == 0);
+}
+
+/* A process started with @argv (its own process group), or 0; waited for by decoyEnd. */
+static GPid decoyStart(const char *const *argv)
+{
+	GPid pid = 0;
+
+	if (!g_spawn_async(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL |
+			   G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL))
+		return 0;
+	g_usleep(300 * 1000);	/* exec'd: its /proc/PID/exe and cmdline are the program's */
+	return pid;
+}
+
+static void decoyEnd(GPid pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * Issue 48: the host side measured whichever process had "-name
+ * guest=NAME," in its command line. A python3 with those words, and the
+ * real QEMU binary run by user nobody (anyone may run it), are not the
+ * guest's QEMU; QEMU run by root under that name is.
+ */
+static bool qemuPidDecoys(void)
+{
+	g_autofree char *name = g_strdup_printf("memhp-decoy-%d-0", (int)getpid());
+	g_autofree char *arg = g_strdup_printf("guest=%s,debug-threads=on", name);
+	const char *py[] = { "/usr/bin/python3", "-c", "import time; time.sleep(30)", "-name", arg, NULL };
+	const char *nobody[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+				 "/usr/bin/qemu-system-x86_64", "-name", arg, "-machine", "none", "-display", "none",
+				 "-nodefaults", "-S", NULL };
+	const char *root[] = { "/usr/bin/qemu-system-x86_64", "-name", arg, "-machine", "none", "-display", "none",
+			       "-nodefaults", "-S", NULL };
+	GPid p1, p2, p3 = 0;
+	pid_t with_decoys, with_root;
+	bool started;
+
+	if (geteuid() != 0) {
+		unitDiag("needs root: a decoy of another user (setpriv)");
+		return unitExpect(false);
+	}
+	p1 = decoyStart(py);
+	p2 = decoyStart(nobody);
+	started = p1 > 0 && p2 > 0;
+	with_decoys = mhlQemuPidFind(name);
+	if (started)
+		p3 = decoyStart(root);
+	with_root = mhlQemuPidFind(name);
+	decoyEnd(p1);
+	decoyEnd(p2);
+	decoyEnd(p3);
+	if (!started || with_decoys || with_root != p3)
+		unitDiag("decoys %d %d (started: %d): found %d; with root's QEMU %d: found %d", (int)p1, (int)p2,
+			 started, (int)with_decoys, (int)p3, (int)with_root);
+	return unitExpect(started && p3 > 0 && with_decoys == 0 && with_root == p3);
 }
 
 /* ---- the plug path: the guest's MemTotal and online blocks ---- */
@@ -445,6 +507,8 @@ static const unitCase cases[] = {
 	{ "hostmem: file/hugetlbfs backings found by their qemu_back_mem.ID name", matchByName },
 	{ "hostmem: file backings found by libvirt's mem-path (cells by id, the device by alias)", matchByMemPath },
 	{ "hostmem: no QEMU process for an unknown domain", qemuPidNone },
+	{ "hostmem: a decoy with '-name guest=NAME' (python3; QEMU run by nobody) is not the guest's QEMU; root's QEMU of that name is (issue 48)",
+	  qemuPidDecoys },
 	{ "hostmem: hot-added devices: one entry per step id, the node's latest vmem, at most MHL_HOT_MAX", hotTable },
 	{ "hostmem: a sample's hot_backend_bytes by step id, only the known ones", hotSampleJSON },
 	{ "hostmem: a hot-added device with no mapping yet samples as not known (-1); one unmapped since as freed (0); a mapped one its RSS", hotSampleMapping },
