@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 41 full 47
+plan 42 full 48
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -36,6 +36,8 @@ lab run -j 2 -o "$work/mx" "$work/mx.yaml" >"$work/mx.out" 2>&1
 rc=$?
 r=$work/mx/trials.jsonl
 ok "matrix run -j 2: exit 0, both trials pass" test "$rc" = 0 -a "$(jq -s '[.[] | select(.verdict == "pass")] | length' "$r")" = 2
+ok "run.json records the options that shaped the run (issue 52): jobs 2, no peers, no daemon-restart command" \
+	jq -e '.options == {jobs: 2, peers: [], daemon_restart: null, append: false}' "$work/mx/run.json"
 ok "matrix run: trial ids and parameters come from the axis values" \
 	jq -se '(map(.trial) | sort) == ["mx:kernel=6.12,policy=baseline", "mx:kernel=6.12,policy=series"] and all(.[]; .parameters.kernel == "6.12" and .scenario_name == "mx")' "$r"
 ok "matrix run: the substituted pin_policy took effect (baseline stopped short)" \

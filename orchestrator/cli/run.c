@@ -506,6 +506,24 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	for (k = 0; k < G_N_ELEMENTS(keys); k++)
 		if (vals[k])
 			json_object_object_add(run, keys[k], json_object_new_string(vals[k]));
+	/*
+	 * The options that shaped the run but are not the trials' (issue 52 item
+	 * 5): for the reader of a run, never read back by --resume, which takes
+	 * them from its own command line.
+	 */
+	{
+		json_object *opts = json_object_new_object(), *peers = json_object_new_array();
+		g_auto(GStrv) pl = g_strsplit(o->peers ? o->peers : "", "\n", -1);
+
+		json_object_object_add(opts, "jobs", o->jobs ? json_object_new_int(o->jobs) : NULL);
+		for (i = 0; pl[i]; i++)
+			if (*pl[i])
+				json_object_array_add(peers, json_object_new_string(pl[i]));
+		json_object_object_add(opts, "peers", peers);
+		json_object_object_add(opts, "daemon_restart", o->daemon_restart ? json_object_new_string(o->daemon_restart) : NULL);
+		json_object_object_add(opts, "append", json_object_new_boolean(o->append));
+		json_object_object_add(run, "options", opts);
+	}
 	if ((dfd = mhlDirOpen(outdir)) < 0) {
 		mhlError("run: cannot write '%s': %s", path, g_strerror(errno));
 		return -1;
