@@ -521,6 +521,17 @@ static void compareTrial(const mhlRun *before, mhlCompareRow *r)
 	if (ga > 0 && gb > 0 && (j = compareJudge(before, r, MHL_METRIC_BENCH, gb, req, &med, &spread)))
 		compareNote(r, what, j > 0 ? 0 : 1, "bench pin time x%.2f (median %.0f -> %.0f us, noise ± %.0f us)",
 			    gb / med, med, gb, spread);
+	/* the host's share back, migration downtime, save and restore, a DIMM's removal (issue 52 item 4) */
+	for (int m = MHL_METRIC_HOST_BACK; m < MHL_METRIC_LAST; m++) {
+		const mhlMetricInfo *mi = &mhlMetrics[m];
+		double xa = mhlMetricValue(a, (mhlMetric)m), xb = mhlMetricValue(b, (mhlMetric)m);
+
+		if (!isfinite(xa) || !isfinite(xb) || xa == xb)
+			continue;
+		j = compareJudge(before, r, (mhlMetric)m, xb, req, &med, &spread);
+		compareNote(r, what, j > 0 ? 0 : j < 0 ? 1 : 3, "%s %.*f -> %.*f %s%s", mi->name, mi->prec, xa, mi->prec, xb,
+			    mi->unit, j ? "" : ", within the noise");
+	}
 	{
 		g_autofree char *host = mhlHostIdentityDiff(a, b);
 

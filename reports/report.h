@@ -138,6 +138,12 @@ typedef enum {
 	MHL_METRIC_BENCH,	/* the first bench step's pin time, the median of its runs' get_us */
 	MHL_METRIC_CPH,		/* a soak's cycles per hour */
 	MHL_METRIC_FINDINGS,	/* a soak's findings */
+	/* what a capacity team reads first (issue 52 item 4): */
+	MHL_METRIC_HOST_BACK,	/* summary.host_reclaimed_of_reclaimable, % */
+	MHL_METRIC_DOWNTIME,	/* the first migrate step's migration.downtime_ms */
+	MHL_METRIC_SAVE,	/* the first save or managedsave step's save_s */
+	MHL_METRIC_RESTORE,	/* ... and its restore_s */
+	MHL_METRIC_DIMM_REMOVE,	/* the first DIMM detach that completed: elastic.seconds */
 	MHL_METRIC_LAST
 } mhlMetric;
 

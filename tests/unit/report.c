@@ -389,6 +389,12 @@ static const struct noiseRow {
 	{ "a bench's 10 runs' get_us within 1 %, median +30 us: below the floor 50 us", MHL_METRIC_BENCH,
 	  { 1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003 }, 10, 1030, 0 },
 	{ "nothing before: nothing to judge", MHL_METRIC_PIN, { 0 }, 0, 100, 0 },
+	{ "host back 100 %, then 98 %: within its 5 points", MHL_METRIC_HOST_BACK, { 100 }, 1, 98, 0 },
+	{ "host back 100 %, then 60 %: a regression (higher is better)", MHL_METRIC_HOST_BACK, { 100 }, 1, 60, 1 },
+	{ "migration downtime 100 ms, then 180 ms: noise under TCG (relative 100 %)", MHL_METRIC_DOWNTIME, { 100 }, 1, 180, 0 },
+	{ "migration downtime 100 ms, then 400 ms: a regression", MHL_METRIC_DOWNTIME, { 100 }, 1, 400, 1 },
+	{ "restore 2 s, then 5 s: a regression", MHL_METRIC_RESTORE, { 2 }, 1, 5, 1 },
+	{ "a DIMM's removal 0.2 s, then 0.6 s: below the floor 0.5 s", MHL_METRIC_DIMM_REMOVE, { 0.2 }, 1, 0.6, 0 },
 };
 
 static bool noiseJudge(const void *row, GString *desc)
@@ -500,7 +506,38 @@ static bool hostDiffCut(void)
 	       unitExpect(strlen(diff) == strlen("cpu_model ") + 79 + strlen(" -> other"));
 }
 
+/*
+ * The numbers a capacity team reads first, from where a record keeps them
+ * (issue 52 item 4): the host's share back, the first migration's downtime,
+ * the first save's save and restore times, the first DIMM detach that
+ * completed (not the attach before it, nor a detach that did not complete).
+ */
+static bool metricValues(void)
+{
+	g_autoptr(json_object) rec = json_tokener_parse(
+		"{\"summary\":{\"host_reclaimed_of_reclaimable\":0.5},\"steps\":["
+		"{\"step\":\"dimm\",\"elastic\":{\"seconds\":0.3}},"
+		"{\"step\":\"dimm\",\"elastic\":{\"seconds\":9,\"removed\":false}},"
+		"{\"step\":\"migrate\",\"lifecycle\":{\"migration\":{\"downtime_ms\":120}}},"
+		"{\"step\":\"managedsave\",\"lifecycle\":{\"save_s\":1.5,\"restore_s\":2.25}},"
+		"{\"step\":\"dimm\",\"elastic\":{\"seconds\":0.2,\"removed\":true}},"
+		"{\"step\":\"save\",\"lifecycle\":{\"save_s\":7,\"restore_s\":7}}]}");
+	g_autoptr(json_object) none = json_tokener_parse("{\"summary\":{},\"steps\":[]}");
+	double v[] = { mhlMetricValue(rec, MHL_METRIC_HOST_BACK), mhlMetricValue(rec, MHL_METRIC_DOWNTIME),
+		       mhlMetricValue(rec, MHL_METRIC_SAVE), mhlMetricValue(rec, MHL_METRIC_RESTORE),
+		       mhlMetricValue(rec, MHL_METRIC_DIMM_REMOVE) };
+	int m;
+
+	unitDiag("host %g, downtime %g, save %g, restore %g, dimm %g", v[0], v[1], v[2], v[3], v[4]);
+	for (m = MHL_METRIC_HOST_BACK; m < MHL_METRIC_LAST; m++)
+		if (!isnan(mhlMetricValue(none, (mhlMetric)m)))
+			return unitExpect(false);
+	return unitExpect(v[0] == 50 && v[1] == 120 && v[2] == 1.5 && v[3] == 2.25 && v[4] == 0.2);
+}
+
 static const unitCase cases[] = {
+	{ "report: noise: the host's share back, the downtime, save, restore and a DIMM's removal read from where the record keeps them; none: no value",
+	  metricValues },
 	{ "report: results.ktap of one trial per verdict, line by line", ktapWhole },
 	{ "report: mhlHistoryTimeParse: half a second after a whole one is later (not by string order)", timeOrder },
 	{ "report: index.html: a record's < & > \" ' are escaped, never markup", htmlRecordEscaped },
