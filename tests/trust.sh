@@ -307,7 +307,7 @@ cp "$work/bzImage" "$work/bzImage13a"; echo other-bzimage >"$work/bzImage13b"
 trust_scn "{bzimage: $work/bzImage13a, config: $work/config-y}" >"$work/scn13a.yaml"
 trust_scn "{bzimage: $work/bzImage13b, config: $work/config-y}" >"$work/scn13b.yaml"
 probe13() {	# N SCENARIO: a run (its trial fails: the kernel is no kernel), stderr in probe13-N.err
-	MEMHP_KVM_DEVICE=/dev/null MEMHP_CACHE=$work/cache13 timeout 120 $LAB run -q -o "$work/probe13-$1" "$2" \
+	MEMHP_KVM_DEVICE=/dev/null MEMHP_CACHE=$work/cache13 timeout 120 env -u MEMHP_KVM_PROBE_EMULATOR $LAB run -q -o "$work/probe13-$1" "$2" \
 		>/dev/null 2>"$work/probe13-$1.err"
 }
 # libvirt's QEMU capabilities kept in the cache (orchestrator/host/capscache.c):
