@@ -89,6 +89,18 @@ bool mhlExpectApplies(const mhlScenario *s, const mhlStep *st)
 	       (!st->kernel[0] || !strcmp(st->kernel, s->kernel));
 }
 
+/* Forget every way the scenario named its kernel, before --kernel names another. */
+static void scenarioKernelClear(mhlScenario *s)
+{
+	g_clear_pointer(&s->kernel_image, g_free);
+	g_clear_pointer(&s->kernel_config, g_free);
+	g_clear_pointer(&s->kernel_modules, g_free);
+	g_clear_pointer(&s->kernel_deb, g_free);
+	g_clear_pointer(&s->kernel_package, g_free);
+	g_clear_pointer(&s->kernel, g_free);
+	s->kernel_flavour[0] = '\0';
+}
+
 /*
  * --kernel deb:FILE, a linux-image .deb a team built (as kernel: {deb:});
  * --kernel build:DIR, a kernel a team built: DIR/bzImage and DIR/config (the
@@ -108,13 +120,7 @@ static int scenarioKernelFile(mhlScenario *s, const char *kernel)
 		return -1;
 	}
 	abs = g_canonicalize_filename(path, NULL);
-	g_clear_pointer(&s->kernel_image, g_free);
-	g_clear_pointer(&s->kernel_config, g_free);
-	g_clear_pointer(&s->kernel_modules, g_free);
-	g_clear_pointer(&s->kernel_deb, g_free);
-	g_clear_pointer(&s->kernel_package, g_free);
-	s->kernel_flavour[0] = '\0';
-	g_free(s->kernel);
+	scenarioKernelClear(s);
 	if (deb) {
 		s->kernel_deb = g_steal_pointer(&abs);
 		s->kernel = g_strdup("package");
@@ -144,14 +150,8 @@ int mhlScenarioOverride(mhlScenario *s, const char *kernel, const char *policy)
 				 kernel);
 			return -1;
 		}
-		g_clear_pointer(&s->kernel_image, g_free);
-		g_clear_pointer(&s->kernel_config, g_free);
-		g_clear_pointer(&s->kernel_modules, g_free);
-		g_clear_pointer(&s->kernel_deb, g_free);
-		s->kernel_flavour[0] = '\0';
-		g_free(s->kernel_package);
+		scenarioKernelClear(s);
 		s->kernel_package = g_strdup(kernel + 8);
-		g_free(s->kernel);
 		s->kernel = g_strdup("package");
 	} else if (kernel) {
 		if (mhlNameIndex(mhlKernelForms, kernel) < 0) {
