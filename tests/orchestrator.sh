@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 42 full 48
+plan 43 full 49
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -91,6 +91,13 @@ printf 'name: iof\nkernel: "6.12"\ncmdline: "init_on_free=1"\nnodes:\n  - memory
 expect_fail "init_on_free=1 and a device of twice the host's available memory plugged: the whole device counts, the guest that does not fit is refused before anything boots, saying why" 2 \
 	"a guest that can make $((iof_mib + 1152 + 256)) MiB resident \(boot memory 1152 MiB \+ node 1's hotplug memory $iof_mib MiB in full \(init_on_free=1 writes every page the guest frees, onlining included\) \+ 256 MiB for QEMU\) does not fit" \
 	$LAB run -j 1 -o "$work/iof" "$work/iof.yaml"
+# A trial of two resizes: the summary's unplug line is the last one's, and a
+# line lists each (issue 52 item 5: "1.5 GiB taken back, then 2 MiB" read
+# as the 2 MiB alone).
+printf 'name: two\nkernel: "6.12"\nnodes:\n  - memory: 1GiB\n  - memory: 128MiB\n    virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}\nsteps:\n  - resize: {node: 1, requested: 512MiB, deadline: 20}\n  - resize: {node: 1, requested: 0, deadline: 20}\n' >"$work/two.yaml"
+lab_run -o "$work/two" "$work/two.yaml" >"$work/two.out" 2>&1
+ok "a trial's summary with two resizes: the unplug line says it is the last resize's, a line lists both (1024 -> 512, 512 -> 0 MiB)" \
+	sh -c 'grep -q "^  unplug: .*(the last resize)$" "$1" && grep -qE "^  resizes: +2: 1024 -> 512 MiB of 512 asked \([0-9.]+ s\), 512 -> 0 MiB of 0 asked \([0-9.]+ s\)$" "$1"' _ "$work/two.out"
 expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"
 # the demo's guest can make 1792 MiB resident: 1 GiB + 128 MiB boot memory,
 # its 256 MiB pin + 128 MiB of the 1 GiB device, 256 MiB for QEMU

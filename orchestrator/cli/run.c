@@ -53,8 +53,44 @@ uint64_t mhlMemAvailable(void)
 	return kib * 1024;
 }
 
+/*
+ * Every resize of the trial, where there was more than one: the summary's
+ * unplug line is the last one's, and "1.5 GiB taken back, then 2 MiB" must
+ * not read as the 2 MiB alone (issue 52 item 5). "" when one or none.
+ */
+static char *resizesText(json_object *rec)
+{
+	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
+	g_autoptr(GString) t = g_string_new(NULL);
+	size_t i, n = 0;
+
+	for (i = 0; steps && i < json_object_array_length(steps); i++) {
+		json_object *st = json_object_array_get_idx(steps, i);
+		gint64 from = mhlJInt(st, MHL_K_PLUGGED_BEFORE_BYTES, -1), to = mhlJInt(st, MHL_K_REACHED_BYTES, -1);
+
+		if (strcmp(mhlJStr(st, MHL_K_STEP, ""), "resize"))
+			continue;
+		n++;
+		if (from >= 0)
+			g_string_append_printf(t, "%s%" G_GINT64_FORMAT " -> ", t->len ? ", " : "", from >> 20);
+		else
+			g_string_append_printf(t, "%sto ", t->len ? ", " : "");
+		if (to >= 0)
+			g_string_append_printf(t, "%" G_GINT64_FORMAT " MiB", to >> 20);
+		else
+			g_string_append(t, "? MiB");
+		g_string_append_printf(t, " of %" G_GINT64_FORMAT " asked", mhlJInt(st, MHL_K_REQUESTED_BYTES, 0) >> 20);
+		if (mhlJBool(st, MHL_K_CONVERGED, false))
+			g_string_append_printf(t, " (%.1f s)", mhlJDbl(st, MHL_K_SECONDS_TO_CONVERGE, 0));
+		else
+			g_string_append(t, " (short)");
+	}
+	return n > 1 ? g_strdup_printf("%zu: %s", n, t->str) : g_strdup("");
+}
+
 static void printSummary(json_object *rec, const char *records)
 {
+	g_autofree char *resizes = resizesText(rec);
 	mhlSummary m;
 
 	mhlSummaryRead(rec, &m);
@@ -76,9 +112,11 @@ static void printSummary(json_object *rec, const char *records)
 		printf("  unplug:           requested %" G_GINT64_FORMAT " MiB, reached %" G_GINT64_FORMAT " MiB",
 		       m.requested_bytes >> 20, m.reached_bytes >> 20);
 	if (m.seconds_to_converge >= 0)
-		printf(", converged in %.1f s\n", m.seconds_to_converge);
+		printf(", converged in %.1f s%s\n", m.seconds_to_converge, *resizes ? " (the last resize)" : "");
 	else if (m.requested_bytes >= 0)
-		printf(", did not converge\n");
+		printf(", did not converge%s\n", *resizes ? " (the last resize)" : "");
+	if (*resizes)
+		printf("  resizes:          %s\n", resizes);
 	if (m.host_reclaimed_bytes >= 0) {
 		printf("  host:             %" G_GINT64_FORMAT " MiB back over %" G_GINT64_FORMAT " shrink(s) (backend %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " MiB)",
 		       m.host_reclaimed_bytes >> 20, MAX(m.host_shrinks, 1), m.host_before_bytes >> 20, m.host_after_bytes >> 20);
