@@ -77,6 +77,26 @@ void mhlErrorRestore(char *saved)
 	lastError = saved;
 }
 
+const char *mhlRunHostId(void)
+{
+	static gsize once;
+	static char *id;
+
+	if (g_once_init_enter(&once)) {
+		char *text = NULL;
+
+		if (g_file_get_contents("/etc/machine-id", &text, NULL, NULL) && *g_strstrip(text) &&
+		    strspn(text, "0123456789abcdef") == strlen(text))
+			id = text;
+		else {
+			g_free(text);
+			id = g_strdup(g_get_host_name());
+		}
+		g_once_init_leave(&once, 1);
+	}
+	return id;
+}
+
 double mhlNow(void)
 {
 	struct timespec ts;

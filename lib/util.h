@@ -41,6 +41,13 @@ void mhlFdClose(int *fd);
 /* Monotonic seconds. */
 double mhlNow(void);
 
+/*
+ * This machine, as the domains memhp-lab creates name it in their metadata
+ * (MHL_RUN_METADATA_NS): /etc/machine-id, else the host name. Static, read once.
+ */
+#define MHL_RUN_METADATA_NS "https://github.com/memhp-lab/memhp-lab/run/1"
+const char *mhlRunHostId(void);
+
 /* Set by SIGINT/SIGTERM; every wait loop checks it. */
 extern volatile int mhlInterrupted;
 void mhlSignalsInstall(void);

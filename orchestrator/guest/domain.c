@@ -210,7 +210,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	g_autoptr(GString) cells = g_string_new(NULL);
 	g_autoptr(GString) vmems = g_string_new(NULL);
 	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
-	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL;
+	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL, *runhost = NULL;
 	g_autofree char *raw = kernelCmdline(s), *backing = memoryBacking(s);
 	unsigned long long bootb = 0, vmemb = 0;
 	int i, cpu = 0, nvmem = 0;
@@ -236,7 +236,8 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 	    !(kernel = xmlText("the kernel path", p->kernel)) ||
 	    !(initrd = xmlText("the initrd path", p->initrd)) ||
 	    !(emulator = xmlText("the emulator path", p->emulator)) ||
-	    !(console = xmlText("the console log path", p->console_log)))
+	    !(console = xmlText("the console log path", p->console_log)) ||
+	    !(runhost = xmlText("this machine's id", mhlRunHostId())))
 		return NULL;
 	boot = g_strdup_printf("%llu", KIB(bootb));
 	max = maxMemory(s, nvmem, bootb, vmemb);
@@ -245,6 +246,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 		const char *const pairs[] = {
 			"DOMTYPE", !g_strcmp0(p->accel, "kvm") ? "kvm" : "qemu",
 			"NAME", name,
+			"RUN_HOST", runhost,
 			"BOOT_KIB", boot,
 			"MAX_MEMORY", max,
 			"MEMORY_BACKING", backing,

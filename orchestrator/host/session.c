@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libvirt/virterror.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -212,20 +214,60 @@ static long domainRunPid(const char *name)
 	return end == last && pid > 0 ? pid : -1;
 }
 
+/*
+ * The machine that created @dom (its metadata's memhp:run host, as
+ * MHL_RUN_METADATA_NS names it), or NULL when it has none (a domain of an
+ * older memhp-lab, or no lab domain at all).
+ */
+static char *domainRunHost(virDomainPtr dom)
+{
+	g_autofree char *xml = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, MHL_RUN_METADATA_NS, 0);
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	xmlChar *host;
+	char *out = NULL;
+
+	virResetLastError();
+	if (!xml || !(doc = xmlReadMemory(xml, (int)strlen(xml), "metadata.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+								      XML_PARSE_NOWARNING)))
+		return NULL;
+	if ((root = xmlDocGetRootElement(doc)) && (host = xmlGetProp(root, (const xmlChar *)"host"))) {
+		out = g_strdup((const char *)host);
+		xmlFree(host);
+	}
+	xmlFreeDoc(doc);
+	return out;
+}
+
+/*
+ * Whether this machine may judge @dom's run by its pid: the domain says it
+ * was created here, or (a domain of an older memhp-lab, without the
+ * metadata) @uri is a daemon of this machine. A peer's or a fleet host's
+ * domain another machine's memhp-lab created is never this machine's to
+ * judge: its pid means nothing here (issue 48).
+ */
+static bool runHostOurs(virDomainPtr dom, const char *uri)
+{
+	g_autofree char *host = domainRunHost(dom);
+
+	return host ? !strcmp(host, mhlRunHostId()) : mhlUriLocal(uri);
+}
+
 int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet)
 {
+	g_autofree char *uri = virConnectGetURI(conn);
 	virDomainPtr *doms = NULL;
 	int i, n = virConnectListAllDomains(conn, &doms, 0), gone = 0;
 
 	if (n < 0) {
-		mhlErrorVirt("cannot list the domains of '%s'", virConnectGetURI(conn));
+		mhlErrorVirt("cannot list the domains of '%s'", uri ? uri : "?");
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
 		long pid = domainRunPid(name);
 
-		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH && runHostOurs(doms[i], uri)) {
 			if (!quiet)
 				fprintf(stderr, "memhp-lab: destroying domain '%s', left by run %ld that is gone\n",
 					name, pid);

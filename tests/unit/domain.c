@@ -88,6 +88,15 @@ static bool demoNode1(void)
 			  strstr(xml, "memhp_default_state=online_movable") && strstr(xml, "type='qemu'"));
 }
 
+/* The domain says which machine's memhp-lab created it: cleanup judges its run's pid only there. */
+static bool demoRunHost(void)
+{
+	g_autofree char *xml = domainXML("scenarios/demo.yaml");
+	g_autofree char *want = g_strdup_printf("<memhp:run xmlns:memhp='%s' host='%s'/>", MHL_RUN_METADATA_NS, mhlRunHostId());
+
+	return unitExpect(xml && strstr(xml, "<metadata>") && strstr(xml, want));
+}
+
 static bool demoNoDevices(void)
 {
 	g_autofree char *xml = domainXML("scenarios/demo.yaml");
@@ -180,6 +189,7 @@ static const unitCase cases[] = {
 	{ "resize XML: broken XML is an error", resizeBrokenXML },
 	{ "domain XML of the demo: node 1 cell, virtio-mem requested, online_movable, TCG", demoNode1 },
 	{ "domain XML of the demo: no vIOMMU, no edu", demoNoDevices },
+	{ "domain XML of the demo: its metadata names this machine (memhp:run host, /etc/machine-id)", demoRunHost },
 	{ "domain XML with devices {iommu, edu}: well-formed, intel vIOMMU + split I/O APIC + "
 	  "intel_iommu=on, edu as a JSON -device", vfioDevices },
 	{ "domain XML: cmdline 'x<y & \"q\" </cmdline><qemu:commandline>' and a run dir with ' \" & < >: "

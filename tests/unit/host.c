@@ -177,6 +177,19 @@ static bool domainCreate(virConnectPtr conn, const char *name)
 	return dom != NULL;
 }
 
+/* A domain @name whose metadata says memhp-lab on machine @host created it. */
+static bool domainCreateOn(virConnectPtr conn, const char *name, const char *host)
+{
+	g_autofree char *xml = g_strdup_printf("<domain type='test'><name>%s</name><memory>1024</memory>"
+					       "<metadata><memhp:run xmlns:memhp='%s' host='%s'/></metadata>"
+					       "<os><type>hvm</type></os></domain>", name, MHL_RUN_METADATA_NS, host);
+	virDomainPtr dom = virDomainCreateXML(conn, xml, 0);
+
+	if (dom)
+		virDomainFree(dom);
+	return dom != NULL;
+}
+
 static bool domainActive(virConnectPtr conn, const char *name)
 {
 	virDomainPtr dom = virDomainLookupByName(conn, name);
@@ -205,8 +218,13 @@ static bool deadRunDomains(void)
 	if (!ok)
 		return unitExpect(false);
 	virConnSetErrorFunc(conn, NULL, libvirtQuiet);
-	ok = domainCreate(conn, "memhp-a-" DEAD_PID "-0") && domainCreate(conn, "memhp-k9_size_64MiB-ab-" DEAD_PID "-3") &&
-	     domainCreate(conn, live);
+	/*
+	 * A dead run's domain that says another machine created it (a real
+	 * peer's, issue 48) is not this machine's to judge; one that says this
+	 * machine did is destroyed like one without the metadata (an older run's).
+	 */
+	ok = domainCreate(conn, "memhp-a-" DEAD_PID "-0") && domainCreateOn(conn, "memhp-k9_size_64MiB-ab-" DEAD_PID "-3", mhlRunHostId()) &&
+	     domainCreate(conn, live) && domainCreateOn(conn, "memhp-peer-" DEAD_PID "-0", "0123456789abcdef0123456789abcdef");
 	for (i = 0; ok && i + 1 < G_N_ELEMENTS(kept); i++)
 		ok = domainCreate(conn, kept[i]);
 	if (ok)
@@ -216,6 +234,8 @@ static bool deadRunDomains(void)
 	for (i = 0; ok && i < G_N_ELEMENTS(kept); i++)
 		if (!(ok = domainActive(conn, kept[i])))
 			unitDiag("domain %s destroyed", kept[i]);
+	if (ok && !(ok = domainActive(conn, "memhp-peer-" DEAD_PID "-0")))
+		unitDiag("another machine's domain destroyed");
 	if (gone != 2)
 		unitDiag("destroyed %d domain(s), want 2", gone);
 	virConnectClose(conn);
@@ -600,7 +620,7 @@ static bool capsCacheNone(void)
 static const unitCase cases[] = {
 	{ "QEMU capabilities cache: seeds a root with the files libvirt named (no link, no other name), saves back what libvirt rewrote", capsCacheCopies },
 	{ "QEMU capabilities cache: none kept, nothing copied or created, no error", capsCacheNone },
-	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other (test:///default)",
+	{ "cleanup --uri: a daemon's domains of runs that are gone are destroyed, no other, and none another machine created (test:///default)",
 	  deadRunDomains },
 	{ "domain events: routed by domain name to its watcher only, none after its unwatch, an unwatch by another leaves the watch (test:///default)",
 	  domainEvents },
