@@ -83,7 +83,12 @@ sed -n 's|^+++ [^/]*/\([^[:space:]]*\).*|\1|p' "$src"/patches/*.patch 2>/dev/nul
 		[ -f "$src/$f" ] && printf '%s %s %s\n' "$f" "$(sha256sum <"$src/$f" | cut -c1-64)" "$(stat -c %Y "$src/$f")"
 	done >"$stamps" || true
 restore() {
-	(cd "$src" && quilt push -a -q >>"$log" 2>&1) || true
+	local r=0
+	(cd "$src" && quilt push -a -q >>"$log" 2>&1) || r=$?
+	# 2: nothing left to push. The tree carries the series again: say so.
+	if { [ $r = 0 ] || [ $r = 2 ]; } && [ ${#upstream_applied[@]} = 0 ]; then
+		echo "$series_hash" >"$src/.memhp-series" && rm -f "$src/.memhp-dirty"
+	fi
 	while read -r f sum mtime; do
 		[ "$(sha256sum <"$src/$f" 2>/dev/null | cut -c1-64)" = "$sum" ] && touch -d "@$mtime" "$src/$f"
 	done <"$stamps" || true
@@ -103,6 +108,10 @@ unapply_upstream() {
 }
 trap 'unapply_upstream; restore' EXIT
 
+# From here the tree is not the series until restore(): a kill -9 leaves it
+# marked dirty and no more carrying the series, and kernel/build.sh extracts
+# it again (patches applied with patch(1) are no quilt's to pop).
+: >"$src/.memhp-dirty" && rm -f "$src/.memhp-series" || die "cannot mark $src as being checked"
 (cd "$src" && quilt pop -a -q >>"$log" 2>&1) || die "quilt pop -a failed in $src (log: $log)"
 mkdir -p "$obj"
 if [ ! -f "$obj/.memhp-prepared" ]; then

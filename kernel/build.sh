@@ -155,6 +155,13 @@ log=$kdir/build-$key.log
 # A new build starts a new log; a cached artifact keeps the log it was built with.
 [ -f "$art/identity.json" ] || : >"$log"
 
+# A tree kernel/bisect-check.sh (or its kind) was killed in the middle of is
+# in no known state (some patches popped, others applied with patch(1)):
+# extracted again.
+if [ -e "$src/.memhp-dirty" ]; then
+	say "$src was left mid-check (.memhp-dirty: kernel/bisect-check.sh killed): extract it again"
+	rm -f "$src/.memhp-extracted"
+fi
 # Phase 1: extract the pristine tree once per source package version.
 if [ ! -f "$src/.memhp-extracted" ]; then
 	say "extract $tarball -> $src"

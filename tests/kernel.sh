@@ -3,7 +3,7 @@
 # for each file the series adds, and
 # kernel/bisect-check.sh: every prefix of the series builds (cached per
 # series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
-plan 29
+plan 29 full 31
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -136,3 +136,26 @@ for k in 6.12 6.1; do
 		test "$rc" = 0 -a "$(grep -c '^ok ' "$work/bisect.out")" = $(( $(grep -c '^0' kernel/patches/$k/series) + 5 ))
 done
 
+if full; then
+	# kill -9 of kernel/bisect-check.sh in the middle (issue 48): the tree
+	# was left without the series while .memhp-series said it carried it,
+	# and the selftests then built unpatched. Now it is marked dirty, and
+	# kernel/build.sh extracts it again and puts the series back.
+	echo "# kernel: kernel/bisect-check.sh killed mid-check; kernel/build.sh brings the tree back"
+	kd=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}/kernel/6.12
+	src=$kd/src-$(jq -r .source_version "$(cat "$kd/current")/identity.json")
+	series_hash=$(jq -r .series_hash "$(cat "$kd/current")/identity.json")
+	aside=$work/bisect-results
+	mkdir -p "$aside" && mv "$kd"/bisect-*.result "$aside"/ 2>/dev/null
+	setsid kernel/bisect-check.sh 6.12 >"$work/bisect-kill.out" 2>&1 &
+	bk=$!
+	for _ in $(seq 1 600); do [ -e "$src/.memhp-dirty" ] && [ ! -s "$src/.pc/applied-patches" ] && break; sleep 0.2; done
+	kill -KILL -- -"$bk" 2>/dev/null; wait "$bk" 2>/dev/null
+	mv "$aside"/*.result "$kd"/ 2>/dev/null
+	bisect_dirty() { [ -e "$1/.memhp-dirty" ] && [ ! -e "$1/.memhp-series" ]; }
+	ok "killed mid-check: the tree is marked dirty and no longer says it carries the series" bisect_dirty "$src"
+	timed 900 kernel/build.sh 6.12 >"$work/build-after-kill.out" 2>&1
+	ok "kernel/build.sh afterwards: says the tree was left mid-check, extracts it again, and it carries the series (marker, every quilt patch applied)" \
+		sh -c 'grep -q "left mid-check" "$1" && [ "$(cat "$2/.memhp-series")" = "$3" ] && [ ! -e "$2/.memhp-dirty" ] &&
+			[ "$(wc -l <"$2/.pc/applied-patches")" = "$(grep -c "^0" "$2/patches/series")" ]' _ "$work/build-after-kill.out" "$src" "$series_hash"
+fi
