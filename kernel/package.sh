@@ -114,6 +114,18 @@ modules_cpio() {
 	say "modules: ${#order[@]} to load in the guest: $(tr '\n' ' ' <"$work/modules.list")"
 }
 
+# lock_entry DIR: hold DIR's lock (DIR.lock, fd 8) until this script exits:
+# two package.sh of one package at once shared DIR.tmp, and one failed in 4
+# of 6 tries (issue 48); the second now waits, then finds the first's entry.
+lock_entry() {
+	mkdir -p "$(dirname "$1")"
+	exec 8>"$1.lock" || die "cannot open the lock $1.lock"
+	if ! flock -n 8; then
+		say "waiting for another package.sh of the same package (lock $1.lock)"
+		flock 8
+	fi
+}
+
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 # The work directory is in the cache too: nothing is written outside it.
 mkdir -p "$cache/kernel"
@@ -126,13 +138,14 @@ if [ "$mode" = modules ]; then
 	sum=$({ "$kmod" cat "$moddir" modules.dep && cat -- "$modconfig"; } | sha256sum | cut -c1-16) ||
 		die "kernel modules '$moddir': its modules.dep is refused (above)"
 	dir=$cache/kernel/modules/${release}_$sum
+	lock_entry "$dir"
 	if [ -s "$dir/modules.cpio.gz" ] && jq -e --arg l "$layout" '.cpio_layout == $l' "$dir/identity.json" >/dev/null 2>&1; then
 		say "cached: $dir"
 		echo "$dir"
 		exit 0
 	fi
 	modules_cpio "$moddir" "$release" "$modconfig" "kernel modules '$moddir'"
-	mkdir -p "$dir.tmp"
+	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
 	install -m 0644 "$work/modules.cpio.gz" "$work/modules.list" "$dir.tmp/"
 	jq -n --arg rel "$release" --arg from "$(realpath "$moddir")" \
 		--argjson mods "$(jq -R . <"$work/modules.list" | jq -s .)" \
@@ -174,6 +187,7 @@ else
 	key="${real}_${pkgver//:/%}"
 fi
 dir=$cache/kernel/pkg/$key
+lock_entry "$dir"
 if [ -s "$dir/bzImage" ] && [ -s "$dir/modules.cpio.gz" ] &&
 	jq -e --arg l "$layout" '.cpio_layout == $l' "$dir/identity.json" >/dev/null 2>&1; then
 	say "cached: $dir"
@@ -223,7 +237,7 @@ depmod -b "$work/root" "$release"
 modules_cpio "$mods" "$release" "$work/config" "$who"
 
 # The cache's files get their own modes (0644), never a copied file's.
-mkdir -p "$dir.tmp"
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
 install -m 0644 "$work/vmlinuz" "$dir.tmp/bzImage"
 install -m 0644 "$work/config" "$dir.tmp/config"
 [ ! -f "$work/System.map" ] || install -m 0644 "$work/System.map" "$dir.tmp/System.map"
