@@ -23,6 +23,11 @@ KVERS       ?= 6.12 6.1
 KVER        := $(firstword $(KVERS))
 MEMHP_CACHE ?= $(HOME)/.cache/memhp-lab
 export MEMHP_CACHE
+# The cache is a trust boundary (docs/security.md, "The cache"): what it holds
+# is built and run here. One another user owns or can write is refused.
+ifneq ($(shell kernel/cache-trust.sh '$(subst ','\'',$(MEMHP_CACHE))' >/dev/null 2>&1 || echo refused),)
+$(error $(shell kernel/cache-trust.sh '$(subst ','\'',$(MEMHP_CACHE))' 2>&1))
+endif
 B           := build
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # make install: bin/memhp-lab, share/memhp-lab/ (what it reads at run time:
@@ -419,6 +424,7 @@ install: $(B)/memhp-lab $(B)/memhp-kmod $(B)/memhp-lab.1 $(B)/memhp-lab.bash-com
 		install -D -m 0644 $(call sq,$(B))/"$$f" $(call INST,$(DATADIR))/"$$f" || exit 1; done
 	@install -D -m 0755 kernel/package.sh $(call INST,$(DATADIR)/kernel/package.sh)
 	@install -D -m 0755 kernel/apt-download.sh $(call INST,$(DATADIR)/kernel/apt-download.sh)
+	@install -D -m 0755 kernel/cache-trust.sh $(call INST,$(DATADIR)/kernel/cache-trust.sh)
 	@install -D -m 0755 tools/nightly/memhp-nightly $(call INST,$(DATADIR)/nightly/memhp-nightly)
 	@for f in memhp-nightly.service memhp-nightly.timer gitlab-ci.yml; do \
 		install -D -m 0644 tools/nightly/"$$f" $(call INST,$(DATADIR))/nightly/"$$f" || exit 1; done

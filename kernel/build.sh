@@ -75,6 +75,7 @@ elif [ "${1:-}" = --flavour ]; then
 fi
 kver=${1:-6.12}
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
+"$(dirname "$0")/cache-trust.sh" "$cache" || exit 1	# a cache another user can write is refused (docs/security.md)
 jobs=${JOBS:-$(nproc)}
 pkg=linux-source-$kver
 tarball=/usr/src/$pkg.tar.xz

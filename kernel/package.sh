@@ -127,6 +127,7 @@ lock_entry() {
 }
 
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
+"$(dirname "$0")/cache-trust.sh" "$cache" || exit 1	# a cache another user can write is refused (docs/security.md)
 # The work directory is in the cache too: nothing is written outside it.
 mkdir -p "$cache/kernel"
 work=$(mktemp -d "$cache/kernel/.package-XXXXXX")

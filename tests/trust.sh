@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 56
+plan 59
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -145,6 +145,20 @@ pkg_par() {	# 6 rounds of 4 at once of the good tree, each round a fresh cache: 
 	done
 }
 ok "package.sh: 4 of one package at once, 6 rounds: each exits 0 naming the one entry, whole" pkg_par "$work/good-tree/$trel" "$work/config"
+# The cache is a trust boundary (issue 48, low: a gup_test.h planted in
+# $MEMHP_CACHE/headers/ was compiled into memhp-pin, which runs on the host).
+mkdir -p "$work/cache-nobody/headers" "$work/cache-777"
+echo '#error planted' >"$work/cache-nobody/headers/gup_test.h"
+chown -R nobody "$work/cache-nobody" && chmod 0777 "$work/cache-777"
+expect_fail "make with a MEMHP_CACHE another user owns: refused before anything is built from it, naming the owner" 2 \
+	"MEMHP_CACHE '$work/cache-nobody': '$work/cache-nobody' is owned by uid 65534, not by root or you" \
+	make --no-print-directory -s -C "$top" MEMHP_CACHE="$work/cache-nobody" B="$work/b-nobody" workloads
+expect_fail "kernel/package.sh with a MEMHP_CACHE every user can write: refused, saying chmod go-w" 1 \
+	"MEMHP_CACHE '$work/cache-777' is writable by every user \(mode 777\).*chmod go-w" \
+	env MEMHP_CACHE="$work/cache-777" kernel/package.sh --modules "$work/good-tree/$trel" --config "$work/config"
+expect_fail "kernel/build.sh with a cache below a directory every user can write (not sticky): refused" 1 \
+	"'$work/cache-777' above it is writable by every user \(mode 777\) and not sticky" \
+	env MEMHP_CACHE="$work/cache-777/c" kernel/build.sh 6.12
 ok "no file of \$MEMHP_CACHE holds the host file's content (System.map, modules cpios)" no_secret
 
 echo "# trust: a run directory is data (finding 5: run --resume, soak --resume)"

@@ -13,6 +13,7 @@ kver=$1 out=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
+"$(dirname "$0")/../kernel/cache-trust.sh" "$cache" || exit 1	# a cache another user can write is refused (docs/security.md)
 pkg=linux-source-$kver
 tarball=/usr/src/$pkg.tar.xz
 patchdir=$here/kernel/patches/$kver
