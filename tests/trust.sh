@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 59
+plan 60
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -111,6 +111,36 @@ expect_fail "package.sh --deb: a package whose lib/modules is a link to a host d
 ok "the host directory it linked to is untouched: its .ko.xz still compressed, no modules.dep written into it" \
 	sh -c '[ -f "$1/kernel/virtio_pci.ko.xz" ] && [ ! -e "$1/kernel/virtio_pci.ko" ] && [ ! -e "$1/modules.dep" ]' \
 	_ "$work/victim/$trel"
+# A tar differential (issue 48): a regular file named './lib/' whose 512
+# bytes of data are a header of './lib/modules -> a host directory'. The check
+# skipped the data; GNU tar (dpkg-deb -x) reads './lib/' as a directory and
+# its data as that link, and depmod then wrote into the host directory.
+mkdir -p "$work/deb-diff" "$work/outside-diff"
+python3 - "$trel" "$work/outside-diff" "$work/deb-diff/data.tar.gz" "$work/config" <<'PY'
+import io, sys, tarfile
+rel, outside, out, config = sys.argv[1:5]
+def add(tf, name, data=None, kind=tarfile.REGTYPE):
+    ti = tarfile.TarInfo(name); ti.type = kind; ti.uname = ti.gname = "root"
+    ti.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
+    if data is not None: ti.size = len(data)
+    tf.addfile(ti, io.BytesIO(data) if data is not None else None)
+hidden = tarfile.TarInfo("./lib/modules"); hidden.type = tarfile.SYMTYPE; hidden.linkname = outside
+with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT) as tf:
+    add(tf, "./", kind=tarfile.DIRTYPE); add(tf, "./boot/", kind=tarfile.DIRTYPE)
+    add(tf, "./boot/vmlinuz-" + rel, b"bzimage\n"); add(tf, "./boot/config-" + rel, open(config, "rb").read())
+    add(tf, "./lib/", hidden.tobuf(format=tarfile.GNU_FORMAT))
+PY
+printf '2.0\n' >"$work/deb-diff/debian-binary"
+printf 'Package: linux-image-%s\nVersion: 1.0\nArchitecture: all\nMaintainer: memhp-lab <lab@localhost>\nDescription: trust test package\n' "$trel" >"$work/deb-diff/control"
+tar -czf "$work/deb-diff/control.tar.gz" -C "$work/deb-diff" ./control &&
+	(cd "$work/deb-diff" && ar q "$work/deb-diff.deb" debian-binary control.tar.gz data.tar.gz 2>/dev/null)
+deb_diff() {	# refused naming the member, and nothing written into the host directory the hidden link names
+	expect_out=$(kernel/package.sh --deb "$1" 2>&1) && { echo "accepted: $expect_out"; return 1; }
+	grep -q "member './lib/' .*a regular file whose name ends in '/': tar would read it as a directory" <<<"$expect_out" &&
+		[ -z "$(ls -A "$2")" ] && dpkg-deb -c "$1" | grep -q ' \./lib/$'
+}
+ok "package.sh --deb: a regular file './lib/' whose data tar would read as './lib/modules -> a host directory' is refused naming it; the host directory stays empty" \
+	deb_diff "$work/deb-diff.deb" "$work/outside-diff"
 expect_fail "package.sh --deb: boot/System.map a link to a host file: refused naming the member" 1 \
 	"member './boot/System.map-$trel'.*symbolic link to an absolute path" kernel/package.sh --deb "$work/deb3b.deb"
 expect_fail "package.sh --deb: a module that is a link to a host file: refused naming the member" 1 \

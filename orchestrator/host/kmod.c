@@ -678,6 +678,14 @@ static int tarMember(mhlTarCheck *t, char type, const char *raw, const char *lin
 
 	if (!(name = tarPath(raw, strlen(raw), &why)))
 		return tarRefuse(t, raw, "%s", why);
+	/*
+	 * GNU tar (dpkg-deb -x runs it) reads a regular file whose name ends in
+	 * '/' as a directory, and its data as the next headers: a member this
+	 * check never saw (issue 48: './lib/' hid './lib/modules -> /any/dir').
+	 */
+	if ((type == '0' || type == '\0' || type == '7') && raw[0] && raw[strlen(raw) - 1] == '/')
+		return tarRefuse(t, raw, "a regular file whose name ends in '/': tar would read it as a directory and its %" G_GUINT64_FORMAT " bytes of data as further members",
+				 size);
 	if (!*name && type != '5')
 		return tarRefuse(t, raw, "something other than a directory in place of the root");
 	if (type != '0' && type != '\0' && type != '7')
