@@ -34,7 +34,7 @@ ok "each shard's run.json names its own shard (K/3 in shardK) and the whole run'
 full &&
 ok "a shard is stable: shard 2/3 run again holds the same trials" \
 	sh -c '"$1" run -q -j 1 --shard 2/3 -o "$2" "$3" >/dev/null 2>&1; a=$(jq -r .trial "$2/trials.jsonl" 2>/dev/null | sort);
-		b=$(jq -r .trial "$4/trials.jsonl" 2>/dev/null | sort); [ "$a" = "$b" ]' _ "$LAB" "$work/shard2b" "$work/shards.yaml" "$work/shard2"
+		b=$(jq -r .trial "$4/trials.jsonl" 2>/dev/null | sort); [ -n "$a" ] && [ "$a" = "$b" ]' _ "$LAB" "$work/shard2b" "$work/shards.yaml" "$work/shard2"
 $LAB report --merge "$work/merged" "${dirs[@]}" >"$work/merge.out" 2>&1
 mrc=$?
 ok "report --merge: exit 0; one trials.jsonl with the unsharded run's ids in its order, all passed, a report rendered" \
