@@ -823,6 +823,15 @@ static void sumPinCell(GString *out, json_object *rec, size_t idx, const mhlCol 
 	mhlHtmlCellNum(out, mhlTrialPinSeconds(rec), c->prec);
 }
 
+static void sumKernelCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
+{
+	g_autofree char *label = mhlKernelLabel(rec);
+
+	(void)idx;
+	(void)c;
+	cell(out, NULL, label);
+}
+
 static void sumFindingsCell(GString *out, json_object *rec, size_t idx, const mhlCol *c)
 {
 	json_object *f = mhlJ(rec, MHL_K_CONSOLE_FINDINGS);
@@ -875,7 +884,7 @@ static const mhlCol summaryCols[] = {
 	MHL_COL("trial", MHL_K_TRIAL, sumTrialCell),
 	MHL_COL("scenario", MHL_K_SCENARIO_NAME, sumScenarioCell),
 	MHL_COL("verdict", MHL_K_VERDICT, sumVerdictCell),
-	MHL_COL("kernel", MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), mhlColStr),
+	MHL_COL("kernel", MHL_K_KERNEL, sumKernelCell),
 	MHL_COL("pin policy", MHL_K_PIN_POLICY, mhlColStr),
 	MHL_COL("accel", MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), mhlColStr),
 	MHL_COL("reached / requested MiB", MHL_K_SUMMARY, sumReachedCell),
@@ -1517,10 +1526,14 @@ static void htmlTrialHeader(GString *out, const mhlRun *run, guint idx, json_obj
 	      mhlJStr(rec, MHL_K_TRIAL, ""), mhlJStr(rec, MHL_K_VERDICT, ""), mhlJStr(rec, MHL_K_VERDICT, ""));
 	if (mhlJStr(rec, MHL_K_REASON, NULL))
 		mhlHtmlf(out, "<b>Reason:</b> %s<br>\n", mhlJStr(rec, MHL_K_REASON, ""));
-	mhlHtmlf(out, "%s<br>\nStarted %s, kernel %s (%s, series %s).<br>\n", outcome,
-	      mhlJStr(rec, MHL_K_STARTED, "–"), mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KERNEL_RELEASE), "–"),
-	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), "–"),
-	      mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), "–"));
+	{
+		g_autofree char *klabel = mhlKernelLabel(rec);
+
+		mhlHtmlf(out, "%s<br>\nStarted %s, kernel %s (release %s).<br>\n", outcome,
+			 mhlJStr(rec, MHL_K_STARTED, "–"), klabel,
+			 mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KERNEL_RELEASE),
+				 mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_RELEASE), "–")));
+	}
 	htmlHostFacts(out, rec);
 	mhlHtmlf(out, "<a href='%s'>raw record</a>", href);
 	if (log) {

@@ -228,7 +228,9 @@ char *mhlTrialOutcome(json_object *rec)
 	gint64 reached = mhlJInt(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_REACHED_BYTES), -1);
 	double conv = mhlJDbl(rec, MHL_PATH(MHL_K_SUMMARY, MHL_K_SECONDS_TO_CONVERGE), -1), pin = mhlTrialPinSeconds(rec);
 
-	g_string_append_printf(s, "kernel %s, pin_policy %s, %s", mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), "unknown"),
+	g_autofree char *klabel = mhlKernelLabel(rec);
+
+	g_string_append_printf(s, "kernel %s, pin_policy %s, %s", klabel,
 			       mhlJStr(rec, MHL_K_PIN_POLICY, "-"), mhlJStr(rec, MHL_PATH(MHL_K_DOMAIN, MHL_K_ACCEL), "-"));
 	if (req >= 0 && reached >= 0)
 		g_string_append_printf(s, "; reached %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " MiB",
@@ -447,6 +449,26 @@ static int compareJudge(const mhlRun *before, mhlCompareRow *r, mhlMetric m, dou
 	g_autoptr(GArray) v = compareBefore(before, r->before, mhlJStr(r->before, MHL_K_TRIAL, ""), m, req);
 
 	return mhlNoiseJudge(m, (double *)(void *)v->data, v->len, x, med, spread);
+}
+
+char *mhlKernelLabel(json_object *rec)
+{
+	const char *kind = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_KIND), NULL);
+	const char *pkg = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_PACKAGE), NULL);
+	const char *ver = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SOURCE_VERSION), NULL);
+	const char *series = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_SERIES_HASH), NULL);
+	const char *bz = mhlJStr(rec, MHL_PATH(MHL_K_KERNEL, MHL_K_BZIMAGE), NULL);
+
+	if (!g_strcmp0(kind, "package") && pkg)
+		return g_strdup_printf("%s %s", pkg, ver ? ver : "?");
+	if (!g_strcmp0(pkg, "prebuilt")) {
+		g_autofree char *base = bz ? g_path_get_basename(bz) : g_strdup("?");
+
+		return g_strdup_printf("prebuilt %s", base);
+	}
+	if (ver && series && *series)
+		return g_strdup_printf("%s + series %.8s", ver, series);
+	return g_strdup(ver ? ver : "unknown");
 }
 
 /*

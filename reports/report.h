@@ -128,6 +128,14 @@ extern const char *const mhlZoneNames[];
 /* "#rrggbb" of a verdict, the plots' match of the HTML's colours. */
 const char *mhlVerdictColour(const char *verdict);
 
+/*
+ * Which kernel a record ran, in a few words that tell apart what a version
+ * alone does not (issue 52 item 5: Debian's 6.12 and the lab's patched 6.12
+ * both read "6.12.118-1~deb12u1"): a Debian package's name and version,
+ * "prebuilt BZIMAGE", the lab's "VERSION + series HASH8"; g_free.
+ */
+char *mhlKernelLabel(json_object *rec);
+
 /* ---- noise floors (noise.c): when a number is worse, for --history and --compare alike ---- */
 
 /* The numbers judged across runs. */

@@ -535,7 +535,23 @@ static bool metricValues(void)
 	return unitExpect(v[0] == 50 && v[1] == 120 && v[2] == 1.5 && v[3] == 2.25 && v[4] == 0.2);
 }
 
+/* Debian's 6.12 and the lab's patched 6.12 read apart; a prebuilt kernel names its image. */
+static bool kernelLabels(void)
+{
+	g_autoptr(json_object) deb = json_tokener_parse("{\"kernel\":{\"kind\":\"package\",\"source_package\":\"linux-image-6.12.118+deb12-cloud-amd64\",\"source_version\":\"6.12.118-1~deb12u1\"}}");
+	g_autoptr(json_object) lab = json_tokener_parse("{\"kernel\":{\"source_package\":\"linux-source-6.12\",\"source_version\":\"6.12.118-1~deb12u1\",\"series_hash\":\"9410b1ed273f80af1234\"}}");
+	g_autoptr(json_object) pre = json_tokener_parse("{\"kernel\":{\"source_package\":\"prebuilt\",\"bzimage\":\"/srv/k/bzImage-team\"}}");
+	g_autoptr(json_object) none = json_tokener_parse("{}");
+	g_autofree char *a = mhlKernelLabel(deb), *b = mhlKernelLabel(lab), *c = mhlKernelLabel(pre), *d = mhlKernelLabel(none);
+
+	unitDiag("%s | %s | %s | %s", a, b, c, d);
+	return unitExpect(!strcmp(a, "linux-image-6.12.118+deb12-cloud-amd64 6.12.118-1~deb12u1") &&
+			  !strcmp(b, "6.12.118-1~deb12u1 + series 9410b1ed") && !strcmp(c, "prebuilt bzImage-team") &&
+			  !strcmp(d, "unknown"));
+}
+
 static const unitCase cases[] = {
+	{ "report: a kernel's label tells Debian's package, the lab's series and a prebuilt image apart (not the version alone)", kernelLabels },
 	{ "report: noise: the host's share back, the downtime, save, restore and a DIMM's removal read from where the record keeps them; none: no value",
 	  metricValues },
 	{ "report: results.ktap of one trial per verdict, line by line", ktapWhole },
