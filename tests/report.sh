@@ -105,8 +105,8 @@ ok "kcidb: memhp.demo.baseline-256 FAIL reached 256 MiB, the interrupted trial M
 # HTML: self-contained, every plot and link there.
 ok "index.html: 12 inline SVG plots, no script, nothing fetched from the network" \
 	test "$(grep -c '<svg' "$R/index.html")" = 12 -a -z "$(grep -E '<script|(src|href)=.https?:' "$R/index.html")"
-ok "index.html: kernel 6.12.x and 6.1.x and both pin policies in the summary" \
-	sh -c 'grep -q "<td>6.12.118-1~deb12u1</td>" "$1" && grep -q "<td>6.1.158-1</td>" "$1" && grep -q "<td>baseline</td>" "$1"' _ "$R/index.html"
+ok "index.html: kernel 6.12.x and 6.1.x (each with its series) and both pin policies in the summary" \
+	sh -c 'grep -q "<td>6.12.118-1~deb12u1 + series [0-9a-f]\{8\}</td>" "$1" && grep -q "<td>6.1.158-1 + series [0-9a-f]\{8\}</td>" "$1" && grep -q "<td>baseline</td>" "$1"' _ "$R/index.html"
 links_exist() {	# every records/ and ../ link of index.html names a file
 	local h n=0
 	for h in $(grep -oE "href='(records/|\.\./)[^']*'" "$1/index.html" | sed -e "s/^href='//" -e "s/'\$//"); do
