@@ -204,13 +204,27 @@ static const char *const memballoonXML[] = {
 	"    </memballoon>\n",
 };
 
+/*
+ * edu has no libvirt model: QEMU command-line passthrough, in JSON like
+ * libvirt's own -device arguments (QEMU creates the others first, so edu
+ * would come before the vIOMMU and bypass it), at a fixed slot, with a
+ * 40-bit DMA mask so vfio-noiommu can hand it physical addresses (its
+ * default 28 bits reach 256 MiB).
+ */
+static const char eduXML[] =
+	"  <qemu:commandline>\n"
+	"    <qemu:arg value='-device'/>\n"
+	"    <qemu:arg value='{\"driver\":\"edu\",\"id\":\"edu0\",\"bus\":\"pcie.0\",\"addr\":\"0x10\",\"dma_mask\":1099511627775}'/>\n"
+	"  </qemu:commandline>\n";
+
 char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenario *s,
 			const mhlDomainParams *p)
 {
 	g_autoptr(GString) cells = g_string_new(NULL);
 	g_autoptr(GString) vmems = g_string_new(NULL);
 	g_autofree char *cmdline = NULL, *boot = NULL, *max = NULL, *vcpus = NULL;
-	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL, *runhost = NULL;
+	g_autofree char *name = NULL, *kernel = NULL, *initrd = NULL, *emulator = NULL, *console = NULL;
+	g_autofree char *runhost = xmlText("this machine's id", mhlRunHostId());
 	g_autofree char *raw = kernelCmdline(s), *backing = memoryBacking(s);
 	unsigned long long bootb = 0, vmemb = 0;
 	int i, cpu = 0, nvmem = 0;
@@ -231,13 +245,12 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 		vmemXML(vmems, n, i);
 	}
 	/* Every value from outside goes in as text: none can add an element (a <qemu:arg>). */
-	if (!(cmdline = xmlText("the kernel command line", raw)) ||
+	if (!runhost || !(cmdline = xmlText("the kernel command line", raw)) ||
 	    !(name = xmlText("the domain name", p->name)) ||
 	    !(kernel = xmlText("the kernel path", p->kernel)) ||
 	    !(initrd = xmlText("the initrd path", p->initrd)) ||
 	    !(emulator = xmlText("the emulator path", p->emulator)) ||
-	    !(console = xmlText("the console log path", p->console_log)) ||
-	    !(runhost = xmlText("this machine's id", mhlRunHostId())))
+	    !(console = xmlText("the console log path", p->console_log)))
 		return NULL;
 	boot = g_strdup_printf("%llu", KIB(bootb));
 	max = maxMemory(s, nvmem, bootb, vmemb);
@@ -268,18 +281,7 @@ char *mhlDomainXMLBuild(const char *tmpl, const char *tmpl_name, const mhlScenar
 				"    <iommu model='intel'>\n"
 				"      <driver intremap='on' caching_mode='on'/>\n"
 				"    </iommu>\n" : "",
-			/*
-			 * edu has no libvirt model: QEMU command-line passthrough, in JSON
-			 * like libvirt's own -device arguments (QEMU creates the others
-			 * first, so edu would come before the vIOMMU and bypass it), at a
-			 * fixed slot, with a 40-bit DMA mask so vfio-noiommu can hand it
-			 * physical addresses (its default 28 bits reach 256 MiB).
-			 */
-			"QEMU_ARGS", s->edu ?
-				"  <qemu:commandline>\n"
-				"    <qemu:arg value='-device'/>\n"
-				"    <qemu:arg value='{\"driver\":\"edu\",\"id\":\"edu0\",\"bus\":\"pcie.0\",\"addr\":\"0x10\",\"dma_mask\":1099511627775}'/>\n"
-				"  </qemu:commandline>\n" : "",
+			"QEMU_ARGS", s->edu ? eduXML : "",
 			"MEMBALLOON", memballoonXML[s->balloon + (s->balloon && s->balloon_no_reporting)],
 			NULL
 		};
