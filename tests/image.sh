@@ -48,7 +48,7 @@ ok "with the kernels built, build/'s image has the kselftests in /bin/ksft/ (gup
 # that is not in the package's file) is an error naming the patch; the
 # package's own header comes from the copied cache (no tarball read).
 mkdir -p "$work/badseries/kernel/patches/6.12" "$work/badseries/workloads" "$work/badcache"
-cp workloads/gup-header.sh "$work/badseries/workloads/"
+cp workloads/gup-header.sh "$work/badseries/workloads/" && cp kernel/cache-trust.sh "$work/badseries/kernel/"
 [ ! -d "$cache/headers" ] || cp -a "$cache/headers" "$work/badcache/"
 sed 's/^ \t__u32 flags;$/ \t__u32 flags_other;/' \
 	kernel/patches/6.12/0005-*.patch >"$work/badseries/kernel/patches/6.12/0005-bad.patch"
