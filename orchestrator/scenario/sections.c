@@ -74,6 +74,7 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		/* each key's error kept, then the sizes checked together as far as they were read */
 		if (mhlYForPairsEach(y, v, "virtio_mem", vmemKeys, vmemPair, &r, true) < 0)
 			return -1;
+		n->vmem_broken = true;	/* until the sizes below hold together */
 		if (r.bad & (1u << VM_SIZE | 1u << VM_BLOCK)) {
 			y->failed_shape++;
 			return 0;
@@ -99,6 +100,7 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 				 AT(y, v), n->vmem_block);
 			return -1;
 		}
+		n->vmem_broken = r.bad != 0;
 		return 0;
 	}
 	}

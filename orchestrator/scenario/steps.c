@@ -1510,12 +1510,16 @@ int mhlStepsParse(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 }
 
 
-/* Whether @st is broken, or names the id of a broken step (what it says of that id is unknown). */
+/*
+ * Whether @st is broken, names the id of a broken step, or acts on a node
+ * whose virtio_mem was refused (what it says of them is unknown, and a
+ * block of 0 would divide by zero).
+ */
 static bool stepFollowsBroken(const mhlScenario *s, const mhlStep *st)
 {
 	int i;
 
-	if (st->broken)
+	if (st->broken || (st->node >= 0 && st->node < s->nnodes && s->nodes[st->node].vmem_broken))
 		return true;
 	for (i = 0; st->id[0] && i < s->nsteps; i++)
 		if (s->steps[i].broken && !strcmp(s->steps[i].id, st->id))
