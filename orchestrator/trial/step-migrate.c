@@ -147,10 +147,15 @@ static void *watchRun(void *opaque)
 	double until = mhlNow() + w->deadline;
 
 	while (!g_atomic_int_get(&w->done) && mhlNow() < until)
-		g_usleep(100000);
-	if (!g_atomic_int_get(&w->done)) {
-		g_atomic_int_set(&w->aborted, 1);
-		virDomainAbortJob(w->dom);
+		g_usleep(20000);
+	/* asked again until libvirt takes it: before the job starts (the peer's prepare) there is none to abort */
+	while (!g_atomic_int_get(&w->done)) {
+		if (virDomainAbortJob(w->dom) == 0) {
+			g_atomic_int_set(&w->aborted, 1);
+			break;
+		}
+		virResetLastError();
+		g_usleep(20000);
 	}
 	return NULL;
 }
@@ -207,11 +212,11 @@ static int migrate(mhlTrial *t, const mhlStep *st, const mhlPeer *peer, json_obj
 	if (w.started)
 		pthread_join(w.thread, NULL);
 	json_object_object_add(lc, MHL_K_DEADLINE_S, json_object_new_double(w.deadline));
-	if (g_atomic_int_get(&w.aborted))
+	if (g_atomic_int_get(&w.aborted) && rc < 0)	/* a job that completed as the abort came was not aborted */
 		json_object_object_add(lc, MHL_K_ABORTED, json_object_new_boolean(true));
 	resizeDuringEnd(st, &rd, lc);
 	virTypedParamsFree(p, n);
-	if (rc < 0 && g_atomic_int_get(&w.aborted)) {
+	if (rc < 0 && mhlJ(lc, MHL_K_ABORTED)) {
 		mhlError("%s:%d: migrate: domain '%s' to peer '%s' (%s) did not finish within its deadline of %g s: aborted, the guest goes on here (%s)",
 			 t->s->path, st->line, t->g->name, peer->name, peer->uri, w.deadline,
 			 json_object_get_string(mhlJ(lc, MHL_K_REFUSED)));
