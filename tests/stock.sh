@@ -5,7 +5,7 @@
 # pinning trial on each, the online policy as shipped, and what such a
 # kernel cannot run refused before anything boots.
 
-plan 22 full 24
+plan 21 full 25
 echo "# stock kernels: kernel/package.sh refuses what is not a Debian kernel package name"
 expect_fail "package.sh: a name with shell in it" 1 "not a linux-image-\\* package name" \
 	kernel/package.sh 'linux-image-$(id)'
@@ -13,7 +13,7 @@ expect_fail "package.sh: a version that is not Debian's" 1 "is not a Debian vers
 	kernel/package.sh 'linux-image-cloud-amd64=;id'
 
 echo "# stock kernels: io_uring pins on Debian's 6.1 and 6.12 cloud kernels (scenarios/stock/pin-io-uring.yaml)"
-lab_run -o "$work/stock" scenarios/stock/pin-io-uring.yaml scenarios/stock/online-as-shipped.yaml scenarios/stock/pin-rt.yaml >"$work/stock.out" 2>&1
+lab_run -o "$work/stock" scenarios/stock/pin-io-uring.yaml scenarios/stock/online-as-shipped.yaml >"$work/stock.out" 2>&1
 [ $? = 0 ] || tail -n 8 "$work/stock.out" | sed 's/^/#   /'
 r=$work/stock/trials.jsonl
 for pkg in linux-image-cloud-amd64 linux-image-6.12-cloud-amd64; do
@@ -38,13 +38,13 @@ ok "online: as-shipped on Debian 6.1: plugged 512 MiB stays offline (plug.online
 # Debian's PREEMPT_RT kernel has no THP (RT excludes it): once refused
 # wholesale before boot ("lacks option(s) the lab needs:
 # CONFIG_TRANSPARENT_HUGEPAGE"), now only the step that needs THPs skips.
-ok "PREEMPT_RT (linux-image-rt-amd64, no THP): the trial boots the package's -rt kernel and passes: io_uring and RDMA pins of 64 MiB each, 0 pages left in ZONE_MOVABLE, the unplug reached 0, the data intact" \
-	jq -se 'map(select(.trial == "stock-rt"))[0] | .verdict == "pass" and (.kernel.source_package | test("^linux-image-6\\.1\\.0-[0-9]+-rt-amd64$")) and
-		.summary.pinned_pages_movable_after == 0 and .summary.reached_bytes == 0 and .summary.pattern_ok_at_release and
-		([.steps[] | select(.step == "pin" and .ok and .skip_code == null) | .id] == ["ring", "mr0"])' "$r"
-ok "PREEMPT_RT: the THP-backed pin and its release SKIP (kernel-lacks: CONFIG_TRANSPARENT_HUGEPAGE, needs-skipped-step), nothing else skipped" \
-	jq -se 'map(select(.trial == "stock-rt"))[0] | [.steps[] | .skip_code] == [null, null, null, null, null, null, null, null, null, null, "kernel-lacks", "needs-skipped-step"] and
-		(.steps[10].skipped | test("CONFIG_TRANSPARENT_HUGEPAGE is not set"))' "$r"
+# The boot is in the full tier: one boot of the RT kernel in six here hung
+# under TCG after "io scheduler mq-deadline registered" (docs/stock.md).
+ok "PREEMPT_RT (linux-image-rt-amd64, no THP): check --resolve accepts it and lists exactly the THP-backed pin (kernel-lacks: CONFIG_TRANSPARENT_HUGEPAGE) and its release as SKIP" \
+	sh -c '"$1" check --resolve scenarios/stock/pin-rt.yaml >"$2" 2>&1 && grep -q "ok: scenario .stock-rt." "$2" &&
+		[ "$(grep -c "SKIP on linux-image-6\.1\.0-[0-9]*-rt-amd64" "$2")" = 2 ] &&
+		grep -q "step 11 (line 30, pin): kernel-lacks: CONFIG_TRANSPARENT_HUGEPAGE is not set" "$2" &&
+		grep -q "step 12 (line 31, release): needs-skipped-step" "$2"' _ "$LAB" "$work/rt.check"
 
 echo "# stock kernels: what a stock kernel cannot run is SKIP with its reason, listed by check --resolve before anything boots"
 sed -e 's/workload: io_uring/workload: gup/' -e 's/^  pkg: \[.*\]/  pkg: [linux-image-cloud-amd64]/' \
@@ -139,6 +139,17 @@ expect_fail "guest: an unknown userspace: check refuses it at its line and colum
 # The same package kernel from the command line (full tier: the fast tier
 # boots it through the scenario's kernel: {package} above).
 if full; then
+echo "# stock kernels: the PREEMPT_RT trial booted"
+lab_run -o "$work/stock-rt" scenarios/stock/pin-rt.yaml >"$work/stock-rt.out" 2>&1
+r=$work/stock-rt/trials.jsonl
+ok "PREEMPT_RT (linux-image-rt-amd64, no THP): the trial boots the package's -rt kernel and passes: io_uring and RDMA pins of 64 MiB each, 0 pages left in ZONE_MOVABLE, the unplug reached 0, the data intact" \
+	jq -se 'map(select(.trial == "stock-rt"))[0] | .verdict == "pass" and (.kernel.source_package | test("^linux-image-6\\.1\\.0-[0-9]+-rt-amd64$")) and
+		.summary.pinned_pages_movable_after == 0 and .summary.reached_bytes == 0 and .summary.pattern_ok_at_release and
+		([.steps[] | select(.step == "pin" and .ok and .skip_code == null) | .id] == ["ring", "mr0"])' "$r"
+ok "PREEMPT_RT: the THP-backed pin and its release SKIP (kernel-lacks: CONFIG_TRANSPARENT_HUGEPAGE, needs-skipped-step), nothing else skipped" \
+	jq -se 'map(select(.trial == "stock-rt"))[0] | [.steps[] | .skip_code] == [null, null, null, null, null, null, null, null, null, null, "kernel-lacks", "needs-skipped-step"] and
+		(.steps[10].skipped | test("CONFIG_TRANSPARENT_HUGEPAGE is not set"))' "$r"
+
 echo "# stock kernels: --kernel package:NAME on the command line overrides a scenario's kernel"
 lab_run -o "$work/stock-cli" --kernel package:linux-image-cloud-amd64 scenarios/pin-io-uring.yaml >"$work/stock-cli.out" 2>&1
 ok "run --kernel package:linux-image-cloud-amd64 scenarios/pin-io-uring.yaml: the lab's io_uring scenario passes on Debian's 6.1 (record: the package, kind package)" \
