@@ -45,24 +45,31 @@ const mhlMetricInfo mhlMetrics[MHL_METRIC_LAST] = {
 	[MHL_METRIC_DIMM_REMOVE] = { "dimm_remove_s", "s", false, 1.00, 0.5, 2 },
 };
 
-/* The number at @path of @rec's first step whose @key is one of @names (NULL-terminated), or NAN. */
-static double firstStepNumber(json_object *rec, const char *const *names, const char *path)
+/*
+ * @rec's first step named one of @names (NULL-terminated) that holds @path
+ * (with @set, holds it true), or NULL.
+ */
+static json_object *firstStep(json_object *rec, const char *const *names, const char *path, bool set)
 {
 	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; steps && i < json_object_array_length(steps); i++) {
 		json_object *st = json_object_array_get_idx(steps, i);
-		double v;
 
-		for (k = 0; names[k]; k++) {
-			if (strcmp(mhlJStr(st, MHL_K_STEP, ""), names[k]) || !mhlJ(st, path))
-				continue;
-			v = mhlJDbl(st, path, NAN);
-			return isfinite(v) && v >= 0 ? v : NAN;
-		}
+		if (g_strv_contains(names, mhlJStr(st, MHL_K_STEP, "")) && mhlJ(st, path) &&
+		    (!set || mhlJBool(st, path, false)))
+			return st;
 	}
-	return NAN;
+	return NULL;
+}
+
+/* The number at @path of step @st (NULL: none), or NAN when it is none, not finite or negative. */
+static double stepNumber(json_object *st, const char *path)
+{
+	double v = st ? mhlJDbl(st, path, NAN) : NAN;
+
+	return isfinite(v) && v >= 0 ? v : NAN;
 }
 
 static gint dblCmp(gconstpointer a, gconstpointer b)
@@ -141,24 +148,12 @@ size_t mhlMetricRepeats(json_object *rec, mhlMetric m, GArray *out)
 	return n;
 }
 
-/* The first DIMM detach that completed (its elastic says removed): its seconds, or NAN. */
-static double dimmRemoveSeconds(json_object *rec)
-{
-	json_object *steps = mhlJArr(rec, MHL_K_STEPS);
-	size_t i;
-
-	for (i = 0; steps && i < json_object_array_length(steps); i++) {
-		json_object *st = json_object_array_get_idx(steps, i);
-		double v = mhlJDbl(st, MHL_PATH(MHL_K_ELASTIC, MHL_K_SECONDS), NAN);
-
-		if (!strcmp(mhlJStr(st, MHL_K_STEP, ""), "dimm") && mhlJBool(st, MHL_PATH(MHL_K_ELASTIC, MHL_K_REMOVED), false))
-			return isfinite(v) && v >= 0 ? v : NAN;
-	}
-	return NAN;
-}
-
 double mhlMetricValue(json_object *rec, mhlMetric m)
 {
+	static const char *const migrateSteps[] = { "migrate", NULL }, *const saveSteps[] = { "save", "managedsave", NULL };
+	static const char *const dimmSteps[] = { "dimm", NULL };
+	static const char downtime[] = MHL_PATH3(MHL_K_LIFECYCLE, MHL_K_MIGRATION, MHL_K_DOWNTIME_MS);
+	static const char saveS[] = MHL_PATH(MHL_K_LIFECYCLE, MHL_K_SAVE_S), restoreS[] = MHL_PATH(MHL_K_LIFECYCLE, MHL_K_RESTORE_S);
 	g_autoptr(GArray) runs = NULL;
 	mhlSummary s;
 	double pin;
@@ -183,16 +178,15 @@ double mhlMetricValue(json_object *rec, mhlMetric m)
 	case MHL_METRIC_HOST_BACK:
 		return s.host_reclaimed_of_reclaimable >= 0 ? 100 * s.host_reclaimed_of_reclaimable : NAN;
 	case MHL_METRIC_DOWNTIME:
-		return firstStepNumber(rec, (const char *const[]){ "migrate", NULL },
-				       MHL_PATH3(MHL_K_LIFECYCLE, MHL_K_MIGRATION, MHL_K_DOWNTIME_MS));
+		return stepNumber(firstStep(rec, migrateSteps, downtime, false), downtime);
 	case MHL_METRIC_SAVE:
-		return firstStepNumber(rec, (const char *const[]){ "save", "managedsave", NULL },
-				       MHL_PATH(MHL_K_LIFECYCLE, MHL_K_SAVE_S));
+		return stepNumber(firstStep(rec, saveSteps, saveS, false), saveS);
 	case MHL_METRIC_RESTORE:
-		return firstStepNumber(rec, (const char *const[]){ "save", "managedsave", NULL },
-				       MHL_PATH(MHL_K_LIFECYCLE, MHL_K_RESTORE_S));
+		return stepNumber(firstStep(rec, saveSteps, restoreS, false), restoreS);
 	case MHL_METRIC_DIMM_REMOVE:
-		return dimmRemoveSeconds(rec);
+		/* the first DIMM detach that completed (its elastic says removed), not the attach before it */
+		return stepNumber(firstStep(rec, dimmSteps, MHL_PATH(MHL_K_ELASTIC, MHL_K_REMOVED), true),
+				  MHL_PATH(MHL_K_ELASTIC, MHL_K_SECONDS));
 	case MHL_METRIC_FINDINGS:
 	case MHL_METRIC_LAST:
 	default:
