@@ -187,19 +187,6 @@ static int topPairShape(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	return rc;
 }
 
-/*
- * After errors in leaves only (issue 52 item 7: a policy, a size, a flag),
- * the cross-step checks still say what else is wrong (a step naming a node
- * the guest lacks), so that one pass names every independent mistake: their
- * error kept beside the others. Returns nonzero: the trial is refused either way.
- */
-static int trialValidateAfterErrors(mhlYaml *y, mhlScenario *s)
-{
-	if (mhlStepsValidate(s) < 0)
-		mhlYErrorKeep(y);
-	return 1;
-}
-
 /* Parse one trial of the document under the parameters in @bind. */
 static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m,
 			       GHashTable *bind)
@@ -215,15 +202,17 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 	y->matrix = m->naxes ? m : NULL;
 	y->bind = bind;
 	/*
-	 * Each top-level key read, its error kept and the next one read; the
-	 * cross-step checks only when every part was read: after a broken part
-	 * they would report what follows from it.
+	 * Each top-level key read, its error kept and the next one read. The
+	 * cross-step checks run once the file's shape was read (no section
+	 * failed whole, no device without its size or block: failed_shape),
+	 * after errors in leaves too (issue 52 item 7: one pass names every
+	 * independent mistake); they pass by what follows from an error already
+	 * kept (mhlStepsValidate), and matrixTrials keeps theirs beside it.
 	 */
 	y->failed_shape = 0;
 	if (mhlMatrixExpand(y, bind) < 0 ||
 	    mhlYForPairsEach(y, root, "the scenario", topKeys, topPairShape, s, true) < 0 ||
-	    (y->failed && (y->failed_shape || trialValidateAfterErrors(y, s))) ||
-	    mhlStepsValidate(s) < 0) {
+	    y->failed_shape || mhlStepsValidate(s) < 0 || y->failed) {
 		y->expanded = NULL;
 		y->matrix = NULL;
 		y->bind = NULL;

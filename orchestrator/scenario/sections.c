@@ -79,19 +79,17 @@ static int nodePair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			y->failed_shape++;
 			return 0;
 		}
-		if (r.bad) {	/* requested not read: size and block checked alone */
+		if (r.bad)	/* requested not read (its error kept): size and block are checked alone */
 			n->vmem_requested = 0;
-			if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
-			    n->vmem_size % n->vmem_block) {
-				mhlError("%s:%d:%d: virtio_mem: size (%" G_GUINT64_FORMAT ") must be a non-zero multiple of block (%" G_GUINT64_FORMAT ", a power of two)",
-					 AT(y, v), n->vmem_size, n->vmem_block);
-				return -1;
-			}
-		} else if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
-			   n->vmem_size % n->vmem_block || n->vmem_requested % n->vmem_block ||
-			   n->vmem_requested > n->vmem_size) {
-			mhlError("%s:%d:%d: virtio_mem: size (%" G_GUINT64_FORMAT ") must be a non-zero multiple of block (%" G_GUINT64_FORMAT ", a power of two), requested (%" G_GUINT64_FORMAT ") a multiple of block and at most size",
-				 AT(y, v), n->vmem_size, n->vmem_block, n->vmem_requested);
+		if (!n->vmem_size || !n->vmem_block || n->vmem_block & (n->vmem_block - 1) ||
+		    n->vmem_size % n->vmem_block || n->vmem_requested % n->vmem_block ||
+		    n->vmem_requested > n->vmem_size) {
+			g_autofree char *req = r.bad ? g_strdup("") :
+				g_strdup_printf(", requested (%" G_GUINT64_FORMAT ") a multiple of block and at most size",
+						n->vmem_requested);
+
+			mhlError("%s:%d:%d: virtio_mem: size (%" G_GUINT64_FORMAT ") must be a non-zero multiple of block (%" G_GUINT64_FORMAT ", a power of two)%s",
+				 AT(y, v), n->vmem_size, n->vmem_block, req);
 			return -1;
 		}
 		/* QEMU refuses a block below the host's THP size (2 MiB on x86) */
