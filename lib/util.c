@@ -512,21 +512,40 @@ char *mhlFileReadAt(int dirfd, const char *rel, const char *where, gsize max, gs
 	return g_steal_pointer(&buf);
 }
 
-int mhlRunDirTrusted(int fd, const char *path, const char *what)
+/* As root under sudo: the uid SUDO_UID names (into *@uid), who ran memhp-lab. */
+static bool sudoUid(uid_t *uid)
 {
 	const char *sudo = getuid() == 0 && geteuid() == 0 ? g_getenv("SUDO_UID") : NULL;
-	uid_t me = geteuid();
-	struct stat sb;
 	char *end;
-	unsigned long su = sudo ? strtoul(sudo, &end, 10) : 0;
+	unsigned long su;
+
+	if (!sudo || !*sudo)
+		return false;
+	su = strtoul(sudo, &end, 10);
+	*uid = (uid_t)su;
+	return !*end;
+}
+
+/* Whether @uid is the invoking user: this one, or (as root under sudo) SUDO_UID. */
+static bool uidInvoker(uid_t uid)
+{
+	uid_t su;
+
+	return uid == geteuid() || (sudoUid(&su) && uid == su);
+}
+
+int mhlRunDirTrusted(int fd, const char *path, const char *what)
+{
+	uid_t me = geteuid(), su;
+	struct stat sb;
 
 	if (fstat(fd, &sb) < 0) {
 		mhlError("%s: run directory '%s': %s", what, path, g_strerror(errno));
 		return -1;
 	}
-	if (sb.st_uid != me && !(sudo && *sudo && !*end && sb.st_uid == (uid_t)su)) {
+	if (!uidInvoker(sb.st_uid)) {
 		mhlError("%s: run directory '%s' is owned by uid %u, not by you (uid %u)%s: its owner could put links and files into it between two of memhp-lab's writes; copy it into a directory of your own (cp -r) and give that",
-			 what, path, (unsigned)sb.st_uid, (unsigned)me, sudo ? " or SUDO_UID" : "");
+			 what, path, (unsigned)sb.st_uid, (unsigned)me, sudoUid(&su) ? " or SUDO_UID" : "");
 		return -1;
 	}
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
@@ -561,19 +580,10 @@ char *mhlRealPath(const char *p)
 	return out;
 }
 
-/* Whether @uid is this user, root, or (as root under sudo) SUDO_UID: who may change what a resumed run loads. */
+/* Whether @uid is root or the invoking user: who may change what a resumed run loads. */
 static bool uidTrusted(uid_t uid)
 {
-	const char *sudo = geteuid() == 0 ? g_getenv("SUDO_UID") : NULL;
-	char *end;
-	unsigned long su;
-
-	if (uid == 0 || uid == geteuid())
-		return true;
-	if (!sudo || !*sudo)
-		return false;
-	su = strtoul(sudo, &end, 10);
-	return !*end && uid == (uid_t)su;
+	return uid == 0 || uidInvoker(uid);
 }
 
 /*
