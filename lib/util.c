@@ -395,6 +395,13 @@ int mhlOpenAt(int dirfd, const char *rel, int flags, mode_t mode)
 	return -1;
 }
 
+const char *mhlOpenWhy(int e)
+{
+	return e == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
+	       e == EINVAL ? "not a regular file" :
+	       e == EMLINK ? "it has more than one link (a hard link is never written through)" : g_strerror(e);
+}
+
 int mhlOpenIn(const char *dir, const char *rel, int flags, mode_t mode)
 {
 	int dfd = mhlDirOpen(dir), fd, e;

@@ -111,6 +111,8 @@ int mhlOpenAt(int dirfd, const char *rel, int flags, mode_t mode);
 int mhlDirOpenAt(int dirfd, const char *rel, bool create);
 /* mhlOpenAt below mhlDirOpen(@dir): for a file of a run directory named by its path. -1 + errno. */
 int mhlOpenIn(const char *dir, const char *rel, int flags, mode_t mode);
+/* Why mhlOpenAt or mhlOpenIn refused, in words, from its errno @e (ELOOP, EINVAL, EMLINK; else strerror). */
+const char *mhlOpenWhy(int e);
 /*
  * @rel below @dirfd replaced by @len bytes of @data: written to a new file
  * beside it (O_EXCL) and renamed over it (a link there is replaced, never

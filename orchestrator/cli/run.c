@@ -654,8 +654,7 @@ static int jobsUnfinished(const mhlRunOptions *o, GPtrArray *jobs)
 	/* a link, FIFO or other file at the name is refused: its trials would be appended to it */
 	if (fd < 0 && errno != ENOENT) {
 		mhlError("run: --resume: '%s': %s", records,
-			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
-			 errno == EINVAL ? "not a regular file" : g_strerror(errno));
+			 mhlOpenWhy(errno));
 		return -1;
 	}
 	if (fd >= 0 && !(run = mhlRunLoad(o->resume)))

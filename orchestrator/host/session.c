@@ -54,10 +54,7 @@ int mhlLibvirtStart(const char *outdir)
 	 */
 	if (fd < 0) {
 		mhlError("cannot open libvirt's log '%s/libvirt.log': %s", outdir,
-			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
-			 errno == EINVAL ? "not a regular file" :
-			 errno == EMLINK ? "it has more than one link (a hard link is never written through)" :
-			 g_strerror(errno));
+			 mhlOpenWhy(errno));
 		return -1;
 	}
 	/* libvirt's own log (embedded driver included) goes to the run directory. */

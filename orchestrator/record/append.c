@@ -51,10 +51,7 @@ static int recordAppend(const char *path, json_object *rec)
 
 	if (fd < 0) {
 		mhlError("cannot open record file '%s': %s", path,
-			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
-			 errno == EINVAL ? "not a regular file" :
-			 errno == EMLINK ? "it has more than one link (a hard link is never written through)" :
-			 g_strerror(errno));
+			 mhlOpenWhy(errno));
 		return -1;
 	}
 	/*

@@ -357,13 +357,6 @@ static void runLostAdd(mhlRun *run)
 	}
 }
 
-/* errno of mhlOpenAt/mhlDirOpen in words */
-static const char *loadWhy(int e)
-{
-	return e == ELOOP ? "a symbolic link (a run directory's files are never read through one)" :
-	       e == EINVAL ? "not a regular file" : g_strerror(e);
-}
-
 mhlRun *mhlRunLoad(const char *dir)
 {
 	g_autoptr(mhlRun) run = g_new0(mhlRun, 1);
@@ -394,7 +387,7 @@ mhlRun *mhlRunLoad(const char *dir)
 		/* killed in its first trial: no record yet, but what started is lost */
 		if (e != ENOENT || fstatat(run->dirfd, "started.jsonl", &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(sb.st_mode)) {
-			mhlError("report: cannot read '%s': %s", run->records, loadWhy(e));
+			mhlError("report: cannot read '%s': %s", run->records, mhlOpenWhy(e));
 			return NULL;
 		}
 	}

@@ -84,8 +84,7 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 		if (errno == ENOENT)
 			return 0;
 		mhlError("soak: cannot read '%s': %s", path,
-			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
-			 errno == EINVAL ? "not a regular file" : g_strerror(errno));
+			 mhlOpenWhy(errno));
 		return -1;
 	}
 	close(fd);
@@ -188,8 +187,7 @@ int mhlSoakLock(const char *dir)
 
 	if (fd < 0) {
 		mhlError("soak: cannot open '%s': %s", path,
-			 errno == ELOOP ? "a symbolic link (a run directory's files are never opened through one)" :
-			 errno == EINVAL ? "not a regular file" : g_strerror(errno));
+			 mhlOpenWhy(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
