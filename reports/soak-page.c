@@ -286,6 +286,7 @@ static void trendJudgedCell(GString *out, json_object *r, size_t idx, const mhlC
 	(void)idx;
 	(void)c;
 	mhlHtmlCell(out, NULL, trendFinding(r) ? (over ? "finding" : "finding: our own memory grows, within budget") :
+		    !json_object_get_boolean(mhlJ(r, MHL_K_JUDGED)) ? "shown, not judged" :
 		    sig ? "significant, within budget" : "no significant trend");
 }
 
@@ -321,7 +322,10 @@ static void soakTrendTable(GString *out, json_object *rec)
 	g_string_append(out, "</table>\n");
 }
 
-/* Every trend finding: the checkpoints' (judged at a drop; @trends) and the end's. */
+/*
+ * Every trend finding: the checkpoints' (each judges every series again;
+ * @trends), with their withdrawals, and the end's, the final judgement.
+ */
 static void soakFindings(GString *out, json_object *trends, json_object *rec)
 {
 	g_autoptr(GString) items = g_string_new(NULL);
@@ -335,18 +339,20 @@ static void soakFindings(GString *out, json_object *trends, json_object *rec)
 		for (k = 0; fs && json_object_is_type(fs, json_type_array) && k < json_object_array_length(fs); k++) {
 			json_object *f = json_object_array_get_idx(fs, k);
 
-			if (strcmp(mhlJStr(f, MHL_K_KIND, ""), "trend"))
+			const char *kind = mhlJStr(f, MHL_K_KIND, "");
+
+			if (strcmp(kind, "trend") && strcmp(kind, "trend_withdrawn"))
 				continue;
 			n++;
-			mhlHtmlf(items, "<li>%s, cycle %" G_GINT64_FORMAT ": %s</li>\n", i ? "end" : "checkpoint",
-			      mhlJInt(f, MHL_K_CYCLE, 0), mhlJStr(f, MHL_K_TEXT, ""));
+			mhlHtmlf(items, "<li>%s, cycle %" G_GINT64_FORMAT "%s: %s</li>\n", i ? "end (the final judgement)" : "checkpoint",
+			      mhlJInt(f, MHL_K_CYCLE, 0), strcmp(kind, "trend") ? ", withdrawn" : "", mhlJStr(f, MHL_K_TEXT, ""));
 		}
 	}
 	if (!n) {
 		g_string_append(out, "<p>Trends: no series grew significantly beyond its budget.</p>\n");
 		return;
 	}
-	g_string_append_printf(out, "<h4>Trend findings (%u)</h4>\n<ul>\n%s</ul>\n", n, items->str);
+	g_string_append_printf(out, "<h4>Trend findings and withdrawals (%u)</h4>\n<ul>\n%s</ul>\n", n, items->str);
 }
 
 static void slabFirstLastCell(GString *out, json_object *r, size_t idx, const mhlCol *c)

@@ -312,12 +312,27 @@ static int64_t poolFree(uint64_t kib)
 	return (int64_t)g_ascii_strtoll(text, NULL, 10);
 }
 
+/* Hot-added device @i's backend at @start into @out (its Rss also into guest_ram). */
+static void hotSample(mhlHostSample *out, GArray *maps, uint64_t start, int i)
+{
+	guint k;
+
+	if (!start) {	/* its mapping was never found: what the guest's RAM is, is not known */
+		out->guest_ram = -1;
+		return;
+	}
+	out->hot_bytes[i] = mhlSmapsRssAt(maps, start);
+	for (k = 0; k < maps->len && out->guest_ram >= 0; k++)
+		if (g_array_index(maps, mhlSmapsEntry, k).start == start)
+			out->guest_ram += (int64_t)g_array_index(maps, mhlSmapsEntry, k).rss_kib * 1024;
+}
+
 int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 {
 	int i;
 
 	out->t = mhlNow();
-	out->qemu_rss = out->qemu_hugetlb = -1;
+	out->qemu_rss = out->qemu_hugetlb = out->guest_ram = -1;
 	for (i = 0; i < MHL_MAX_NODES; i++)
 		out->node_bytes[i] = -1;
 	for (i = 0; i < MHL_HOT_MAX; i++)
@@ -339,18 +354,20 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 		for (i = 0; i < (int)maps->len; i++)
 			huge += g_array_index(maps, mhlSmapsEntry, i).hugetlb_kib;
 		out->qemu_hugetlb = (int64_t)huge * 1024;
-		mhlBackendsMatch(hm->b, hm->nb, maps, which);
+		out->guest_ram = mhlBackendsMatch(hm->b, hm->nb, maps, which) == hm->nb ? 0 : -1;
 		for (i = 0; i < hm->nb; i++) {
 			const mhlSmapsEntry *e;
 
-			if (!hm->b[i].device || which[i] < 0)
+			if (which[i] < 0)
 				continue;
 			e = &g_array_index(maps, mhlSmapsEntry, which[i]);
-			out->node_bytes[hm->b[i].node] = (int64_t)(e->rss_kib + e->hugetlb_kib) * 1024;
+			if (out->guest_ram >= 0)
+				out->guest_ram += (int64_t)e->rss_kib * 1024;
+			if (hm->b[i].device)
+				out->node_bytes[hm->b[i].node] = (int64_t)(e->rss_kib + e->hugetlb_kib) * 1024;
 		}
 		for (i = 0; i < hm->nhot; i++)
-			if (hm->hot[i].start)
-				out->hot_bytes[i] = mhlSmapsRssAt(maps, hm->hot[i].start);
+			hotSample(out, maps, hm->hot[i].start, i);
 		return 0;
 	}
 	{

@@ -95,6 +95,13 @@ typedef struct {
 	int64_t node_bytes[MHL_MAX_NODES];	/* resident bytes of node N's virtio-mem backend */
 	int64_t hot_bytes[MHL_HOT_MAX];	/* resident bytes of hm->hot[i]'s backend, 0 once unmapped */
 	int64_t pool_free;		/* free pages of the hugepage pool of the backing's size */
+	/*
+	 * The guest's RAM in QEMU's resident set: the Rss (as VmRSS counts it,
+	 * hugetlb pages not in it) of every backend, boot memory, virtio-mem and
+	 * hot-added devices alike; -1 unless each one's mapping was found.
+	 * QEMU's own memory is qemu_rss - guest_ram (a soak trends them apart).
+	 */
+	int64_t guest_ram;
 } mhlHostSample;
 
 /*

@@ -299,6 +299,14 @@
 #define MHL_K_ORCHESTRATOR_RSS_KIB	"orchestrator_rss_kib"
 #define MHL_K_ONLINE_GAP_BYTES		"online_gap_bytes"	/* online blocks beyond boot + plugged memory */
 #define MHL_K_RUN_DIR_BYTES		"run_dir_bytes"
+#define MHL_K_GUEST_RAM_BYTES		"guest_ram_bytes"	/* the guest's RAM in QEMU's RSS: every backend's Rss */
+#define MHL_K_QEMU_OWN_BYTES		"qemu_own_bytes"	/* qemu_rss_bytes - guest_ram_bytes */
+/* soak.trend_events[]: a trend raised at a judgement and withdrawn at a later one */
+#define MHL_K_TREND_EVENTS		"trend_events"
+#define MHL_K_RAISED_CYCLE		"raised_cycle"
+#define MHL_K_RAISED_T			"raised_t"
+#define MHL_K_WITHDRAWN_CYCLE		"withdrawn_cycle"
+#define MHL_K_WITHDRAWN_T		"withdrawn_t"
 /* a fleet soak's soak.json, segments.jsonl and summary.json (soak/fleet-soak.c) */
 #define MHL_K_SEEDS			"seeds"
 #define MHL_K_HOSTS			"hosts"

@@ -72,7 +72,7 @@ static char *checkpointParse(const char *text, size_t len, int want, json_object
 int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 {
 	g_autofree char *text = NULL;
-	gsize len = 0, pos = 0;
+	gsize len = 0, pos = 0, i;
 	int lineno = 0;
 
 	g_autofree char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
@@ -124,7 +124,8 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 		st->last_cycle++;
 		st->segment = (int)mhlJInt(cp, MHL_K_SEGMENT, 0);
 		st->elapsed = mhlJDbl(cp, MHL_K_ELAPSED_S, 0);
-		st->findings += (int)mhlJLen(cp, MHL_K_FINDINGS);
+		for (i = 0; i < mhlJLen(cp, MHL_K_FINDINGS); i++)	/* a trend counts only at the end (soakEnd) */
+			st->findings += (int)mhlSoakFindingCounts(json_object_array_get_idx(mhlJ(cp, MHL_K_FINDINGS), i));
 	}
 	return 0;
 }

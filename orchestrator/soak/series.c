@@ -46,21 +46,24 @@ static const struct {
 	bool guest_bound;	/* holds guest RAM: never a finding below the guest's RAM + MHL_QEMU_OVERHEAD */
 	bool ours;		/* the orchestrator's own memory: a finding whenever it grows significantly,
 				 * whatever the budget (shown, not judged) */
+	bool shown;		/* in the trend table, never a finding: its parts are judged apart */
 	uint64_t budget;	/* default: bytes per 24 h */
 	const char *what;
 } seriesDefs[] = {
-	{ MHL_K_SLAB_UNRECLAIMABLE_BYTES, 1, +1, false, false, true, false, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
-	{ MHL_K_SLAB_RECLAIMABLE_BYTES, 1, +1, false, true, false, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
-	{ MHL_K_VMALLOC_BYTES, 1, +1, false, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
-	{ MHL_K_PAGE_TABLES_BYTES, 1, +1, false, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
-	{ MHL_K_PERCPU_BYTES, 1, +1, false, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
-	{ MHL_K_KERNEL_STACK_BYTES, 1, +1, false, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
-	{ MHL_K_HUGETLB_BYTES, 1, +1, false, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
-	{ MHL_K_MEM_FREE_BYTES, 1, -1, true, true, false, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
-	{ MHL_K_ONLINE_GAP_BYTES, 1, +1, false, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
-	{ MHL_K_QEMU_RSS_BYTES, 1, +1, false, false, false, true, true, false, 256ULL << 20, "QEMU's RSS" },
-	{ MHL_K_ORCHESTRATOR_RSS_KIB, 1024, +1, false, false, false, true, false, true, 64ULL << 20, "the orchestrator's RSS" },
-	{ MHL_K_RUN_DIR_BYTES, 1, +1, false, false, false, true, false, false, 1ULL << 30, "the run directory" },
+	{ MHL_K_SLAB_UNRECLAIMABLE_BYTES, 1, +1, false, false, true, false, false, false, false, 16ULL << 20, "unreclaimable slab (SUnreclaim)" },
+	{ MHL_K_SLAB_RECLAIMABLE_BYTES, 1, +1, false, true, false, false, false, false, false, 64ULL << 20, "reclaimable slab after drop_caches (SReclaimable)" },
+	{ MHL_K_VMALLOC_BYTES, 1, +1, false, false, false, false, false, false, false, 32ULL << 20, "vmalloc (VmallocUsed)" },
+	{ MHL_K_PAGE_TABLES_BYTES, 1, +1, false, false, false, false, false, false, false, 16ULL << 20, "page tables (PageTables)" },
+	{ MHL_K_PERCPU_BYTES, 1, +1, false, false, false, false, false, false, false, 8ULL << 20, "per-CPU memory (Percpu)" },
+	{ MHL_K_KERNEL_STACK_BYTES, 1, +1, false, false, false, false, false, false, false, 8ULL << 20, "kernel stacks (KernelStack)" },
+	{ MHL_K_HUGETLB_BYTES, 1, +1, false, false, false, false, false, false, false, 2ULL << 20, "hugetlb pools (Hugetlb)" },
+	{ MHL_K_MEM_FREE_BYTES, 1, -1, true, true, false, false, false, false, false, 256ULL << 20, "guest free memory after drop_caches (MemFree)" },
+	{ MHL_K_ONLINE_GAP_BYTES, 1, +1, false, false, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
+	{ MHL_K_QEMU_RSS_BYTES, 1, +1, false, false, false, true, true, false, true, 256ULL << 20, "QEMU's RSS" },
+	{ MHL_K_GUEST_RAM_BYTES, 1, +1, false, false, false, true, true, false, false, 256ULL << 20, "the guest's RAM resident in QEMU (its backends)" },
+	{ MHL_K_QEMU_OWN_BYTES, 1, +1, false, false, false, true, false, false, false, 128ULL << 20, "QEMU's own memory (RSS - the backends)" },
+	{ MHL_K_ORCHESTRATOR_RSS_KIB, 1024, +1, false, false, false, true, false, true, false, 64ULL << 20, "the orchestrator's RSS" },
+	{ MHL_K_RUN_DIR_BYTES, 1, +1, false, false, false, true, false, false, false, 1ULL << 30, "the run directory" },
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(seriesDefs) <= MHL_SOAK_SERIES_MAX);
 
@@ -74,6 +77,7 @@ void mhlSoakSeriesInit(mhlSoakSeries *ss)
 	size_t i;
 
 	memset(ss, 0, sizeof(*ss));
+	ss->events = g_array_new(FALSE, FALSE, sizeof(mhlSoakTrendEvent));
 	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++)
 		if (seriesDefs[i].robust)
 			ss->fit[i].sen = g_array_sized_new(FALSE, FALSE, sizeof(mhlSoakSenPoint), MHL_SOAK_SEN_KEEP);
@@ -88,6 +92,8 @@ void mhlSoakSeriesClear(mhlSoakSeries *ss)
 			g_array_unref(ss->fit[i].sen);
 	json_object_put(ss->slab_first);
 	json_object_put(ss->slab_last);
+	if (ss->events)
+		g_array_unref(ss->events);
 	memset(ss, 0, sizeof(*ss));
 }
 
@@ -259,16 +265,17 @@ static uint64_t seriesBudget(const mhlScenario *s, size_t i)
 }
 
 /*
- * The most a guest_bound series may reach without a leak: the guest's RAM
- * (boot memory and every virtio-mem device at its full size) plus QEMU's own
- * overhead. QEMU's RSS grows as the guest touches its RAM for the first time
- * (after each plug, and as boot memory fills with caches and slab): a 100-minute
- * soak here went 326 -> 602 MiB of a 1408 MiB guest, a significant slope
- * that no 24 h budget tells from a leak.
+ * The most guest_bound series @i may reach without a leak: the guest's RAM
+ * (boot memory and every virtio-mem device at its full size), plus QEMU's
+ * own overhead for QEMU's whole RSS. Both grow as the guest touches its RAM
+ * for the first time (after each plug, and as boot memory fills with caches
+ * and slab): a 100-minute soak here went 326 -> 602 MiB of a 1408 MiB
+ * guest, a significant slope that no 24 h budget tells from a leak.
  */
-static double seriesCeiling(const mhlScenario *s)
+static double seriesCeiling(const mhlScenario *s, size_t i)
 {
-	return (double)mhlScenarioGuestBytes(s, true);
+	return (double)(mhlScenarioGuestBytes(s, true) -
+			(strcmp(seriesDefs[i].key, MHL_K_GUEST_RAM_BYTES) ? 0 : MHL_QEMU_OVERHEAD));
 }
 
 /* What series i's fits say at a judgement (mhlSoakSeriesJudge). */
@@ -280,6 +287,7 @@ typedef struct {
 	bool over;		/* over its budget (and beyond the guest's RAM, guest_bound) */
 	bool flag;		/* a finding once judged */
 	bool judged;		/* past soak.judge_after of this guest */
+	bool raised;		/* judged, a finding, and not only shown: raised now */
 } seriesJudgement;
 
 /* Series @i's row of the trend table. */
@@ -299,11 +307,11 @@ static json_object *seriesRow(const mhlSoakSeriesFit *sf, size_t i, const mhlSce
 	json_object_object_add(row, MHL_K_PROJECTION_24H, json_object_new_double(j->fh.slope * 24));
 	json_object_object_add(row, MHL_K_BUDGET_24H, json_object_new_int64((int64_t)j->budget));
 	if (seriesDefs[i].guest_bound)
-		json_object_object_add(row, MHL_K_CEILING, json_object_new_int64((int64_t)seriesCeiling(s)));
+		json_object_object_add(row, MHL_K_CEILING, json_object_new_int64((int64_t)seriesCeiling(s, i)));
 	json_object_object_add(row, MHL_K_SIGNIFICANT, json_object_new_boolean(j->sig));
 	json_object_object_add(row, MHL_K_OVER_BUDGET, json_object_new_boolean(j->sig && j->over));
-	json_object_object_add(row, MHL_K_FINDING, json_object_new_boolean(j->flag));
-	json_object_object_add(row, MHL_K_JUDGED, json_object_new_boolean(j->judged));
+	json_object_object_add(row, MHL_K_FINDING, json_object_new_boolean(j->flag && !seriesDefs[i].shown));
+	json_object_object_add(row, MHL_K_JUDGED, json_object_new_boolean(j->judged && !seriesDefs[i].shown));
 	return row;
 }
 
@@ -344,8 +352,8 @@ static json_object *seriesFinding(const mhlSoakSeries *ss, size_t i, const mhlSc
 			j->over ? "" : ", a finding all the same: the orchestrator's own memory must not grow with the cycles",
 			seriesDefs[i].robust ? "Theil-Sen" : "least-squares", sf->n, sf->first_cycle, (double)cycle);
 	if (seriesDefs[i].guest_bound)
-		g_string_append_printf(text, ", and beyond the guest's RAM and QEMU's own %.0f MiB (%.0f MiB) within 24 h",
-				       (double)(MHL_QEMU_OVERHEAD >> 20), seriesCeiling(s) / (1 << 20));
+		g_string_append_printf(text, ", and beyond the guest's RAM (%.0f MiB) within 24 h",
+				       seriesCeiling(s, i) / (1 << 20));
 	if (seriesDefs[i].attribute)
 		caches = seriesCaches(ss, text);
 	f = json_object_new_object();
@@ -373,31 +381,117 @@ static int seriesJudge(const mhlSoakSeries *ss, size_t i, const mhlScenario *s, 
 	j->sig = mhlTrendSignificant(&j->fh, sign) && mhlTrendSignificant(&j->fc, sign);
 	j->over = j->proj > j->budget;
 	if (seriesDefs[i].guest_bound)	/* and beyond what the guest's RAM explains in 24 h */
-		j->over = j->over && j->fh.intercept + j->fh.slope * (sf->last_hour + 24) > seriesCeiling(s);
+		j->over = j->over && j->fh.intercept + j->fh.slope * (sf->last_hour + 24) > seriesCeiling(s, i);
 	j->flag = j->sig && (j->over || seriesDefs[i].ours);
 	/* no 24 h projection from the first minutes of a guest */
 	j->judged = t - ss->t0 >= s->soak_judge_after;
+	j->raised = j->judged && j->flag && !seriesDefs[i].shown;
 	return 0;
 }
 
+/* Series @i's withdrawal {t, cycle, kind: "trend_withdrawn", text, series}: what the fits say now. */
+static json_object *seriesWithdrawn(const mhlSoakSeries *ss, size_t i, int cycle, double t,
+				    const seriesJudgement *j)
+{
+	const mhlSoakTrendEvent *e = NULL;
+	json_object *f = json_object_new_object();
+	int sign = seriesDefs[i].sign;
+	g_autofree char *text = NULL;
+	guint k;
+
+	for (k = ss->events->len; k-- > 0 && !e;)
+		if (g_array_index(ss->events, mhlSoakTrendEvent, k).series == i)
+			e = &g_array_index(ss->events, mhlSoakTrendEvent, k);
+	json_object_object_add(f, MHL_K_T, json_object_new_double(t));
+	json_object_object_add(f, MHL_K_CYCLE, json_object_new_int(cycle));
+	json_object_object_add(f, MHL_K_KIND, json_object_new_string("trend_withdrawn"));
+	text = g_strdup_printf("%s: the finding raised at cycle %d is withdrawn: %.0f bytes/hour (95%% CI %.0f..%.0f), %.1f MiB in 24 h against its budget of %.1f MiB (%s)",
+			       seriesDefs[i].what, e ? e->raised_cycle : -1, j->fh.slope * sign,
+			       sign > 0 ? j->fh.lo : -j->fh.hi, sign > 0 ? j->fh.hi : -j->fh.lo, j->proj / (1 << 20),
+			       j->budget / (1 << 20), !j->sig ? "its interval includes 0" : "its projection is within the budget");
+	json_object_object_add(f, MHL_K_TEXT, json_object_new_string(text));
+	json_object_object_add(f, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[i]));
+	return f;
+}
+
+/* Series @i raised (@up) or withdrawn at @cycle, @t: the event log and the active bits. */
+static void seriesMark(mhlSoakSeries *ss, size_t i, bool up, int cycle, double t)
+{
+	guint k;
+
+	if (up) {
+		mhlSoakTrendEvent e = { .series = i, .raised_cycle = cycle, .raised_t = t, .withdrawn_cycle = -1 };
+
+		ss->active |= 1u << i;
+		if (ss->events->len < MHL_SOAK_EVENTS_MAX)
+			g_array_append_val(ss->events, e);
+		else
+			ss->events_lost++;
+		return;
+	}
+	ss->active &= ~(1u << i);
+	for (k = ss->events->len; k-- > 0;) {
+		mhlSoakTrendEvent *e = &g_array_index(ss->events, mhlSoakTrendEvent, k);
+
+		if (e->series == i) {
+			if (e->withdrawn_cycle < 0) {
+				e->withdrawn_cycle = cycle;
+				e->withdrawn_t = t;
+			}
+			return;
+		}
+	}
+}
+
 int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
-		       json_object *findings, json_object *table)
+		       json_object *findings, json_object *table, bool final)
 {
 	size_t i;
-	int found = 0;
+	int raised = 0;
 
 	for (i = 0; i < G_N_ELEMENTS(seriesDefs); i++) {
+		bool was = ss->active & (1u << i);
 		seriesJudgement j;
 
 		if (seriesJudge(ss, i, s, t, &j) < 0)
 			continue;
 		if (table)
 			json_object_array_add(table, seriesRow(&ss->fit[i], i, s, &j));
-		if (!j.judged || !j.flag || (ss->told & (1u << i)))
-			continue;
-		ss->told |= 1u << i;
-		found++;
-		json_object_array_add(findings, seriesFinding(ss, i, s, cycle, t, &j));
+		if (j.raised != was)
+			seriesMark(ss, i, j.raised, cycle, t);
+		if (!j.raised && was)
+			json_object_array_add(findings, seriesWithdrawn(ss, i, cycle, t, &j));
+		if (j.raised && (!was || final))
+			json_object_array_add(findings, seriesFinding(ss, i, s, cycle, t, &j));
+		raised += j.raised;
 	}
-	return found;
+	return raised;
+}
+
+json_object *mhlSoakSeriesEvents(const mhlSoakSeries *ss)
+{
+	json_object *out = json_object_new_array();
+	guint k;
+
+	for (k = 0; k < ss->events->len; k++) {
+		const mhlSoakTrendEvent *e = &g_array_index(ss->events, mhlSoakTrendEvent, k);
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, MHL_K_SERIES, json_object_new_string(mhlSoakSeriesNames[e->series]));
+		json_object_object_add(o, MHL_K_RAISED_CYCLE, json_object_new_int(e->raised_cycle));
+		json_object_object_add(o, MHL_K_RAISED_T, json_object_new_double(e->raised_t));
+		if (e->withdrawn_cycle >= 0) {
+			json_object_object_add(o, MHL_K_WITHDRAWN_CYCLE, json_object_new_int(e->withdrawn_cycle));
+			json_object_object_add(o, MHL_K_WITHDRAWN_T, json_object_new_double(e->withdrawn_t));
+		}
+		json_object_array_add(out, o);
+	}
+	return out;
+}
+
+bool mhlSoakFindingCounts(json_object *f)
+{
+	const char *kind = mhlJStr(f, MHL_K_KIND, "");
+
+	return strcmp(kind, "trend") && strcmp(kind, "trend_withdrawn");
 }

@@ -82,8 +82,18 @@ typedef struct {
 	double t0;		/* soak seconds of its first */
 	json_object *slab_first, *slab_last;	/* {cache: [active_objs, num_objs, bytes]} */
 	int slab_first_cycle, slab_last_cycle;
-	guint told;		/* bit i: series i is a finding already */
+	guint active;		/* bit i: series i is a finding now (raised, not withdrawn) */
+	GArray *events;		/* mhlSoakTrendEvent: each raising and its withdrawal, in order */
+	size_t events_lost;	/* raisings past MHL_SOAK_EVENTS_MAX: counted, not kept */
 } mhlSoakSeries;
+
+/* A series raised as a finding at a judgement, and withdrawn at a later one (cycle -1: not). */
+typedef struct {
+	size_t series;
+	int raised_cycle, withdrawn_cycle;
+	double raised_t, withdrawn_t;	/* soak seconds */
+} mhlSoakTrendEvent;
+#define MHL_SOAK_EVENTS_MAX 64
 
 void mhlSoakSeriesInit(mhlSoakSeries *ss);
 void mhlSoakSeriesClear(mhlSoakSeries *ss);
@@ -93,13 +103,26 @@ const char *mhlSoakSeriesName(size_t i);
 void mhlSoakSeriesAdd(mhlSoakSeries *ss, int cycle, double t, json_object *counters, bool dropped,
 		      json_object *slabinfo);
 /*
- * Fit every series with enough points; a finding {t, cycle, kind: "trend",
- * text, series[, caches]} appended to @findings for each series newly
- * significant and over its budget (@s's soak.budgets, else the default);
- * one row per fitted series to @table when not NULL. How many findings.
+ * Fit every series with enough points and judge it again with all of them:
+ * a series significant and over its budget (@s's soak.budgets, else the
+ * default) is raised, {t, cycle, kind: "trend", text, series[, caches]}
+ * appended to @findings; a raised series whose interval now includes 0, or
+ * whose projection falls within its budget, is withdrawn, {t, cycle, kind:
+ * "trend_withdrawn", text, series} appended (mhlSoakFindingCounts: not a
+ * finding). @final: the soak's last judgement, which appends every series
+ * raised at its end (what the verdict counts). One row per fitted series
+ * to @table when not NULL. How many series are raised now.
  */
 int mhlSoakSeriesJudge(mhlSoakSeries *ss, const mhlScenario *s, int cycle, double t,
-		       json_object *findings, json_object *table);
+		       json_object *findings, json_object *table, bool final);
+/* The raisings and withdrawals so far: [{series, raised_cycle, raised_t, withdrawn_cycle?, withdrawn_t?}]. */
+json_object *mhlSoakSeriesEvents(const mhlSoakSeries *ss);
+/*
+ * Whether finding @f counts towards a soak's verdict as it is made: a trend
+ * is judged again at every checkpoint, and only those still raised at the
+ * end count (soakEnd); the others do at once.
+ */
+bool mhlSoakFindingCounts(json_object *f);
 #define MHL_SOAK_SLAB_ROWS 15	/* caches kept in a slab growth table */
 /* The caches of slabinfo @last that grew since @first, by bytes of objects, at most @max: [{name, objects, bytes, slab_bytes, objsize, ...}]. */
 json_object *mhlSoakSlabGrowth(json_object *first, json_object *last, size_t max);

@@ -308,8 +308,13 @@ static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, j
 				mhlJInt(km, MHL_K_ONLINE_BLOCKS, 0) * mhlJInt(km, MHL_K_BLOCK_BYTES, 0) - boot - plugged));
 		}
 	}
-	if (k->g->hm_open && mhlHostMemSample(&k->g->hm, &hs) == 0 && hs.qemu_rss >= 0)
+	if (k->g->hm_open && mhlHostMemSample(&k->g->hm, &hs) == 0 && hs.qemu_rss >= 0) {
 		json_object_object_add(cn, MHL_K_QEMU_RSS_BYTES, json_object_new_int64(hs.qemu_rss));
+		if (hs.guest_ram >= 0 && hs.guest_ram <= hs.qemu_rss) {	/* QEMU's own memory apart from the guest's RAM */
+			json_object_object_add(cn, MHL_K_GUEST_RAM_BYTES, json_object_new_int64(hs.guest_ram));
+			json_object_object_add(cn, MHL_K_QEMU_OWN_BYTES, json_object_new_int64(hs.qemu_rss - hs.guest_ram));
+		}
+	}
 	mhlErrorReset();
 	json_object_object_add(cn, MHL_K_RUN_DIR_BYTES, json_object_new_int64(dirBytes(k->outdir, 0)));
 	if (drop) {
@@ -319,8 +324,8 @@ static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, j
 	mhlSoakSeriesAdd(&k->series, c->cycle, mhlNow() - k->t0, cn, drop,
 			 drop ? mhlJ(km, MHL_K_SLABINFO) : NULL);
 	k->cycles_here++;
-	if (drop && !last)
-		mhlSoakSeriesJudge(&k->series, k->s, c->cycle, mhlNow() - k->t0, k->findings, NULL);
+	if (!last)	/* every checkpoint judges every series again, with all its points */
+		mhlSoakSeriesJudge(&k->series, k->s, c->cycle, mhlNow() - k->t0, k->findings, NULL, false);
 }
 
 /* soak.leak: one more kernel object kept alive in the guest (memhp-pin leak). */
@@ -656,10 +661,12 @@ static void cycleTally(mhlSoakPlan *p, const mhlSoak *k)
 {
 	size_t i;
 
-	p->st.findings += (int)json_object_array_length(k->findings);
 	for (i = 0; i < json_object_array_length(k->findings); i++) {
 		json_object *f = json_object_array_get_idx(k->findings, i);
 
+		if (!mhlSoakFindingCounts(f))	/* a trend counts only when the last judgement keeps it (soakEnd) */
+			continue;
+		p->st.findings++;
 		if (!p->first_finding)
 			p->first_finding = json_object_get(f);
 		if (!strcmp(mhlJStr(f, MHL_K_KIND, ""), "kernel_report"))
@@ -811,6 +818,22 @@ static void kmemleakEnd(mhlSoak *k, int cycle, json_object *soak)
 		mhlJInt(top, MHL_K_BYTES, 0), name);
 }
 
+/* The trends the last judgement keeps raised: findings of the soak's verdict. */
+static void soakFinalTrends(mhlSoakPlan *p, json_object *found)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(found); i++) {
+		json_object *f = json_object_array_get_idx(found, i);
+
+		if (strcmp(mhlJStr(f, MHL_K_KIND, ""), "trend"))
+			continue;
+		p->st.findings++;
+		if (!p->first_finding)
+			p->first_finding = json_object_get(f);
+	}
+}
+
 /*
  * The end of this guest's cycles: when it still answers, its caches dropped
  * and its kernel memory and slabinfo read once more (a point after the last
@@ -841,8 +864,9 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 	}
 	for (i = 0; i < json_object_array_length(k->findings); i++)
 		json_object_array_add(found, json_object_get(json_object_array_get_idx(k->findings, i)));
-	mhlSoakSeriesJudge(&k->series, p->s, p->st.last_cycle, mhlNow() - k->t0, found, trends);
+	mhlSoakSeriesJudge(&k->series, p->s, p->st.last_cycle, mhlNow() - k->t0, found, trends, true);
 	json_object_object_add(soak, MHL_K_TRENDS, trends);
+	json_object_object_add(soak, MHL_K_TREND_EVENTS, mhlSoakSeriesEvents(&k->series));
 	json_object_object_add(soak, MHL_K_SLAB_GROWTH,
 			       mhlSoakSlabGrowth(k->series.slab_first, k->series.slab_last,
 						  MHL_SOAK_SLAB_ROWS));
@@ -852,6 +876,7 @@ static void soakEnd(mhlSoakPlan *p, mhlSoak *k, bool alive)
 	json_object_put(k->findings);
 	k->findings = json_object_get(found);
 	cycleTally(p, k);
+	soakFinalTrends(p, found);
 	json_object_put(p->soak);
 	p->soak = soak;
 }

@@ -145,18 +145,24 @@ static bool noDeviceRefused(void)
  * (plus a +-@noise saw), every third with slabinfo whose kmalloc-2k grows one
  * object per cycle; the findings of the judgement after each such point.
  */
-static double rssPerCycle;	/* with it, QEMU's RSS grows this much per cycle from 300 MB */
+static double ramPerCycle;	/* with it, the guest's RAM in QEMU grows this much per cycle from 200 MB */
+static double ownPerCycle;	/* with it, QEMU's own memory grows this much per cycle from 100 MB */
+static int ownFlatAfter;	/* ... until this cycle (0: to the end), then stays flat */
 static int orchKibPerCycle;	/* with it, the orchestrator's RSS grows this many KiB per cycle */
 static double freePerCycle;	/* with it, the guest's MemFree moves this much per cycle from 1 GB */
+
+static json_object *events;	/* when set, each raising's withdrawn_cycle (-1: still raised at the end) */
 
 static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise, json_object *findings,
 		     json_object *table)
 {
 	mhlSoakSeries ss;
 	int c, found = 0;
+	size_t k, seen = 0;
 
 	mhlSoakSeriesInit(&ss);
 	for (c = 1; c <= n; c++) {
+		int own = ownFlatAfter && c > ownFlatAfter ? ownFlatAfter : c;
 		g_autoptr(json_object) cn = json_object_new_object();
 		g_autoptr(json_object) slab = json_object_new_object();
 		json_object *row = json_object_new_array();
@@ -168,8 +174,12 @@ static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise
 			(int64_t)(1e9 + (c % 4) * 30e6 + freePerCycle * c)));
 		json_object_object_add(cn, "orchestrator_rss_kib",
 				       json_object_new_int64(20000 + 8 * (c % 3) + orchKibPerCycle * c));
-		if (rssPerCycle)
-			json_object_object_add(cn, "qemu_rss_bytes", json_object_new_int64((int64_t)(300e6 + rssPerCycle * c)));
+		if (ramPerCycle || ownPerCycle) {	/* QEMU's RSS is the two, each its own series */
+			json_object_object_add(cn, "guest_ram_bytes", json_object_new_int64((int64_t)(200e6 + ramPerCycle * c)));
+			json_object_object_add(cn, "qemu_own_bytes", json_object_new_int64((int64_t)(100e6 + ownPerCycle * own)));
+			json_object_object_add(cn, "qemu_rss_bytes", json_object_new_int64(
+				(int64_t)(300e6 + ramPerCycle * c + ownPerCycle * own)));
+		}
 		json_object_array_add(row, json_object_new_int64(100 + c));
 		json_object_array_add(row, json_object_new_int64(112 + c));
 		json_object_array_add(row, json_object_new_int64(2048));
@@ -182,9 +192,13 @@ static int seriesRun(const mhlScenario *s, int n, double per_cycle, double noise
 		json_object_array_add(row, json_object_new_int64(4096));
 		json_object_object_add(slab, "filp", row);
 		mhlSoakSeriesAdd(&ss, c, 60.0 * c, cn, drop, drop ? slab : NULL);
-		if (drop)
-			found += mhlSoakSeriesJudge(&ss, s, c, 60.0 * c, findings, c == n ? table : NULL);
+		/* every checkpoint judges again (soak.c); the last one is the final judgement */
+		mhlSoakSeriesJudge(&ss, s, c, 60.0 * c, findings, c == n ? table : NULL, c == n);
+		for (; seen < json_object_array_length(findings); seen++)	/* raised, not raised again at the end */
+			found += c < n && !strcmp(mhlJStr(json_object_array_get_idx(findings, seen), MHL_K_KIND, ""), "trend");
 	}
+	for (k = 0; k < ss.events->len && events; k++)
+		json_object_array_add(events, json_object_new_int(g_array_index(ss.events, mhlSoakTrendEvent, k).withdrawn_cycle));
 	mhlSoakSeriesClear(&ss);
 	return found;
 }
@@ -245,24 +259,72 @@ static bool seriesBudgetScenario(void)
 }
 
 /*
- * QEMU's RSS grows as the guest touches its RAM: 200 KB a cycle (288 MiB in
- * 24 h, over the 256 MiB budget) stays within the guest's RAM and is no
- * finding; 2 MB a cycle would leave it behind within 24 h and is one.
+ * QEMU's RSS is judged as its two parts. The guest's RAM grows as the guest
+ * touches it: 200 KB a cycle (288 MiB in 24 h, over the 256 MiB budget)
+ * stays within the guest's RAM and is no finding, and QEMU's whole RSS
+ * growing with it is shown, never judged; 2 MB a cycle would leave the
+ * guest's RAM behind within 24 h and is one. QEMU's own memory growing 200
+ * KB a cycle (288 MiB in 24 h, over its 128 MiB) is one too.
  */
-static bool seriesQemuRssBounded(void)
+static bool seriesQemuApart(void)
 {
-	g_autoptr(json_object) f = json_object_new_array(), g = json_object_new_array();
-	int quiet, loud;
+	g_autoptr(json_object) f = json_object_new_array(), g = json_object_new_array(), h = json_object_new_array();
+	int quiet, loud, own;
 
-	rssPerCycle = 200e3;
+	ramPerCycle = 200e3;
 	quiet = seriesRun(withDevices, 30, 0, 0, f, NULL);
-	rssPerCycle = 2e6;
+	ramPerCycle = 2e6;
 	loud = seriesRun(withDevices, 30, 0, 0, g, NULL);
-	rssPerCycle = 0;
-	if (quiet != 0 || loud != 1 || strcmp(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_SERIES, ""), "qemu_rss_bytes") ||
-	    !strstr(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_TEXT, ""), "beyond the guest's RAM")) {
-		unitDiag("quiet %d: %s; loud %d: %s", quiet, json_object_to_json_string(f), loud,
-			 json_object_to_json_string(g));
+	ramPerCycle = 0;
+	ownPerCycle = 200e3;
+	own = seriesRun(withDevices, 30, 0, 0, h, NULL);
+	ownPerCycle = 0;
+	if (quiet != 0 || loud != 1 || own != 1 ||
+	    strcmp(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_SERIES, ""), "guest_ram_bytes") ||
+	    !strstr(mhlJStr(json_object_array_get_idx(g, 0), MHL_K_TEXT, ""), "beyond the guest's RAM") ||
+	    strcmp(mhlJStr(json_object_array_get_idx(h, 0), MHL_K_SERIES, ""), "qemu_own_bytes")) {
+		unitDiag("quiet %d: %s; loud %d: %s; own %d: %s", quiet, json_object_to_json_string(f), loud,
+			 json_object_to_json_string(g), own, json_object_to_json_string(h));
+		return unitExpect(false);
+	}
+	return unitExpect(true);
+}
+
+/*
+ * A finding judged again at every checkpoint: QEMU's own memory grows 2 MB
+ * a cycle for 20 cycles, then stays flat for 100. It is raised (cycle 15,
+ * the first judgement) and withdrawn once the whole series no longer
+ * projects over its budget; the final judgement keeps no trend finding, and
+ * the withdrawal says when and why.
+ */
+static bool seriesWithdrawn(void)
+{
+	g_autoptr(json_object) f = json_object_new_array(), ev = json_object_new_array();
+	json_object *w = NULL;
+	size_t i, trends = 0;
+	int found;
+
+	ownPerCycle = 2e6;
+	ownFlatAfter = 20;
+	events = ev;
+	found = seriesRun(withDevices, 120, 0, 0, f, NULL);
+	events = NULL;
+	ownPerCycle = 0;
+	ownFlatAfter = 0;
+	for (i = 0; i < json_object_array_length(f); i++) {
+		json_object *x = json_object_array_get_idx(f, i);
+
+		if (!strcmp(mhlJStr(x, MHL_K_KIND, ""), "trend_withdrawn") && !w)
+			w = x;
+		trends += mhlJInt(x, MHL_K_CYCLE, 0) == 120 && !strcmp(mhlJStr(x, MHL_K_KIND, ""), "trend");
+	}
+	if (found != 1 || !w || trends || json_object_array_length(ev) != 1 ||
+	    json_object_get_int(json_object_array_get_idx(ev, 0)) != mhlJInt(w, MHL_K_CYCLE, -2) ||
+	    strcmp(mhlJStr(w, MHL_K_SERIES, ""), "qemu_own_bytes") ||
+	    !strstr(mhlJStr(w, MHL_K_TEXT, ""), "the finding raised at cycle 15 is withdrawn") ||
+	    mhlSoakFindingCounts(w)) {
+		unitDiag("%d raised: %s; withdrawn at %s", found, json_object_to_json_string(f),
+			 json_object_to_json_string(ev));
 		return unitExpect(false);
 	}
 	return unitExpect(true);
@@ -350,7 +412,7 @@ static bool seriesBounded(void)
 		for (i = 0; i < G_N_ELEMENTS(ss.fit); i++)
 			maxSen = MAX(maxSen, ss.fit[i].sen ? ss.fit[i].sen->len : 0);
 	}
-	mhlSoakSeriesJudge(&ss, withDevices, N, 60.0 * N, f, table);
+	mhlSoakSeriesJudge(&ss, withDevices, N, 60.0 * N, f, table, true);
 	mhlSoakSeriesClear(&ss);
 	for (i = 0; i < json_object_array_length(table); i++) {
 		json_object *r = json_object_array_get_idx(table, i);
@@ -426,8 +488,10 @@ static const unitCase cases[] = {
 	  seriesFlatNotFlagged },
 	{ "soak: soak: {leak, every, budgets} load; 1000 B/cycle is under the default budget, over 1 MiB/24 h",
 	  seriesBudgetScenario },
-	{ "series: QEMU's RSS growing within the guest's RAM is no finding; growing past it within 24 h is one",
-	  seriesQemuRssBounded },
+	{ "series: QEMU's RSS judged apart: the guest's RAM growing within its size is no finding, past it one; QEMU's own over budget one",
+	  seriesQemuApart },
+	{ "series: a trend raised early is withdrawn when the whole series no longer projects over budget; the end keeps none",
+	  seriesWithdrawn },
 	{ "series: the orchestrator's RSS growing 4 KiB/cycle (5.6 MiB in 24 h, under its 64 MiB budget) is a finding all the same at cycle 15",
 	  seriesOrchestratorAnyGrowth },
 	{ "series: guest free memory falling 8 MB/cycle is a finding on its harmful side; rising as fast is none",
