@@ -127,11 +127,12 @@ $(B)/memhp-lab: $(ORCH_OBJS) $(ORCH_VER) $(ORCH_HDR) | $(B)
 # What kernel/package.sh asks of a package or modules tree, read as data in C
 # (orchestrator/host/kmod.c): its archive's members, modules.dep, files opened
 # without following a link.
-KMOD_SRC := kernel/memhp-kmod.c orchestrator/host/kmod.c lib/util.c
-$(B)/memhp-kmod: $(KMOD_SRC) orchestrator/host/kmod.h lib/util.h | $(B)
+# It extracts a package with libarchive (kernel/kmod-extract.c), which only it links.
+KMOD_SRC := kernel/memhp-kmod.c kernel/kmod-extract.c orchestrator/host/kmod.c lib/util.c
+$(B)/memhp-kmod: $(KMOD_SRC) kernel/kmod-extract.h orchestrator/host/kmod.h lib/util.h | $(B)
 	@echo "[cc] $@"
-	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
-		-o $@ $(KMOD_SRC) $$(pkg-config --libs $(PKGS))
+	@$(CC) $(WARN) $(CFLAGS) $(ORCH_INC) $$(pkg-config --cflags $(PKGS) libarchive) \
+		-o $@ $(KMOD_SRC) $$(pkg-config --libs $(PKGS) libarchive)
 
 # The workload compiles against the series' gup_test.h taken from Debian's
 # linux-source and the series' hunks for it (workloads/gup-header.sh, cached
@@ -333,9 +334,9 @@ $(COV)/unit-tests: $(UNIT_SRC) tests/unit/unit.h tests/tap.h $(COV_LIB) $(COV_WO
 		-o $@ $(UNIT_SRC) $(COV_LIB) $(COV_WORKLOADS) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
 # kernel/package.sh's helper too (host/kmod.c is its code).
-$(COV)/memhp-kmod: $(COV)/obj/kernel/memhp-kmod.o $(COV)/obj/orchestrator/host/kmod.o $(COV)/obj/lib/util.o
+$(COV)/memhp-kmod: $(COV)/obj/kernel/memhp-kmod.o $(COV)/obj/kernel/kmod-extract.o $(COV)/obj/orchestrator/host/kmod.o $(COV)/obj/lib/util.o
 	@echo "[cc] $@ (coverage)"
-	@$(CC) --coverage -fprofile-update=atomic -o $@ $^ $$(pkg-config --libs $(PKGS))
+	@$(CC) --coverage -fprofile-update=atomic -o $@ $^ $$(pkg-config --libs $(PKGS) libarchive)
 
 coverage: deps kernel orchestrator unit-tests $(COV)/memhp-lab $(COV)/unit-tests $(COV)/memhp-kmod
 	@$(MAKE) --no-print-directory image

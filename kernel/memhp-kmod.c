@@ -5,6 +5,9 @@
  *
  *   memhp-kmod members WHO < ARCHIVE   check a package's filesystem archive
  *                                      (dpkg-deb --fsys-tarfile) before it is extracted
+ *   memhp-kmod extract WHO DIR < ARCHIVE  the same archive checked again as it is
+ *                                      unpacked into the empty DIR by that one reader
+ *                                      (kmod-extract.c), the tree walked after
  *   memhp-kmod order MODDIR CONFIG     the modules the guest loads, each after its
  *                                      dependencies (MODDIR/modules.dep), one path a line
  *   memhp-kmod cat DIR PATH            DIR/PATH to stdout: a regular file, reached
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "host/kmod.h"
+#include "kmod-extract.h"
 #include "util.h"
 
 /* modules.dep's size limit: Debian's is about 600 KiB */
@@ -138,6 +142,8 @@ int main(int argc, char **argv)
 		return cmdOrder(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "cat"))
 		return cmdCat(argv[2], argv[3]);
-	fprintf(stderr, "usage: memhp-kmod members WHO < ARCHIVE | order MODDIR CONFIG | cat DIR PATH\n");
+	if (argc == 4 && !strcmp(argv[1], "extract"))
+		return mhlTarExtract(argv[2], STDIN_FILENO, argv[3]) < 0 ? fail() : 0;
+	fprintf(stderr, "usage: memhp-kmod members WHO < ARCHIVE | extract WHO DIR < ARCHIVE | order MODDIR CONFIG | cat DIR PATH\n");
 	return 2;
 }

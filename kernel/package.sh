@@ -210,7 +210,12 @@ if [ "$mode" = deb ]; then who="kernel deb '$debpath'"; else who="kernel package
 dpkg-deb --fsys-tarfile "$deb" | "$kmod" members "$who" || die "$who: its archive is refused (above)"
 say "extract: $real $pkgver"
 mkdir "$work/root"
-dpkg-deb -x "$deb" "$work/root"
+# Unpacked by the reader that checks it (libarchive, each block through the
+# same stream check again), never by GNU tar, whose reading of some members
+# differs (issue 48); the tree is then walked with lstat: only what the
+# archive listed, of its type.
+dpkg-deb --fsys-tarfile "$deb" | "$kmod" extract "$who" "$work/root" ||
+	die "$who: its archive is refused while it is extracted (above)"
 mapfile -t releases < <(ls -A "$work/root/lib/modules" 2>/dev/null)
 [ ${#releases[@]} = 1 ] ||
 	die "$who: expected one lib/modules/RELEASE, found ${#releases[@]}: not a modular kernel image package"

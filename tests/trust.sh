@@ -13,7 +13,7 @@
 # Every reproducer below tries to create the same marker file; the last check
 # says none did. Nothing boots: each is refused before a guest would start.
 # Uses the helpers of tests/lib.sh (ok, expect_fail), $LAB, $work, $top.
-plan 60
+plan 63
 
 echo "# trust: fixtures (a config the lab's checks accept, modules trees, .debs built with dpkg-deb -b)"
 export MHL_TRUST_MARKER=$work/trust-marker	# what every reproducer tries to touch
@@ -141,6 +141,22 @@ deb_diff() {	# refused naming the member, and nothing written into the host dire
 }
 ok "package.sh --deb: a regular file './lib/' whose data tar would read as './lib/modules -> a host directory' is refused naming it; the host directory stays empty" \
 	deb_diff "$work/deb-diff.deb" "$work/outside-diff"
+# The extraction itself (memhp-kmod extract, what package.sh unpacks with):
+# the same archive straight to it, no `members` before, is refused by the
+# check it runs on every block; a tree holding anything the archive did not
+# list (here planted before) is refused by the lstat walk after.
+ok "memhp-kmod extract: that archive straight to the extractor is refused naming './lib/'; the host directory stays empty" \
+	sh -c 'mkdir "$3" && ! dpkg-deb --fsys-tarfile "$1" | "$MEMHP_KMOD" extract who "$3" 2>"$3.err" &&
+		grep -q "member .\./lib/. .*a regular file whose name ends in ./.: tar would read it" "$3.err" && [ -z "$(ls -A "$2")" ]' \
+	_ "$work/deb-diff.deb" "$work/outside-diff" "$work/x-diff"
+ok "memhp-kmod extract: a path in the tree that no member names (planted before the extraction) refuses the package by the walk" \
+	sh -c 'mkdir -p "$2/lib/modules" && ln -s /etc "$2/lib/modules/planted" && ! dpkg-deb --fsys-tarfile "$1" | "$MEMHP_KMOD" extract who "$2" 2>"$2.err" &&
+		grep -q "holds .lib/modules/planted. (a link), which no member of the package names: refused" "$2.err"' \
+	_ "$work/good.deb" "$work/x-planted"
+ok "memhp-kmod extract: the well-formed package unpacks, every path one of its members (the walk says how many)" \
+	sh -c 'mkdir "$2" && dpkg-deb --fsys-tarfile "$1" | "$MEMHP_KMOD" extract who "$2" 2>"$2.err" &&
+		grep -q "members extracted into .*; the tree holds them alone" "$2.err" && [ -f "$2/lib/modules/$3/kernel/virtio_pci.ko.xz" ]' \
+	_ "$work/good.deb" "$work/x-good" "$trel"
 expect_fail "package.sh --deb: boot/System.map a link to a host file: refused naming the member" 1 \
 	"member './boot/System.map-$trel'.*symbolic link to an absolute path" kernel/package.sh --deb "$work/deb3b.deb"
 expect_fail "package.sh --deb: a module that is a link to a host file: refused naming the member" 1 \

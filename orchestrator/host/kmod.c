@@ -493,6 +493,20 @@ static bool tarLinkOk(const char *target, const char **why)
 	return true;
 }
 
+char *mhlTarNameOk(const char *raw, const char **why)
+{
+	const char *ignored;
+
+	return tarPath(raw, strlen(raw), why ? why : &ignored);
+}
+
+bool mhlTarLinkOk(const char *target, const char **why)
+{
+	const char *ignored;
+
+	return tarLinkOk(target, why ? why : &ignored);
+}
+
 /* Refuse the member: its name (escaped, at most 80 bytes) and why. -1. */
 static int tarRefuse(const mhlTarCheck *t, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -76,6 +76,14 @@ GPtrArray *mhlKmodWantedBy(const char *config);
 typedef struct mhlTarCheck mhlTarCheck;
 
 mhlTarCheck *mhlTarCheckNew(const char *who);
+/*
+ * The rules of a member's name and a link's target, for another reader of
+ * the same archive (kernel/kmod-extract.c): the name as extracted under the
+ * root ("./" and empty components gone; "" the root), NULL when refused;
+ * whether a symbolic link's target stays in the root. @why: static text.
+ */
+char *mhlTarNameOk(const char *raw, const char **why);
+bool mhlTarLinkOk(const char *target, const char **why);
 void mhlTarCheckFree(mhlTarCheck *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(mhlTarCheck, mhlTarCheckFree)
 
