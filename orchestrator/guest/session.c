@@ -383,9 +383,14 @@ static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool ho
 	memcpy(hot, g->hm.hot, sizeof(hot));
 	mhlHostMemClear(&g->hm);
 	mhlHostMemOpen(&g->hm, dom, g->name, host_local, s, g->cfg.hugepage_kib);
-	for (i = 0; i < nhot; i++)	/* a new QEMU maps them elsewhere: where is not known */
-		mhlHostMemHotAdd(&g->hm, hot[i].id, hot[i].node, hot[i].vmem,
+	for (i = 0; i < nhot; i++) {
+		mhlHostMemHotAdd(&g->hm, hot[i].id, hot[i].node, hot[i].vmem, hot[i].size,
 				 same_qemu && g->hm.pid == pid ? hot[i].start : 0);
+		g->hm.hot[i].gone = hot[i].gone;
+	}
+	/* a new QEMU created their backends at its start: found again like the boot-time ones */
+	if (nhot && !(same_qemu && g->hm.pid == pid))
+		mhlHostMemHotFindAgain(&g->hm);
 	g->hm_open = true;
 	g->host_changed_t = 0;
 	pthread_mutex_unlock(&g->hm_lock);
@@ -459,12 +464,12 @@ int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out)
 	return rc;
 }
 
-int mhlGuestHostAttach(mhlGuest *g, const char *id, int node, bool vmem, uint64_t start)
+int mhlGuestHostAttach(mhlGuest *g, const char *id, int node, bool vmem, uint64_t size, uint64_t start)
 {
 	int k;
 
 	pthread_mutex_lock(&g->hm_lock);
-	k = mhlHostMemHotAdd(&g->hm, id, node, vmem, start);
+	k = mhlHostMemHotAdd(&g->hm, id, node, vmem, size, start);
 	pthread_mutex_unlock(&g->hm_lock);
 	return k;
 }

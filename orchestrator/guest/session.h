@@ -124,7 +124,7 @@ int mhlGuestHostSample(mhlGuest *g, mhlHostSample *out);
  * it and the settle of a later detach or resize follows it. Its index in
  * the samples' hot_bytes[], -1 when the table is full.
  */
-int mhlGuestHostAttach(mhlGuest *g, const char *id, int node, bool vmem, uint64_t start);
+int mhlGuestHostAttach(mhlGuest *g, const char *id, int node, bool vmem, uint64_t size, uint64_t start);
 
 /* Sleep @seconds with the console watcher on: -1 + mhlError if the guest goes or a signal comes. */
 int mhlGuestSleep(mhlGuest *g, double seconds);

@@ -312,19 +312,25 @@ static int64_t poolFree(uint64_t kib)
 	return (int64_t)g_ascii_strtoll(text, NULL, 10);
 }
 
-/* Hot-added device @i's backend at @start into @out (its Rss also into guest_ram). */
-static void hotSample(mhlHostSample *out, GArray *maps, uint64_t start, int i)
+/* Hot-added device @h's backend (entry @i) into @out (its Rss also into guest_ram); gone once unmapped. */
+static void hotSample(mhlHostSample *out, GArray *maps, mhlHotBackend *h, int i)
 {
+	bool mapped = false;
 	guint k;
 
-	if (!start) {	/* its mapping was never found: what the guest's RAM is, is not known */
+	if (!h->start) {	/* its mapping was never found: what the guest's RAM is, is not known */
 		out->guest_ram = -1;
 		return;
 	}
-	out->hot_bytes[i] = mhlSmapsRssAt(maps, start);
-	for (k = 0; k < maps->len && out->guest_ram >= 0; k++)
-		if (g_array_index(maps, mhlSmapsEntry, k).start == start)
+	out->hot_bytes[i] = mhlSmapsRssAt(maps, h->start);
+	for (k = 0; k < maps->len; k++) {
+		if (g_array_index(maps, mhlSmapsEntry, k).start != h->start)
+			continue;
+		mapped = true;
+		if (out->guest_ram >= 0)
 			out->guest_ram += (int64_t)g_array_index(maps, mhlSmapsEntry, k).rss_kib * 1024;
+	}
+	h->gone = !mapped;
 }
 
 int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
@@ -367,7 +373,7 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 				out->node_bytes[hm->b[i].node] = (int64_t)(e->rss_kib + e->hugetlb_kib) * 1024;
 		}
 		for (i = 0; i < hm->nhot; i++)
-			hotSample(out, maps, hm->hot[i].start, i);
+			hotSample(out, maps, &hm->hot[i], i);
 		return 0;
 	}
 	{
@@ -485,7 +491,36 @@ int mhlHostMemHotOfNode(const mhlHostMem *hm, int node)
 	return -1;
 }
 
-int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64_t start)
+int mhlHostMemHotFindAgain(mhlHostMem *hm)
+{
+	g_autoptr(GArray) maps = mhlHostMemMaps(hm);
+	mhlBackend b[G_N_ELEMENTS(hm->b) + MHL_HOT_MAX];
+	int which[G_N_ELEMENTS(b)], slot[MHL_HOT_MAX], nb = hm->nb, i, found = 0;
+
+	if (!maps)
+		return 0;
+	memcpy(b, hm->b, sizeof(hm->b[0]) * (size_t)hm->nb);
+	for (i = 0; i < hm->nhot; i++) {
+		slot[i] = -1;
+		if (hm->hot[i].gone || !hm->hot[i].size)
+			continue;
+		slot[i] = nb;
+		memset(&b[nb], 0, sizeof(b[nb]));
+		g_strlcpy(b[nb].id, hm->hot[i].id, sizeof(b[nb].id));
+		b[nb].size = hm->hot[i].size;
+		b[nb].node = hm->hot[i].node;
+		b[nb++].device = true;
+	}
+	mhlBackendsMatch(b, nb, maps, which);
+	for (i = 0; i < hm->nhot; i++) {
+		hm->hot[i].start = slot[i] >= 0 && which[slot[i]] >= 0 ?
+			g_array_index(maps, mhlSmapsEntry, which[slot[i]]).start : 0;
+		found += hm->hot[i].start != 0;
+	}
+	return found;
+}
+
+int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64_t size, uint64_t start)
 {
 	int k = mhlHostMemHotFind(hm, id);
 
@@ -497,7 +532,9 @@ int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64
 	}
 	hm->hot[k].node = node;
 	hm->hot[k].vmem = vmem;
+	hm->hot[k].size = size;
 	hm->hot[k].start = start;
+	hm->hot[k].gone = false;
 	return k;
 }
 

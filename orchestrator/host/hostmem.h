@@ -72,7 +72,9 @@ typedef struct {
 	char id[32];		/* the step's id */
 	int node;		/* its scenario node */
 	bool vmem;		/* a virtio-mem device, else a DIMM */
+	uint64_t size;		/* its backend's bytes */
 	uint64_t start;		/* its backend's mapping in QEMU's smaps; 0: not found */
+	bool gone;		/* a sample found no mapping at start: detached, its backend freed */
 } mhlHotBackend;
 
 typedef struct {
@@ -130,7 +132,16 @@ json_object *mhlHostSampleJSON(const mhlHostSample *hs, const mhlHostMem *hm);
  * (-1: MHL_HOT_MAX devices already). An id seen before is that entry again.
  * The caller holds what serialises it with the samples (mhlGuestHostAttach).
  */
-int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64_t start);
+int mhlHostMemHotAdd(mhlHostMem *hm, const char *id, int node, bool vmem, uint64_t size, uint64_t start);
+/*
+ * A new QEMU runs the guest (a restore, a migration back here): the devices
+ * attached before and still there are backends it created at its start,
+ * after the boot-time ones, in attach order. Find each one's mapping as
+ * mhlBackendsMatch finds those (by name, else by size and order); one that
+ * cannot be told apart keeps start 0 (QEMU's RSS is then its measure).
+ * How many were found.
+ */
+int mhlHostMemHotFindAgain(mhlHostMem *hm);
 /* The entry of the device step @id attached (-1: none); of node @node's hot-added virtio-mem device. */
 int mhlHostMemHotFind(const mhlHostMem *hm, const char *id);
 int mhlHostMemHotOfNode(const mhlHostMem *hm, int node);

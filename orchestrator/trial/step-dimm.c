@@ -56,7 +56,7 @@ int mhlHotplugAttach(mhlTrial *t, const mhlStep *st, json_object *el, const char
 	 * (check allows fewer attaches) leaves it unsampled the same way.
 	 */
 	i = mhlSmapsNewMapping(before, after, st->size);
-	mhlGuestHostAttach(t->g, st->id, st->node, st->type == MHL_STEP_VMEM,
+	mhlGuestHostAttach(t->g, st->id, st->node, st->type == MHL_STEP_VMEM, st->size,
 			   i >= 0 ? g_array_index(after, mhlSmapsEntry, i).start : 0);
 	return 0;
 }

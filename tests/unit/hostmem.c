@@ -410,11 +410,11 @@ static bool hotTable(void)
 	bool ok = true;
 	int i;
 
-	ok &= mhlHostMemHotAdd(&hm, "d0", 1, false, 0x7f0000000000ULL) == 0;
-	ok &= mhlHostMemHotAdd(&hm, "v0", 2, true, 0) == 1;
-	ok &= mhlHostMemHotAdd(&hm, "v1", 2, true, 0x7e0000000000ULL) == 2;
+	ok &= mhlHostMemHotAdd(&hm, "d0", 1, false, 256 << 20, 0x7f0000000000ULL) == 0;
+	ok &= mhlHostMemHotAdd(&hm, "v0", 2, true, 256 << 20, 0) == 1;
+	ok &= mhlHostMemHotAdd(&hm, "v1", 2, true, 256 << 20, 0x7e0000000000ULL) == 2;
 	/* an id seen before is its entry again, with what the new attach found */
-	ok &= mhlHostMemHotAdd(&hm, "d0", 1, false, 0x7d0000000000ULL) == 0 && hm.nhot == 3 &&
+	ok &= mhlHostMemHotAdd(&hm, "d0", 1, false, 256 << 20, 0x7d0000000000ULL) == 0 && hm.nhot == 3 &&
 	      hm.hot[0].start == 0x7d0000000000ULL;
 	ok &= mhlHostMemHotFind(&hm, "v0") == 1 && mhlHostMemHotFind(&hm, "nope") == -1;
 	/* a DIMM is no node's virtio-mem device; the node's latest vmem attach is */
@@ -423,9 +423,9 @@ static bool hotTable(void)
 		char id[8];
 
 		g_snprintf(id, sizeof(id), "x%d", i);
-		ok &= mhlHostMemHotAdd(&hm, id, 0, false, 0) == i;
+		ok &= mhlHostMemHotAdd(&hm, id, 0, false, 256 << 20, 0) == i;
 	}
-	ok &= mhlHostMemHotAdd(&hm, "one-too-many", 0, false, 0) == -1 && hm.nhot == MHL_HOT_MAX;
+	ok &= mhlHostMemHotAdd(&hm, "one-too-many", 0, false, 256 << 20, 0) == -1 && hm.nhot == MHL_HOT_MAX;
 	return unitExpect(ok);
 }
 
@@ -442,8 +442,8 @@ static bool hotSampleJSON(void)
 		hs.node_bytes[i] = -1;
 	for (i = 0; i < MHL_HOT_MAX; i++)
 		hs.hot_bytes[i] = -1;
-	mhlHostMemHotAdd(&hm, "d0", 1, false, 0x7f0000000000ULL);
-	mhlHostMemHotAdd(&hm, "d1", 1, false, 0);
+	mhlHostMemHotAdd(&hm, "d0", 1, false, 256 << 20, 0x7f0000000000ULL);
+	mhlHostMemHotAdd(&hm, "d1", 1, false, 256 << 20, 0);
 	none = mhlHostSampleJSON(&hs, &hm);
 	hs.hot_bytes[0] = 0;	/* unmapped: freed */
 	some = mhlHostSampleJSON(&hs, &hm);
@@ -470,15 +470,51 @@ static bool hotSampleMapping(void)
 	if (map == MAP_FAILED)
 		return unitExpect(false);
 	memset(map, 1, len);
-	mhlHostMemHotAdd(&hm, "v0", 1, true, 0);			/* no mapping found at the attach */
-	mhlHostMemHotAdd(&hm, "v1", 1, true, (uint64_t)(uintptr_t)map);
-	mhlHostMemHotAdd(&hm, "v2", 1, true, 0x1000);	/* unmapped since (below mmap_min_addr: never mapped) */
+	mhlHostMemHotAdd(&hm, "v0", 1, true, 256 << 20, 0);			/* no mapping found at the attach */
+	mhlHostMemHotAdd(&hm, "v1", 1, true, 256 << 20, (uint64_t)(uintptr_t)map);
+	mhlHostMemHotAdd(&hm, "v2", 1, true, 256 << 20, 0x1000);	/* unmapped since (below mmap_min_addr: never mapped) */
 	ok = mhlHostMemSample(&hm, &hs) == 0;
 	unitDiag("hot_bytes: %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT,
 		 hs.hot_bytes[0], hs.hot_bytes[1], hs.hot_bytes[2]);
 	munmap(map, len);
 	return unitExpect(ok && hs.hot_bytes[0] == -1 && hs.hot_bytes[1] >= (int64_t)len && hs.hot_bytes[2] == 0 &&
 			  hs.qemu_rss > 0);
+}
+
+/*
+ * After a restore (a new QEMU, here this very process): two devices
+ * attached before, of sizes no other mapping here has, are found again by
+ * size among the writable mappings; one detached before the save (gone) is
+ * not looked for; then the sample reads each one's own bytes.
+ */
+static bool hotFoundAgain(void)
+{
+	mhlHostMem hm = { .source = "proc", .pid = getpid() };
+	size_t la = (4 << 20) + 3 * 4096, lb = (6 << 20) + 5 * 4096;
+	char *a = mmap(NULL, la, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *b = mmap(NULL, lb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mhlHostSample hs;
+	int found;
+	bool ok;
+
+	/* flags no neighbour has, different from each other: the kernel merges neither into another mapping */
+	if (a == MAP_FAILED || b == MAP_FAILED || madvise(a, la, MADV_DONTFORK) || madvise(b, lb, MADV_DONTDUMP))
+		return unitExpect(false);
+	memset(a, 1, la);
+	memset(b, 1, 4096);
+	mhlHostMemHotAdd(&hm, "d0", 1, false, la, 0);
+	mhlHostMemHotAdd(&hm, "gone", 1, false, la, 0x1000);
+	hm.hot[1].gone = true;
+	mhlHostMemHotAdd(&hm, "v0", 1, true, lb, 0);
+	found = mhlHostMemHotFindAgain(&hm);
+	ok = mhlHostMemSample(&hm, &hs) == 0;
+	unitDiag("found %d: d0 at %#" G_GINT64_MODIFIER "x (mapped at %p), gone at %#" G_GINT64_MODIFIER "x, v0 at %#" G_GINT64_MODIFIER "x (%p); bytes %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT,
+		 found, hm.hot[0].start, (void *)a, hm.hot[1].start, hm.hot[2].start, (void *)b, hs.hot_bytes[0], hs.hot_bytes[2]);
+	ok = ok && found == 2 && hm.hot[0].start == (uint64_t)(uintptr_t)a && hm.hot[1].start == 0 &&
+	     hm.hot[2].start == (uint64_t)(uintptr_t)b && hs.hot_bytes[0] >= (int64_t)la && hs.hot_bytes[2] < (int64_t)lb;
+	munmap(a, la);
+	munmap(b, lb);
+	return unitExpect(ok);
 }
 
 /* The bytes of a hot-added device's node: its own backend's, 0 once QEMU freed it; unknown: QEMU's RSS. */
@@ -512,6 +548,7 @@ static const unitCase cases[] = {
 	{ "hostmem: hot-added devices: one entry per step id, the node's latest vmem, at most MHL_HOT_MAX", hotTable },
 	{ "hostmem: a sample's hot_backend_bytes by step id, only the known ones", hotSampleJSON },
 	{ "hostmem: a hot-added device with no mapping yet samples as not known (-1); one unmapped since as freed (0); a mapped one its RSS", hotSampleMapping },
+	{ "hostmem: after a restore, the devices attached before are found again by size in the new QEMU; one detached before is not looked for", hotFoundAgain },
 	{ "hostmem: a hot-added backend freed by QEMU reads 0 by its backend; one not known, QEMU's RSS", hotBytesBy },
 	{ "plug path: 'memtotal KIB', 'online N' from the guest parsed", memOnline },
 	{ "plug path: extra lines, negative or huge numbers, nothing: refused", memOnlineHostile },
