@@ -35,11 +35,15 @@ checkout (the current directory).
                      that have a full-tier section (tests/*.sh calling `full`)
   numbers            figures stated twice: README's conformance run (trials,
                      time) as docs/conformance.md's last run; README's part
-                     count as tests/run.sh's parts
+                     count as tests/run.sh's parts; docs/stock.md's
+                     scenario table as scenarios/stock/, and its "`make
+                     stock` runs N" as the trials `memhp-lab check` expands
+                     them into ($MHL_LAB, else build/memhp-lab)
 """
 import glob
 import os
 import re
+import subprocess
 import sys
 
 DOCS = "."
@@ -443,6 +447,37 @@ def check_numbers():
         bad("README.md: no 'planned checks in N parts'")
     elif int(m.group(1)) != len(parts):
         bad("README.md: %s parts; tests/run.sh has %d" % (m.group(1), len(parts)))
+    check_stock_numbers()
+
+
+def stock_trials():
+    """The trials of scenarios/stock/*.yaml as `memhp-lab check` expands their matrices."""
+    lab = os.environ.get("MHL_LAB", "build/memhp-lab")
+    files = sorted(glob.glob("scenarios/stock/*.yaml"))
+    out = subprocess.run([lab, "check"] + files, capture_output=True, text=True).stdout
+    n = 0
+    for line in out.splitlines():
+        m = re.match(r"^scenarios/stock/[^:]+\.yaml: ok: .*?(?:, (\d+) trial\(s\) from its matrix)?$", line)
+        if m:
+            n += int(m.group(1) or 1)
+    return files, n
+
+
+def check_stock_numbers():
+    stock = doc("docs/stock.md")
+    rows = md_table(stock, "| scenario | what it asks |")
+    files, trials = stock_trials()
+    if rows is None:
+        bad("docs/stock.md: no '| scenario | what it asks |' table")
+    else:
+        same("stock scenario", {r[0].strip("`") for r in rows}, {os.path.basename(f) for f in files},
+             "docs/stock.md's scenario table", "scenarios/stock/*.yaml")
+    m = re.search(r"`make stock` runs (\d+)", stock.replace("\n", " "))
+    if not m:
+        bad("docs/stock.md: no '`make stock` runs N'")
+    elif int(m.group(1)) != trials:
+        bad("docs/stock.md: `make stock` runs %s; memhp-lab check expands scenarios/stock/ into %d trials" %
+            (m.group(1), trials))
 
 
 def main(argv):
