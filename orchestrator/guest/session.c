@@ -72,7 +72,7 @@ static void *consoleWatch(void *opaque)
 }
 
 /*
- * Domain events (host/session.h routes them by domain name): a stop we did
+ * Domain events (host/session.h routes them by connection and domain name): a stop we did
  * not ask for marks the guest gone, a device's new plugged size goes on the
  * timeline. They run with the routing table's lock held, from just before
  * the domain is created until mhlGuestStop.
@@ -87,13 +87,14 @@ static void onLifecycle(void *opaque, int event, int detail)
 		return;
 	pthread_mutex_lock(&g->lock);
 	/*
-	 * Leaving: saved or migrated away is what we asked for; failed is the
-	 * peer's incoming domain of the same name (events are routed by name)
-	 * ending an aborted or refused migration: this guest runs on here.
+	 * Leaving: saved or migrated away is what we asked for. (The peer's
+	 * incoming domain of the same name, ending an aborted or refused
+	 * migration with STOPPED_FAILED, is not this guest: its events come on
+	 * the peer's connection, which host/session.c does not route here until
+	 * the guest moves there.)
 	 */
 	if (g->leaving && event == VIR_DOMAIN_EVENT_STOPPED &&
-	    (detail == VIR_DOMAIN_EVENT_STOPPED_SAVED || detail == VIR_DOMAIN_EVENT_STOPPED_MIGRATED ||
-	     detail == VIR_DOMAIN_EVENT_STOPPED_FAILED)) {
+	    (detail == VIR_DOMAIN_EVENT_STOPPED_SAVED || detail == VIR_DOMAIN_EVENT_STOPPED_MIGRATED)) {
 		pthread_mutex_unlock(&g->lock);
 		return;
 	}
@@ -318,7 +319,7 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 		return -1;
 	mhlConsoleScannerClear(&g->scan);	/* a new log */
 	mhlConsoleScannerInit(&g->scan, MHL_CONSOLE_FINDINGS_MAX);
-	mhlDomainEventsWatch(g->name, &guestEvents, g);
+	mhlDomainEventsWatch(g->name, conn, &guestEvents, g);
 	g->t0 = mhlNow();
 	if (guestCreate(g, conn, &xml) < 0)
 		return -1;
@@ -367,6 +368,7 @@ static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool ho
 	if (g->dom && g->dom != dom)
 		virDomainFree(g->dom);
 	g->dom = dom;
+	mhlDomainEventsMove(g->name, g, virDomainGetConnect(dom));
 	g->cfg.host_local = host_local;
 	g->cfg.remote = remote;
 	if (!keep && consoleStart(g, MHL_CONSOLE_LOG_APPEND) < 0)

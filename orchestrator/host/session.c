@@ -328,22 +328,42 @@ int mhlConnIsQemu(virConnectPtr conn, const char *uri)
 typedef struct {
 	const mhlDomainEventHandlers *h;
 	void *opaque;
+	virConnectPtr conn;	/* the connection its events come from (compared, not held) */
 } eventWatch;
 
 static pthread_mutex_t watchesLock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *watches;	/* domain name -> eventWatch * */
 
-void mhlDomainEventsWatch(const char *name, const mhlDomainEventHandlers *h, void *opaque)
+void mhlDomainEventsWatch(const char *name, virConnectPtr conn, const mhlDomainEventHandlers *h, void *opaque)
 {
 	eventWatch *w = g_new0(eventWatch, 1);
 
 	w->h = h;
 	w->opaque = opaque;
+	w->conn = conn;
 	pthread_mutex_lock(&watchesLock);
 	if (!watches)
 		watches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_hash_table_replace(watches, g_strdup(name), w);
 	pthread_mutex_unlock(&watchesLock);
+}
+
+void mhlDomainEventsMove(const char *name, void *opaque, virConnectPtr conn)
+{
+	eventWatch *w;
+
+	pthread_mutex_lock(&watchesLock);
+	if (watches && (w = g_hash_table_lookup(watches, name)) && w->opaque == opaque)
+		w->conn = conn;
+	pthread_mutex_unlock(&watchesLock);
+}
+
+/* Who watches @dom on @conn, under watchesLock; NULL: nobody (or its domain of that name elsewhere). */
+static eventWatch *watchOf(virConnectPtr conn, virDomainPtr dom)
+{
+	eventWatch *w = watches ? g_hash_table_lookup(watches, virDomainGetName(dom)) : NULL;
+
+	return w && w->conn == conn ? w : NULL;
 }
 
 void mhlDomainEventsUnwatch(const char *name, void *opaque)
@@ -361,9 +381,9 @@ static void onLifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 {
 	eventWatch *w;
 
-	(void)conn; (void)opaque;
+	(void)opaque;
 	pthread_mutex_lock(&watchesLock);
-	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->lifecycle)
+	if ((w = watchOf(conn, dom)) && w->h->lifecycle)
 		w->h->lifecycle(w->opaque, event, detail);
 	pthread_mutex_unlock(&watchesLock);
 }
@@ -373,9 +393,9 @@ static void onSizeChange(virConnectPtr conn, virDomainPtr dom, const char *alias
 {
 	eventWatch *w;
 
-	(void)conn; (void)opaque;
+	(void)opaque;
 	pthread_mutex_lock(&watchesLock);
-	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->size_change)
+	if ((w = watchOf(conn, dom)) && w->h->size_change)
 		w->h->size_change(w->opaque, alias, size_kib);
 	pthread_mutex_unlock(&watchesLock);
 }
@@ -384,9 +404,9 @@ static void onReboot(virConnectPtr conn, virDomainPtr dom, void *opaque)
 {
 	eventWatch *w;
 
-	(void)conn; (void)opaque;
+	(void)opaque;
 	pthread_mutex_lock(&watchesLock);
-	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->reboot)
+	if ((w = watchOf(conn, dom)) && w->h->reboot)
 		w->h->reboot(w->opaque);
 	pthread_mutex_unlock(&watchesLock);
 }
@@ -396,9 +416,9 @@ static void onDeviceRemoved(virConnectPtr conn, virDomainPtr dom, const char *al
 {
 	eventWatch *w;
 
-	(void)conn; (void)opaque;
+	(void)opaque;
 	pthread_mutex_lock(&watchesLock);
-	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->device_removed)
+	if ((w = watchOf(conn, dom)) && w->h->device_removed)
 		w->h->device_removed(w->opaque, alias, true);
 	pthread_mutex_unlock(&watchesLock);
 }
@@ -407,9 +427,9 @@ static void onDeviceRemovalFailed(virConnectPtr conn, virDomainPtr dom, const ch
 {
 	eventWatch *w;
 
-	(void)conn; (void)opaque;
+	(void)opaque;
 	pthread_mutex_lock(&watchesLock);
-	if (watches && (w = g_hash_table_lookup(watches, virDomainGetName(dom))) && w->h->device_removed)
+	if ((w = watchOf(conn, dom)) && w->h->device_removed)
 		w->h->device_removed(w->opaque, alias, false);
 	pthread_mutex_unlock(&watchesLock);
 }

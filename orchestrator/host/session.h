@@ -59,12 +59,16 @@ int mhlConnIsQemu(virConnectPtr conn, const char *uri);
 int mhlDeadRunDomainsDestroy(virConnectPtr conn, bool quiet);
 
 /*
- * Domain events by domain name. libvirt takes one callback per event and
- * connection, so mhlDomainEventsRegister registers them once per connection
- * (mhlSessionOpen, fleet/connect.c) and each event goes to what watches its
- * domain's name (a guest/ session, from just before its domain is created
- * until it stops). A handler runs on libvirt's event loop thread with the
- * table's lock held: once mhlDomainEventsUnwatch returns, none runs for it.
+ * Domain events by connection and domain name. libvirt takes one callback
+ * per event and connection, so mhlDomainEventsRegister registers them once
+ * per connection (mhlSessionOpen, fleet/connect.c) and each event goes to
+ * what watches its domain's name on the connection it came from (a guest/
+ * session, from just before its domain is created until it stops). A
+ * migration's peer holds a domain of the same name: its events (an aborted
+ * incoming migration's STOPPED_FAILED) are not the guest's until the guest
+ * moves there (mhlDomainEventsMove). A handler runs on libvirt's event loop
+ * thread with the table's lock held: once mhlDomainEventsUnwatch returns,
+ * none runs for it.
  */
 typedef struct {
 	/* VIR_DOMAIN_EVENT_ID_LIFECYCLE: the VIR_DOMAIN_EVENT_* and its detail */
@@ -84,8 +88,10 @@ int mhlDomainEventsRegister(virConnectPtr conn);
  * reconnected: its callbacks would keep it alive); no error when there is none.
  */
 void mhlDomainEventsDeregister(virConnectPtr conn);
-/* Route domain @name's events to @h with @opaque (@h must outlive the watch). */
-void mhlDomainEventsWatch(const char *name, const mhlDomainEventHandlers *h, void *opaque);
+/* Route domain @name's events on @conn to @h with @opaque (@h must outlive the watch). */
+void mhlDomainEventsWatch(const char *name, virConnectPtr conn, const mhlDomainEventHandlers *h, void *opaque);
+/* @opaque's domain @name runs on @conn from now on (a migration, a restore through a new connection). */
+void mhlDomainEventsMove(const char *name, void *opaque, virConnectPtr conn);
 /* Stop routing @name's events to @opaque (a later watch of the name by another stays). */
 void mhlDomainEventsUnwatch(const char *name, void *opaque);
 

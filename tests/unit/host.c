@@ -306,8 +306,8 @@ static bool domainEvents(void)
 		return unitExpect(false);
 	virConnSetErrorFunc(conn, NULL, libvirtQuiet);
 	ok = mhlDomainEventsRegister(conn) == 0;
-	mhlDomainEventsWatch("mhl-unit-ev-a", &seenHandlers, &a);
-	mhlDomainEventsWatch("mhl-unit-ev-b", &seenHandlers, &b);
+	mhlDomainEventsWatch("mhl-unit-ev-a", conn, &seenHandlers, &a);
+	mhlDomainEventsWatch("mhl-unit-ev-b", conn, &seenHandlers, &b);
 	ok = ok && domainCycle(conn, "mhl-unit-ev-c") && domainCycle(conn, "mhl-unit-ev-a");
 	eventsRun(&a.stopped, 1);
 	ok = ok && a.stopped == 1 && a.other >= 1 && b.stopped == 0 && b.other == 0;
@@ -319,6 +319,46 @@ static bool domainEvents(void)
 		unitDiag("a: %d stopped, %d other (want 1, >= 1); b: %d stopped (want 1)", a.stopped, a.other, b.stopped);
 	mhlDomainEventsUnwatch("mhl-unit-ev-b", &b);
 	virConnectClose(conn);
+	return unitExpect(ok);
+}
+
+/*
+ * Events by connection too: a domain of the watched name on another
+ * connection (a migration's peer: its incoming domain of the same name)
+ * is not the watched one's, until the watch moves there. Two test drivers
+ * of their own (a node file each), as two daemons would be.
+ */
+static bool domainEventsByConnection(void)
+{
+	g_autofree char *node = unitWriteTmp("test-node.xml", "<node/>\n");
+	g_autofree char *uri = g_strdup_printf("test://%s", node);
+	eventsSeen d = { 0 };
+	virConnectPtr here = NULL, peer = NULL;
+	bool ok = virEventRegisterDefaultImpl() == 0 && (here = virConnectOpen(uri)) && (peer = virConnectOpen(uri));
+
+	if (!ok) {
+		if (here)
+			virConnectClose(here);
+		return unitExpect(false);
+	}
+	virConnSetErrorFunc(here, NULL, libvirtQuiet);
+	virConnSetErrorFunc(peer, NULL, libvirtQuiet);
+	ok = mhlDomainEventsRegister(here) == 0 && mhlDomainEventsRegister(peer) == 0;
+	mhlDomainEventsWatch("mhl-unit-ev-d", here, &seenHandlers, &d);
+	ok = ok && domainCycle(peer, "mhl-unit-ev-d");
+	eventsRun(&d.stopped, 1);	/* 2 s: nothing may come */
+	ok = ok && d.stopped == 0 && d.other == 0;
+	mhlDomainEventsMove("mhl-unit-ev-d", &d, peer);
+	ok = ok && domainCycle(peer, "mhl-unit-ev-d");
+	eventsRun(&d.stopped, 1);
+	if (!(ok = ok && d.stopped == 1))
+		unitDiag("d: %d stopped, %d other (want 0 from the peer's domain before the move, 1 stop after)",
+			 d.stopped, d.other);
+	mhlDomainEventsUnwatch("mhl-unit-ev-d", &d);
+	mhlDomainEventsDeregister(peer);
+	mhlDomainEventsDeregister(here);
+	virConnectClose(peer);
+	virConnectClose(here);
 	return unitExpect(ok);
 }
 
@@ -624,6 +664,8 @@ static const unitCase cases[] = {
 	  deadRunDomains },
 	{ "domain events: routed by domain name to its watcher only, none after its unwatch, an unwatch by another leaves the watch (test:///default)",
 	  domainEvents },
+	{ "host: events by connection too: the peer's domain of the watched name is not the watched one's until the watch moves there",
+	  domainEventsByConnection },
 	{ "cleanup --volumes: the lab's volumes, marks and parts in pool memhp-lab deleted; one a domain boots from kept with its mark; other names untouched; no pool: nothing to do (test:///default)",
 	  fleetVolumesClean },
 	{ "KVM probe: the cache key changes with QEMU (size, mtime), the guest kernel and the device node (path, major:minor, or none), not without a change",
