@@ -4,7 +4,7 @@
 # interrupts, output modes, doctor.
 
 # QEMU processes of our guests whose name starts with $1 (libvirt passes guest=NAME).
-plan 43 full 49
+plan 46 full 52
 qemu_of() { pgrep -f "^/usr/bin/qemu-system-x86_64 .*guest=$1" || true; }
 
 echo "# orchestrator: a matrix, expanded and run two guests at a time"
@@ -91,11 +91,30 @@ printf 'name: iof\nkernel: "6.12"\ncmdline: "init_on_free=1"\nnodes:\n  - memory
 expect_fail "init_on_free=1 and a device of twice the host's available memory plugged: the whole device counts, the guest that does not fit is refused before anything boots, saying why" 2 \
 	"a guest that can make $((iof_mib + 1152 + 256)) MiB resident \(boot memory 1152 MiB \+ node 1's hotplug memory $iof_mib MiB in full \(init_on_free=1 writes every page the guest frees, onlining included\) \+ 256 MiB for QEMU\) does not fit" \
 	$LAB run -j 1 -o "$work/iof" "$work/iof.yaml"
+# The budget enforced (issue 48, item 5): under the embedded driver each
+# guest's QEMU runs in a memory cgroup limited to what the fit counted. A
+# budget of 320 MiB (MEMHP_GUEST_BUDGET) that the demo's boot and pin overrun:
+# QEMU is killed inside it, the trial says so (error, source guest) with the
+# peak, the cgroup is gone after the trial, and the host never saw it. A
+# stale cgroup of a run killed before it removed its own (pid gone) is swept
+# by the next run.
+rm -rf "$work/bud"
+MEMHP_GUEST_BUDGET=320MiB lab_run -o "$work/bud" scenarios/demo.yaml >"$work/bud.out" 2>&1
+ok "a guest over its memory budget (320 MiB): QEMU killed inside its cgroup, the trial an error from the guest naming the budget and the peak; the record's budget enforced, oom_kills >= 1, peak <= limit" \
+	jq -e '.verdict == "error" and .error_source == "guest" and (.reason | test("^QEMU was killed at its memory budget of 320 MiB \\(memory cgroup .*, peak [0-9]+ MiB\\)")) and
+		(.budget | .enforced and .limit_bytes == 335544320 and .oom_kills >= 1 and .peak_bytes <= .limit_bytes and (.cgroup == "v1" or .cgroup == "v2"))' "$work/bud/trials.jsonl"
+bud_dir=$(jq -r .budget.path "$work/bud/trials.jsonl")
+bud_gone() { [ -n "$1" ] && [ "$1" != null ] && [ ! -e "$1" ] && no_qemu; }
+ok "its memory cgroup is removed after the trial, and no QEMU of the run is left" bud_gone "$bud_dir"
+stale=$(dirname "$bud_dir")/memhp-stale-999999999-0	# swept by the next run (below)
+mkdir "$stale" 2>/dev/null
 # A trial of two resizes: the summary's unplug line is the last one's, and a
 # line lists each (issue 52 item 5: "1.5 GiB taken back, then 2 MiB" read
 # as the 2 MiB alone).
 printf 'name: two\nkernel: "6.12"\nnodes:\n  - memory: 1GiB\n  - memory: 128MiB\n    virtio_mem: {size: 1GiB, block: 2MiB, requested: 1GiB}\nsteps:\n  - resize: {node: 1, requested: 512MiB, deadline: 20}\n  - resize: {node: 1, requested: 0, deadline: 20}\n' >"$work/two.yaml"
 lab_run -o "$work/two" "$work/two.yaml" >"$work/two.out" 2>&1
+ok "a normal trial's budget is the fit (enforced, no OOM kill, peak under it), and the stale cgroup of a run that is gone (pid 999999999) was swept by it" \
+	sh -c 'jq -e ".verdict == \"pass\" and (.budget | .enforced and .oom_kills == 0 and .peak_bytes < .limit_bytes)" "$1" >/dev/null && [ ! -e "$2" ]' _ "$work/two/trials.jsonl" "$stale"
 ok "a trial's summary with two resizes: the unplug line says it is the last resize's, a line lists both (1024 -> 512, 512 -> 0 MiB)" \
 	sh -c 'grep -q "^  unplug: .*(the last resize)$" "$1" && grep -qE "^  resizes: +2: 1024 -> 512 MiB of 512 asked \([0-9.]+ s\), 512 -> 0 MiB of 0 asked \([0-9.]+ s\)$" "$1"' _ "$work/two.out"
 expect_fail "--only matching nothing" 2 "no trial matches --only 'nothing\\*'" $LAB run --only 'nothing*' "$work/mx.yaml"

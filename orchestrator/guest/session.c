@@ -230,6 +230,7 @@ void mhlGuestFree(mhlGuest *g)
 	json_object_put(g->timeline);
 	mhlConsoleScannerClear(&g->scan);
 	mhlHostMemClear(&g->hm);
+	mhlBudgetClose(&g->budget);
 	pthread_mutex_destroy(&g->lock);
 	pthread_mutex_destroy(&g->hm_lock);
 	g_free(g->fatal);
@@ -304,6 +305,27 @@ static int guestCreate(mhlGuest *g, virConnectPtr conn, char **xml)
 	return 0;
 }
 
+/*
+ * QEMU into its memory cgroup (cfg.budget_bytes; host/budget.h), once its
+ * process is known: at boot, and again for the new QEMU of a restore. Not
+ * enforced (the record says why) without a budget's cgroup or QEMU's pid.
+ */
+static void guestBudget(mhlGuest *g)
+{
+	if (!g->cfg.budget_bytes)
+		return;
+	if (!g->budget.dir && !g->budget.why && mhlBudgetOpen(&g->budget, g->name, g->cfg.budget_bytes) < 0)
+		return;
+	if (g->budget.dir && g->hm.pid <= 0) {
+		mhlBudgetClose(&g->budget);
+		g->budget.limit = g->cfg.budget_bytes;
+		g->budget.why = g_strdup("QEMU's process is not known here (libvirt's memory statistics only)");
+		return;
+	}
+	if (g->budget.dir)
+		mhlBudgetEnter(&g->budget, g->hm.pid);
+}
+
 int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *boot_s,
 		 double *plug_s)
 {
@@ -331,6 +353,7 @@ int mhlGuestBoot(mhlGuest *g, virConnectPtr conn, const mhlScenario *s, double *
 	g->hm_open = true;
 	g->host_changed_t = 0;
 	pthread_mutex_unlock(&g->hm_lock);
+	guestBudget(g);
 	if ((*boot_s = mhlAgentWait(g->dom, c->agent_deadline, g->console)) < 0)
 		return -1;
 	return initialPlug(g, s, plug_s);
@@ -393,6 +416,8 @@ static int reattach(mhlGuest *g, virDomainPtr dom, const mhlScenario *s, bool ho
 	/* a new QEMU created their backends at its start: found again like the boot-time ones */
 	if (nhot && !(same_qemu && g->hm.pid == pid))
 		mhlHostMemHotFindAgain(&g->hm);
+	if (g->hm.pid != pid && g->budget.dir)	/* the new QEMU in the same budget */
+		mhlBudgetEnter(&g->budget, g->hm.pid);
 	g->hm_open = true;
 	g->host_changed_t = 0;
 	pthread_mutex_unlock(&g->hm_lock);

@@ -14,6 +14,7 @@
 
 #include "guest/console-stream.h"
 #include "guest/guest.h"
+#include "host/budget.h"
 #include "host/hostmem.h"
 #include "scenario/scenario.h"
 
@@ -32,6 +33,7 @@ typedef struct {
 	bool remote;		/* a fleet host (fleet/): its serial console is a pty streamed into @console, the domain autodestroys with our connection */
 	uint64_t hugepage_kib;	/* the memory backing's hugepage size, 0: none */
 	bool console_exclusive;	/* @console must not exist yet (a trial's: never another's); else truncated */
+	uint64_t budget_bytes;	/* QEMU's memory budget (host/budget.h), enforced when QEMU is our child; 0: none */
 } mhlGuestConfig;
 
 typedef struct {
@@ -59,6 +61,7 @@ typedef struct {
 	/* The host side (host/hostmem.h), from boot on; sampled by the resize waits. */
 	mhlHostMem hm;
 	bool hm_open;
+	mhlBudget budget;	/* QEMU's memory cgroup (cfg.budget_bytes), from boot on */
 	mhlHostSample host_prev;	/* the last sample */
 	mhlHostSample host_logged;	/* the last sample put on the timeline */
 	double host_changed_t;		/* monotonic time of the last sample that differed */

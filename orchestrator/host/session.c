@@ -5,6 +5,7 @@
  */
 #include <glib.h>
 
+#include "host/budget.h"
 #include "host/session.h"
 
 #include <errno.h>
@@ -296,6 +297,7 @@ static int sessionTarget(mhlSession *ses, const char *uri)
 		return 0;
 	}
 	mhlStaleRootsClean();	/* what a run the guard could not finish left */
+	mhlBudgetSweep();	/* the memory cgroups of runs killed (kill -9) before they removed them */
 	if (!(ses->root = mhlEmbedRootCreate()) || !(ses->guard = mhlGuardStart(ses->root)))
 		return -1;
 	if (mhlReaperStart(ses->root) < 0) {	/* pid 1 reaps QEMU then, as late as it does */

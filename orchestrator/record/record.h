@@ -299,6 +299,14 @@
 #define MHL_K_ORCHESTRATOR_RSS_KIB	"orchestrator_rss_kib"
 #define MHL_K_ONLINE_GAP_BYTES		"online_gap_bytes"	/* online blocks beyond boot + plugged memory */
 #define MHL_K_RUN_DIR_BYTES		"run_dir_bytes"
+/* budget: the guest's memory budget on its QEMU (host/budget.c) */
+#define MHL_K_BUDGET			"budget"
+#define MHL_K_ENFORCED			"enforced"
+#define MHL_K_LIMIT_BYTES		"limit_bytes"
+#define MHL_K_CGROUP			"cgroup"		/* v1 or v2 */
+#define MHL_K_PATH			"path"		/* its directory, removed after the trial */
+#define MHL_K_PEAK_BYTES		"peak_bytes"
+#define MHL_K_OOM_KILLS			"oom_kills"
 #define MHL_K_GUEST_RAM_BYTES		"guest_ram_bytes"	/* the guest's RAM in QEMU's RSS: every backend's Rss */
 #define MHL_K_QEMU_OWN_BYTES		"qemu_own_bytes"	/* qemu_rss_bytes - guest_ram_bytes */
 /* soak.trend_events[]: a trend raised at a judgement and withdrawn at a later one */

@@ -23,6 +23,7 @@
 #include "host/session.h"
 #include "scenario/names.h"
 #include "trial/steps.h"
+#include "mhl-size.h"
 #include "util.h"
 
 #ifndef MHL_VERSION
@@ -392,6 +393,15 @@ static void trialJudge(mhlTrial *t, const mhlRunConfig *cfg, json_object *findin
 	}
 	if (trialJudgeHost(cfg, end))
 		return;
+	/* QEMU killed inside its budget: whatever step noticed it, that is why */
+	if (mhlBudgetKilled(&g->budget)) {
+		endSet(end, MHL_VERDICT_ERROR, g_strdup_printf(
+			"QEMU was killed at its memory budget of %" G_GUINT64_FORMAT " MiB (memory cgroup %s, peak %" G_GINT64_FORMAT " MiB): the guest made more resident than the fit counted, the host was not touched; what failed: %s; console: %s",
+			g->budget.limit >> 20, g->budget.dir, mhlBudgetPeak(&g->budget) >> 20,
+			end->reason ? end->reason : g->gone ? g->gone : "?", g->console));
+		end->guest = true;
+		return;
+	}
 	if (g->fatal) {
 		endSet(end, MHL_VERDICT_ERROR,
 		       g_strdup_printf("the guest kernel crashed: %s; the trial ended there", g->fatal));
@@ -466,6 +476,8 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 	json_object_object_add(rec, MHL_K_CONSOLE_TRUNCATED, json_object_new_boolean(t->g->console_dropped > 0));
 	json_object_object_add(rec, MHL_K_STEPS, json_object_get(t->steps));
 	json_object_object_add(rec, MHL_K_TIMELINE, mhlGuestTimelineTake(t->g));
+	if (t->g->cfg.budget_bytes)
+		json_object_object_add(rec, MHL_K_BUDGET, mhlBudgetJSON(&t->g->budget));
 	mhlDaemonRestartEventsAfter(t->steps, mhlJ(rec, MHL_K_TIMELINE));
 	json_object_object_add(rec, MHL_K_SUMMARY, mhlSummaryToJSON(&t->sum));
 	mhlTrialGrid(t->s, rec);
@@ -486,6 +498,29 @@ static mhlVerdict trialRecord(mhlTrial *t, const mhlRunConfig *cfg, json_object 
 }
 
 /* The guest of a trial: its domain name and serial log, from the trial id. */
+/*
+ * The guest's memory budget (host/budget.h): what `run` fitted it by
+ * against the host (scenario/fit.c), enforced when QEMU is our own child
+ * (the embedded driver; a daemon puts QEMU in its own cgroups, a fleet host
+ * is not ours). MEMHP_GUEST_BUDGET=SIZE sets another limit (the tests'
+ * small one that a boot overruns).
+ */
+static uint64_t trialBudget(const mhlRunConfig *cfg, const mhlScenario *s)
+{
+	const char *env = g_getenv("MEMHP_GUEST_BUDGET");
+	uint64_t v;
+
+	if (cfg->host || (cfg->uri && !g_str_has_prefix(cfg->uri, "qemu:///embed")))
+		return 0;
+	if (env && *env) {
+		if (mhl_size_parse(env, &v) == 0 && v >= (16 << 20))
+			return v;
+		fprintf(stderr, "memhp-lab: warning: MEMHP_GUEST_BUDGET='%.40s' is not a size of 16 MiB or more: the fit's figure is the budget\n",
+			env);
+	}
+	return mhlScenarioGuestBytes(s, false);
+}
+
 static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 {
 	/*
@@ -503,6 +538,7 @@ static mhlGuest *trialGuest(const mhlRunConfig *cfg, const mhlScenario *s)
 		.accel = cfg->accel, .emulator = cfg->emulator, .agent_deadline = cfg->agent_deadline,
 		.timeline = true, .host_local = !cfg->host && mhlUriLocal(cfg->uri), .remote = cfg->host != NULL,
 		.hugepage_kib = s->hugepage_size >> 10, .console_exclusive = true,
+		.budget_bytes = trialBudget(cfg, s),
 	};
 
 	gc.name = name = g_strdup_printf("memhp-%s-%d-%d", safe, (int)getpid(), g_atomic_int_add(&seq, 1));
