@@ -4,7 +4,7 @@
 # boots a guest: each run/soak check also gives a path that cannot be read
 # (--initrd, a missing scenario) or a finished soak, so that a memhp-lab which
 # let the bad input through stops before any boot and fails the check.
-plan 25
+plan 26
 echo "# hardening: scenarios, records and run directories from elsewhere (issue 14)"
 hw=$work/hardening
 rm -rf "$hw" && mkdir -p "$hw"
@@ -180,3 +180,11 @@ expect_fail "soak --resume once the other soak is gone goes on (to: it is comple
 mksoak "$hw/soakb" 1 "$cp1" "" "$cp2"
 expect_fail "soak --resume: a blank line among the checkpoints is an error naming it" 2 \
 	"checkpoints.jsonl:2: a blank line where the checkpoint of cycle 2 belongs" $LAB soak --resume "$hw/soakb"
+# checkpoints.jsonl a link to a host file (a run directory from elsewhere):
+# read through the directory's descriptor, never followed (it was checked
+# without following, then read by name: a link swapped in between was read).
+mksoak "$hw/soakln" 1 "$cp1"
+printf '%s\n' "$cp1" >"$hw/host-cp.jsonl"
+ln -sf "$hw/host-cp.jsonl" "$hw/soakln/checkpoints.jsonl"
+expect_fail "soak --resume: checkpoints.jsonl a link to a host file is refused, named as a link, never read through" 2 \
+	"soakln/checkpoints.jsonl': a symbolic link" $LAB soak --resume "$hw/soakln"

@@ -76,20 +76,27 @@ int mhlSoakCheckpointsLoad(const char *path, mhlSoakState *st)
 	int lineno = 0;
 
 	g_autofree char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
-	int fd;
+	bool missing = false;
+	mhl_autofd int dfd = -1;
 
 	memset(st, 0, sizeof(*st));
-	/* a regular file, never a link or a FIFO (it would wait for a writer) */
-	if ((fd = mhlOpenIn(dir, base, O_RDONLY, 0)) < 0) {
-		if (errno == ENOENT)
+	/*
+	 * Read through the directory's descriptor: a regular file, never a link
+	 * or a FIFO (it would wait for a writer), the file checked the one read
+	 * (it was opened by name after the check: a link swapped in between was
+	 * followed).
+	 */
+	if ((dfd = mhlDirOpen(dir)) < 0 ||
+	    !(text = mhlFileReadAt(dfd, base, path, (gsize)G_MAXSSIZE, &len, &missing))) {
+		if (missing) {
+			mhlErrorReset();
 			return 0;
-		mhlError("soak: cannot read '%s': %s", path,
-			 mhlOpenWhy(errno));
+		}
+		g_autofree char *why = g_strdup(mhlErrorLast() ? mhlErrorLast() : "?");
+
+		mhlError("soak: %s", why);
 		return -1;
 	}
-	close(fd);
-	if (!(text = mhlFileRead(path, &len)))
-		return -1;
 	for (; pos < len; pos++) {
 		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - l) : len - pos;
