@@ -338,7 +338,7 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 	int i;
 
 	out->t = mhlNow();
-	out->qemu_rss = out->qemu_hugetlb = out->guest_ram = -1;
+	out->qemu_rss = out->qemu_hugetlb = out->guest_ram = out->tcg_code = out->tcg_code_size = -1;
 	for (i = 0; i < MHL_MAX_NODES; i++)
 		out->node_bytes[i] = -1;
 	for (i = 0; i < MHL_HOT_MAX; i++)
@@ -357,8 +357,16 @@ int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
 			return -1;
 		}
 		maps = mhlSmapsParse(text, len);
-		for (i = 0; i < (int)maps->len; i++)
-			huge += g_array_index(maps, mhlSmapsEntry, i).hugetlb_kib;
+		out->tcg_code = out->tcg_code_size = 0;
+		for (i = 0; i < (int)maps->len; i++) {
+			const mhlSmapsEntry *e = &g_array_index(maps, mhlSmapsEntry, i);
+
+			huge += e->hugetlb_kib;
+			if (e->executable && e->writable && !e->path[0]) {	/* TCG's code buffer */
+				out->tcg_code += (int64_t)e->rss_kib * 1024;
+				out->tcg_code_size += (int64_t)(e->end - e->start);
+			}
+		}
 		out->qemu_hugetlb = (int64_t)huge * 1024;
 		out->guest_ram = mhlBackendsMatch(hm->b, hm->nb, maps, which) == hm->nb ? 0 : -1;
 		for (i = 0; i < hm->nb; i++) {

@@ -104,6 +104,13 @@ typedef struct {
 	 * QEMU's own memory is qemu_rss - guest_ram (a soak trends them apart).
 	 */
 	int64_t guest_ram;
+	/*
+	 * TCG's translated code: the Rss of QEMU's anonymous writable and
+	 * executable mappings (its code buffer, one region per vCPU thread),
+	 * and their size, which bounds it (0 under KVM). QEMU's own memory
+	 * beside it is qemu_rss - guest_ram - tcg_code.
+	 */
+	int64_t tcg_code, tcg_code_size;
 } mhlHostSample;
 
 /*

@@ -308,7 +308,8 @@
 #define MHL_K_PEAK_BYTES		"peak_bytes"
 #define MHL_K_OOM_KILLS			"oom_kills"
 #define MHL_K_GUEST_RAM_BYTES		"guest_ram_bytes"	/* the guest's RAM in QEMU's RSS: every backend's Rss */
-#define MHL_K_QEMU_OWN_BYTES		"qemu_own_bytes"	/* qemu_rss_bytes - guest_ram_bytes */
+#define MHL_K_TCG_CODE_BYTES		"tcg_code_bytes"	/* TCG's code buffer in QEMU's RSS */
+#define MHL_K_QEMU_OWN_BYTES		"qemu_own_bytes"	/* qemu_rss_bytes - guest_ram_bytes - tcg_code_bytes */
 /* soak.trend_events[]: a trend raised at a judgement and withdrawn at a later one */
 #define MHL_K_TREND_EVENTS		"trend_events"
 #define MHL_K_RAISED_CYCLE		"raised_cycle"

@@ -407,7 +407,7 @@ int mhlSecOnline(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 const char *const mhlSoakSeriesNames[] = {
 	"slab_unreclaimable_bytes", "slab_reclaimable_bytes", "vmalloc_bytes", "page_tables_bytes",
 	"percpu_bytes", "kernel_stack_bytes", "hugetlb_bytes", "mem_free_bytes", "online_gap_bytes",
-	"qemu_rss_bytes", "guest_ram_bytes", "qemu_own_bytes", "orchestrator_rss_bytes", "run_dir_bytes", NULL
+	"qemu_rss_bytes", "guest_ram_bytes", "tcg_code_bytes", "qemu_own_bytes", "orchestrator_rss_bytes", "run_dir_bytes", NULL
 };
 static const char *const soakKeys[] = { "leak", "every", "budgets", "judge_after", NULL };
 

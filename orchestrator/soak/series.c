@@ -61,7 +61,8 @@ static const struct {
 	{ MHL_K_ONLINE_GAP_BYTES, 1, +1, false, false, false, false, false, false, false, 128ULL << 20, "online memory blocks beyond boot + plugged memory" },
 	{ MHL_K_QEMU_RSS_BYTES, 1, +1, false, false, false, true, true, false, true, 256ULL << 20, "QEMU's RSS" },
 	{ MHL_K_GUEST_RAM_BYTES, 1, +1, false, false, false, true, true, false, false, 256ULL << 20, "the guest's RAM resident in QEMU (its backends)" },
-	{ MHL_K_QEMU_OWN_BYTES, 1, +1, false, false, false, true, false, false, false, 128ULL << 20, "QEMU's own memory (RSS - the backends)" },
+	{ MHL_K_TCG_CODE_BYTES, 1, +1, false, false, false, true, false, false, true, 128ULL << 20, "TCG's translated code (bounded by its buffer)" },
+	{ MHL_K_QEMU_OWN_BYTES, 1, +1, false, false, false, true, false, false, false, 128ULL << 20, "QEMU's own memory (RSS - the backends - TCG's code)" },
 	{ MHL_K_ORCHESTRATOR_RSS_KIB, 1024, +1, false, false, false, true, false, true, false, 64ULL << 20, "the orchestrator's RSS" },
 	{ MHL_K_RUN_DIR_BYTES, 1, +1, false, false, false, true, false, false, false, 1ULL << 30, "the run directory" },
 };

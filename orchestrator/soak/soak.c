@@ -310,9 +310,12 @@ static void cycleKernelMem(mhlSoak *k, const mhlSoakCycle *c, json_object *cp, j
 	}
 	if (k->g->hm_open && mhlHostMemSample(&k->g->hm, &hs) == 0 && hs.qemu_rss >= 0) {
 		json_object_object_add(cn, MHL_K_QEMU_RSS_BYTES, json_object_new_int64(hs.qemu_rss));
-		if (hs.guest_ram >= 0 && hs.guest_ram <= hs.qemu_rss) {	/* QEMU's own memory apart from the guest's RAM */
+		/* QEMU's own memory apart from the guest's RAM and TCG's translated code */
+		if (hs.guest_ram >= 0 && hs.tcg_code >= 0 && hs.guest_ram + hs.tcg_code <= hs.qemu_rss) {
 			json_object_object_add(cn, MHL_K_GUEST_RAM_BYTES, json_object_new_int64(hs.guest_ram));
-			json_object_object_add(cn, MHL_K_QEMU_OWN_BYTES, json_object_new_int64(hs.qemu_rss - hs.guest_ram));
+			json_object_object_add(cn, MHL_K_TCG_CODE_BYTES, json_object_new_int64(hs.tcg_code));
+			json_object_object_add(cn, MHL_K_QEMU_OWN_BYTES,
+					       json_object_new_int64(hs.qemu_rss - hs.guest_ram - hs.tcg_code));
 		}
 	}
 	mhlErrorReset();

@@ -517,6 +517,29 @@ static bool hotFoundAgain(void)
 	return unitExpect(ok);
 }
 
+/*
+ * TCG's translated code apart from QEMU's own memory: an anonymous
+ * writable and executable mapping of this process (as QEMU's code buffer
+ * is) counts its resident bytes in tcg_code and its size in tcg_code_size.
+ */
+static bool tcgCodeSampled(void)
+{
+	mhlHostMem hm = { .source = "proc", .pid = getpid() };
+	size_t len = (3 << 20) + 4096;
+	char *code = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mhlHostSample hs;
+	bool ok;
+
+	if (code == MAP_FAILED)
+		return unitExpect(false);
+	memset(code, 0xc3, 2 << 20);
+	ok = mhlHostMemSample(&hm, &hs) == 0;
+	unitDiag("tcg_code %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes; qemu_rss %" G_GINT64_FORMAT,
+		 hs.tcg_code, hs.tcg_code_size, hs.qemu_rss);
+	munmap(code, len);
+	return unitExpect(ok && hs.tcg_code >= 2 << 20 && hs.tcg_code_size >= (int64_t)len && hs.tcg_code <= hs.qemu_rss);
+}
+
 /* The bytes of a hot-added device's node: its own backend's, 0 once QEMU freed it; unknown: QEMU's RSS. */
 static bool hotBytesBy(void)
 {
@@ -549,6 +572,7 @@ static const unitCase cases[] = {
 	{ "hostmem: a sample's hot_backend_bytes by step id, only the known ones", hotSampleJSON },
 	{ "hostmem: a hot-added device with no mapping yet samples as not known (-1); one unmapped since as freed (0); a mapped one its RSS", hotSampleMapping },
 	{ "hostmem: after a restore, the devices attached before are found again by size in the new QEMU; one detached before is not looked for", hotFoundAgain },
+	{ "hostmem: TCG's translated code (an anonymous writable and executable mapping) sampled apart, with its size", tcgCodeSampled },
 	{ "hostmem: a hot-added backend freed by QEMU reads 0 by its backend; one not known, QEMU's RSS", hotBytesBy },
 	{ "plug path: 'memtotal KIB', 'online N' from the guest parsed", memOnline },
 	{ "plug path: extra lines, negative or huge numbers, nothing: refused", memOnlineHostile },
