@@ -163,11 +163,18 @@ rcl=$(cat "$work/soakl.rc" 2>/dev/null || echo lost)
 # ring, the same bytes: either is first, kmalloc-8k among the first three.
 # A trend finding is made at a checkpoint (checkpoints.jsonl) or by the last
 # judgement at the soak's end (the record's soak.findings): one of them, judged alike.
-soak_leak_flagged() {	# the trend finding on SUnreclaim, within the 40 cycles, naming kmalloc-8k; the soak failed on it
+# the trend finding on SUnreclaim, within the 40 cycles, naming kmalloc-8k:
+# raised once at a checkpoint, never withdrawn, kept by the final judgement
+# (the record's soak.findings); the soak failed on it
+soak_leak_flagged() {
 	[ "$rcl" = 1 ] || { echo "soak exit $rcl, not 1"; return 1; }
 	jq -en --slurpfile cp "$work/soakl/checkpoints.jsonl" --slurpfile rec "$work/soakl/trials.jsonl" '
-	  $rec[0] as $r | [($cp[].findings[]), ($r.soak.findings[])] | map(select(.kind == "trend" and .series == "slab_unreclaimable_bytes"))
-	  | length == 1 and all(.[]; .cycle <= 40 and (.caches[0].name | IN("kmalloc-8k", "kmalloc-4k"))
+	  def sunr: map(select(.series == "slab_unreclaimable_bytes"));
+	  $rec[0] as $r | ([$cp[].findings[] | select(.kind == "trend")] | sunr) as $raised
+	  | ([$r.soak.findings[] | select(.kind == "trend")] | sunr) as $kept
+	  | ([$cp[].findings[] | select(.kind == "trend_withdrawn")] | sunr | length) == 0
+	  and ($raised | length) == 1 and ($kept | length) == 1 and ($r.soak.trend_events | sunr | length) == 1
+	  and all(($raised + $kept)[]; .cycle <= 40 and (.caches[0].name | IN("kmalloc-8k", "kmalloc-4k"))
 	       and ([.caches[0:3][].name] | index("kmalloc-8k")) != null and (.text | test("kmalloc-8k \\+[0-9]+ objects")))
 	  and $r.verdict == "fail" and $r.summary.findings >= 1 and $r.summary.cycles == 40'
 }
