@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,7 +98,7 @@ static int spawnIoOpen(spawnIo *io, int i, mhlSpawnIo mode, const char *file)
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn))
-spawnChild(const mhlSpawn *c, const spawnIo *io, const char *path, int report, long maxfd)
+spawnChild(const mhlSpawn *c, const spawnIo *io, const char *path, int report, long maxfd, pid_t parent)
 {
 	sigset_t none;
 	int i, e;
@@ -117,6 +118,9 @@ spawnChild(const mhlSpawn *c, const spawnIo *io, const char *path, int report, l
 				fcntl(i, F_SETFD, FD_CLOEXEC);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* our end already came between fork and here: then it goes now */
+	if (c->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+		_exit(127);
 	execve(path, (char *const *)c->argv, (char *const *)(c->envp ? c->envp : (const char *const *)environ));
 fail:
 	e = errno;
@@ -132,6 +136,7 @@ static int spawnFork(mhlSpawn *c, spawnIo *io)
 	g_autofree char *path = strchr(name, '/') ? g_strdup(name) : g_find_program_in_path(name);
 	long maxfd = MIN(sysconf(_SC_OPEN_MAX), 65536);
 	int report[2], e = 0;
+	pid_t parent;
 	ssize_t n;
 
 	if (!path)
@@ -143,9 +148,10 @@ static int spawnFork(mhlSpawn *c, spawnIo *io)
 		close(report[0]);
 		return spawnFail(c, e, "cannot run '%s': %s", name, g_strerror(e));
 	}
+	parent = getpid();
 	c->pid = fork();
 	if (c->pid == 0)
-		spawnChild(c, io, path, report[1], maxfd);
+		spawnChild(c, io, path, report[1], maxfd, parent);
 	e = errno;
 	close(report[1]);
 	if (c->pid < 0) {

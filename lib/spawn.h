@@ -39,6 +39,7 @@ typedef struct {
 	mhlSpawnIo in, out, err;	/* in: NULL or INHERIT */
 	const char *out_file, *err_file;
 	double timeout;			/* mhlSpawnRun: seconds before it is killed; 0: none */
+	bool die_with_parent;		/* SIGKILL to it when the thread that started it ends (PR_SET_PDEATHSIG), memhp-lab killed included */
 
 	/* what happened: set by mhlSpawn* */
 	pid_t pid;			/* while it runs; 0 before and after */

@@ -26,6 +26,7 @@ const mhlOpt mhlCmdRunOpts[] = {
 	{ "daemon-restart", 1, MHL_LONG_ONLY + 'D', "ARGV", "the command that restarts --uri's libvirt daemon, for a scenario's daemon-restart steps: one string split as a shell would split words (quotes, backslashes), never run by a shell, e.g. 'systemctl restart virtqemud' (docs/lifecycle.md)" },
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER", "guest kernel: a tree, {kernels}, package:linux-image-NAME[=VERSION], a Debian kernel package, deb:FILE, a linux-image .deb, or build:DIR, a kernel you built (DIR/bzImage and DIR/config, or a build tree's arch/x86/boot/bzImage and .config) (overrides the scenario's kernel:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "pin-policy", 1, MHL_LONG_ONLY + 'p', "POLICY", "{pin policies} (overrides the scenario's pin_policy:; where a matrix axis gives it, runs only that value's trials)" },
+	{ "stack", 1, MHL_LONG_ONLY + 'T', "STACK", "the hypervisor stack: {stacks} (the host's own QEMU and libvirt, or QEMU 10.0 and libvirt 11.3 from a root the lab builds once and whose libvirtd it starts for the run: docs/stacks.md) (overrides the scenario's stack:; where a matrix axis gives it, runs only that value's trials)" },
 	{ "kernel-dir", 1, MHL_LONG_ONLY + 'k', "DIR", "kernel artifact (default: $MEMHP_CACHE/kernel/<kver>/current)" },
 	{ "initrd", 1, MHL_LONG_ONLY + 'i', "FILE", "guest initramfs (default: <datadir>/initramfs.cpio: build/ of the checkout, or PREFIX/share/memhp-lab)" },
 	{ "template", 1, MHL_LONG_ONLY + 't', "FILE", "domain template (default: <datadir>/domains/numa-virtio-mem.xml)" },
@@ -49,13 +50,13 @@ int mhlCmdRun(int argc, char **argv)
 	if ((o.resume = g_hash_table_lookup(vals, "resume")) && first >= 0 &&
 	    !g_hash_table_contains(vals, "help")) {
 		/* --resume takes the scenarios and their options from RUN_DIR/run.json */
-		const char *const own[] = { "output", "kernel", "pin-policy", "kernel-dir", "only", "shard" };
+		const char *const own[] = { "output", "kernel", "pin-policy", "kernel-dir", "only", "shard", "stack" };
 		size_t k;
 
 		mhlErrorReset();	/* "expected at least one SCENARIO": none is right here */
 		for (k = 0; k < G_N_ELEMENTS(own); k++) {
 			if (g_hash_table_contains(vals, own[k]) || argc > first) {
-				mhlError("run: --resume takes the scenarios, -o, --kernel, --pin-policy, --kernel-dir and --only from RUN_DIR/run.json; give none of them");
+				mhlError("run: --resume takes the scenarios, -o, --kernel, --pin-policy, --stack, --kernel-dir and --only from RUN_DIR/run.json; give none of them");
 				return MHL_EXIT_USAGE;
 			}
 		}
@@ -76,6 +77,7 @@ int mhlCmdRun(int argc, char **argv)
 	}
 	o.kernel = g_hash_table_lookup(vals, "kernel");
 	o.pin_policy = g_hash_table_lookup(vals, "pin-policy");
+	o.stack = g_hash_table_lookup(vals, "stack");
 	o.kernel_dir = g_hash_table_lookup(vals, "kernel-dir");
 	o.outdir = g_hash_table_lookup(vals, "output");
 	o.only = g_hash_table_lookup(vals, "only");

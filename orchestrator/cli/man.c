@@ -56,6 +56,13 @@ static char *complKernels(void)
 	return g_strdup_printf("-W '%s'", words);
 }
 
+static char *complStacks(void)
+{
+	g_autofree char *words = mhlNamesJoin(MHL_ROWS(mhlStacks), " ");
+
+	return g_strdup_printf("-W '%s'", words);
+}
+
 static char *complPolicies(void)
 {
 	g_autofree char *words = mhlNamesJoin(MHL_ROWS(mhlPinPolicies), " ");
@@ -79,6 +86,7 @@ static const struct {
 	{ "FILE", "-f", NULL },
 	{ "KVER", NULL, complKernels },
 	{ "POLICY", NULL, complPolicies },
+	{ "STACK", NULL, complStacks },
 	/* report --format's own name: soak --seeds' LIST is no list of formats (issue 48) */
 	{ "FORMATS", NULL, complFormats },
 	{ NULL, NULL, NULL }

@@ -25,6 +25,7 @@
 #include "cli/shard.h"
 #include "mhl-exit.h"
 #include "reports/report.h"
+#include "scenario/names.h"
 #include "scenario/scenario.h"
 #include "trial/queue.h"
 #include "util.h"
@@ -300,11 +301,39 @@ static bool axisOther(const mhlRunOptions *o, const mhlScenario *s)
 {
 	if (o->pin_policy && s->pin_policy_from_axis && g_strcmp0(s->pin_policy, o->pin_policy))
 		return true;
+	if (o->stack && s->stack_from_axis && g_strcmp0(s->stack, o->stack))
+		return true;
 	return o->kernel && !strchr(o->kernel, ':') && s->kernel_from_axis &&
 	       g_strcmp0(s->kernel, o->kernel);
 }
 
-/* Every scenario's trials, filtered by --only, ids unique; --kernel/--pin-policy applied. */
+/*
+ * The stack trial @s runs on: --stack's, else its stack: (docs/stacks.md);
+ * with --uri or a fleet, the daemons named there ("uri"), which a stack the
+ * lab builds cannot be. -1 + mhlError.
+ */
+static int jobStack(const mhlRunOptions *o, mhlScenario *s)
+{
+	if (o->stack && mhlNameIndex(mhlStacks, o->stack) < 0) {
+		g_autofree char *known = mhlNamesKnown(mhlStacks);
+
+		mhlError("run: unknown stack '%s' (known: %s)", o->stack, known);
+		return -1;
+	}
+	if (o->stack)
+		g_strlcpy(s->stack, o->stack, sizeof(s->stack));
+	if (!o->uri && !o->hosts && !o->hosts_file)
+		return 0;
+	if (mhlStackOf(s->stack)->built) {
+		mhlError("run: trial '%s' (%s) runs on the %s stack, which memhp-lab starts itself; --uri, --host and --hosts name daemons of their own: give one or the other",
+			 s->name, s->path, s->stack);
+		return -1;
+	}
+	g_strlcpy(s->stack, MHL_STACK_URI, sizeof(s->stack));
+	return 0;
+}
+
+/* Every scenario's trials, filtered by --only, ids unique; --kernel/--pin-policy/--stack applied. */
 static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray *jobs)
 {
 	int i;
@@ -327,14 +356,15 @@ static int jobsLoad(const mhlRunOptions *o, char **scenarios, int nscenarios, GP
 			j = g_new0(mhlJob, 1);
 			j->s = g_steal_pointer(&all->pdata[k]);
 			g_ptr_array_add(jobs, j);
-			if (mhlScenarioOverride(j->s, o->kernel, o->pin_policy) < 0)
+			if (mhlScenarioOverride(j->s, o->kernel, o->pin_policy) < 0 || jobStack(o, j->s) < 0)
 				return -1;
 		}
 		if (other && !o->quiet)
 			fprintf(stderr, "memhp-lab: %s: %u trial(s) not run: their matrix axis chose another %s than %s%s%s\n",
-				scenarios[i], other, o->pin_policy ? "pin_policy" : "kernel",
-				o->pin_policy ? "--pin-policy " : "--kernel ", o->pin_policy ? o->pin_policy : o->kernel,
-				o->pin_policy && o->kernel ? " (or --kernel)" : "");
+				scenarios[i], other, o->stack ? "stack" : o->pin_policy ? "pin_policy" : "kernel",
+				o->stack ? "--stack " : o->pin_policy ? "--pin-policy " : "--kernel ",
+				o->stack ? o->stack : o->pin_policy ? o->pin_policy : o->kernel,
+				(o->stack && (o->pin_policy || o->kernel)) || (o->pin_policy && o->kernel) ? " (or another option)" : "");
 	}
 	if (!jobs->len) {
 		mhlError("run: no trial %s%s%s", o->only ? "matches --only '" : "in the scenarios",
@@ -513,8 +543,8 @@ static int runSave(const mhlRunOptions *o, char **scenarios, int n, const char *
 	mhl_autofd int dfd = -1;
 	json_object *list = json_object_new_array();
 	g_autofree char *hosts_file = mhlRealPath(o->hosts_file), *kernel_dir = mhlRealPath(o->kernel_dir);
-	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only", "hosts", "hosts_file" };
-	const char *const vals[] = { o->kernel, o->pin_policy, kernel_dir, o->only, o->hosts, hosts_file };
+	const char *const keys[] = { "kernel", "pin_policy", "kernel_dir", "only", "hosts", "hosts_file", "stack" };
+	const char *const vals[] = { o->kernel, o->pin_policy, kernel_dir, o->only, o->hosts, hosts_file, o->stack };
 	size_t k;
 	int i;
 
@@ -612,8 +642,8 @@ static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **k
 			return -1;
 		g_ptr_array_add(scenarios, (char *)json_object_get_string(e));
 	}
-	for (i = 0; i < 6; i++) {
-		const char *const key[] = { "kernel_dir", "hosts_file", "hosts", "kernel", "pin_policy", "only" };
+	for (i = 0; i < 7; i++) {
+		const char *const key[] = { "kernel_dir", "hosts_file", "hosts", "kernel", "pin_policy", "only", "stack" };
 		g_autofree char *what = g_strdup_printf("run: --resume: '%s': %s", path, key[i]);
 		json_object *v = mhlJ(run, key[i]);
 
@@ -626,6 +656,7 @@ static int runResumeLoad(mhlRunOptions *o, GPtrArray *scenarios, json_object **k
 	}
 	o->kernel = mhlJStr(run, "kernel", NULL);
 	o->pin_policy = mhlJStr(run, "pin_policy", NULL);
+	o->stack = mhlJStr(run, "stack", NULL);
 	o->kernel_dir = mhlJStr(run, "kernel_dir", NULL);
 	o->only = mhlJStr(run, "only", NULL);
 	/* a fleet run resumes over the same hosts, unless --host/--hosts name others */
@@ -718,6 +749,7 @@ static int runJobs(mhlRunOptions *o, char **scenarios, int nscenarios, GPtrArray
 		/* o's strings point into keep: copied below before it goes */
 		o->kernel = g_strdup(o->kernel);
 		o->pin_policy = g_strdup(o->pin_policy);
+		o->stack = g_strdup(o->stack);
 		o->kernel_dir = g_strdup(o->kernel_dir);
 		o->only = g_strdup(o->only);
 		o->hosts = g_strdup(o->hosts);
@@ -784,6 +816,98 @@ static int runEnd(const mhlRunOptions *o, GPtrArray *jobs, const char *outdir, d
 	return rc;
 }
 
+/* The trials of @jobs on stack row @k (--uri's and a fleet's on the debian row's place). */
+static GPtrArray *jobsOfStack(GPtrArray *jobs, int k)
+{
+	GPtrArray *part = g_ptr_array_new();
+	guint i;
+
+	for (i = 0; i < jobs->len; i++) {
+		mhlJob *j = jobs->pdata[i];
+		int row = mhlNameIndex(mhlStacks, j->s->stack);
+
+		if (row == k || (row < 0 && k == MHL_STACK_DEBIAN))
+			g_ptr_array_add(part, j);
+	}
+	return part;
+}
+
+/*
+ * What a stack's daemon must see at the same paths: the run directory (the
+ * consoles, a kernel's modules appended to the image), and the directory of
+ * every trial's kernel and guest image. NULL-terminated; the strings ours.
+ */
+static GStrv stackShow(const mhlRunConfig *cfg, GPtrArray *part, const char *outdir)
+{
+	g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	guint i, f;
+
+	g_hash_table_add(seen, g_strdup(outdir));
+	for (i = 0; i < part->len; i++) {
+		mhlJob *j = part->pdata[i];
+		const char *files[] = { j->image, j->initrd ? j->initrd : cfg->initrd };
+
+		for (f = 0; f < G_N_ELEMENTS(files); f++)
+			if (files[f])
+				g_hash_table_add(seen, g_path_get_dirname(files[f]));
+	}
+	{
+		GHashTableIter it;
+		gpointer key;
+
+		g_hash_table_iter_init(&it, seen);
+		while (g_hash_table_iter_next(&it, &key, NULL))
+			g_strv_builder_add(b, key);
+	}
+	return g_strv_builder_end(b);
+}
+
+/*
+ * The trials of @part on stack row @k: its session opened (the embedded
+ * driver or --uri for debian; for a stack the lab builds, its root built
+ * if missing and its daemon started), the trials run, the session closed.
+ * Peers are connected with the @first session. -1 + mhlError when the
+ * session could not open.
+ */
+static int runStack(const mhlRunOptions *o, mhlRunConfig *cfg, GPtrArray *part, int k, int n, const char *why,
+		    const char *records, bool first)
+{
+	const mhlStack *st = &mhlStacks[k];
+	g_autofree char *root = NULL;
+	g_auto(GStrv) show = NULL;
+	mhlSession ses;
+
+	if (!st->built) {
+		if (mhlSessionOpen(&ses, o->uri, cfg->outdir, o->cache) < 0)
+			return -1;
+	} else {
+		mhlStackSpec spec = { .name = st->name, .srcdir = o->srcdir };
+
+		if (!(root = mhlStackRoot(st->name, o->srcdir)))
+			return -1;
+		show = stackShow(cfg, part, cfg->outdir);
+		spec.root = root;
+		spec.show = (const char *const *)show;
+		if (mhlSessionOpenStack(&ses, &spec, cfg->outdir) < 0)
+			return -1;
+	}
+	cfg->uri = ses.uri;
+	cfg->connp = &ses.conn;	/* a daemon-restart step reconnects it (-j 1) */
+	if (first && mhlRunPeersConnect(cfg->peers) < 0) {	/* once: libvirt runs from the first session on */
+		mhlSessionClose(&ses);
+		return -1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "memhp-lab: %u trial(s), %d at a time, %s (%s), %s%s%s, records %s\n", part->len, n,
+			cfg->accel, why, ses.uri, st->built ? ": the stack " : "", st->built ? st->what : "", records);
+	mhlQueueRun(ses.conn, cfg, part, n);
+	mhlSessionClose(&ses);
+	cfg->uri = NULL;
+	cfg->connp = NULL;
+	return 0;
+}
+
 int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 {
 	mhlRunOptions ro = *opts, *o = &ro;
@@ -793,9 +917,8 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	g_autofree char *outdir = NULL, *why = NULL, *records = NULL;
 	g_auto(GStrv) restart = NULL;
 	mhlRunConfig cfg = { 0 };
-	mhlSession ses;
 	double t0 = mhlNow();
-	int n;
+	int n, k, ran;
 
 	if ((n = runJobs(o, scenarios, nscenarios, jobs)) != 0) {
 		json_object_put(o->shard_trials);
@@ -815,6 +938,7 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 	    (!o->resume && runSave(o, scenarios, nscenarios, outdir) < 0) || jobsInitrd(o, jobs, outdir) < 0)
 		return MHL_EXIT_USAGE;
 	cfg.outdir = outdir;
+	cfg.daemon_restart = (const char *const *)restart;
 	records = g_build_filename(outdir, "trials.jsonl", NULL);
 	mhlSysinfoSave(outdir, o->resume ? "pre-resume" : "pre");
 	mhlSignalsInstall();
@@ -823,20 +947,22 @@ int mhlRunTrials(const mhlRunOptions *opts, char **scenarios, int nscenarios)
 			return MHL_EXIT_USAGE;
 		return runEnd(o, jobs, outdir, t0);
 	}
-	if (mhlSessionOpen(&ses, o->uri, outdir, o->cache) < 0)
-		return MHL_EXIT_USAGE;
-	cfg.uri = ses.uri;
-	cfg.daemon_restart = (const char *const *)restart;
-	cfg.connp = &ses.conn;	/* a daemon-restart step reconnects it (-j 1) */
-	if (mhlRunPeersConnect(peers) < 0) {
-		mhlSessionClose(&ses);
-		return MHL_EXIT_USAGE;
+	/* one stack after the other, each with its own session (docs/stacks.md) */
+	for (k = 0, ran = 0; k < MHL_STACK_LAST && !mhlInterrupted; k++) {
+		g_autoptr(GPtrArray) part = jobsOfStack(jobs, k);
+
+		if (!part->len)
+			continue;
+		if (runStack(o, &cfg, part, k, n, why, records, ran == 0) < 0) {
+			if (!ran)
+				return MHL_EXIT_USAGE;
+			/* what ran is recorded: the rest is reported not run, the error said */
+			fprintf(stderr, "memhp-lab: error: %s\n", mhlErrorLast());
+			mhlErrorReset();
+			break;
+		}
+		ran++;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "memhp-lab: %u trial(s), %d at a time, %s (%s), %s, records %s\n",
-			jobs->len, n, cfg.accel, why, ses.uri, records);
-	mhlQueueRun(ses.conn, &cfg, jobs, n);
 	g_ptr_array_set_size(peers, 0);	/* the guests that went there are gone */
-	mhlSessionClose(&ses);
 	return runEnd(o, jobs, outdir, t0);
 }

@@ -17,6 +17,7 @@ typedef struct {
 	const char *daemon_restart;	/* --daemon-restart ARGV: what restarts --uri's daemon (daemon-restart steps), or NULL */
 	const char *kernel;	/* --kernel, --pin-policy: override every scenario */
 	const char *pin_policy;
+	const char *stack;	/* --stack: a row of mhlStacks, overriding every scenario's stack: */
 	const char *kernel_dir;	/* --kernel-dir: one artifact for every trial */
 	const char *initrd, *tmpl, *outdir, *only;
 	const char *resume;	/* --resume RUN_DIR: the trials of its run.json without a final record */

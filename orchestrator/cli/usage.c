@@ -39,6 +39,12 @@ static char *policyNames(void)
 	return mhlNamesJoin(MHL_ROWS(mhlPinPolicies), " or ");
 }
 
+/* debian or backports */
+static char *stackNames(void)
+{
+	return mhlNamesJoin(MHL_ROWS(mhlStacks), " or ");
+}
+
 /* The tokens a summary or an option's help may hold, and what replaces them. */
 static const struct {
 	const char *token;
@@ -48,6 +54,7 @@ static const struct {
 	{ "{format titles}", formatTitles },
 	{ "{kernels}", kernelNames },
 	{ "{pin policies}", policyNames },
+	{ "{stacks}", stackNames },
 };
 
 char *mhlCliText(const char *text)

@@ -220,9 +220,20 @@ static char *cgroupCreate(void)
 
 char *mhlGuardStart(const char *root)
 {
-	g_autofree char *cg = cgroupCreate(), *procs = NULL, *pid = NULL;
+	static char *guarded;	/* how this process is guarded already: one guard for all its sessions */
+	g_autofree char *cg = NULL, *procs = NULL, *pid = NULL;
 	int p[2];
 	pid_t child;
+
+	/*
+	 * A second session (a run over two stacks, docs/stacks.md) is in the
+	 * cgroup already, and libvirt's threads run: no second fork. Its root
+	 * is removed at its close, or by the next run after a kill -9
+	 * (mhlStaleRootsClean).
+	 */
+	if (guarded)
+		return g_strdup(guarded);
+	cg = cgroupCreate();
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		mhlError("cannot create the guard's pipe: %s", g_strerror(errno));
@@ -256,5 +267,6 @@ char *mhlGuardStart(const char *root)
 			g_clear_pointer(&cg, g_free);
 		}
 	}
-	return cg ? g_strdup_printf("cgroup %s", cg) : g_strdup("the embedded root's pid files");
+	guarded = cg ? g_strdup_printf("cgroup %s", cg) : g_strdup("the embedded root's pid files");
+	return g_strdup(guarded);
 }

@@ -511,6 +511,27 @@ void mhlDomainEventsDeregister(virConnectPtr conn)
 		virConnectDomainEventDeregisterAny(conn, r.ids[k]);
 }
 
+/* The connection to ses->uri, checked and its events registered; closed on failure. -1 + mhlError. */
+static int sessionConnect(mhlSession *ses, bool daemon)
+{
+	if (!(ses->conn = virConnectOpen(ses->uri))) {
+		mhlErrorVirt("cannot connect to libvirt at '%s'", ses->uri);
+		mhlSessionClose(ses);
+		return -1;
+	}
+	if (mhlConnIsQemu(ses->conn, ses->uri) < 0) {
+		mhlSessionClose(ses);
+		return -1;
+	}
+	if (daemon && mhlUriLocal(ses->uri) && mhlDeadRunDomainsDestroy(ses->conn, false) < 0)
+		mhlErrorReset();	/* a daemon that does not list is no reason not to run */
+	if (mhlDomainEventsRegister(ses->conn) < 0) {
+		mhlSessionClose(ses);
+		return -1;
+	}
+	return 0;
+}
+
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache)
 {
 	memset(ses, 0, sizeof(*ses));
@@ -523,22 +544,26 @@ int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const c
 		ses->cache = g_strdup(cache);
 		mhlCapsCacheSeed(ses->root, cache);
 	}
-	if (!(ses->conn = virConnectOpen(ses->uri))) {
-		mhlErrorVirt("cannot connect to libvirt at '%s'", ses->uri);
+	return sessionConnect(ses, uri != NULL);
+}
+
+int mhlSessionOpenStack(mhlSession *ses, const mhlStackSpec *st, const char *outdir)
+{
+	memset(ses, 0, sizeof(*ses));
+	mhlStaleRootsClean();	/* what a run the guard could not finish left */
+	/* the guard first (it forks), then the daemon: in the run's cgroup, which the guard kills */
+	if (!(ses->root = mhlEmbedRootCreate()) || !(ses->guard = mhlGuardStart(ses->root)) ||
+	    mhlLibvirtStart(outdir) < 0) {
 		mhlSessionClose(ses);
 		return -1;
 	}
-	if (mhlConnIsQemu(ses->conn, ses->uri) < 0) {
+	ses->stack = g_new0(mhlStackDaemon, 1);
+	if (mhlStackDaemonStart(ses->stack, st->name, st->srcdir, st->root, ses->root, outdir, st->show) < 0) {
 		mhlSessionClose(ses);
 		return -1;
 	}
-	if (uri && mhlUriLocal(uri) && mhlDeadRunDomainsDestroy(ses->conn, false) < 0)
-		mhlErrorReset();	/* a daemon that does not list is no reason not to run */
-	if (mhlDomainEventsRegister(ses->conn) < 0) {
-		mhlSessionClose(ses);
-		return -1;
-	}
-	return 0;
+	ses->uri = g_strdup(ses->stack->uri);
+	return sessionConnect(ses, false);
 }
 
 void mhlSessionClose(mhlSession *ses)
@@ -546,6 +571,10 @@ void mhlSessionClose(mhlSession *ses)
 	if (ses->conn)
 		virConnectClose(ses->conn);
 	ses->conn = NULL;
+	if (ses->stack) {
+		mhlStackDaemonStop(ses->stack);
+		g_clear_pointer(&ses->stack, g_free);
+	}
 	if (ses->root) {
 		mhlCapsCacheSave(ses->root, ses->cache);
 		mhlHugetlbfsUnmount(ses->root);

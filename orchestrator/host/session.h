@@ -8,13 +8,24 @@
 #include <libvirt/libvirt.h>
 #include <stdbool.h>
 
+#include "host/stack.h"
+
 typedef struct {
 	virConnectPtr conn;
 	char *uri;		/* the user's, or qemu:///embed?root=ROOT */
 	char *root;		/* the embedded driver's private root, removed at close; or NULL */
 	char *guard;		/* how the embedded guests are kept from outliving us (host/guard.c) */
 	char *cache;		/* $MEMHP_CACHE: libvirt's QEMU capabilities kept there (capscache.c), or NULL */
+	mhlStackDaemon *stack;	/* a stack's libvirtd this session started (host/stack.c), or NULL */
 } mhlSession;
+
+/* A stack the lab builds, for mhlSessionOpenStack: its name, its root (mhlStackRoot), where stacks/ is. */
+typedef struct {
+	const char *name;
+	const char *root;
+	const char *srcdir;
+	const char *const *show;	/* what its daemon must see at the same paths (NULL-terminated): kernels, images */
+} mhlStackSpec;
 
 /*
  * Before the first connection: libvirt's log into @outdir/libvirt.log, its
@@ -48,6 +59,13 @@ bool mhlUriLocal(const char *uri);
  * nothing left open.
  */
 int mhlSessionOpen(mhlSession *ses, const char *uri, const char *outdir, const char *cache);
+/*
+ * As mhlSessionOpen, to the libvirtd of stack @st started for this session
+ * in namespaces of its own (mhlStackDaemonStart, its private directory an
+ * embedded root, guarded as the embedded driver's: no process of it
+ * outlives memhp-lab). mhlSessionClose stops it. -1 + mhlError.
+ */
+int mhlSessionOpenStack(mhlSession *ses, const mhlStackSpec *st, const char *outdir);
 /* 0 when @conn is libvirt's QEMU driver; else -1 + mhlError naming @uri's driver. */
 int mhlConnIsQemu(virConnectPtr conn, const char *uri);
 /*
@@ -95,7 +113,7 @@ void mhlDomainEventsMove(const char *name, void *opaque, virConnectPtr conn);
 /* Stop routing @name's events to @opaque (a later watch of the name by another stays). */
 void mhlDomainEventsUnwatch(const char *name, void *opaque);
 
-/* Close the connection (its embedded guests die with it) and remove the root. */
+/* Close the connection (its embedded guests die with it), stop a stack's daemon, and remove the root. */
 void mhlSessionClose(mhlSession *ses);
 
 #endif

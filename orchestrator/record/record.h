@@ -50,6 +50,7 @@
 #define MHL_K_SECONDS			"seconds"
 #define MHL_K_VERDICT			"verdict"
 #define MHL_K_GUEST_USERSPACE		"guest_userspace"	/* lab or debian (scenario guest:) */
+#define MHL_K_STACK			"stack"		/* {name, qemu, libvirt}: the hypervisor stack (docs/stacks.md); host_identity's: its name */
 #define MHL_K_REASON			"reason"
 #define MHL_K_KERNEL_OPTION		"kernel_option"	/* soak.json: soak --kernel's value, applied again on --resume */
 #define MHL_K_ERROR_SOURCE		"error_source"	/* an error's cause: MHL_ERROR_SOURCE_GUEST or _LAB */

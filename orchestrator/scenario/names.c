@@ -69,6 +69,18 @@ const mhlPinPolicy *mhlPinPolicyOf(const char *name)
 	return &mhlPinPolicies[i < 0 ? MHL_POLICY_SERIES : i];
 }
 
+const mhlStack mhlStacks[MHL_STACK_LAST] = {
+	[MHL_STACK_DEBIAN] = { "debian", false, "the host's own QEMU and libvirt (Debian 12: QEMU 7.2, libvirt 9.0)" },
+	[MHL_STACK_BACKPORTS] = { "backports", true, "QEMU 10.0 and libvirt 11.3 from bookworm-backports, in a root of the lab's own" },
+};
+
+const mhlStack *mhlStackOf(const char *name)
+{
+	int i = mhlNameIndex(mhlStacks, name);
+
+	return &mhlStacks[i < 0 ? MHL_STACK_DEBIAN : i];
+}
+
 const char *const mhlKernelForms[2] = { "6.12", "6.1" };
 const char *const mhlKernelFlavours[1] = { "kmemleak" };
 const char *const mhlGuestNames[2] = { "lab", "debian" };

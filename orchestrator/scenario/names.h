@@ -70,6 +70,27 @@ extern const mhlPinPolicy mhlPinPolicies[MHL_POLICY_LAST];
 /* The row of policy @name; the default (series) for NULL or a name no row has. */
 const mhlPinPolicy *mhlPinPolicyOf(const char *name);
 
+/*
+ * stack: the hypervisor stack (QEMU and libvirt) a trial runs on
+ * (docs/stacks.md). debian: the host's own, through the embedded driver (or
+ * --uri); a stack the lab builds: a root of its own in
+ * $MEMHP_CACHE/stacks/NAME (stacks/build.sh), its libvirtd started by the
+ * run in namespaces of its own (stacks/host.sh, host/stack.c). A run with
+ * --uri records the stack "uri" (MHL_STACK_URI): a team's own daemon.
+ */
+typedef struct {
+	const char *name;
+	bool built;		/* the lab builds its root (stacks/build.sh NAME) and starts its daemon */
+	const char *what;	/* for messages and docs: what QEMU and libvirt it is */
+} mhlStack;
+
+typedef enum { MHL_STACK_DEBIAN, MHL_STACK_BACKPORTS, MHL_STACK_LAST } mhlStackId;
+extern const mhlStack mhlStacks[MHL_STACK_LAST];
+/* The row of stack @name; the default (debian) for NULL or a name no row has. */
+const mhlStack *mhlStackOf(const char *name);
+/* What a run against --uri records as its stack: the daemon's, whatever it is. */
+#define MHL_STACK_URI "uri"
+
 /* kernel: the lab's kernels by version (kernel/build.sh), in the order lists name them. */
 extern const char *const mhlKernelForms[2];
 /*

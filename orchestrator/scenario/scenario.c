@@ -21,10 +21,10 @@
 
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
        TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST, TOP_HOST_LABELS,
-       TOP_GRID };
+       TOP_GRID, TOP_STACK };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
 				       "steps", "matrix", "devices", "memory_backing", "online",
-				       "soak", "xfail", "guest", "host_labels", "grid", NULL };
+				       "soak", "xfail", "guest", "host_labels", "grid", "stack", NULL };
 /* guest:, pin_policy: and kernel: VERSION name rows of scenario/names.c */
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
@@ -57,6 +57,13 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 		if (mhlYRow(y, v, "guest: unknown userspace", mhlGuestNames, NULL) < 0)
 			return -1;
 		g_strlcpy(s->guest, mhlYScalar(y, v), sizeof(s->guest));
+		return 0;
+	case TOP_STACK:
+		if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "stack") < 0 ||
+		    mhlYRow(y, v, "stack: unknown hypervisor stack", mhlStacks, NULL) < 0)
+			return -1;
+		g_strlcpy(s->stack, mhlYScalar(y, v), sizeof(s->stack));
+		s->stack_from_axis = mhlYFromAxis(y, v);
 		return 0;
 	case TOP_NAME:
 	case TOP_CMDLINE:
@@ -247,6 +254,8 @@ static mhlScenario *trialParse(mhlYaml *y, yaml_node_t *root, const mhlMatrix *m
 		g_strlcpy(s->online, mhlOnlinePolicies[MHL_ONLINE_MOVABLE].name, sizeof(s->online));
 	if (!s->guest[0])
 		g_strlcpy(s->guest, mhlGuestNames[0], sizeof(s->guest));
+	if (!s->stack[0])
+		g_strlcpy(s->stack, mhlStacks[MHL_STACK_DEBIAN].name, sizeof(s->stack));
 	if (!s->soak_every)
 		s->soak_every = MHL_SOAK_EVERY_DEFAULT;
 	if (!s->soak_judge_after)

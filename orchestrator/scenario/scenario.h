@@ -220,6 +220,8 @@ typedef struct {
 	/* online: how the guest onlines plugged memory (its kernel command line) */
 	char online[16];	/* movable (default), kernel, auto-movable, as-shipped */
 	char guest[8];		/* the guest's userspace: "lab" (default: the lab's initramfs) or "debian" */
+	char stack[16];		/* the hypervisor stack: a row of mhlStacks ("debian" by default), or "uri" with run --uri */
+	bool stack_from_axis;	/* stack: "${axis}" */
 	int online_ratio;	/* auto-movable: memory_hotplug.auto_movable_ratio, 0: the kernel's */
 	/* memory_backing: how the host backs the guest's memory (libvirt's <memoryBacking>) */
 	char backing[16];	/* a row of scenario/names.h's mhlMemBackings (default: anonymous) */

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "scenario/names.h"
 #include "util.h"
 
 typedef struct {
@@ -46,8 +47,9 @@ static void jobRun(mhlQueue *q, int i)
 	if (j->initrd)
 		cfg.initrd = j->initrd;
 	if (!cfg.quiet)
-		fprintf(stderr, "memhp-lab: [%d/%d] %s: start on kernel %s, pin_policy %s\n",
-			cfg.index, cfg.total, j->s->name, j->s->kernel, j->s->pin_policy);
+		fprintf(stderr, "memhp-lab: [%d/%d] %s: start on kernel %s, pin_policy %s%s%s\n",
+			cfg.index, cfg.total, j->s->name, j->s->kernel, j->s->pin_policy,
+			mhlStackOf(j->s->stack)->built ? ", stack " : "", mhlStackOf(j->s->stack)->built ? j->s->stack : "");
 	/* a daemon-restart step of an earlier trial (-j 1) may have replaced the run's connection */
 	j->verdict = mhlTrialRun(cfg.connp ? *cfg.connp : q->conn, &cfg, j->s, &j->rec);
 	reason = mhlJStr(j->rec, MHL_K_REASON, "");

@@ -118,6 +118,12 @@ static json_object *recordHead(const mhlRunConfig *cfg, const mhlScenario *s, co
 	json_object_object_add(rec, MHL_K_KERNEL, json_object_get(cfg->kernel_identity));
 	json_object_object_add(rec, MHL_K_PIN_POLICY, json_object_new_string(s->pin_policy));
 	json_object_object_add(rec, MHL_K_GUEST_USERSPACE, json_object_new_string(s->guest));
+	{
+		json_object *stack = json_object_new_object();
+
+		json_object_object_add(stack, MHL_K_NAME, json_object_new_string(s->stack));
+		json_object_object_add(rec, MHL_K_STACK, stack);
+	}
 	json_object_object_add(rec, MHL_K_DOMAIN, domainFacts(cfg, s));
 	json_object_object_add(rec, MHL_K_CONSOLE_LOG, json_object_new_string(console));
 	return rec;
@@ -609,6 +615,25 @@ static bool trialKernelStarted(const mhlGuest *g)
 	return strstr(head, "Linux version ") != NULL;
 }
 
+/*
+ * The host behind @conn into @rec's host_identity, its stack's name there
+ * too (what --compare and --history diff), and the stack's versions into
+ * @rec's stack: the QEMU and libvirt that ran the guest, as the daemon says.
+ */
+static void trialIdentity(json_object *rec, virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s)
+{
+	json_object *id = mhlHostIdentityConn(conn, !cfg->host && mhlUriLocal(cfg->uri)), *v;
+	json_object *stack = mhlJ(rec, MHL_K_STACK);
+	const char *const keys[] = { MHL_K_QEMU, MHL_K_LIBVIRT };
+	size_t k;
+
+	json_object_object_add(id, MHL_K_STACK, json_object_new_string(s->stack));
+	for (k = 0; stack && k < G_N_ELEMENTS(keys); k++)
+		if (json_object_object_get_ex(id, keys[k], &v))
+			json_object_object_add(stack, keys[k], json_object_get(v));
+	json_object_object_add(rec, MHL_K_HOST_IDENTITY, id);
+}
+
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
 		       json_object **recp)
 {
@@ -623,8 +648,7 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	mhlVerdict v;
 
 	mhlSummaryInit(&t.sum);
-	json_object_object_add(rec, MHL_K_HOST_IDENTITY,
-			       mhlHostIdentityConn(conn, !cfg->host && mhlUriLocal(cfg->uri)));
+	trialIdentity(rec, conn, cfg, s);
 	trialStarted(cfg, rec);
 	if (mhlTrialHugePool(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0) {
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
