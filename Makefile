@@ -79,7 +79,7 @@ PIN_RDMA_LIBS := -lrxe-rdmav34 -libverbs -lnl-route-3 -lnl-3 -lpthread
 KART      = $(shell cat $(MEMHP_CACHE)/kernel/$(KVER)/current 2>/dev/null)
 KARTS     = $(foreach k,$(KVERS),$(shell cat $(MEMHP_CACHE)/kernel/$(k)/current 2>/dev/null))
 
-.PHONY: all deps kernel kernel-kmemleak kernel-export workloads orchestrator image demo-setup demo demo-stock check check-full bench conformance report-check stock image-debian unit-tests install clean
+.PHONY: all deps kernel kernel-kmemleak kernel-export workloads orchestrator image demo-setup demo demo-stock check check-full bench conformance report-check stock image-debian unit-tests install clean stacks
 
 all: orchestrator image
 
@@ -290,6 +290,14 @@ $(B)/asan/memhp-lab: $(ORCH_SRC) $(ORCH_HDR) | $(B)
 	@$(ASAN_CC) $(WARN) $(ASAN_FLAGS) -DMHL_VERSION='"$(VERSION)"' $(ORCH_INC) $$(pkg-config --cflags $(PKGS)) \
 		-o $@ $(ORCH_SRC) $$(pkg-config --libs $(PKGS)) -lpthread -lm
 
+# The hypervisor stacks the lab builds (docs/stacks.md): a root each in
+# $(MEMHP_CACHE)/stacks/NAME, by mmdebstrap, once per machine (a run with
+# --stack NAME builds its own on first use); each says what it builds and how
+# long it took last time. Nothing goes into the host's packages or apt sources.
+STACKS := backports
+stacks: deps
+	@for s in $(STACKS); do stacks/build.sh "$$s" --say-cached >/dev/null || exit 1; done
+
 bench: deps kernel orchestrator
 	@$(MAKE) --no-print-directory image
 	@tools/bench.sh
@@ -426,6 +434,7 @@ install: $(B)/memhp-lab $(B)/memhp-kmod $(B)/memhp-lab.1 $(B)/memhp-lab.bash-com
 	@install -D -m 0755 kernel/package.sh $(call INST,$(DATADIR)/kernel/package.sh)
 	@install -D -m 0755 kernel/apt-download.sh $(call INST,$(DATADIR)/kernel/apt-download.sh)
 	@install -D -m 0755 kernel/cache-trust.sh $(call INST,$(DATADIR)/kernel/cache-trust.sh)
+	@for f in build.sh host.sh; do install -D -m 0755 stacks/"$$f" $(call INST,$(DATADIR))/stacks/"$$f" || exit 1; done
 	@install -D -m 0755 tools/nightly/memhp-nightly $(call INST,$(DATADIR)/nightly/memhp-nightly)
 	@for f in memhp-nightly.service memhp-nightly.timer gitlab-ci.yml; do \
 		install -D -m 0644 tools/nightly/"$$f" $(call INST,$(DATADIR))/nightly/"$$f" || exit 1; done

@@ -87,7 +87,8 @@ char *mhlRunDashboard(const mhlRun *run)
 	g_autofree char *hosts = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "hostname"));
 	g_autofree char *qemu = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, "qemu"));
 	g_autofree char *hkern = distinct(run, MHL_PATH(MHL_K_HOST_IDENTITY, MHL_K_KERNEL));
-	g_autofree char *counts = NULL, *wall = NULL, *on = NULL, *host = NULL;
+	g_autofree char *stacks = distinct(run, MHL_PATH(MHL_K_STACK, MHL_K_NAME));
+	g_autofree char *counts = NULL, *wall = NULL, *on = NULL, *host = NULL, *stack = NULL;
 	int c[MHL_VERDICT_LAST + 1];
 	double w = mhlRunWallSeconds(run);
 
@@ -102,10 +103,13 @@ char *mhlRunDashboard(const mhlRun *run)
 	/* where it ran (records with host_identity): after an upgrade, the line says so */
 	if (strcmp(hosts, "–"))
 		on = g_strdup_printf(" | on %s (kernel %s, QEMU %s)", hosts, hkern, qemu);
+	/* the hypervisor stack, where one is not the host's own (docs/stacks.md) */
+	if (strcmp(stacks, "–") && strcmp(stacks, "debian"))
+		stack = g_strdup_printf(" | stack %s", stacks);
 	/* the host's memory backing, where a record says it (a soak's does not) */
 	if (strcmp(backing, "–") || strcmp(source, "–"))
 		host = g_strdup_printf(" | host %s (%s)", backing, source);
-	return g_strdup_printf("%s: %u trial(s): %s%s | kernel %s | policy %s%s | accel %s%s | wall %s",
+	return g_strdup_printf("%s: %u trial(s): %s%s | kernel %s | policy %s%s%s | accel %s%s | wall %s",
 			       name, run->trials->len, counts, run->bad->len ? ", unreadable lines" : "",
-			       kernels, policies, host ? host : "", accel, on ? on : "", wall);
+			       kernels, policies, stack ? stack : "", host ? host : "", accel, on ? on : "", wall);
 }

@@ -480,7 +480,9 @@ char *mhlKernelLabel(json_object *rec)
  */
 char *mhlHostIdentityDiff(json_object *a, json_object *b)
 {
-	static const char *const keys[] = { "hostname", "kernel", "libvirt", "qemu", "cpu_model", "cpus", "memory_bytes" };
+	/* the stack first: QEMU's and libvirt's versions follow from it (docs/stacks.md) */
+	static const char *const keys[] = { MHL_K_STACK, "hostname", "kernel", "libvirt", "qemu", "cpu_model", "cpus",
+					    "memory_bytes" };
 	json_object *ia = mhlJ(a, MHL_K_HOST_IDENTITY), *ib = mhlJ(b, MHL_K_HOST_IDENTITY);
 	g_autoptr(GString) out = g_string_new(NULL);
 	size_t k;

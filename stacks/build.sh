@@ -1,6 +1,7 @@
 #!/bin/bash
-# stacks/build.sh NAME - the hypervisor stack NAME's root, built once into
-# $MEMHP_CACHE/stacks/NAME (docs/stacks.md); prints the root's path last.
+# stacks/build.sh NAME [--say-cached] - the hypervisor stack NAME's root, built
+# once into $MEMHP_CACHE/stacks/NAME (docs/stacks.md); prints the root's path
+# last. --say-cached: a line on stderr when it was built already (make stacks).
 #
 # backports: QEMU 10.0 and libvirt 11.3 from Debian's bookworm-backports,
 # mmdebstrap'ed into a root of its own from bookworm + bookworm-backports
@@ -15,7 +16,7 @@
 # name and renamed, so a killed build leaves no root that looks finished.
 set -euo pipefail
 umask 022
-name=${1:-}
+name=${1:-} say_cached=${2:-}
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
 say() { echo "[stack $name] $*" >&2; }
 case $name in
@@ -38,11 +39,13 @@ dir=$cache/stacks/$name
 root=$dir/root-$key
 durs=$cache/durations
 mkdir -p "$dir" "$durs"
+human() { if [ "$1" -ge 60 ]; then printf '%d min %d s' $(($1 / 60)) $(($1 % 60)); else printf '%d s' "$1"; fi; }
 if [ -x "$root/usr/sbin/libvirtd" ] && [ -e "$root/.memhp-stack" ]; then
+	[ "$say_cached" != --say-cached ] ||
+		say "cached: $root (built $(sed -n 's/^built=//p' "$root/.memhp-stack"); $(grep -E '^(qemu|libvirt)' "$root/.memhp-stack" | paste -sd ' '))"
 	echo "$root"
 	exit 0
 fi
-human() { if [ "$1" -ge 60 ]; then printf '%d min %d s' $(($1 / 60)) $(($1 % 60)); else printf '%d s' "$1"; fi; }
 last=$(cat "$durs/stack-$name" 2>/dev/null || :)
 case $last in ''|*[!0-9]*) last='first time here';; *) last="last time $(human "$last")";; esac
 say "mmdebstrap $suite + $suite-backports ($pkgs) into $root: about 2 min and 90 MiB from $mirror, once per machine ($last)"
@@ -67,5 +70,5 @@ mv "$tmp" "$root"
 ln -sfn "root-$key" "$dir/current"
 s=$(($(date +%s) - t0))
 echo "$s" >"$durs/stack-$name"
-say "done in $(human "$s"): $root ($(du -sm "$root" | cut -f1) MiB; $(grep -E '^(qemu|libvirt)' "$root/.memhp-stack" | tr '\n' ' '))"
+say "done in $(human "$s"): $root ($(du -sm "$root" | cut -f1) MiB; $(grep -E '^(qemu|libvirt)' "$root/.memhp-stack" | paste -sd ' '))"
 echo "$root"

@@ -394,7 +394,7 @@ def check_architecture():
         name = os.path.basename(page)[:-3]
         if not re.search(r"\b%s\b" % re.escape(name), layout.get("docs/", "")):
             bad("docs/%s.md: not named under docs/ in README.md's Layout" % name)
-    for folder in ("kernel/", "workloads/", "tools/"):
+    for folder in ("kernel/", "workloads/", "tools/", "stacks/"):
         text = layout.get(folder, "")
         named = set(re.findall(r"(?<![\w/.-])([A-Za-z0-9_-]+\.(?:sh|c))\b", text))
         real = {os.path.basename(p) for p in glob.glob(folder + "*.sh")}
