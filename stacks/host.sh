@@ -15,8 +15,9 @@
 # same paths, so the domain XML memhp-lab writes for the embedded driver
 # works unchanged; /dev, /sys and a /proc of this PID namespace come in too.
 # The daemon listens on DIR/sock/libvirt-sock
-# (qemu+unix:///system?socket=DIR/sock/libvirt-sock), logs to
-# LOG (in the run directory, itself a SHOW path), and runs in the foreground under this shell: when the
+# (qemu+unix:///system?socket=DIR/sock/libvirt-sock), logs its warnings and
+# errors to LOG (in the run directory, itself a SHOW path), QEMU's logs go to
+# LOG's name without .log plus -qemu/ beside it, and it runs in the foreground under this shell: when the
 # shell dies (memhp-lab ends: its unshare killed, or the run's cgroup
 # killed by its guard) the namespace's every process, QEMU included, dies
 # with it (docs/stacks.md).
@@ -55,6 +56,9 @@ CONF
 	echo "log_outputs = \"3:file:$log\""
 	echo "host_uuid = \"$(cat /proc/sys/kernel/random/uuid)\""
 } >"$new/etc/libvirt/libvirtd.conf"
+# QEMU's own logs (its command line, its stderr) beside LOG, in the run directory: the overlay's go with it
+qlogs=${log%.log}-qemu
+mkdir -p "$qlogs" && mount --bind "$qlogs" "$new/var/log/libvirt/qemu" || die "cannot bind '$qlogs' on the root's /var/log/libvirt/qemu"
 # DIR and what the guest needs, at the same paths
 for p in "$dir" "$@"; do
 	[ -e "$p" ] || die "'$p' does not exist"

@@ -53,6 +53,7 @@ parts=(
 	dimm		# the dimm step: a DIMM attached, pinned, detached (full: c9 on 6.1, check's refusals, a hot-added virtio-mem device)
 	balloon		# the virtio balloon beside virtio-mem: only:, the balloon step's refusals, one balloon trial (full: the elasticity comparison)
 	lifecycle-save	# save and managedsave with memory plugged and a pin held: image, pin, unplug after (issue 34)
+	stacks		# the hypervisor stack as an axis: the demo on QEMU 10.0 + libvirt 11.3 (bookworm-backports root), kill -9, refusals (full: both stacks in one run)
 	basics		# the CLI's bad input; make install into a DESTDIR
 	hardening-records	# guest text, records of the wrong shape, console logs outside the run
 	hardening-scenarios	# scenario limits, XML and gnuplot escaping, ids, deadlines, the soak lock
