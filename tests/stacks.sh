@@ -5,9 +5,10 @@
 # about 2 min), its record naming the stack with its versions, nothing of
 # its namespaces left after it or after a kill -9 mid-trial; check's and
 # run's refusals; --compare against the host's own stack says what changed.
-# Full tier: one run over both stacks (a stack matrix axis: a session each).
+# Full tier: one run over both stacks (a stack matrix axis: a session each);
+# a short soak on backports.
 
-plan 9 full 12
+plan 9 full 14
 
 # stack_left DIR: a process of the stack started for run directory DIR still runs
 # (stacks/host.sh's argv names DIR/libvirtd-backports.log; QEMU and libvirtd are its descendants).
@@ -74,4 +75,11 @@ if full; then
 		'.[0].stack.name == "debian" and .[0].stack.qemu == $q and .[1].stack.name == "backports" and (.[1].stack.qemu | startswith("10.0."))' "$r"
 	ok "both: the dashboard line names both stacks, and no QEMU of the run is left" \
 		eval 'grep -q "stack debian, backports" "$work/both/report/index.html" && both_gone "$lab_pid"'
+	echo "# full: soak --stack backports, 3 cycles of scenarios/soak.yaml"
+	lab soak --stack backports --cycles 3 -o "$work/soak" scenarios/soak.yaml >"$work/soak.out" 2>&1
+	rc=$?
+	ok "soak: 3 cycles on the backports stack pass; its record names the stack with QEMU 10.0" \
+		sh -c "test $rc = 0 && jq -e '.verdict == \"pass\" and .stack.name == \"backports\" and (.stack.qemu | startswith(\"10.0.\")) and .host_identity.stack == \"backports\"' '$work/soak/trials.jsonl'"
+	ok "soak: soak.json keeps the stack for --resume, which refuses another --stack" \
+		sh -c "jq -e '.stack == \"backports\"' '$work/soak/soak.json' && ! $LAB soak --resume '$work/soak' --stack debian 2>/dev/null"
 fi

@@ -17,6 +17,7 @@ const mhlOpt mhlCmdSoakOpts[] = {
 	{ "duration", 1, 'd', "D", "soak time: 90s, 30m, 8h, 2d, 1h30m (required unless --cycles or --resume)" },
 	{ "seed", 1, 's', "N", "the schedule's seed (default 1); a nightly keeps one seed so that its nights are one trial id (docs/soak.md)" },
 	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KERNEL", "the guest kernel instead of the scenario's, as run --kernel takes it: a tree, package:NAME, deb:FILE or build:DIR (a kernel you built); kept for --resume" },
+	{ "stack", 1, MHL_LONG_ONLY + 'T', "STACK", "the hypervisor stack instead of the scenario's, as run --stack takes it: {stacks} (docs/stacks.md); kept for --resume" },
 	{ "cycles", 1, 'n', "N", "stop after N cycles (default: no limit)" },
 	{ "output", 1, 'o', "DIR", "run directory (default results/soak-<scenario>-<time>)" },
 	{ "resume", 1, MHL_LONG_ONLY + 'r', "RUN_DIR", "continue RUN_DIR's soak after its last checkpoint (no SCENARIO); a DIR of soaks over hosts: every soak not over, over its hosts or --host/--hosts" },
@@ -100,6 +101,7 @@ int mhlCmdSoak(int argc, char **argv)
 		return MHL_EXIT_USAGE;
 	o.quiet = g_hash_table_contains(vals, "quiet");
 	o.kernel = g_hash_table_lookup(vals, "kernel");
+	o.stack = g_hash_table_lookup(vals, "stack");
 	o.print_schedule = g_hash_table_contains(vals, "print-schedule");
 	/* finite: "inf" parses as a number, and a soak of inf never ends on time */
 	if ((v = g_hash_table_lookup(vals, "duration")) &&
@@ -129,8 +131,12 @@ int mhlCmdSoak(int argc, char **argv)
 		return MHL_EXIT_USAGE;
 	}
 	if (o.resume && (g_hash_table_contains(vals, "duration") || g_hash_table_contains(vals, "seed") ||
-			 g_hash_table_contains(vals, "cycles") || o.outdir || o.kernel)) {
-		mhlError("soak: --resume continues RUN_DIR's own duration, seed, cycles and kernel; give no --duration, --seed, --cycles, --kernel or -o");
+			 g_hash_table_contains(vals, "cycles") || o.outdir || o.kernel || o.stack)) {
+		mhlError("soak: --resume continues RUN_DIR's own duration, seed, cycles, kernel and stack; give no --duration, --seed, --cycles, --kernel, --stack or -o");
+		return MHL_EXIT_USAGE;
+	}
+	if ((fo.hosts || fo.hosts_file || o.uri) && o.stack) {
+		mhlError("soak: --stack names a stack memhp-lab starts itself; --uri, --host and --hosts name daemons of their own: give one or the other");
 		return MHL_EXIT_USAGE;
 	}
 	if (fo.hosts || fo.hosts_file || (o.resume && mhlSoakFleetDir(o.resume)))

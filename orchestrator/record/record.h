@@ -53,6 +53,7 @@
 #define MHL_K_STACK			"stack"		/* {name, qemu, libvirt}: the hypervisor stack (docs/stacks.md); host_identity's: its name */
 #define MHL_K_REASON			"reason"
 #define MHL_K_KERNEL_OPTION		"kernel_option"	/* soak.json: soak --kernel's value, applied again on --resume */
+#define MHL_K_STACK_RUN			"stack"		/* soak.json: the stack the soak runs on (--stack or the scenario's), again on --resume */
 #define MHL_K_ERROR_SOURCE		"error_source"	/* an error's cause: MHL_ERROR_SOURCE_GUEST or _LAB */
 #define MHL_ERROR_SOURCE_GUEST		"guest"		/* the guest kernel crashed, hung or never brought its agent up; the guest went away */
 #define MHL_ERROR_SOURCE_LAB		"lab"		/* libvirt, QEMU, the host or memhp-lab could not carry the trial out */

@@ -270,6 +270,7 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	json_object_object_add(meta, MHL_K_STARTED, json_object_new_string(started));
 	if (kernel)
 		json_object_object_add(meta, MHL_K_KERNEL_OPTION, json_object_new_string(kernel));
+	json_object_object_add(meta, MHL_K_STACK_RUN, json_object_new_string(s->stack));
 	/*
 	 * Written whole to a temporary file, then linked to soak.json: link()
 	 * fails if another soak created one meanwhile, where a rename would
@@ -297,6 +298,20 @@ json_object *mhlSoakMetaCreate(const char *outdir, const mhlScenario *s, const c
 	return g_steal_pointer(&meta);
 }
 
+/* The record's stack: its name (the soak's scenario, after --stack) and the versions host_identity has. */
+static json_object *soakStack(const mhlSoakRecordFacts *r)
+{
+	json_object *stack = json_object_new_object(), *v;
+	const char *const keys[] = { MHL_K_QEMU, MHL_K_LIBVIRT };
+	size_t k;
+
+	json_object_object_add(stack, MHL_K_NAME, json_object_new_string(r->s->stack));
+	for (k = 0; r->host_identity && k < G_N_ELEMENTS(keys); k++)
+		if (json_object_object_get_ex(r->host_identity, keys[k], &v))
+			json_object_object_add(stack, keys[k], json_object_get(v));
+	return stack;
+}
+
 int mhlSoakRecord(const mhlSoakRecordFacts *r)
 {
 	g_autofree char *records = g_build_filename(r->outdir, "trials.jsonl", NULL);
@@ -312,6 +327,7 @@ int mhlSoakRecord(const mhlSoakRecordFacts *r)
 	json_object_object_add(rec, MHL_K_HARNESS_VERSION, json_object_new_string(MHL_VERSION));
 	if (r->host_identity)
 		json_object_object_add(rec, MHL_K_HOST_IDENTITY, json_object_get(r->host_identity));
+	json_object_object_add(rec, MHL_K_STACK, soakStack(r));
 	json_object_object_add(params, MHL_K_SEED, json_object_new_string(mhlJStr(r->meta, MHL_K_SEED, "")));
 	if (mhlJDbl(r->meta, MHL_K_DURATION_S, 0) > 0) {	/* a number in soak.json; parameters are text */
 		snprintf(dur, sizeof(dur), "%g", mhlJDbl(r->meta, MHL_K_DURATION_S, 0));

@@ -29,6 +29,7 @@
 #include "host/kernel.h"
 #include "host/session.h"
 #include "mhl-exit.h"
+#include "scenario/names.h"
 #include "trial/steps.h"
 #include "trial/trial.h"
 #include "util.h"
@@ -578,13 +579,42 @@ static char *soakDir(const mhlSoakOptions *o, const mhlScenario *s)
 }
 
 /*
+ * The stack the soak runs on (docs/stacks.md): @stack (--stack, or what
+ * soak.json kept), else the scenario's; --uri and fleet hosts are daemons
+ * of their own ("uri"), which a stack the lab builds cannot be. -1 + mhlError.
+ */
+static int soakStackSet(const mhlSoakOptions *o, mhlScenario *s, const char *stack)
+{
+	if (stack && mhlNameIndex(mhlStacks, stack) < 0 && strcmp(stack, MHL_STACK_URI)) {
+		g_autofree char *known = mhlNamesKnown(mhlStacks);
+
+		mhlError("soak: unknown stack '%s' (known: %s)", stack, known);
+		return -1;
+	}
+	/* a soak that ran on a daemon and is resumed without one runs on the host's own */
+	if (stack && !strcmp(stack, MHL_STACK_URI) && !o->uri && !o->host)
+		stack = mhlStacks[MHL_STACK_DEBIAN].name;
+	if (stack)
+		g_strlcpy(s->stack, stack, sizeof(s->stack));
+	if (!o->uri && !o->host)
+		return 0;
+	if (mhlStackOf(s->stack)->built) {
+		mhlError("soak: '%s' runs on the %s stack, which memhp-lab starts itself; --uri, --host and --hosts name daemons of their own: give one or the other",
+			 s->path, s->stack);
+		return -1;
+	}
+	g_strlcpy(s->stack, MHL_STACK_URI, sizeof(s->stack));
+	return 0;
+}
+
+/*
  * The soak to run: a new one from the options, or the one in --resume's
  * directory. Returns an exit status to return at once (--print-schedule,
  * bad input), or -1 to go on and run it.
  */
 static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 {
-	const char *scenario = o->scenario, *kernel = o->kernel;
+	const char *scenario = o->scenario, *kernel = o->kernel, *stack = o->stack;
 	mhlSoakCycle probe;
 
 	p->seed = o->seed;
@@ -603,10 +633,11 @@ static int planLoad(const mhlSoakOptions *o, mhlSoakPlan *p)
 		p->duration = mhlJDbl(p->meta, MHL_K_DURATION_S, 0);
 		p->cycles_max = (int)mhlJInt(p->meta, MHL_K_CYCLES, 0);
 		kernel = mhlJStr(p->meta, MHL_K_KERNEL_OPTION, NULL);
+		stack = mhlJStr(p->meta, MHL_K_STACK_RUN, NULL);
 	}
 	if (!scenario || !(p->s = mhlScenarioLoad(scenario)))
 		return MHL_EXIT_USAGE;
-	if (kernel && mhlScenarioOverride(p->s, kernel, NULL) < 0)
+	if ((kernel && mhlScenarioOverride(p->s, kernel, NULL) < 0) || soakStackSet(o, p->s, stack) < 0)
 		return MHL_EXIT_USAGE;
 	if (o->print_schedule)
 		return printSchedule(p->s, p->seed, p->cycles_max);
@@ -963,6 +994,28 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 }
 
 /*
+ * The session of a soak on this host: --uri's or the embedded driver's, or
+ * for a stack the lab builds its daemon started (its root built if missing),
+ * seeing the run directory, the kernel and the guest image. -1 + mhlError.
+ */
+static int soakSession(const mhlSoakOptions *o, mhlSoakPlan *p, mhlSession *ses)
+{
+	const mhlStack *st = mhlStackOf(p->s->stack);
+	g_autofree char *root = NULL, *kdir = NULL, *idir = NULL;
+	const char *show[4] = { p->outdir };
+	mhlStackSpec spec = { .name = st->name, .srcdir = o->srcdir, .show = show };
+
+	if (!st->built)
+		return mhlSessionOpen(ses, o->uri, p->outdir, o->cache);
+	if (!(root = mhlStackRoot(st->name, o->srcdir)))
+		return -1;
+	show[1] = kdir = g_path_get_dirname(p->image);
+	show[2] = idir = g_path_get_dirname(p->initrd ? p->initrd : o->initrd);
+	spec.root = root;
+	return mhlSessionOpenStack(ses, &spec, p->outdir);
+}
+
+/*
  * Where the guest runs: on a fleet host, with the kernel and image uploaded
  * there (an upload that fails takes the host out, as for a run's trial:
  * the soak goes elsewhere); else the session of --uri or the embedded driver.
@@ -970,14 +1023,16 @@ static int soakFinish(mhlSoakPlan *p, const char *accel, const char *console, in
 static int soakConnect(const mhlSoakOptions *o, mhlSoakPlan *p, mhlSession *ses, virConnectPtr *conn)
 {
 	if (!p->host) {
-		if (mhlSessionOpen(ses, o->uri, p->outdir, o->cache) < 0)
+		if (soakSession(o, p, ses) < 0)
 			return -1;
 		*conn = ses->conn;
-		p->host_identity = mhlHostIdentityConn(*conn, mhlUriLocal(o->uri));
+		p->host_identity = mhlHostIdentityConn(*conn, mhlUriLocal(ses->uri));
+		json_object_object_add(p->host_identity, MHL_K_STACK, json_object_new_string(p->s->stack));
 		return 0;
 	}
 	*conn = p->host->conn;
 	p->host_identity = mhlHostIdentityConn(*conn, false);
+	json_object_object_add(p->host_identity, MHL_K_STACK, json_object_new_string(p->s->stack));
 	if ((p->guest_kernel = mhlFleetUpload(p->host, p->image)) &&
 	    (p->guest_initrd = mhlFleetUpload(p->host, p->initrd)))
 		return 0;

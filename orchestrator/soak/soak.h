@@ -28,6 +28,8 @@ typedef struct {
 	const char *uri, *initrd, *tmpl, *srcdir, *cache;
 	/* --kernel: the scenario's kernel overridden as run --kernel does; kept in soak.json for --resume */
 	const char *kernel;
+	/* --stack: the scenario's stack overridden (docs/stacks.md); the stack a soak runs on is kept in soak.json */
+	const char *stack;
 	double agent_deadline;
 	/*
 	 * A fleet host (soak/fleet-soak.c, docs/fleet.md): the guest runs there,
