@@ -103,6 +103,7 @@ extern const char *const mhlKernelForms[2];
  */
 extern const char *const mhlCensusKeys[];
 extern const char *const mhlXfailKeys[];
+extern const char *const mhlStackNeedsKeys[];
 extern const char *const mhlGridKeys[];
 /* kernel: {debug: FLAVOUR}: kernel/config/flavours/. */
 extern const char *const mhlKernelFlavours[1];

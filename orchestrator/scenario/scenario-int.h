@@ -29,6 +29,8 @@ int mhlSecOnline(mhlYaml *y, mhlScenario *s, yaml_node_t *v);
 int mhlSecSoak(mhlYaml *y, mhlScenario *s, yaml_node_t *v);
 int mhlSecXfail(mhlYaml *y, mhlScenario *s, yaml_node_t *v);
 int mhlSecGrid(mhlYaml *y, mhlScenario *s, yaml_node_t *v);
+/* stack_needs: {qemu: "8.1", libvirt: "10.1", reason: TEXT}: the least versions the scenario needs. */
+int mhlSecStackNeeds(mhlYaml *y, mhlScenario *s, yaml_node_t *v);
 int mhlSecHostLabels(mhlYaml *y, mhlScenario *s, yaml_node_t *v);
 int mhlSecNameCheck(mhlYaml *y, yaml_node_t *v);
 int mhlSecCmdlineCheck(mhlYaml *y, yaml_node_t *v);

@@ -21,10 +21,10 @@
 
 enum { TOP_NAME, TOP_KERNEL, TOP_CMDLINE, TOP_POLICY, TOP_NODES, TOP_STEPS, TOP_MATRIX,
        TOP_DEVICES, TOP_BACKING, TOP_ONLINE, TOP_SOAK, TOP_XFAIL, TOP_GUEST, TOP_HOST_LABELS,
-       TOP_GRID, TOP_STACK };
+       TOP_GRID, TOP_STACK, TOP_STACK_NEEDS };
 static const char *const topKeys[] = { "name", "kernel", "cmdline", "pin_policy", "nodes",
 				       "steps", "matrix", "devices", "memory_backing", "online",
-				       "soak", "xfail", "guest", "host_labels", "grid", "stack", NULL };
+				       "soak", "xfail", "guest", "host_labels", "grid", "stack", "stack_needs", NULL };
 /* guest:, pin_policy: and kernel: VERSION name rows of scenario/names.c */
 
 static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
@@ -58,6 +58,8 @@ static int topPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 			return -1;
 		g_strlcpy(s->guest, mhlYScalar(y, v), sizeof(s->guest));
 		return 0;
+	case TOP_STACK_NEEDS:
+		return mhlSecStackNeeds(y, s, v);
 	case TOP_STACK:
 		if (mhlYWantKind(y, v, YAML_SCALAR_NODE, "stack") < 0 ||
 		    mhlYRow(y, v, "stack: unknown hypervisor stack", mhlStacks, NULL) < 0)
@@ -448,6 +450,7 @@ void mhlScenarioFree(mhlScenario *s)
 	g_free(s->kernel_package);
 	g_free(s->kernel_modules);
 	g_strfreev(s->host_labels);
+	g_free(s->needs_reason);
 	g_free(s->kernel_deb);
 	g_free(s->pin_policy);
 	g_free(s->cmdline);

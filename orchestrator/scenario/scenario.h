@@ -234,6 +234,15 @@ typedef struct {
 	uint64_t soak_budget[MHL_SOAK_SERIES_MAX];	/* bytes per 24 h, by mhlSoakSeriesNames index */
 	bool soak_budget_set[MHL_SOAK_SERIES_MAX];	/* else the series' default (soak/series.c) */
 	char **host_labels;	/* host_labels: a fleet host must have all of these (NULL-terminated), or NULL */
+	/*
+	 * stack_needs: {qemu, libvirt, reason}: the least QEMU and libvirt the
+	 * scenario's subject exists in (MAJOR*1000000 + MINOR*1000 + MICRO, as
+	 * libvirt counts; 0: any); a stack with less skips the trial before it
+	 * boots, naming both (docs/stacks.md). Line for the message.
+	 */
+	unsigned long needs_qemu, needs_libvirt;
+	char *needs_reason;
+	int needs_line;
 	int nxfail;		/* xfail: the known deviations, in file order */
 	mhlDeviation xfail[MHL_MAX_XFAIL];
 	int ngrid;		/* grid: the cell's number, in file order */

@@ -706,6 +706,56 @@ const char *mhlScenarioKernelFlavour(const mhlScenario *s)
 }
 
 /* host_labels: [a, b]: a fleet run puts the trial only on a host with every one (docs/fleet.md). */
+enum { SN_QEMU, SN_LIBVIRT, SN_REASON };
+const char *const mhlStackNeedsKeys[] = { "qemu", "libvirt", "reason", NULL };
+
+/* "MAJOR.MINOR[.MICRO]" as libvirt counts versions (MAJOR*1000000 + MINOR*1000 + MICRO). */
+static int stackVersion(mhlYaml *y, yaml_node_t *v, const char *what, unsigned long *out)
+{
+	const char *t;
+	unsigned int a = 0, b = 0, c = 0;
+	int n = 0;
+
+	if (mhlYWantKind(y, v, YAML_SCALAR_NODE, what) < 0)
+		return -1;
+	t = mhlYScalar(y, v);
+	if (strspn(t, G_CSET_DIGITS ".") != strlen(t) || (sscanf(t, "%3u.%3u%n.%3u%n", &a, &b, &n, &c, &n) < 2) ||
+	    (size_t)n != strlen(t) || a > 999 || b > 999 || c > 999) {
+		mhlError("%s:%d:%d: %s '%s' is not a version MAJOR.MINOR[.MICRO] (e.g. \"8.1\")", AT(y, v), what, t);
+		return -1;
+	}
+	*out = a * 1000000UL + b * 1000UL + c;
+	return 0;
+}
+
+static int stackNeedsPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
+{
+	mhlScenario *s = opaque;
+
+	switch (key) {
+	case SN_QEMU:
+		return stackVersion(y, v, "stack_needs qemu", &s->needs_qemu);
+	case SN_LIBVIRT:
+		return stackVersion(y, v, "stack_needs libvirt", &s->needs_libvirt);
+	case SN_REASON:
+	default:
+		return xfailText(y, v, "stack_needs reason", &s->needs_reason);
+	}
+}
+
+int mhlSecStackNeeds(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
+{
+	s->needs_line = (int)v->start_mark.line + 1;
+	if (mhlYForPairs(y, v, "stack_needs", mhlStackNeedsKeys, stackNeedsPair, s) < 0)
+		return -1;
+	if (!s->needs_reason || (!s->needs_qemu && !s->needs_libvirt)) {
+		mhlError("%s:%d:%d: stack_needs needs 'reason' and 'qemu' or 'libvirt' (the least version the scenario's subject exists in)",
+			 AT(y, v));
+		return -1;
+	}
+	return 0;
+}
+
 int mhlSecHostLabels(mhlYaml *y, mhlScenario *s, yaml_node_t *v)
 {
 	g_autoptr(GPtrArray) l = g_ptr_array_new_with_free_func(g_free);

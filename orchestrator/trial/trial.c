@@ -634,6 +634,39 @@ static void trialIdentity(json_object *rec, virConnectPtr conn, const mhlRunConf
 	json_object_object_add(rec, MHL_K_HOST_IDENTITY, id);
 }
 
+/* "10.0.2" of libvirt's version number. */
+static char *stackVersionText(unsigned long v)
+{
+	return g_strdup_printf("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+/*
+ * Why the stack behind @conn cannot run @s (its stack_needs: a QEMU or a
+ * libvirt older than it names), as a skip's reason; NULL when it can, or
+ * when the daemon does not say its versions (then the trial runs and shows).
+ */
+static char *trialStackLacks(virConnectPtr conn, const mhlScenario *s)
+{
+	unsigned long hv = 0, lib = 0;
+	const char *what = NULL;
+	unsigned long have = 0, need = 0;
+
+	if (s->needs_qemu && virConnectGetVersion(conn, &hv) == 0 && hv && hv < s->needs_qemu) {
+		what = "QEMU", have = hv, need = s->needs_qemu;
+	} else if (s->needs_libvirt && virConnectGetLibVersion(conn, &lib) == 0 && lib < s->needs_libvirt) {
+		what = "libvirt", have = lib, need = s->needs_libvirt;
+	}
+	mhlErrorReset();
+	if (!what)
+		return NULL;
+	{
+		g_autofree char *h = stackVersionText(have), *n = stackVersionText(need);
+
+		return g_strdup_printf("stack-lacks: the %s stack runs %s %s, and %s:%d needs %s >= %s: %s", s->stack,
+				       what, h, s->path, s->needs_line, what, n, s->needs_reason);
+	}
+}
+
 mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlScenario *s,
 		       json_object **recp)
 {
@@ -644,13 +677,17 @@ mhlVerdict mhlTrialRun(virConnectPtr conn, const mhlRunConfig *cfg, const mhlSce
 	mhlTrialEnd end = { .verdict = MHL_VERDICT_PASS };
 	double t_start = mhlNow();
 	json_object *rec = recordHead(cfg, s, g->console), *findings;
-	mhlHugePool pool;
+	g_autofree char *lacks = NULL;
+	mhlHugePool pool = { 0 };
 	mhlVerdict v;
 
 	mhlSummaryInit(&t.sum);
 	trialIdentity(rec, conn, cfg, s);
 	trialStarted(cfg, rec);
-	if (mhlTrialHugePool(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0) {
+	if ((lacks = trialStackLacks(conn, s))) {
+		/* its subject does not exist on this stack: nothing to boot (docs/stacks.md) */
+		endSet(&end, MHL_VERDICT_SKIP, g_strdup(lacks));
+	} else if (mhlTrialHugePool(s, &pool) < 0 || trialBoot(&t, conn, rec, &pool) < 0) {
 		endSet(&end, MHL_VERDICT_ERROR, g_strdup(mhlErrorLast()));
 		/* QEMU runs our kernel, which never brought the agent up: the guest's failure, not the lab's */
 		end.guest = trialKernelStarted(g);
