@@ -6,9 +6,11 @@
 # its namespaces left after it or after a kill -9 mid-trial; check's and
 # run's refusals; --compare against the host's own stack says what changed.
 # Full tier: one run over both stacks (a stack matrix axis: a session each);
-# a short soak on backports.
+# a short soak on backports; a hot-added virtio-mem device detached after
+# its resize to 0 (backports: removed; debian: a skip naming QEMU 8.1), and
+# detached with memory plugged (refused on both: the xfail).
 
-plan 9 full 14
+plan 9 full 18
 
 # stack_left DIR: a process of the stack started for run directory DIR still runs
 # (stacks/host.sh's argv names DIR/libvirtd-backports.log; QEMU and libvirtd are its descendants).
@@ -82,4 +84,21 @@ if full; then
 		sh -c "test $rc = 0 && jq -e '.verdict == \"pass\" and .stack.name == \"backports\" and (.stack.qemu | startswith(\"10.0.\")) and .host_identity.stack == \"backports\"' '$work/soak/trials.jsonl'"
 	ok "soak: soak.json keeps the stack for --resume, which refuses another --stack" \
 		sh -c "jq -e '.stack == \"backports\"' '$work/soak/soak.json' && ! $LAB soak --resume '$work/soak' --stack debian 2>/dev/null"
+	echo "# full: scenarios/stacks/vmem-detach.yaml on both stacks"
+	lab_run -o "$work/vd" scenarios/stacks/vmem-detach.yaml >"$work/vd.out" 2>&1
+	rc=$?
+	r=$work/vd/trials.jsonl
+	ok "vmem-detach: the run exits 0: debian a skip naming the QEMU it needs (stack-lacks, 8.1) and the one it has, backports a pass" \
+		sh -c "test $rc = 0 && jq -se '.[0].verdict == \"skip\" and (.[0].reason | test(\"^stack-lacks: the debian stack runs QEMU 7\\\\.[0-9.]+, and .*needs QEMU >= 8\\\\.1\\\\.0: \")) and
+			(.[0].steps | length) == 0 and .[1].verdict == \"pass\"' '$r'"
+	ok "vmem-detach: on QEMU 10.0 the device resized to 0 is removed (DEVICE_REMOVED), the guest's MemTotal back to what it was before the attach" \
+		jq -se '.[1] | [.steps[] | select(.step == "vmem") | .elastic] | .[0].memtotal_before_bytes as $m0 |
+			.[0].ok and .[0].plugged_bytes == 536870912 and .[1].action == "detach" and .[1].ok and .[1].removed and
+			.[1].memtotal_after_bytes == $m0' "$r"
+	ok "vmem-detach: the io_uring pin's data intact after the device is gone, none of it in ZONE_MOVABLE" \
+		jq -se '.[1] | [.steps[] | select(.step == "check")][0].workload | .pattern_ok and .census.by_zone.Movable == 0' "$r"
+	echo "# full: scenarios/other/vmem-hotadd.yaml on backports: detached with 128 MiB plugged"
+	lab_run --stack backports -o "$work/vh" scenarios/other/vmem-hotadd.yaml >"$work/vh.out" 2>&1
+	ok "vmem-hotadd on backports: the detach with memory plugged is refused by QEMU 10.0 as it says (the scenario's xfail)" \
+		jq -e '.verdict == "xfail" and (.reason | test("cannot get unplugged while some of its memory is still plugged"))' "$work/vh/trials.jsonl"
 fi
