@@ -8,9 +8,10 @@
 # Full tier: one run over both stacks (a stack matrix axis: a session each);
 # a short soak on backports; a hot-added virtio-mem device detached after
 # its resize to 0 (backports: removed; debian: a skip naming QEMU 8.1), and
-# detached with memory plugged (refused on both: the xfail).
+# detached with memory plugged (refused on both: the xfail); dynamicMemslots
+# (backports: 3 memslots at 3 GiB, 0 at 0; debian: a skip naming libvirt/QEMU).
 
-plan 9 full 18
+plan 9 full 20
 
 # stack_left DIR: a process of the stack started for run directory DIR still runs
 # (stacks/host.sh's argv names DIR/libvirtd-backports.log; QEMU and libvirtd are its descendants).
@@ -101,4 +102,11 @@ if full; then
 	lab_run --stack backports -o "$work/vh" scenarios/other/vmem-hotadd.yaml >"$work/vh.out" 2>&1
 	ok "vmem-hotadd on backports: the detach with memory plugged is refused by QEMU 10.0 as it says (the scenario's xfail)" \
 		jq -e '.verdict == "xfail" and (.reason | test("cannot get unplugged while some of its memory is still plugged"))' "$work/vh/trials.jsonl"
+	echo "# full: scenarios/stacks/dynamic-memslots.yaml on both stacks"
+	lab_run -o "$work/dm" scenarios/stacks/dynamic-memslots.yaml >"$work/dm.out" 2>&1
+	rc=$?
+	ok "dynamic-memslots: debian a skip naming the QEMU it needs (8.2), backports a pass" \
+		sh -c "test $rc = 0 && jq -se '.[0].verdict == \"skip\" and (.[0].reason | test(\"needs QEMU >= 8\\\\.2\\\\.0\")) and .[1].verdict == \"pass\"' '$work/dm/trials.jsonl'"
+	ok "dynamic-memslots: QEMU 10.0 maps one memslot per plugged GiB: 3 at 3 GiB, none at 0" \
+		jq -se '[.[1].steps[] | select(.step == "resize") | [.reached_bytes, .memslots]] == [[3221225472, 3], [0, 0]]' "$work/dm/trials.jsonl"
 fi

@@ -87,13 +87,15 @@ static void vmemXML(GString *vmems, const mhlNode *n, int i)
 {
 	g_string_append_printf(vmems,
 		"    <memory model='virtio-mem'>\n"
-		"      <target>\n"
+		"      <target%s>\n"
 		"        <size unit='KiB'>%llu</size>\n"
 		"        <node>%d</node>\n"
 		"        <block unit='KiB'>%llu</block>\n"
 		"        <requested unit='KiB'>%llu</requested>\n"
 		"      </target>\n"
 		"    </memory>\n",
+		/* the attribute: libvirt 11.3 drops the element form unless it validates (docs/stacks.md) */
+		n->vmem_dynamic ? " dynamicMemslots='yes'" : "",
 		KIB(n->vmem_size), i, KIB(n->vmem_block), KIB(n->vmem_requested));
 }
 

@@ -72,6 +72,70 @@ int mhlGuestVirtioMemSize(virDomainPtr dom, int node, unsigned long long *size,
 	return rc;
 }
 
+int mhlParseMemslots(const char *text, const char *memdev)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	g_autofree char *at = g_strdup_printf("@%s ", memdev);
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	int i;
+
+	/* each address space that holds device-memory lists it again: memslots counted by name */
+	for (i = 0; lines[i]; i++) {
+		const char *m = strstr(lines[i], ": alias memslot-");
+
+		if (m && strstr(lines[i], at))
+			g_hash_table_add(seen, g_strndup(m + 8, strcspn(m + 8, " ")));
+	}
+	return (int)g_hash_table_size(seen);
+}
+
+/* The backend id of node @node's virtio-mem device ("memvirtiomem0" of QMP's "/objects/memvirtiomem0"); NULL + mhlError. */
+static char *vmemBackend(virDomainPtr dom, int node)
+{
+	g_autofree char *reply = NULL;
+	g_autoptr(json_object) root = NULL;
+	json_object *ret, *dev, *data, *v;
+	size_t i;
+
+	if (virDomainQemuMonitorCommand(dom, "{\"execute\":\"query-memory-devices\"}", &reply, 0) < 0) {
+		mhlErrorVirt("QMP query-memory-devices failed");
+		return NULL;
+	}
+	root = json_tokener_parse(reply);
+	if (!(ret = mhlMemoryDevicesArray(root, reply)))
+		return NULL;
+	for (i = 0; i < json_object_array_length(ret); i++) {
+		const char *memdev;
+
+		dev = json_object_array_get_idx(ret, i);
+		if (!json_object_object_get_ex(dev, "data", &data) || !json_object_object_get_ex(data, "node", &v) ||
+		    json_object_get_int(v) != node || !json_object_object_get_ex(data, "memdev", &v) ||
+		    !json_object_is_type(v, json_type_string))
+			continue;
+		memdev = json_object_get_string(v);
+		return g_strdup(strrchr(memdev, '/') ? strrchr(memdev, '/') + 1 : memdev);
+	}
+	mhlError("QMP query-memory-devices lists no virtio-mem device with a memdev on node %d", node);
+	return NULL;
+}
+
+int mhlGuestMemslots(virDomainPtr dom, int node)
+{
+	g_autofree char *memdev = vmemBackend(dom, node);
+	char *text = NULL;
+	int n;
+
+	if (!memdev)
+		return -1;
+	if (virDomainQemuMonitorCommand(dom, "info mtree", &text, VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) < 0) {
+		mhlErrorVirt("HMP info mtree failed");
+		return -1;
+	}
+	n = mhlParseMemslots(text, memdev);
+	free(text);
+	return n;
+}
+
 json_object *mhlParseVmstat(const char *text)
 {
 	json_object *obj = json_object_new_object();

@@ -15,6 +15,16 @@ int mhlParseMemoryDevices(const char *reply, int node, unsigned long long *size,
 /* The "return" array of a query-memory-devices reply parsed into @root (owned by it), or NULL + mhlError naming @reply. */
 json_object *mhlMemoryDevicesArray(json_object *root, const char *reply);
 
+/*
+ * QEMU's memslots of a virtio-mem device with dynamic memslots (8.2 on):
+ * the memslot-N names that lines of HMP `info mtree` @text map, "alias
+ * memslot-N @MEMDEV ...", for backend @memdev ("memvirtiomem0"), each once
+ * (every address space holding device-memory lists them). Pure.
+ */
+int mhlParseMemslots(const char *text, const char *memdev);
+/* The same of the running guest, for node @node's virtio-mem device; -1 + mhlError. */
+int mhlGuestMemslots(virDomainPtr dom, int node);
+
 /* /proc/vmstat text -> {"name": value, ...}. */
 json_object *mhlParseVmstat(const char *text);
 /* /proc/zoneinfo text -> [{"node":N,"zone":"Movable","present":..,"managed":..,"free":..}]. */

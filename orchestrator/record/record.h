@@ -152,6 +152,7 @@
 #define MHL_K_DEADLINE_S		"deadline_s"
 #define MHL_K_ABORTED			"aborted"	/* migrate: the deadline came first and the job was aborted */
 #define MHL_K_SECONDS_TO_CONVERGE	"seconds_to_converge"
+#define MHL_K_MEMSLOTS			"memslots"	/* a resize of a device with dynamic memslots: QEMU's memslots mapped after it (HMP info mtree) */
 #define MHL_K_PINNED_IN_DEVICE_BYTES	"pinned_in_device_bytes"	/* a resize: what the held pins keep in the device, at least */
 #define MHL_K_PATTERN_OK		MHL_PIN_K_PATTERN_OK	/* in memhp-pin's JSON */
 #define MHL_K_PATTERN_OK_AFTER_RESIZE	"pattern_ok_after_resize"

@@ -146,6 +146,7 @@ typedef struct {
 	uint64_t vmem_size;	/* 0: no virtio-mem device on this node */
 	uint64_t vmem_block;
 	uint64_t vmem_requested;
+	bool vmem_dynamic;	/* virtio_mem: {dynamic_memslots: true}: libvirt's <target dynamicMemslots='yes'> (libvirt >= 10.1, QEMU >= 8.2) */
 	bool vmem_broken;	/* its virtio_mem was refused (its error reported): the cross-step checks pass its steps by */
 } mhlNode;
 

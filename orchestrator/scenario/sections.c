@@ -19,8 +19,8 @@
 #include "util.h"
 
 #define MHL_VMEM_MIN_BLOCK (2ULL << 20)
-enum { VM_SIZE, VM_BLOCK, VM_REQUESTED };
-static const char *const vmemKeys[] = { "size", "block", "requested", NULL };
+enum { VM_SIZE, VM_BLOCK, VM_REQUESTED, VM_DYNAMIC };
+static const char *const vmemKeys[] = { "size", "block", "requested", "dynamic_memslots", NULL };
 
 /* A node's virtio_mem as read: which of its keys failed (bit per VM_*). */
 typedef struct {
@@ -37,6 +37,7 @@ static int vmemPair(mhlYaml *y, int key, yaml_node_t *v, void *opaque)
 	switch (key) {
 	case VM_SIZE: rc = mhlYSize(y, v, "virtio_mem.size", &n->vmem_size); break;
 	case VM_BLOCK: rc = mhlYSize(y, v, "virtio_mem.block", &n->vmem_block); break;
+	case VM_DYNAMIC: rc = mhlYBool(y, v, "virtio_mem.dynamic_memslots", &n->vmem_dynamic); break;
 	default: rc = mhlYSize(y, v, "virtio_mem.requested", &n->vmem_requested); break;
 	}
 	if (rc < 0)

@@ -126,6 +126,26 @@ static void plugPath(mhlTrial *t, double t_req, double secs, unsigned long long 
 	}
 }
 
+/*
+ * A device with dynamic memslots (virtio_mem: {dynamic_memslots: true}):
+ * how many memslots QEMU maps for it once the resize converged, one per
+ * GiB that holds plugged memory (docs/stacks.md); a failure to read them
+ * is a note, not the resize's failure.
+ */
+static void resizeMemslots(mhlTrial *t, const mhlStep *st, json_object *res)
+{
+	int n;
+
+	if (st->node < 0 || st->node >= t->s->nnodes || !t->s->nodes[st->node].vmem_dynamic)
+		return;
+	if ((n = mhlGuestMemslots(t->g->dom, st->node)) < 0) {
+		json_object_object_add(res, MHL_K_NOTE, json_object_new_string(mhlErrorLast()));
+		mhlErrorReset();
+		return;
+	}
+	json_object_object_add(res, MHL_K_MEMSLOTS, json_object_new_int(n));
+}
+
 int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 {
 	unsigned long long reached = 0, plugged_before = 0, req_before;
@@ -176,5 +196,6 @@ int mhlStepResize(mhlTrial *t, const mhlStep *st, json_object *res)
 		return -1;
 	json_object_object_add(res, MHL_K_SECONDS_TO_CONVERGE, json_object_new_double(secs));
 	t->sum.seconds_to_converge = secs;
+	resizeMemslots(t, st, res);
 	return 0;
 }

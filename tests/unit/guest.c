@@ -203,6 +203,32 @@ static bool guestQuoteCut(void)
 			  euroQuoted(slab) == 19);
 }
 
+/* HMP info mtree of QEMU 10.0 with dynamic memslots (abridged), device-memory listed twice. */
+static const char *const mtreeDyn =
+	"address-space: memory\n"
+	"  0000000000000000-ffffffffffffffff (prio 0, i/o): system\n"
+	"    0000000100000000-000000023fffffff (prio 0, i/o): device-memory\n"
+	"      0000000100000000-00000001ffffffff (prio 0, i/o): virtio-mem\n"
+	"        0000000100000000-000000013fffffff (prio 0, ram): alias memslot-0 @memvirtiomem0 0000000000000000-000000003fffffff\n"
+	"        0000000140000000-000000017fffffff (prio 0, ram): alias memslot-1 @memvirtiomem0 0000000040000000-000000007fffffff\n"
+	"        0000000200000000-000000023fffffff (prio 0, ram): alias memslot-0 @memvirtiomem1 0000000000000000-000000003fffffff\n"
+	"\n"
+	"address-space: device-memory\n"
+	"  0000000100000000-000000023fffffff (prio 0, i/o): device-memory\n"
+	"    0000000100000000-00000001ffffffff (prio 0, i/o): virtio-mem\n"
+	"      0000000100000000-000000013fffffff (prio 0, ram): alias memslot-0 @memvirtiomem0 0000000000000000-000000003fffffff\n"
+	"      0000000140000000-000000017fffffff (prio 0, ram): alias memslot-1 @memvirtiomem0 0000000040000000-000000007fffffff\n"
+	"      0000000180000000-00000001bfffffff (prio 0, ram): alias memslot-10 @memvirtiomem10 0000000000000000-000000003fffffff\n";
+
+/* Each memslot of the device once, whatever address space lists it; another device's (memvirtiomem1, 10) not. */
+static bool memslots(void)
+{
+	return unitExpect(mhlParseMemslots(mtreeDyn, "memvirtiomem0") == 2 &&
+			  mhlParseMemslots(mtreeDyn, "memvirtiomem1") == 1 &&
+			  mhlParseMemslots(mtreeDyn, "memvirtiomem2") == 0 &&
+			  mhlParseMemslots("", "memvirtiomem0") == 0);
+}
+
 /* Two objects from one site behind the allocators, one whose trace has only allocators; a 6.1-style header. */
 static bool kmemleak(void)
 {
@@ -928,6 +954,7 @@ static const unitCase cases[] = {
 	  agentOutputText },
 	{ "agent: a reply quoted in an error is valid UTF-8 without control characters", agentReplyQuoted },
 	{ "QMP: a DIMM found by its alias (slot, node, base address, size), another alias is none", qmpDimm },
+	{ "HMP info mtree: a virtio-mem device's dynamic memslots counted once each, another device's not", memslots },
 	{ "dimm: a DIMM's memory blocks from the guest: those in its range, state and valid_zones kept, junk skipped", blocksRange },
 	{ "dimm: a memory block size that is no power of two in hex is refused", blocksRangeBad },
 };
