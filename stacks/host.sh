@@ -10,10 +10,11 @@
 # and configuration are this run's alone and go with it. Its /etc/libvirt
 # gets the embedded driver's settings (docs/architecture.md) and no network
 # autostarted (a `default` network would take a bridge and dnsmasq on the
-# host). DIR (the run's private directory, /tmp/mhl-XXXXXX) and every SHOW
-# path (the guest's kernel and image, the run directory) are bound in at the
-# same paths, so the domain XML memhp-lab writes for the embedded driver
-# works unchanged; /dev, /sys and a /proc of this PID namespace come in too.
+# host). The host's /tmp (DIR, the run's private directory /tmp/mhl-XXXXXX,
+# is there; so is a save step's image directory) and every SHOW path (the
+# guest's kernel and image, the run directory) are seen at the same paths,
+# so the domain XML memhp-lab writes for the embedded driver works
+# unchanged; /dev, /sys and a /proc of this PID namespace come in too.
 # The daemon listens on DIR/sock/libvirt-sock
 # (qemu+unix:///system?socket=DIR/sock/libvirt-sock), logs its warnings and
 # errors to LOG (in the run directory, itself a SHOW path), QEMU's logs go to
@@ -28,7 +29,8 @@ die() { echo "stacks/host.sh: $*" >&2; exit 2; }
 [ -x "$root/usr/sbin/libvirtd" ] || die "'$root' is no stack root (no usr/sbin/libvirtd): stacks/build.sh builds one"
 [ "$$" = 1 ] || die "run me as PID 1 of a PID namespace of my own (unshare -p --fork), not as pid $$"
 [ -d "$dir" ] || die "'$dir' is not a directory"
-ns=$dir/ns
+# the overlay's layers on a tmpfs of this namespace, outside /tmp (which the root sees whole, below)
+ns=/var/cache/libvirt
 new=$ns/root
 mkdir -p "$ns" && mount -t tmpfs -o mode=0700 tmpfs "$ns" && mkdir "$ns/upper" "$ns/work" "$new" ||
 	die "cannot mount a tmpfs on '$ns'"
@@ -36,8 +38,10 @@ mount -t overlay overlay -o "lowerdir=$root,upperdir=$ns/upper,workdir=$ns/work"
 	die "cannot mount an overlay of '$root' on '$new'"
 mount -t proc proc "$new/proc" || die "cannot mount /proc in '$new'"
 mount --rbind /sys "$new/sys" && mount --rbind /dev "$new/dev" || die "cannot bind /sys and /dev into '$new'"
-mount -t tmpfs -o mode=1777 tmpfs "$new/tmp" && mount -t tmpfs -o mode=0755 tmpfs "$new/run" ||
-	die "cannot mount tmpfs on /tmp and /run in '$new'"
+# /tmp is this host's, as the embedded driver sees it: a save step's image
+# directory, the run's private directory, an embedded root's hugetlbfs mounts
+mount --rbind /tmp "$new/tmp" && mount -t tmpfs -o mode=0755 tmpfs "$new/run" ||
+	die "cannot bind /tmp and mount a tmpfs on /run in '$new'"
 mkdir -p "$new/run/lock" "$dir/sock"
 # the configuration: the embedded driver's qemu.conf, no autostarted network, our socket and log
 rm -f "$new"/etc/libvirt/qemu/networks/autostart/*.xml
@@ -60,7 +64,7 @@ CONF
 qlogs=${log%.log}-qemu
 mkdir -p "$qlogs" && mount --bind "$qlogs" "$new/var/log/libvirt/qemu" || die "cannot bind '$qlogs' on the root's /var/log/libvirt/qemu"
 # DIR and what the guest needs, at the same paths
-for p in "$dir" "$@"; do
+for p in "$@"; do
 	[ -e "$p" ] || die "'$p' does not exist"
 	if [ -d "$p" ]; then
 		mkdir -p "$new$p"
