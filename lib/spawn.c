@@ -118,9 +118,13 @@ spawnChild(const mhlSpawn *c, const spawnIo *io, const char *path, int report, l
 				fcntl(i, F_SETFD, FD_CLOEXEC);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* our end already came between fork and here: then it goes now */
-	if (c->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
-		_exit(127);
+	/* SIGKILL when we end; we may have ended between fork and here already: then it goes now */
+	if (c->die_with_parent && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		goto fail;
+	if (c->die_with_parent && getppid() != parent) {
+		errno = ESRCH;
+		goto fail;
+	}
 	execve(path, (char *const *)c->argv, (char *const *)(c->envp ? c->envp : (const char *const *)environ));
 fail:
 	e = errno;

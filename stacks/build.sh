@@ -39,6 +39,9 @@ dir=$cache/stacks/$name
 root=$dir/root-$key
 durs=$cache/durations
 mkdir -p "$dir" "$durs"
+# one build at a time: a second first use waits for the first and takes its root
+exec 9>"$dir/.lock"
+flock 9 || die "cannot lock '$dir/.lock'"
 human() { if [ "$1" -ge 60 ]; then printf '%d min %d s' $(($1 / 60)) $(($1 % 60)); else printf '%d s' "$1"; fi; }
 if [ -x "$root/usr/sbin/libvirtd" ] && [ -e "$root/.memhp-stack" ]; then
 	[ "$say_cached" != --say-cached ] ||

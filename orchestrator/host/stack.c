@@ -18,10 +18,8 @@
 
 #include "host/stack.h"
 
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "util.h"
 
