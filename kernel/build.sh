@@ -1,7 +1,8 @@
 #!/bin/bash
 # kernel/build.sh - build the memhp-lab guest kernel from Debian's linux-source.
 #
-# Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default) or 6.1)
+# Usage: kernel/build.sh [KVER]          (KVER: 6.12 (default), 6.1 or 7.3;
+#                                         7.3's source from experimental, kernel/source-deb.sh)
 #        kernel/build.sh --vanilla KVER
 #            the same tree and config without our series (for make bench's
 #            with/without comparison), with the standalone fixes the lab
@@ -37,7 +38,8 @@ check_config() {
 	shift
 	while read -r opt; do
 		case $opt in ''|'#'*) continue;; esac
-		grep -qx "CONFIG_$opt=y" "$config" || missing+=("CONFIG_$opt")
+		# A|B: one option under the names of different trees (renamed)
+		grep -qxE "CONFIG_($opt)=y" "$config" || missing+=("CONFIG_$opt")
 	done < <(cat "$here/required.list" "$@")
 	if [ ${#missing[@]} -ne 0 ]; then
 		printf 'Error: required option(s) not set after olddefconfig: %s (config: %s; fragments: %s/config/)\n' \
@@ -113,12 +115,23 @@ run_logged() {
 	fi
 }
 
-case $kver in 6.12|6.1) ;; *) die "unknown kernel '$kver' (known: 6.12, 6.1)";; esac
-[ -r "$tarball" ] || die "$tarball not found: install the Debian package $pkg (make deps)"
+case $kver in
+6.12|6.1)
+	# the host's own suites: the installed package's tarball
+	[ -r "$tarball" ] || die "$tarball not found: install the Debian package $pkg (make deps)"
+	pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+		die "cannot read the version of the package $pkg (dpkg-query -W $pkg)"
+	;;
+7.3)
+	# experimental's: fetched as a .deb with a private apt configuration and
+	# unpacked into the cache, never installed (kernel/source-deb.sh)
+	got=$("$here/source-deb.sh" "$kver") || die "cannot fetch $pkg (above)"
+	tarball=$(sed -n 1p <<<"$got") pkgver=$(sed -n 2p <<<"$got")
+	;;
+*) die "unknown kernel '$kver' (known: 6.12, 6.1, 7.3)";;
+esac
 [ -d "$patchdir" ] && [ -f "$patchdir/series" ] ||
 	die "$patchdir/series not found (an empty series file means: no patches)"
-pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
-	die "cannot read the version of the package $pkg (dpkg-query -W $pkg)"
 
 # The patches in series order (comments and blank lines skipped).
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series" | awk '{print $1}')
