@@ -84,7 +84,7 @@ mkdir -p "$ideb/DEBIAN" "$ideb/boot" "$ideb/lib/modules/$rel/kernel"
 printf 'Package: linux-image-%s\nVersion: 1.0\nArchitecture: all\nMaintainer: memhp-lab <lab@localhost>\nDescription: install test\n' \
 	"$rel" >"$ideb/DEBIAN/control"
 echo bzimage >"$ideb/boot/vmlinuz-$rel"
-grep -v '^#' kernel/required.list | sed -e '/^$/d' -e 's/^/CONFIG_/' -e 's/$/=y/' -e 's/^CONFIG_VIRTIO_PCI=y$/CONFIG_VIRTIO_PCI=m/' \
+grep -v '^#' kernel/required.list | sed -e '/^$/d' -e 's/|.*//' -e 's/^/CONFIG_/' -e 's/$/=y/' -e 's/^CONFIG_VIRTIO_PCI=y$/CONFIG_VIRTIO_PCI=m/' \
 	>"$ideb/boot/config-$rel"
 echo junk | xz >"$ideb/lib/modules/$rel/kernel/virtio_pci.ko.xz"
 dpkg-deb --root-owner-group -b "$ideb" "$work/inst.deb" >/dev/null

@@ -24,7 +24,7 @@ secret=trust-secret-$RANDOM$RANDOM	# a host file's content that must not reach t
 echo "$secret" >"$work/secret"
 # The lab's required options built in, virtio_pci a module: the only module a
 # tree or package here has to bring.
-grep -v '^#' kernel/required.list | sed -e '/^$/d' -e 's/^/CONFIG_/' -e 's/$/=y/' -e 's/^CONFIG_VIRTIO_PCI=y$/CONFIG_VIRTIO_PCI=m/' \
+grep -v '^#' kernel/required.list | sed -e '/^$/d' -e 's/|.*//' -e 's/^/CONFIG_/' -e 's/$/=y/' -e 's/^CONFIG_VIRTIO_PCI=y$/CONFIG_VIRTIO_PCI=m/' \
 	>"$work/config"
 echo bzimage >"$work/bzImage"
 # trust_scn KERNEL-MAP: a scenario of one virtio-mem guest on that kernel (soak takes it too)

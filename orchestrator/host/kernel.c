@@ -68,6 +68,29 @@ static const struct mhl_pin_kconfig *backingNeeds(const mhlStep *st)
 	return none;
 }
 
+/*
+ * The value of a required.list line (mhlKconfigValue's), whose A|B names one
+ * option under the names of different trees: the first alternative set to
+ * y, else the first set to m, else the first's.
+ */
+static char kconfigAltValue(const char *config, const char *opt)
+{
+	g_auto(GStrv) alt = g_strsplit(opt, "|", -1);
+	char first = 0, v;
+	bool module = false;
+	char **a;
+
+	for (a = alt; *a; a++) {
+		v = mhlKconfigValue(config, *a);
+		if (v == 'y')
+			return v;
+		module |= v == 'm';
+		if (a == alt)
+			first = v;
+	}
+	return module ? 'm' : first;
+}
+
 static bool isCapability(const char *opt)
 {
 	const struct mhl_pin_kconfig *k;
@@ -165,7 +188,7 @@ static int kernelCapable(const mhlScenario *s, const char *config, const char *c
 
 		if (!*opt || *opt == '#' || isCapability(opt))
 			continue;
-		v = mhlKconfigValue(config, opt);
+		v = kconfigAltValue(config, opt);
 		if (v == 'y' || (v == 'm' && modules && moduleOk(opt)))
 			continue;
 		g_string_append_printf(missing, "%sCONFIG_%s%s", missing->len ? " " : "", opt,
@@ -268,6 +291,19 @@ static char *packageFetch(const char *srcdir, const char *what, const char *a1, 
 	return g_strdup(nl ? nl + 1 : out);
 }
 
+/* Whether @config has the whole line CONFIG_@opt=y (not a prefix of a longer name). */
+static bool kconfigHasY(const char *config, const char *opt)
+{
+	g_autofree char *want = g_strdup_printf("CONFIG_%s=y", opt);
+	size_t n = strlen(want);
+	const char *p;
+
+	for (p = config; (p = strstr(p, want)); p += n)
+		if ((p == config || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
 char *mhlKconfigMissing(const char *config, const char *required)
 {
 	g_auto(GStrv) lines = g_strsplit(required, "\n", -1);
@@ -276,19 +312,16 @@ char *mhlKconfigMissing(const char *config, const char *required)
 
 	for (l = lines; *l; l++) {
 		g_autofree char *opt = g_strstrip(g_strdup(*l));
-		g_autofree char *want = NULL;
-		const char *p;
-		size_t n;
+		g_auto(GStrv) alt = NULL;
+		char **a;
 
 		if (!*opt || *opt == '#')
 			continue;
-		want = g_strdup_printf("CONFIG_%s=y", opt);
-		n = strlen(want);
-		/* A whole line of the config, not a prefix of a longer name. */
-		for (p = config; (p = strstr(p, want)); p += n)
-			if ((p == config || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
-				break;
-		if (!p)
+		/* A|B: one option under the names of different trees (renamed). */
+		alt = g_strsplit(opt, "|", -1);
+		for (a = alt; *a && !kconfigHasY(config, *a); a++)
+			;
+		if (!*a)
 			g_string_append_printf(missing, "%sCONFIG_%s", missing->len ? " " : "", opt);
 	}
 	return missing->len ? g_string_free(g_steal_pointer(&missing), FALSE) : NULL;

@@ -26,10 +26,20 @@ static bool threeMissing(void)
 	return unitExpect(missing && !strcmp(missing, "CONFIG_B CONFIG_CC CONFIG_D"));
 }
 
+static bool renamedAlternatives(void)
+{
+	g_autofree char *missing = mhlKconfigMissing(config, "B|DD\nA\nX|CC|B\n");
+
+	if (!missing || strcmp(missing, "CONFIG_X|CC|B"))
+		unitDiag("got '%s'", missing ? missing : "(none)");
+	return unitExpect(missing && !strcmp(missing, "CONFIG_X|CC|B"));
+}
+
 static const unitCase cases[] = {
 	{ "kconfig: every required option =y -> nothing missing", nothingMissing },
 	{ "kconfig: unset, =m and a name that is only a prefix (D of DD) are missing: "
 	  "'CONFIG_B CONFIG_CC CONFIG_D'", threeMissing },
+	{ "kconfig: A|B (an option renamed between trees) is there when one name is =y", renamedAlternatives },
 };
 
 static const unitTable tables[] = { UNIT_CASES(cases) };
