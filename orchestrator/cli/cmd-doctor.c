@@ -12,7 +12,7 @@
 
 /* Doctor takes no arguments. */
 const mhlOpt mhlCmdDoctorOpts[] = {
-	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER...", "a kernel that must be ready (repeatable: 6.12, 6.1); without it each known kernel is checked and one not built is a warning" },
+	{ "kernel", 1, MHL_LONG_ONLY + 'K', "KVER...", "a kernel that must be ready (repeatable: 6.12, 6.1, 7.3); without it each known kernel is checked and one not built is a warning" },
 	{ "uri", 1, 'u', "URI", "also check this libvirt daemon (default: LIBVIRT_DEFAULT_URI, if set)" },
 	{ "connect", 1, 'c', "URI", "the same, by virsh's name" },
 	{ "json", 0, MHL_LONG_ONLY + 'J', NULL, "one JSON object on stdout: each check, ok or not (docs/schemas/doctor.schema.json)" },

@@ -27,7 +27,7 @@ static char *formatTitles(void)
 	return mhlReportFormatsJoin(offsetof(mhlReportFormatDesc, title), ", ", ", ");
 }
 
-/* 6.12 or 6.1 */
+/* 6.12, 6.1 or 7.3 */
 static char *kernelNames(void)
 {
 	return mhlNamesJoin(MHL_ROWS(mhlKernelForms), " or ");

@@ -81,7 +81,7 @@ const mhlStack *mhlStackOf(const char *name)
 	return &mhlStacks[i < 0 ? MHL_STACK_DEBIAN : i];
 }
 
-const char *const mhlKernelForms[2] = { "6.12", "6.1" };
+const char *const mhlKernelForms[3] = { "6.12", "6.1", "7.3" };
 const char *const mhlKernelFlavours[1] = { "kmemleak" };
 const char *const mhlGuestNames[2] = { "lab", "debian" };
 const char *const mhlSoakLeaks[3] = { "none", "io_uring", "kmemleak-test" };

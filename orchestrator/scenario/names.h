@@ -92,7 +92,7 @@ const mhlStack *mhlStackOf(const char *name);
 #define MHL_STACK_URI "uri"
 
 /* kernel: the lab's kernels by version (kernel/build.sh), in the order lists name them. */
-extern const char *const mhlKernelForms[2];
+extern const char *const mhlKernelForms[3];
 /*
  * Key tables a parser owns beside its enum (NULL-terminated): what a
  * census_before/census_after may count (steps.c), an xfail entry's and a

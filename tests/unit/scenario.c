@@ -145,7 +145,7 @@ static const struct scenarioError {
 	  ":4:14: expect: 'census_after' needs a pin step before it" },
 	{ "expect: unknown kernel filter",
 	  "nodes:\n  - memory: 1G\nsteps:\n  - expect: {kernel: '5.10'}\n",
-	  "4:22: unknown kernel '5.10' (known: 6.12, 6.1)" },
+	  "4:22: unknown kernel '5.10' (known: 6.12, 6.1, 7.3)" },
 	/* hardening (issue 14): what a mistaken scenario must not get past check */
 	{ "a key twice: the second named, not the last silently winning",
 	  "name: a\nnodes:\n  - memory: 1G\nname: b\n",
@@ -574,7 +574,7 @@ static const struct scenarioKnown {
 	{ "xfail: an unknown key", "xfail:\n  - {reason: x, when: always}\nnodes:\n  - memory: 1G\n",
 	  "2:17: unknown key 'when' in an xfail entry (known: kernel, policy, reason, match)" },
 	{ "xfail: an unknown kernel", "xfail:\n  - {reason: x, kernel: '5.4'}\nnodes:\n  - memory: 1G\n",
-	  "2:25: unknown xfail kernel '5.4' (known: 6.12, 6.1)" },
+	  "2:25: unknown xfail kernel '5.4' (known: 6.12, 6.1, 7.3)" },
 	{ "xfail: an unknown policy", "xfail:\n  - {reason: x, policy: never}\nnodes:\n  - memory: 1G\n",
 	  "2:25: unknown xfail policy 'never' (known: series, baseline)" },
 	{ "grid: an unknown policy", "grid: [{label: x, vmstat: pgfault, policy: never}]\nnodes:\n  - memory: 1G\n",
