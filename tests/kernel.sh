@@ -3,7 +3,7 @@
 # for each file the series adds, and
 # kernel/bisect-check.sh: every prefix of the series builds (cached per
 # series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
-plan 29 full 31
+plan 32 full 37
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -125,6 +125,51 @@ for k in 6.12 6.1; do
 		posting_export $k
 done
 
+# issue 49: Linux 7.3 from Debian experimental, a third tree. The fast tier
+# builds no 7.3 (make check's budget): it checks what needs no build.
+echo "# kernel 7.3: the series as files, --kernel 7.3, the source's cache (no build)"
+series73() {
+	local p n=0
+	for p in $(sed -e 's/#.*//' kernel/patches/7.3/series); do
+		[ -s "kernel/patches/7.3/$p" ] && sed -n 2p "kernel/patches/7.3/$p" | grep -q '^From: ' &&
+			grep -q '^Subject: \[PATCH' "kernel/patches/7.3/$p" && grep -q '^Signed-off-by: ' "kernel/patches/7.3/$p" ||
+			{ echo "kernel/patches/7.3/$p: missing, or not a git format-patch with a sign-off"; return 1; }
+		n=$((n + 1))
+	done
+	for p in $(sed -e 's/#.*//' kernel/patches/7.3/posting/fixes.series); do
+		grep -qx "$p" kernel/patches/7.3/series || { echo "posting/fixes.series: $p is not in series"; return 1; }
+	done
+	[ "$n" -gt 0 ] && [ -s kernel/patches/7.3/required.list ]
+}
+ok "7.3: series names patches that exist (git format-patch with From:, Subject: and a sign-off), posting/fixes.series only patches of series, a required.list" \
+	series73
+# --kernel 7.3 resolves to $MEMHP_CACHE/kernel/7.3/current like 6.12 and 6.1:
+# an empty cache names the build; check accepts kernel: 7.3.
+kernel73() {
+	local c=$work/cache73
+	mkdir -p "$c" && chmod 700 "$c"
+	printf 'name: k73\nkernel: 7.3\nnodes:\n  - memory: 512MiB\n    cpus: 1\nsteps:\n  - snapshot:\n' >"$work/k73.yaml"
+	$LAB check "$work/k73.yaml" | grep -q "kernel 7.3" || { echo "check refused kernel: 7.3"; return 1; }
+	MEMHP_CACHE=$c $LAB run -o "$work/k73-run" --kernel 7.3 scenarios/demo.yaml 2>"$work/k73.err"
+	[ $? = 2 ] && grep -qF "no kernel 7.3 built yet ($c/kernel/7.3/current missing): run 'make kernel KVERS=7.3' (kernel/build.sh 7.3)" "$work/k73.err" ||
+		{ cat "$work/k73.err"; return 1; }
+}
+ok "--kernel 7.3: check accepts kernel: 7.3; run on an empty cache names \$MEMHP_CACHE/kernel/7.3/current and make kernel KVERS=7.3 (exit 2)" \
+	kernel73
+# kernel/source-deb.sh: a tarball in the cache is used as it is, apt not asked
+# (a network-free check: an apt that ran would fail on this fake version).
+source_cached() {
+	local c=$work/cache-src v='7.3~rc9-1~exp9' out
+	mkdir -p "$c/kernel/7.3/deb/$v" && chmod 700 "$c" && echo tarball >"$c/kernel/7.3/deb/$v/linux-source-7.3.tar.xz" &&
+		echo "$v" >"$c/kernel/7.3/deb/current" || return 1
+	out=$(MEMHP_CACHE=$c PATH=/nonexistent:$PATH kernel/source-deb.sh 7.3) || return 1
+	[ "$out" = "$c/kernel/7.3/deb/$v/linux-source-7.3.tar.xz
+$v" ] || { echo "got: $out"; return 1; }
+	! kernel/source-deb.sh '7.3;x' 2>/dev/null
+}
+ok "kernel/source-deb.sh 7.3: a cached linux-source-7.3 tarball is reused (its path and version), no apt; a version that is not N.N refused" \
+	source_cached
+
 echo "# kernel patches: bisectable - each prefix of the series builds (kernel/bisect-check.sh)"
 for k in 6.12 6.1; do
 	timed "${MHL_BISECT_TIMEOUT:-1800}" kernel/bisect-check.sh $k >"$work/bisect.out" 2>&1
@@ -158,4 +203,39 @@ if full; then
 	ok "kernel/build.sh afterwards: says the tree was left mid-check, extracts it again, and it carries the series (marker, every quilt patch applied)" \
 		sh -c 'grep -q "left mid-check" "$1" && [ "$(cat "$2/.memhp-series")" = "$3" ] && [ ! -e "$2/.memhp-dirty" ] &&
 			[ "$(wc -l <"$2/.pc/applied-patches")" = "$(grep -c "^0" "$2/patches/series")" ]' _ "$work/build-after-kill.out" "$src" "$series_hash"
+fi
+
+if full; then
+	# issue 49: the third tree, built here (only the full tier builds it:
+	# make check's setup builds KVERS, 6.12 and 6.1), then the demo on it.
+	echo "# kernel 7.3 (full tier): kernel/build.sh 7.3 (cached after the first), checkpatch, the demo booted on it"
+	timed "${MHL_BUILD73_TIMEOUT:-3600}" kernel/build.sh 7.3 >"$work/build73.out" 2>&1
+	sed 's/^/#   /' "$work/build73.out" | tail -n 6
+	built73() {
+		local a
+		a=$(cat "$cache/kernel/7.3/current") &&
+			jq -e '.source_package == "linux-source-7.3" and (.source_version | startswith("7.3")) and .patches > 0' "$a/identity.json" >/dev/null &&
+			kernel/build.sh --check-config "$a/config" kernel/patches/7.3/required.list
+	}
+	ok "kernel/build.sh 7.3: linux-source-7.3 (experimental, kernel/source-deb.sh) with its series, every required option set" \
+		built73
+	checkpatch73() {
+		local ksrc p rc=0
+		ksrc=$cache/kernel/7.3/src-$(jq -r .source_version "$(cat "$cache/kernel/7.3/current")/identity.json")
+		for p in $(sed -e 's/#.*//' kernel/patches/7.3/series); do
+			(cd "$ksrc" && perl scripts/checkpatch.pl --strict -q --ignore FILE_PATH_CHANGES "$top/kernel/patches/7.3/$p") >"$work/cp73.out" 2>&1 &&
+				! grep -v -e '^Traceback (most recent call last):$' -e '^  File ".*/scripts/spdxcheck.py", line ' \
+					-e '^    from ply import lex, yacc$' -e "^ModuleNotFoundError: No module named 'ply'$" "$work/cp73.out" | grep -q . ||
+				{ echo "$p:"; cat "$work/cp73.out"; rc=1; }
+		done
+		return $rc
+	}
+	ok "checkpatch --strict from the 7.3 tree: 0 errors, 0 warnings, 0 checks on every patch of kernel/patches/7.3" \
+		checkpatch73
+	out=$work/demo73
+	lab_run -o "$out" --kernel 7.3 scenarios/demo.yaml >"$out.out" 2>&1
+	rc=$?
+	ok "memhp-lab run --kernel 7.3 scenarios/demo.yaml: exit 0, pass on linux-source-7.3, the 256 MiB pin moved out of ZONE_MOVABLE, the unplug reached 0" \
+		sh -c '[ "$1" = 0 ] && jq -e ".verdict == \"pass\" and .kernel.source_package == \"linux-source-7.3\" and .steps[0].workload.census_after.by_zone.Movable == 0 and .steps[1].converged and .steps[1].reached_bytes == 0" "$2"' _ "$rc" "$out/trials.jsonl"
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$out.out" | tail -n 8
 fi

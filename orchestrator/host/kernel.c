@@ -413,8 +413,8 @@ static int kernelLocate(const mhlScenario *s, const char *cache, const char *ker
 				mhlError("no kernel %s with debug: %s built yet (%s missing): run 'make kernel-%s' (kernel/build.sh --flavour %s %s)",
 					 s->kernel, fl, cur, fl, fl, s->kernel);
 			else
-				mhlError("no kernel %s built yet (%s missing): run 'make kernel' or pass --kernel-dir",
-					 s->kernel, cur);
+				mhlError("no kernel %s built yet (%s missing): run 'make kernel KVERS=%s' (kernel/build.sh %s) or pass --kernel-dir",
+					 s->kernel, cur, s->kernel, s->kernel);
 			return -1;
 		}
 	}
