@@ -37,10 +37,16 @@ for k in "$@"; do
 	fi
 	d=$src/tools/testing/selftests/mm
 	[ -d "$d" ] || d=$src/tools/testing/selftests/vm	# 6.1
+	# check_config.sh's output: local_config.h until 7.x, local_config.h_gen since
 	echo '#define LOCAL_CONFIG_HAVE_LIBURING 1' >"$hdr/local_config.h"
+	cp "$hdr/local_config.h" "$hdr/local_config.h_gen"
 	inc=(-I"$hdr" -I"$hdr/usr/include" -I"$src/tools/testing/selftests" -I"$d" -I"$src")
 	util=()
 	[ -f "$d/vm_util.c" ] && util=(vm_util.c)
+	# 7.x: gup_longterm.c and vm_util.c call hugepage_settings.c (6.12 has no such file)
+	for f in hugepage_settings.c; do
+		[ -f "$d/$f" ] && util+=("$f")
+	done
 	out=$(realpath "$b/ksft")
 	# compiled from inside the tree with relative names: gup_longterm makes its
 	# "local tmpfile" next to __FILE__, which must name no host path in the guest
