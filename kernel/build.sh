@@ -92,7 +92,7 @@ if [ $pointer = vanilla ]; then
 	echo "# vanilla: $pkg without the memhp-lab series, with its standalone fixes" >"$patchdir/series"
 	if [ -f "$lab/posting/fixes.series" ]; then
 		for p in $(sed -e 's/#.*//' "$lab/posting/fixes.series"); do
-			cp "$lab/$p" "$patchdir/" && echo "$p" >>"$patchdir/series" ||
+			cp "$lab/$p" "$patchdir/" && basename "$p" >>"$patchdir/series" ||
 				{ echo "Error: $lab/posting/fixes.series names $p, which $lab does not have" >&2; exit 1; }
 		done
 	fi

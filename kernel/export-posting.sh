@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
-usage="usage: kernel/export.sh --posting [-v N] [-o DIR] [6.12|6.1 ...]"
+usage="usage: kernel/export.sh --posting [-v N] [-o DIR] [6.12|6.1|7.3 ...]"
 
 version= out=$cache/posting
 while [ $# -gt 0 ]; do
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 kvers=${*:-6.12 6.1}
-for k in $kvers; do case $k in 6.12|6.1) ;; *) die "no kernel '$k' ($usage)";; esac; done
+for k in $kvers; do case $k in 6.12|6.1|7.3) ;; *) die "no kernel '$k' ($usage)";; esac; done
 top=$(cd "$here/.." && pwd)
 case "$(cd "$(dirname "$out")" 2>/dev/null && pwd)/" in
 "$top"/build/*|"$top"/build/) ;;

@@ -50,7 +50,7 @@ if [ "${1:-}" = -v ]; then
 fi
 kver=${1:-}
 repo=${2:-}
-case $kver in 6.12|6.1) ;; *) die "usage: kernel/export.sh [-v N] 6.12|6.1 REPO [BASE]";; esac
+case $kver in 6.12|6.1|7.3) ;; *) die "usage: kernel/export.sh [-v N] 6.12|6.1|7.3 REPO [BASE]";; esac
 [ -n "$repo" ] && git -C "$repo" rev-parse --git-dir >/dev/null 2>&1 ||
 	die "'$repo' is not a git repository (usage: kernel/export.sh [-v N] KVER REPO [BASE])"
 base=${3:-$(git -C "$repo" rev-list --max-parents=0 HEAD | tail -n 1)}
