@@ -42,7 +42,7 @@ jobs=${JOBS:-$(nproc)}
 say() { printf '[bisect %s] %s\n' "$kver" "$*" >&2; }
 die() { printf 'Error: %s\n' "$*" >&2; exit 1; }
 
-case $kver in 6.12|6.1) ;; *) die "usage: kernel/bisect-check.sh 6.12|6.1";; esac
+case $kver in 6.12|6.1|7.3) ;; *) die "usage: kernel/bisect-check.sh 6.12|6.1|7.3";; esac
 # shellcheck source=kernel/tree-lib.sh
 . "$here/tree-lib.sh"
 tree_current "$kdir" "$kver"

@@ -3,7 +3,7 @@
 # for each file the series adds, and
 # kernel/bisect-check.sh: every prefix of the series builds (cached per
 # series; MHL_BISECT_TIMEOUT, 1800 s, a kernel cold). No guest.
-plan 32 full 37
+plan 32 full 38
 art612=$(art 6.12)
 art61=$(art 6.1)
 
@@ -117,8 +117,14 @@ posting_export() {
 		done
 	done
 	! cat "$d"/upstream/0*.patch | grep -q '^+.*\(pin_in_place\|PIN_IN_PLACE\)' || { echo "upstream adds the test switch"; return 1; }
-	[ "$k" = 6.1 ] || awk '/^---$/ { exit } /^Fixes: c77369b437f9 \("mm\/gup_test: start\/stop\/read functionality for PIN LONGTERM test"\)$/ { f = 1 } END { exit !f }' "$d"/upstream/0001-*.patch ||
-		{ echo "6.12 upstream 0001: no Fixes: c77369b437f9 trailer"; return 1; }
+	case $k in
+	6.12) awk '/^---$/ { exit } /^Fixes: c77369b437f9 \("mm\/gup_test: start\/stop\/read functionality for PIN LONGTERM test"\)$/ { f = 1 } END { exit !f }' "$d"/upstream/0001-*.patch ||
+		{ echo "6.12 upstream 0001: no Fixes: c77369b437f9 trailer"; return 1; };;
+	7.3) # the x86 fix as the issue asks it for x86@: Fixes: and Cc: stable, a capital after the prefix
+		awk '/^---$/ { exit } /^Subject: \[PATCH\] x86\/mm: Keep / { s = 1 } /^Fixes: 66520ebc2df3 \("x86, mm: Only direct map addresses that are marked as E820_RAM"\)$/ { f = 1 }
+			/^Cc: stable@vger.kernel.org$/ { c = 1 } END { exit !(s && f && c) }' "$d"/fixes/0001-*.patch ||
+		{ echo "7.3 fixes 0001: no 'x86/mm: Keep' subject, Fixes: 66520ebc2df3 or Cc: stable"; return 1; };;
+	esac
 }
 for k in 6.12 6.1; do
 	ok "$k: kernel/export.sh --posting: upstream and lab-only series with cover letters, the x86 fix on its own, From: git config, trailers parse, no test switch upstream" \
@@ -232,6 +238,8 @@ if full; then
 	}
 	ok "checkpatch --strict from the 7.3 tree: 0 errors, 0 warnings, 0 checks on every patch of kernel/patches/7.3" \
 		checkpatch73
+	ok "7.3: kernel/export.sh --posting: upstream and lab-only series with cover letters, the x86 fix on its own with Fixes: and Cc: stable, From: git config, trailers parse, no test switch upstream" \
+		posting_export 7.3
 	out=$work/demo73
 	lab_run -o "$out" --kernel 7.3 scenarios/demo.yaml >"$out.out" 2>&1
 	rc=$?
