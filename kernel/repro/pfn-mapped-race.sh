@@ -1,12 +1,12 @@
 #!/bin/bash
 # kernel/repro/pfn-mapped-race.sh - reproduce the race that 6.12's 0008
-# (6.1's 0006), "x86/mm: keep pfn_mapped[] stable for readers while memory
-# is hotplugged", fixes, and show that the fix holds (docs/kernel.md,
-# "Fixed: an Oops while the guest boots").
+# (6.1's 0006, 7.3's 0007), "x86/mm: keep pfn_mapped[] stable for readers
+# while memory is hotplugged", fixes, and show that the fix holds
+# (docs/kernel.md, "Fixed: an Oops while the guest boots").
 #
 # Usage: kernel/repro/pfn-mapped-race.sh [-n BOOTS] [KVER]
-#        (after kernel/build.sh KVER; KVER 6.12 (default) or 6.1; BOOTS per
-#        kernel, default 20)
+#        (after kernel/build.sh KVER; KVER 6.12 (default), 6.1 or 7.3; BOOTS
+#        per kernel, default 20)
 #
 # Builds two kernels from the lab's KVER tree and config, each in overlay
 # mounts over the cached source and build trees in a mount namespace of its
@@ -15,6 +15,8 @@
 #   unfixed  the series without the fix, with widen-sort.patch and
 #            widen-walk-unfixed.patch
 #   fixed    the series, with widen-sort.patch and widen-walk-fixed.patch
+#            (7.3: widen-walk-fixed-7.3.patch, around its write side with
+#            interrupts off)
 # The widen patches only make the window wider: each swap of the sort of
 # pfn_mapped[] takes 0.5 ms (as if the vCPU sorting it were preempted), and
 # pfn_range_is_mapped() waits 0.2 ms before each entry it reads; and they
@@ -38,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${MEMHP_CACHE:-$HOME/.cache/memhp-lab}
 die() { printf 'Error: %s\n' "$*" >&2; exit 2; }
 say() { printf '[repro %s] %s\n' "$kver" "$*"; }
-usage="usage: kernel/repro/pfn-mapped-race.sh [-n BOOTS] [6.12|6.1]"
+usage="usage: kernel/repro/pfn-mapped-race.sh [-n BOOTS] [6.12|6.1|7.3]"
 
 boots=20
 while [ $# -gt 0 ]; do
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 kver=${1:-6.12}
-case $kver in 6.12|6.1) ;; *) die "no kernel '$kver' ($usage)";; esac
+case $kver in 6.12|6.1|7.3) ;; *) die "no kernel '$kver' ($usage)";; esac
 [ "$(id -u)" = 0 ] || die "needs root: overlay mounts in a mount namespace of its own"
 
 kdir=$cache/kernel/$kver
@@ -62,7 +64,7 @@ obj=$kdir/obj-$pkgver
 # while the overlays read them.
 tree_lock "$kdir" "$kver"
 tree_carries "$kver"
-fix=$(sed -e 's/#.*//' "$here/../patches/$kver/posting/fixes.series" | awk '/x86-mm-keep-pfn_mapped/ { print $1 }')
+fix=$(sed -e 's/#.*//' "$here/../patches/$kver/posting/fixes.series" | awk 'tolower($0) ~ /x86-mm-keep-pfn_mapped/ { print $1 }')
 [ -n "$fix" ] && [ -f "$here/../patches/$kver/$fix" ] || die "no pfn_mapped fix in kernel/patches/$kver/posting/fixes.series"
 initrd=$(cd "$here/../.." && pwd)/build/initramfs.cpio
 [ -r "$initrd" ] || die "no $initrd: run make image"
@@ -81,16 +83,18 @@ build() {
 	# the paths go in as arguments, never into the script's text
 	# shellcheck disable=SC2016
 	if ! unshare -m -- bash -euc '
-		src=$1 obj=$2 d=$3 fix=$4 here=$5 v=$6 jobs=$7
+		src=$1 obj=$2 d=$3 fix=$4 here=$5 v=$6 jobs=$7 kver=$8
 		mount -t overlay overlay -o "lowerdir=$src,upperdir=$d/su,workdir=$d/sw" "$src"
 		mount -t overlay overlay -o "lowerdir=$obj,upperdir=$d/ou,workdir=$d/ow" "$obj"
 		cd "$src"
 		[ "$v" = fixed ] || patch -R -p1 -s --no-backup-if-mismatch <"$fix"
 		patch -p1 -s --no-backup-if-mismatch <"$here/widen-sort.patch"
-		patch -p1 -s --no-backup-if-mismatch <"$here/widen-walk-$v.patch"
+		walk=$here/widen-walk-$v-$kver.patch
+		[ -f "$walk" ] || walk=$here/widen-walk-$v.patch
+		patch -p1 -s --no-backup-if-mismatch <"$walk"
 		make -s -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" bzImage
 		cp "$obj/arch/x86/boot/bzImage" "$d/bzImage"
-	' _ "$src" "$obj" "$d" "$here/../patches/$kver/$fix" "$here" "$v" "${JOBS:-$(nproc)}" >"$d/build.log" 2>&1; then
+	' _ "$src" "$obj" "$d" "$here/../patches/$kver/$fix" "$here" "$v" "${JOBS:-$(nproc)}" "$kver" >"$d/build.log" 2>&1; then
 		tail -n 20 "$d/build.log" >&2
 		die "the $v kernel did not build (log: $d/build.log)"
 	fi
