@@ -16,8 +16,9 @@
 # Then the configurations 0-day would try on these patches, each with the
 # whole series:
 #   - the options it adds (kernel/patches/<KVER>/required.list) turned off;
-#   - CONFIG_MIGRATION=n (and COMPACTION, TRANSPARENT_HUGEPAGE, CMA and
-#     NUMA_BALANCING, which select it): the counters where nothing migrates;
+#   - CONFIG_MIGRATION=n (and COMPACTION, TRANSPARENT_HUGEPAGE, CMA,
+#     NUMA_BALANCING and, on 7.x, MEMORY_HOTREMOVE, NUMA_MIGRATION and
+#     MEMORY_FAILURE, which select it): the counters where nothing migrates;
 #   - CONFIG_DEBUG_FS=n with the switch on (its debugfs file goes away);
 #   - an i386 build of the touched units (ARCH=i386, its own build
 #     directory), for the 32-bit layout of the ioctl structure;
@@ -127,6 +128,8 @@ if [ ! -f "$hdr/.memhp-headers" ]; then
 	echo '#define LOCAL_CONFIG_HAVE_LIBURING 1' >"$hdr/local_config.h"
 	touch "$hdr/.memhp-headers"
 fi
+# check_config.sh's output is local_config.h_gen since 7.x
+[ -f "$hdr/local_config.h_gen" ] || cp "$hdr/local_config.h" "$hdr/local_config.h_gen"
 ksft=$src/tools/testing/selftests/mm
 [ -d "$ksft" ] || ksft=$src/tools/testing/selftests/vm	# 6.1
 
@@ -157,9 +160,18 @@ selftests() {
 	done
 }
 # config_has LINE...: each LINE is in $o/.config (a variant was reached).
+# A line '# CONFIG_X is not set' is also met when the config has no CONFIG_X
+# at all: a symbol without a prompt that is off (7.x's MIGRATION) is not
+# written.
 config_has() {
-	local l
-	for l; do grep -qxF -- "$l" "$o/.config" || { echo "=== $o/.config lacks '$l'" >>"$log"; return 1; }; done
+	local l x
+	for l; do
+		grep -qxF -- "$l" "$o/.config" && continue
+		x=$(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' <<<"$l")
+		[ -n "$x" ] && ! grep -q "^$x=" "$o/.config" && continue
+		echo "=== $o/.config lacks '$l'" >>"$log"
+		return 1
+	done
 }
 # check N WHAT-OK WHAT-FAIL [CONFIG-LINE...]: olddefconfig (each
 # CONFIG-LINE must then be in the config), the units with -Werror and the
@@ -211,8 +223,11 @@ if [ -n "$off" ]; then
 	for opt in $off; do want+=("# CONFIG_$opt is not set"); done
 	variant "$(echo $off | sed 's/\([^ ]*\)/CONFIG_\1/g')=n" "${args[@]}" -- "${want[@]}"
 fi
+# 7.x: MEMORY_HOTREMOVE, NUMA_MIGRATION and MEMORY_FAILURE select MIGRATION
+# too (6.12's hot-remove depends on it; a name a tree lacks is dropped)
 variant "CONFIG_MIGRATION=n" --disable MIGRATION --disable COMPACTION --disable TRANSPARENT_HUGEPAGE \
-	--disable CMA --disable NUMA_BALANCING -- \
+	--disable CMA --disable NUMA_BALANCING --disable MEMORY_HOTREMOVE --disable NUMA_MIGRATION \
+	--disable MEMORY_FAILURE -- \
 	"# CONFIG_MIGRATION is not set"
 on=()
 for opt in $off; do on+=(--enable "$opt"); done
