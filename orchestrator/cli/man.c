@@ -23,6 +23,7 @@ static const struct {
 	{ "MEMHP_ACCEL", "kvm or tcg: skip the KVM probe and use this accelerator" },
 	{ "MEMHP_KVM_DEVICE", "the device node the KVM probe opens first (default /dev/kvm; for tests)" },
 	{ "MEMHP_KVM_PROBE_EMULATOR", "the program the KVM probe boots in place of QEMU (for tests: one that never answers stands for a /dev/kvm that hangs QEMU)" },
+	{ "MEMHP_GUEST_BUDGET", "each trial's memory budget on its QEMU (a memory cgroup under the embedded driver), a size of 16 MiB or more, instead of the fit's count" },
 	{ "MEMHP_CONSOLE_MAX", "a console log's cap, a size of 4 KiB or more (default 64M); past it the log keeps its head and the guest's last lines (a quarter of the cap, 1 MiB at most), the bytes between dropped and counted (console_truncated)" },
 	{ "MEMHP_ARTIFACT_URL", "where CI publishes the run directory (report --artifact-url's default): KCIDB log_url and JUnit's console-log lines point under it" },
 	{ "MEMHP_GNUPLOT", "the gnuplot binary the HTML report runs (default gnuplot from PATH)" },
