@@ -315,22 +315,21 @@ static int64_t poolFree(uint64_t kib)
 /* Hot-added device @h's backend (entry @i) into @out (its Rss also into guest_ram); gone once unmapped. */
 static void hotSample(mhlHostSample *out, GArray *maps, mhlHotBackend *h, int i)
 {
-	bool mapped = false;
+	const mhlSmapsEntry *e = NULL;
 	guint k;
 
 	if (!h->start) {	/* its mapping was never found: what the guest's RAM is, is not known */
 		out->guest_ram = -1;
 		return;
 	}
-	out->hot_bytes[i] = mhlSmapsRssAt(maps, h->start);
-	for (k = 0; k < maps->len; k++) {
-		if (g_array_index(maps, mhlSmapsEntry, k).start != h->start)
-			continue;
-		mapped = true;
-		if (out->guest_ram >= 0)
-			out->guest_ram += (int64_t)g_array_index(maps, mhlSmapsEntry, k).rss_kib * 1024;
-	}
-	h->gone = !mapped;
+	for (k = 0; k < maps->len && !e; k++)
+		if (g_array_index(maps, mhlSmapsEntry, k).start == h->start)
+			e = &g_array_index(maps, mhlSmapsEntry, k);
+	/* as mhlSmapsRssAt: hugetlb included, 0 once unmapped (QEMU freed the backend) */
+	out->hot_bytes[i] = e ? (int64_t)(e->rss_kib + e->hugetlb_kib) * 1024 : 0;
+	if (e && out->guest_ram >= 0)
+		out->guest_ram += (int64_t)e->rss_kib * 1024;
+	h->gone = !e;
 }
 
 int mhlHostMemSample(mhlHostMem *hm, mhlHostSample *out)
